@@ -1,0 +1,62 @@
+#include "mpi/binding.h"
+#include "core/error.h"
+#include "core/log.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mu_device_bind(MPI_Comm comm, const char *mode, mu_device *dev) {
+    memset(dev, 0, sizeof *dev);
+    MPI_Comm node;
+    int rank, len = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &dev->local_rank);
+    MPI_Comm_size(node, &dev->local_size);
+    MPI_Comm_free(&node);
+    MPI_Get_processor_name(dev->host, &len);
+
+    int want = strcmp(mode, "cpu") != 0;
+    dev->visible = want ? mu_gpu_device_count() : 0;
+    int rc = 0;
+    if (want && dev->visible > 0) {
+        int ordinal = dev->local_rank % dev->visible;
+        if (mu_gpu_select(ordinal, &dev->info))
+            rc = mu_error("%s: cannot use GPU %d: %s", dev->host, ordinal, mu_gpu_error());
+        else
+            dev->use_gpu = 1;
+    } else if (strcmp(mode, "gpu") == 0) {
+        rc = mu_error("--device=gpu but %s sees no CUDA device%s", dev->host,
+                      mu_gpu_built() ? "" : " (this build has no CUDA support)");
+    }
+    MU_TRY(mu_error_collective(comm, rc));
+    int cpu_ranks = 0, mine = !dev->use_gpu;
+    MPI_Allreduce(&mine, &cpu_ranks, 1, MPI_INT, MPI_SUM, comm);
+    if (want && cpu_ranks > 0)
+        mu_info("no GPU on %d rank(s)%s: they run on the CPU", cpu_ranks,
+                mu_gpu_built() ? "" : " (built without CUDA)");
+    return 0;
+}
+
+void mu_device_report(MPI_Comm comm, const mu_device *dev) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    char line[512];
+    if (dev->use_gpu)
+        snprintf(line, sizeof line,
+                 "rank %d: host %s, local rank %d/%d, GPU %d %s (sm_%d%d, %d SMs, %.1f GiB, %s)",
+                 rank, dev->host, dev->local_rank, dev->local_size, dev->info.ordinal,
+                 dev->info.name, dev->info.cc_major, dev->info.cc_minor, dev->info.sm_count,
+                 dev->info.mem_gib, dev->info.pci_bus_id);
+    else
+        snprintf(line, sizeof line, "rank %d: host %s, local rank %d/%d, CPU", rank, dev->host,
+                 dev->local_rank, dev->local_size);
+    char *all = NULL;
+    if (rank == 0) all = malloc((size_t)size * sizeof line);
+    MPI_Gather(line, (int)sizeof line, MPI_CHAR, all, (int)sizeof line, MPI_CHAR, 0, comm);
+    if (rank == 0) {
+        for (int r = 0; r < size; r++) mu_info("%s", all + (size_t)r * sizeof line);
+        free(all);
+    }
+}

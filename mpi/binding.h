@@ -1,0 +1,23 @@
+/* Node-local ranks and the GPU each rank uses. Ranks are bound to devices by
+ * node-local rank (MPI_Comm_split_type SHARED) modulo the visible devices. */
+#ifndef MU_MPI_BINDING_H
+#define MU_MPI_BINDING_H
+#include <mpi.h>
+#include "gpu/gpu.h"
+
+typedef struct {
+    int use_gpu; /* 1: kernels run on info.ordinal */
+    int local_rank, local_size;
+    int visible; /* devices this rank can see */
+    char host[MPI_MAX_PROCESSOR_NAME];
+    mu_gpu_info info;
+} mu_device;
+
+/* Collective. mode is "auto", "cpu" or "gpu": gpu fails on every rank if any rank
+ * sees no device; auto falls back to the CPU and says so once. */
+int mu_device_bind(MPI_Comm comm, const char *mode, mu_device *dev);
+
+/* One line per rank, in rank order, from rank 0: host, local rank, device. Collective. */
+void mu_device_report(MPI_Comm comm, const mu_device *dev);
+
+#endif

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The main job: each workload on its input in inputs/, on NP MPI ranks, then a
+# table of the answers and the wall times. Builds build/ first if needed.
+#   scripts/run_main.sh [name...]        only the named workloads
+# Environment: NP (ranks, default 4), MPIEXEC (default mpiexec.mpich),
+# MUTIRAO (default build/mutirao), OUT (default out/main), DEVICE (default auto).
+# Each run writes $OUT/<name>.csv (its answer), <name>.json (summary), <name>.log.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+NP=${NP:-4}
+MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+MUTIRAO=${MUTIRAO:-build/mutirao}
+OUT=${OUT:-out/main}
+DEVICE=${DEVICE:-auto}
+
+# The workloads: "name|mutirao arguments". To add one, add a line. A line whose
+# argument names a file under inputs/ that is not there is skipped.
+WORKLOADS='
+maxsub-1d|maxsub --dim=1 --n=50000000 --seed=1
+maxsub-2d|maxsub --dim=2 --n=1000 --seed=1
+'
+
+[ -x "$MUTIRAO" ] || scripts/build.sh
+mkdir -p "$OUT"
+
+# "sum,start,end" + "21,5,9" -> "sum=21 start=5 end=9" (+ how many more rows).
+answer() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i }
+             NR == 2 { for (i = 1; i <= NF; i++) printf "%s%s=%s", (i > 1 ? " " : ""), h[i], $i }
+             END { if (NR > 2) printf " (+%d rows)", NR - 2; if (NR < 2) printf "(no answer)" }' "$1"
+}
+
+rows=()
+failed=0
+while IFS='|' read -r name args; do
+    [ -n "$name" ] || continue
+    case "$name" in \#*) continue ;; esac
+    if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
+    read -r -a argv <<<"$args"
+    missing=""
+    for a in "${argv[@]}"; do
+        case "${a#*=}" in inputs/*) [ -e "${a#*=}" ] || missing=${a#*=} ;; esac
+    done
+    if [ -n "$missing" ]; then
+        rows+=("$name|skipped: no $missing|-")
+        continue
+    fi
+    echo "run_main: $name: $MPIEXEC -n $NP $MUTIRAO ${argv[*]}"
+    t0=$(date +%s.%N)
+    if "$MPIEXEC" -n "$NP" "$MUTIRAO" "${argv[@]}" --device="$DEVICE" \
+        --output="$OUT/$name.csv" --summary="$OUT/$name.json" </dev/null >"$OUT/$name.log" 2>&1; then
+        t1=$(date +%s.%N)
+        rows+=("$name|$(answer "$OUT/$name.csv")|$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')")
+    else
+        failed=1
+        rows+=("$name|FAILED, see $OUT/$name.log|-")
+        tail -n 20 "$OUT/$name.log" >&2
+    fi
+done <<<"$WORKLOADS"
+
+printf '\n%-14s %-60s %8s\n' workload answer "wall s"
+printf '%-14s %-60s %8s\n' -------- ------ ------
+for r in ${rows[@]+"${rows[@]}"}; do
+    IFS='|' read -r name ans t <<<"$r"
+    printf '%-14s %-60s %8s\n' "$name" "$ans" "$t"
+done
+printf '(%d ranks, %s; answers, summaries and logs in %s/)\n' "$NP" "$MPIEXEC" "$OUT"
+exit $failed

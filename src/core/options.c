@@ -1,0 +1,280 @@
+#define _POSIX_C_SOURCE 200809L
+#include "core/options.h"
+#include "core/error.h"
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const mu_opt_spec mu_common_opts[] = {
+    {"config", MU_OPT_STRING, "", 0, "job deck (INI: key = value) holding any of these options"},
+    {"device", MU_OPT_CHOICE, "auto", "auto|cpu|gpu",
+     "where kernels run: gpu if a device is visible (auto), CPU only, or GPU required"},
+    {"summary", MU_OPT_STRING, "", 0, "write a machine-readable JSON summary to this file"},
+    {"log", MU_OPT_CHOICE, "info", "debug|info|warn|error", "log level"},
+    {"help", MU_OPT_FLAG, "0", 0, "print the options and exit"},
+    MU_OPT_END};
+
+typedef struct {
+    const mu_opt_spec *spec;
+    char *value;
+    char source[320];
+    int explicit_;
+} opt_slot;
+
+struct mu_opts {
+    opt_slot *slots;
+    int count;
+    const char *command;
+};
+
+static opt_slot *find(const mu_opts *o, const char *name) {
+    for (int i = 0; i < o->count; i++)
+        if (strcmp(o->slots[i].spec->name, name) == 0) return &o->slots[i];
+    return NULL;
+}
+
+int mu_parse_int(const char *text, int64_t *value) {
+    char *end;
+    errno = 0;
+    long long base = strtoll(text, &end, 10);
+    if (end == text || errno) return 1;
+    if (*end == '\0') {
+        *value = base;
+        return 0;
+    }
+    if (*end == '^' || *end == 'e' || *end == 'E') {
+        char op = *end;
+        const char *p = end + 1;
+        char *end2;
+        long long ex = strtoll(p, &end2, 10);
+        if (end2 == p || *end2 != '\0' || ex < 0 || ex > 62) return 1;
+        double b = op == '^' ? (double)base : (double)base * pow(10.0, (double)ex);
+        double v = op == '^' ? pow(b, (double)ex) : b;
+        if (!(fabs(v) < 9.2e18)) return 1;
+        *value = (int64_t)llround(v);
+        return 0;
+    }
+    return 1;
+}
+
+static int check_value(const opt_slot *s, const char *v, const char *where) {
+    const mu_opt_spec *sp = s->spec;
+    switch (sp->type) {
+    case MU_OPT_INT: {
+        int64_t x;
+        if (*v && mu_parse_int(v, &x))
+            return mu_error("%s: option '%s' expects an integer, got '%s'", where, sp->name, v);
+        break;
+    }
+    case MU_OPT_REAL: {
+        char *end;
+        errno = 0;
+        double x = strtod(v, &end);
+        if (*v && (end == v || *end || errno || !isfinite(x)))
+            return mu_error("%s: option '%s' expects a finite number, got '%s'", where, sp->name,
+                            v);
+        break;
+    }
+    case MU_OPT_CHOICE: {
+        size_t n = strlen(v);
+        const char *c = sp->choices;
+        int ok = 0;
+        while (c && *c) {
+            const char *bar = strchr(c, '|');
+            size_t len = bar ? (size_t)(bar - c) : strlen(c);
+            if (len == n && strncmp(c, v, n) == 0) ok = 1;
+            c = bar ? bar + 1 : NULL;
+        }
+        if (!ok)
+            return mu_error("%s: option '%s' expects one of %s, got '%s'", where, sp->name,
+                            sp->choices, v);
+        break;
+    }
+    case MU_OPT_FLAG:
+        if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "true") && strcmp(v, "false") &&
+            strcmp(v, "yes") && strcmp(v, "no"))
+            return mu_error("%s: option '%s' expects true or false, got '%s'", where, sp->name, v);
+        break;
+    case MU_OPT_STRING:
+        break;
+    }
+    return 0;
+}
+
+static int assign(opt_slot *s, const char *v, const char *where) {
+    MU_TRY(check_value(s, v, where));
+    char *copy = strdup(v);
+    if (!copy) return mu_error("out of memory");
+    free(s->value);
+    s->value = copy;
+    snprintf(s->source, sizeof s->source, "%s", where);
+    s->explicit_ = 1;
+    return 0;
+}
+
+typedef struct {
+    mu_opts *o;
+    const char *path;
+    FILE *f;
+    int lineno; /* line last handed to the parser: Debian's inih passes no line number */
+    int failed;
+} deck_ctx;
+
+static char *deck_read_line(char *str, int num, void *stream) {
+    deck_ctx *d = stream;
+    char *line = fgets(str, num, d->f);
+    if (line) d->lineno++;
+    return line;
+}
+
+static int deck_entry(void *user, const char *section, const char *name, const char *value) {
+    deck_ctx *d = user;
+    char where[300];
+    snprintf(where, sizeof where, "%s:%d", d->path, d->lineno);
+    if (d->failed) return 0;
+    if (*section && strcmp(section, "mutirao") && strcmp(section, d->o->command)) {
+        d->failed =
+            mu_error("%s: section [%s] is not [mutirao] or [%s]", where, section, d->o->command);
+        return 0;
+    }
+    opt_slot *s = find(d->o, name);
+    if (!s || strcmp(name, "config") == 0) {
+        d->failed = mu_error("%s: unknown key '%s' for 'mutirao %s' (see --help)", where, name,
+                             d->o->command);
+        return 0;
+    }
+    if (s->explicit_ && strcmp(s->source, "command line") == 0) return 1;
+    if (assign(s, value, where)) d->failed = 1;
+    return !d->failed;
+}
+
+static int read_deck(mu_opts *o, const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return mu_error("cannot open job deck '%s': %s", path, strerror(errno));
+    deck_ctx d = {o, path, f, 0, 0};
+    int rc = ini_parse_stream(deck_read_line, &d, deck_entry, &d);
+    fclose(f);
+    if (d.failed) return 1;
+    if (rc > 0) return mu_error("%s:%d: malformed line (expected 'key = value')", path, rc);
+    if (rc < 0) return mu_error("cannot read job deck '%s'", path);
+    return 0;
+}
+
+int mu_opts_parse(const char *command, const mu_opt_spec *specs, int argc, char **argv, int first,
+                  mu_opts **out) {
+    *out = NULL;
+    int n = 0;
+    for (const mu_opt_spec *s = specs; s && s->name; s++) n++;
+    for (const mu_opt_spec *s = mu_common_opts; s->name; s++) n++;
+    mu_opts *o = calloc(1, sizeof *o);
+    if (!o || !(o->slots = calloc((size_t)n, sizeof *o->slots))) {
+        free(o);
+        return mu_error("out of memory");
+    }
+    o->command = command;
+    for (const mu_opt_spec *s = specs; s && s->name; s++) o->slots[o->count++].spec = s;
+    for (const mu_opt_spec *s = mu_common_opts; s->name; s++) o->slots[o->count++].spec = s;
+    for (int i = 0; i < o->count; i++) {
+        o->slots[i].value = strdup(o->slots[i].spec->def);
+        snprintf(o->slots[i].source, sizeof o->slots[i].source, "default");
+    }
+    *out = o;
+    /* Command line first, so the deck cannot override it. */
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0)
+            return mu_error("unexpected argument '%s' (options are --key=value)", a);
+        const char *eq = strchr(a + 2, '=');
+        char name[128];
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (len >= sizeof name) return mu_error("option '%s' is too long", a);
+        memcpy(name, a + 2, len);
+        name[len] = '\0';
+        opt_slot *s = find(o, name);
+        if (!s)
+            return mu_error("unknown option '--%s' for 'mutirao %s' (see --help)", name, command);
+        const char *v = eq ? eq + 1 : NULL;
+        if (!v) {
+            if (s->spec->type != MU_OPT_FLAG)
+                return mu_error("option '--%s' needs a value (--%s=...)", name, name);
+            v = "1";
+        }
+        MU_TRY(assign(s, v, "command line"));
+    }
+    const char *deck = mu_opt_str(o, "config");
+    if (deck) MU_TRY(read_deck(o, deck));
+    return 0;
+}
+
+void mu_opts_free(mu_opts *o) {
+    if (!o) return;
+    for (int i = 0; i < o->count; i++) free(o->slots[i].value);
+    free(o->slots);
+    free(o);
+}
+
+static const opt_slot *must(const mu_opts *o, const char *name) {
+    const opt_slot *s = find(o, name);
+    if (!s) {
+        fprintf(stderr, "mutirao: internal error: option '%s' is not declared\n", name);
+        abort();
+    }
+    return s;
+}
+
+int mu_opt_set(const mu_opts *o, const char *name) {
+    return must(o, name)->explicit_;
+}
+
+int64_t mu_opt_int(const mu_opts *o, const char *name) {
+    int64_t v = 0;
+    const opt_slot *s = must(o, name);
+    if (*s->value) mu_parse_int(s->value, &v);
+    return v;
+}
+
+double mu_opt_real(const mu_opts *o, const char *name) {
+    return strtod(must(o, name)->value, NULL);
+}
+
+const char *mu_opt_str(const mu_opts *o, const char *name) {
+    const opt_slot *s = must(o, name);
+    return *s->value ? s->value : NULL;
+}
+
+int mu_opt_flag(const mu_opts *o, const char *name) {
+    const char *v = must(o, name)->value;
+    return !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
+}
+
+const char *mu_opt_source(const mu_opts *o, const char *name) {
+    return must(o, name)->source;
+}
+
+void mu_opts_foreach(const mu_opts *o, void (*fn)(const char *, const char *, const char *, void *),
+                     void *ctx) {
+    for (int i = 0; i < o->count; i++)
+        fn(o->slots[i].spec->name, o->slots[i].value, o->slots[i].source, ctx);
+}
+
+void mu_opts_help(FILE *f, const char *command, const char *synopsis, const mu_opt_spec *specs) {
+    fprintf(f, "usage: mutirao %s [--key=value ...]\n%s\n\noptions (default in brackets):\n",
+            command, synopsis);
+    const mu_opt_spec *tables[2] = {specs, mu_common_opts};
+    for (int t = 0; t < 2; t++)
+        for (const mu_opt_spec *s = tables[t]; s && s->name; s++) {
+            char left[96];
+            if (s->type == MU_OPT_CHOICE)
+                snprintf(left, sizeof left, "--%s=%s", s->name, s->choices);
+            else if (s->type == MU_OPT_FLAG)
+                snprintf(left, sizeof left, "--%s", s->name);
+            else
+                snprintf(left, sizeof left, "--%s=%s", s->name,
+                         s->type == MU_OPT_INT    ? "N"
+                         : s->type == MU_OPT_REAL ? "X"
+                                                  : "VALUE");
+            fprintf(f, "  %-30s %s [%s]\n", left, s->help, *s->def ? s->def : "unset");
+        }
+}

@@ -1,0 +1,54 @@
+/* Options: `--key=value` on the command line and the same keys in a job deck
+ * (`--config=FILE`, INI syntax read by Debian's libinih: `key = value` lines,
+ * optionally under a [mutirao] or [<workload>] section). The command line wins.
+ * Each workload declares its options in a table; values are checked against
+ * their type when parsed, so a bad value is reported with where it came from. */
+#ifndef MU_CORE_OPTIONS_H
+#define MU_CORE_OPTIONS_H
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum { MU_OPT_INT, MU_OPT_REAL, MU_OPT_STRING, MU_OPT_CHOICE, MU_OPT_FLAG } mu_opt_type;
+
+typedef struct {
+    const char *name; /* without the leading "--" */
+    mu_opt_type type;
+    const char *def;     /* default value as text; "" means unset */
+    const char *choices; /* MU_OPT_CHOICE: "a|b|c" */
+    const char *help;
+} mu_opt_spec;
+
+#define MU_OPT_END                                                                                 \
+    { 0, 0, 0, 0, 0 }
+
+typedef struct mu_opts mu_opts;
+
+/* Options every command takes (config, device, summary, log, help). */
+extern const mu_opt_spec mu_common_opts[];
+
+/* Parses argv[first..argc) against the workload's table plus mu_common_opts.
+ * Returns 0, or 1 with mu_error() naming the option or file:line. */
+int mu_opts_parse(const char *command, const mu_opt_spec *specs, int argc, char **argv, int first,
+                  mu_opts **out);
+void mu_opts_free(mu_opts *o);
+
+int mu_opt_set(const mu_opts *o, const char *name); /* given explicitly (not a default) */
+int64_t mu_opt_int(const mu_opts *o, const char *name);
+double mu_opt_real(const mu_opts *o, const char *name);
+const char *mu_opt_str(const mu_opts *o, const char *name); /* NULL when unset */
+int mu_opt_flag(const mu_opts *o, const char *name);
+/* Where the value came from: "default", "command line", or "FILE:LINE". */
+const char *mu_opt_source(const mu_opts *o, const char *name);
+
+/* Every option with its value and source, for the run log and the summary. */
+void mu_opts_foreach(const mu_opts *o,
+                     void (*fn)(const char *name, const char *value, const char *source, void *ctx),
+                     void *ctx);
+
+/* `mutirao <command> --help`: every option with its default. */
+void mu_opts_help(FILE *f, const char *command, const char *synopsis, const mu_opt_spec *specs);
+
+/* Parses an integer: decimal, or exact forms such as 2^28 and 1e8. */
+int mu_parse_int(const char *text, int64_t *value);
+
+#endif

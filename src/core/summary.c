@@ -1,0 +1,79 @@
+#include "core/summary.h"
+#include "core/error.h"
+#include "core/output.h"
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+static cJSON *root, *options, *result, *phases;
+
+void mu_summary_init(const char *command) {
+    mu_summary_free();
+    root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "command", command);
+    cJSON_AddStringToObject(root, "mutirao_version", MUTIRAO_VERSION);
+    options = cJSON_AddObjectToObject(root, "options");
+    result = cJSON_AddObjectToObject(root, "result");
+    phases = cJSON_AddObjectToObject(root, "phases");
+}
+
+static void put(cJSON *obj, const char *key, cJSON *item) {
+    if (!obj) {
+        cJSON_Delete(item);
+        return;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(obj, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item);
+    else
+        cJSON_AddItemToObject(obj, key, item);
+}
+
+void mu_summary_str(const char *key, const char *value) {
+    put(root, key, cJSON_CreateString(value));
+}
+void mu_summary_int(const char *key, int64_t value) {
+    put(root, key, cJSON_CreateNumber((double)value));
+}
+void mu_summary_real(const char *key, double value) {
+    put(root, key, cJSON_CreateNumber(value));
+}
+void mu_summary_result_int(const char *key, int64_t value) {
+    put(result, key, cJSON_CreateNumber((double)value));
+}
+void mu_summary_result_str(const char *key, const char *value) {
+    put(result, key, cJSON_CreateString(value));
+}
+
+void mu_summary_option(const char *name, const char *value, const char *source) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "value", value);
+    cJSON_AddStringToObject(o, "source", source);
+    put(options, name, o);
+}
+
+void mu_summary_phase(const char *phase, double max_s, double min_s, double mean_s) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "max_s", max_s);
+    cJSON_AddNumberToObject(o, "min_s", min_s);
+    cJSON_AddNumberToObject(o, "mean_s", mean_s);
+    put(phases, phase, o);
+}
+
+int mu_summary_write(const char *path) {
+    if (!root) return mu_error("internal: summary not initialised");
+    char *text = cJSON_Print(root);
+    if (!text) return mu_error("out of memory writing the summary");
+    mu_output out;
+    int rc = mu_output_open(&out, path);
+    if (!rc) {
+        fputs(text, out.f);
+        fputc('\n', out.f);
+        rc = mu_output_commit(&out);
+    }
+    free(text);
+    return rc;
+}
+
+void mu_summary_free(void) {
+    cJSON_Delete(root);
+    root = options = result = phases = NULL;
+}

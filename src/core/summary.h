@@ -1,0 +1,21 @@
+/* The machine-readable run summary (--summary=FILE.json), built on rank 0 with
+ * Debian's cJSON and written atomically at the end of the run. */
+#ifndef MU_CORE_SUMMARY_H
+#define MU_CORE_SUMMARY_H
+#include <stdint.h>
+
+void mu_summary_init(const char *command);
+void mu_summary_str(const char *key, const char *value);
+void mu_summary_int(const char *key, int64_t value);
+void mu_summary_real(const char *key, double value);
+/* Adds under "options": name -> {value, source}. */
+void mu_summary_option(const char *name, const char *value, const char *source);
+/* Adds under "result". */
+void mu_summary_result_int(const char *key, int64_t value);
+void mu_summary_result_str(const char *key, const char *value);
+void mu_summary_phase(const char *phase, double max_s, double min_s, double mean_s);
+/* Writes the summary (rank 0 only); 0 or 1 with mu_error(). */
+int mu_summary_write(const char *path);
+void mu_summary_free(void);
+
+#endif

@@ -1,0 +1,68 @@
+#include "core/timer.h"
+#include "core/summary.h"
+#include <stdio.h>
+#include <string.h>
+
+enum { MAX_PHASES = 32, NAME_MAX_LEN = 32 };
+static struct {
+    char name[NAME_MAX_LEN];
+    double total, started;
+    long count;
+} phases[MAX_PHASES];
+static int nphases;
+static double run_start = -1;
+
+static int slot(const char *phase) {
+    for (int i = 0; i < nphases; i++)
+        if (strcmp(phases[i].name, phase) == 0) return i;
+    if (nphases == MAX_PHASES) return MAX_PHASES - 1;
+    snprintf(phases[nphases].name, NAME_MAX_LEN, "%s", phase);
+    return nphases++;
+}
+
+void mu_timer_begin(const char *phase) {
+    double now = MPI_Wtime();
+    if (run_start < 0) run_start = now;
+    phases[slot(phase)].started = now;
+}
+
+void mu_timer_end(const char *phase) {
+    int i = slot(phase);
+    phases[i].total += MPI_Wtime() - phases[i].started;
+    phases[i].count++;
+}
+
+double mu_timer_seconds(const char *phase) {
+    for (int i = 0; i < nphases; i++)
+        if (strcmp(phases[i].name, phase) == 0) return phases[i].total;
+    return 0;
+}
+
+void mu_timer_report(MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    double wall = run_start < 0 ? 0 : MPI_Wtime() - run_start, wall_max = 0;
+    MPI_Reduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    if (rank == 0) {
+        fprintf(stderr, "\n%-20s %7s %11s %11s %11s %7s\n", "phase", "count", "max (s)", "min (s)",
+                "mean (s)", "%total");
+    }
+    for (int i = 0; i < nphases; i++) {
+        double t = phases[i].total, mx, mn, sum;
+        MPI_Reduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+        MPI_Reduce(&t, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
+        MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+        if (rank == 0) {
+            double pct = wall_max > 0 ? 100.0 * mx / wall_max : 0;
+            fprintf(stderr, "%-20s %7ld %11.4g %11.4g %11.4g %6.1f%%\n", phases[i].name,
+                    phases[i].count, mx, mn, sum / size, pct);
+            mu_summary_phase(phases[i].name, mx, mn, sum / size);
+        }
+    }
+    if (rank == 0) {
+        fprintf(stderr, "%-20s %7s %11.4g\n\n", "total wall", "", wall_max);
+        mu_summary_real("wall_seconds", wall_max);
+        fflush(stderr);
+    }
+}

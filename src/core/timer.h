@@ -1,0 +1,16 @@
+/* Phase timers: named phases accumulate wall time; the end-of-run table gives,
+ * per phase, the max, min and mean over ranks and the share of the total
+ * (like PETSc's -log_view). Phases must be begun and ended in the same order on
+ * every rank for the table, which is collective. */
+#ifndef MU_CORE_TIMER_H
+#define MU_CORE_TIMER_H
+#include <mpi.h>
+
+void mu_timer_begin(const char *phase);
+void mu_timer_end(const char *phase);
+/* Seconds accumulated in a phase on this rank (0 if never run). */
+double mu_timer_seconds(const char *phase);
+/* Collective: prints the table from rank 0 and adds it to the JSON summary. */
+void mu_timer_report(MPI_Comm comm);
+
+#endif

@@ -1,0 +1,110 @@
+/* mutirao: the command line. Starts MPI, checks the launch, parses options,
+ * binds devices, runs one command, and ends with the timing table and summary. */
+#include <stdio.h>
+#include <string.h>
+#include "app.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/output.h"
+#include "core/summary.h"
+#include "core/timer.h"
+#include "mpi/launch.h"
+
+static const mu_command *const commands[] = {&mu_cmd_info, &mu_cmd_maxsub};
+enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "mutirao %s: MPI batch framework with optional GPU offload\n\n"
+            "usage: mutirao <command> [--key=value ...]\n       mutirao <command> --help\n\n"
+            "commands:\n",
+            MUTIRAO_VERSION);
+    for (int i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->synopsis);
+    fprintf(f, "\noptions every command takes:\n");
+    for (const mu_opt_spec *s = mu_common_opts; s->name; s++)
+        fprintf(f, "  --%-18s %s [%s]\n", s->name, s->help, *s->def ? s->def : "unset");
+}
+
+static void log_option(const char *name, const char *value, const char *source, void *ctx) {
+    (void)ctx;
+    if (strcmp(source, "default") != 0) mu_info("option %s = %s (%s)", name, value, source);
+    mu_summary_option(name, value, source);
+}
+
+static void log_environment(const mu_app *app) {
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    char *nl = strchr(lib, '\n');
+    if (nl) *nl = '\0';
+    mu_info("mutirao %s (%s), command '%s', %d rank(s)", MUTIRAO_VERSION, MUTIRAO_BUILD_TYPE,
+            app->command, app->size);
+    mu_info("MPI library: %s", lib);
+    mu_summary_str("mpi_library", lib);
+    mu_summary_int("ranks", app->size);
+    mu_opts_foreach(app->opts, log_option, NULL);
+    mu_device_report(app->comm, &app->dev);
+    int gpus = app->dev.use_gpu, total = 0;
+    MPI_Allreduce(&gpus, &total, 1, MPI_INT, MPI_SUM, app->comm);
+    mu_summary_int("gpu_ranks", total);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    mu_app app = {.comm = MPI_COMM_WORLD};
+    MPI_Comm_rank(app.comm, &app.rank);
+    MPI_Comm_size(app.comm, &app.size);
+    mu_log_init(app.rank, app.size);
+
+    /* Local check first: a mismatched launch has no usable communicator. */
+    if (mu_launch_check(app.comm)) {
+        fprintf(stderr, "mutirao: error: %s\n", mu_error_message());
+        MPI_Finalize();
+        return 1;
+    }
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        if (app.rank == 0) usage(stdout);
+        MPI_Finalize();
+        return argc < 2 ? 1 : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        if (app.rank == 0) printf("mutirao %s\n", MUTIRAO_VERSION);
+        MPI_Finalize();
+        return 0;
+    }
+    const mu_command *cmd = NULL;
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(argv[1], commands[i]->name)) cmd = commands[i];
+    int rc = cmd ? 0 : mu_error("unknown command '%s' (try 'mutirao --help')", argv[1]);
+    mu_error_check_or_exit(app.comm, rc);
+    app.command = cmd->name;
+
+    rc = mu_opts_parse(cmd->name, cmd->opts, argc, argv, 2, &app.opts);
+    if (!rc && mu_log_set_level(mu_opt_str(app.opts, "log"))) rc = mu_error("bad --log level");
+    if (rc) mu_opts_free(app.opts);
+    mu_error_check_or_exit(app.comm, rc);
+    if (mu_opt_flag(app.opts, "help")) {
+        if (app.rank == 0) mu_opts_help(stdout, cmd->name, cmd->synopsis, cmd->opts);
+        mu_opts_free(app.opts);
+        MPI_Finalize();
+        return 0;
+    }
+    if (app.rank == 0) mu_summary_init(cmd->name);
+    const char *summary = mu_opt_str(app.opts, "summary");
+    rc = app.rank == 0 && summary ? mu_output_check(summary) : 0;
+    rc = mu_error_collective(app.comm, rc);
+    if (!rc) rc = mu_device_bind(app.comm, mu_opt_str(app.opts, "device"), &app.dev);
+    if (!rc) {
+        log_environment(&app);
+        rc = cmd->run(&app);
+    }
+    if (!rc) mu_timer_report(app.comm);
+    if (!rc && summary && app.rank == 0) rc = mu_summary_write(summary);
+    rc = mu_error_collective(app.comm, rc);
+    mu_summary_free();
+    mu_opts_free(app.opts);
+    MPI_Finalize();
+    return rc ? 1 : 0;
+}

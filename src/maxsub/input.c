@@ -1,0 +1,167 @@
+#define _POSIX_C_SOURCE 200809L
+#include "maxsub/input.h"
+#include "core/error.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+mu_in_format mu_in_pick_format(const char *path, const char *format) {
+    if (format && strcmp(format, "text") == 0) return MU_FMT_TEXT;
+    if (format && strcmp(format, "bin") == 0) return MU_FMT_BIN;
+    const char *dot = strrchr(path, '.');
+    if (dot && (!strcmp(dot, ".bin") || !strcmp(dot, ".i32") || !strcmp(dot, ".raw")))
+        return MU_FMT_BIN;
+    return MU_FMT_TEXT;
+}
+
+typedef struct {
+    int32_t *v;
+    int64_t n, cap;
+} vec32;
+
+static int push(vec32 *a, int32_t x) {
+    if (a->n == a->cap) {
+        int64_t cap = a->cap ? 2 * a->cap : 4096;
+        int32_t *p = realloc(a->v, (size_t)cap * sizeof *p);
+        if (!p) return mu_error("out of memory reading input (%lld values)", (long long)a->n);
+        a->v = p;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+/* Parses the integers of one line; returns how many, or -1 after mu_error(). */
+static int64_t parse_line(const char *path, long lineno, char *line, vec32 *out) {
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    int64_t count = 0;
+    char *p = line;
+    for (;;) {
+        while (*p && (isspace((unsigned char)*p) || *p == ',')) p++;
+        if (!*p) break;
+        char *end;
+        errno = 0;
+        long long x = strtoll(p, &end, 10);
+        if (end == p || (*end && !isspace((unsigned char)*end) && *end != ',')) {
+            char tok[32];
+            size_t len = strcspn(p, " \t\r\n,");
+            snprintf(tok, sizeof tok, "%.*s", (int)(len < 31 ? len : 31), p);
+            mu_error("%s:%ld: '%s' is not an integer (column %ld)", path, lineno, tok,
+                     (long)(p - line) + 1);
+            return -1;
+        }
+        if (errno || x < INT32_MIN || x > INT32_MAX) {
+            mu_error("%s:%ld: %lld is outside the int32 range", path, lineno, x);
+            return -1;
+        }
+        if (push(out, (int32_t)x)) return -1;
+        count++;
+        p = end;
+    }
+    return count;
+}
+
+static FILE *open_input(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) mu_error("cannot open input '%s': %s", path, strerror(errno));
+    return f;
+}
+
+int mu_in_read_text_1d(const char *path, int32_t **values, int64_t *n) {
+    *values = NULL;
+    *n = 0;
+    FILE *f = open_input(path);
+    if (!f) return 1;
+    vec32 a = {0};
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    int rc = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        if (parse_line(path, lineno, line, &a) < 0) {
+            rc = 1;
+            break;
+        }
+    }
+    free(line);
+    fclose(f);
+    if (!rc && a.n == 0)
+        rc = mu_error("%s: no values (n = 0); expected at least one integer", path);
+    if (rc) {
+        free(a.v);
+        return rc;
+    }
+    *values = a.v;
+    *n = a.n;
+    return 0;
+}
+
+int mu_in_binary_count(const char *path, int64_t *n) {
+    struct stat st;
+    if (stat(path, &st) != 0) return mu_error("cannot open input '%s': %s", path, strerror(errno));
+    if (st.st_size % 4)
+        return mu_error("%s: size %lld bytes is not a multiple of 4 (expected raw int32 values)",
+                        path, (long long)st.st_size);
+    if (st.st_size == 0) return mu_error("%s: empty file (n = 0); expected int32 values", path);
+    *n = st.st_size / 4;
+    return 0;
+}
+
+int mu_in_read_binary_range(const char *path, int64_t lo, int64_t hi, int32_t *out) {
+    FILE *f = open_input(path);
+    if (!f) return 1;
+    int rc = 0;
+    if (fseeko(f, (off_t)lo * 4, SEEK_SET) != 0 ||
+        fread(out, 4, (size_t)(hi - lo), f) != (size_t)(hi - lo))
+        rc =
+            mu_error("%s: cannot read values %lld..%lld: %s", path, (long long)lo,
+                     (long long)hi - 1, ferror(f) ? strerror(errno) : "file shorter than expected");
+    fclose(f);
+    return rc;
+}
+
+int mu_in_read_text_2d(const char *path, int32_t **values, int64_t *rows, int64_t *cols) {
+    *values = NULL;
+    *rows = *cols = 0;
+    FILE *f = open_input(path);
+    if (!f) return 1;
+    vec32 a = {0};
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0, first_line = 0;
+    int rc = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        int64_t k = parse_line(path, lineno, line, &a);
+        if (k < 0) {
+            rc = 1;
+            break;
+        }
+        if (k == 0) continue;
+        if (*cols == 0) {
+            *cols = k;
+            first_line = lineno;
+        } else if (k != *cols) {
+            rc = mu_error("%s:%ld: row has %lld values, expected %lld like line %ld", path, lineno,
+                          (long long)k, (long long)*cols, first_line);
+            break;
+        }
+        (*rows)++;
+    }
+    free(line);
+    fclose(f);
+    if (!rc && a.n == 0)
+        rc = mu_error("%s: no values (an empty matrix); expected rows of integers", path);
+    if (rc) {
+        free(a.v);
+        *rows = *cols = 0;
+        return rc;
+    }
+    *values = a.v;
+    return 0;
+}

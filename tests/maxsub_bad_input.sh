@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Bad input gets one clear message naming what is wrong and where, a non-zero
+# exit on every rank (mpiexec returns non-zero if any rank does), no hang and no
+# output file.
+source "$(dirname "$0")/lib.sh"
+
+# bad NAME PATTERN ARGS...: runs on 3 ranks; must fail, print PATTERN, leave no output.
+bad() {
+    local name=$1 pattern=$2
+    shift 2
+    rm -f "$WORK/out.csv"
+    set +e
+    timeout 60 "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" maxsub --device=cpu --output="$WORK/out.csv" "$@" \
+        > "$WORK/stdout" 2> "$WORK/stderr"
+    local rc=$?
+    set -e
+    if [ $rc -eq 0 ]; then fail "$name: exit status 0"; return; fi
+    if [ $rc -eq 124 ]; then fail "$name: hung"; return; fi
+    if ! grep -q -- "$pattern" "$WORK/stderr"; then
+        fail "$name: message lacks '$pattern':"; cat "$WORK/stderr" >&2; return
+    fi
+    local count
+    count=$(grep -c "mutirao: error" "$WORK/stderr" || true)
+    if [ "$count" -ne 1 ]; then fail "$name: $count error messages, want 1"; return; fi
+    if ls "$WORK"/out.csv* > /dev/null 2>&1; then fail "$name: output left behind"; return; fi
+    echo "ok: $name -> $(grep 'mutirao: error' "$WORK/stderr")"
+}
+
+printf '1 2 3\n4 x5 6\n' > "$WORK/nonnum.txt"
+printf '# only a comment\n\n' > "$WORK/empty.txt"
+printf '1 2 3\n4 5\n' > "$WORK/ragged.txt"
+printf '1 99999999999 3\n' > "$WORK/range.txt"
+printf 'abcdefg' > "$WORK/odd.bin"
+: > "$WORK/zero.bin"
+head -c 400 /dev/zero > "$WORK/m100.bin"
+
+bad "missing file" "cannot open input '$WORK/nope.txt'" --input="$WORK/nope.txt"
+bad "non-numeric text" "nonnum.txt:2: 'x5' is not an integer" --input="$WORK/nonnum.txt"
+bad "empty text (n = 0)" "no values (n = 0)" --input="$WORK/empty.txt"
+bad "value out of int32 range" "range.txt:1: 99999999999 is outside the int32 range" --input="$WORK/range.txt"
+bad "ragged matrix" "ragged.txt:2: row has 2 values, expected 3" --dim=2 --input="$WORK/ragged.txt"
+bad "binary size not a multiple of 4" "is not a multiple of 4" --input="$WORK/odd.bin"
+bad "empty binary (n = 0)" "empty file (n = 0)" --input="$WORK/zero.bin"
+bad "binary matrix, wrong sizes" "holds 100 int32 values, but --rows=7 x --cols=9 needs 63" \
+    --dim=2 --input="$WORK/m100.bin" --rows=7 --cols=9
+bad "binary matrix without sizes" "needs --rows and --cols" --dim=2 --input="$WORK/m100.bin"
+bad "generated n = 0" "--n=0: the length must be at least 1" --n=0
+bad "no input at all" "no input" --dim=1
+bad "unknown option" "unknown option '--bogus'" --n=5 --bogus=1
+bad "bad choice" "expects one of allowed|forbidden" --n=5 --empty=maybe
+bad "bad integer" "expects an integer, got 'lots'" --n=lots
+bad "min above max" "min <= max" --n=5 --min=3 --max=1
+bad "missing deck" "cannot open job deck" --config="$WORK/none.ini"
+printf 'n = 10\nwhat = 3\n' > "$WORK/deck.ini"
+bad "unknown deck key" "deck.ini:2: unknown key 'what'" --config="$WORK/deck.ini"
+bad "output directory missing" "cannot write" --n=5 --output="$WORK/no/such/dir/out.csv"
+bad "fasta and input together" "exclude each other" --input="$WORK/nonnum.txt" --fasta=x.fa
+bad "unwritable summary" "cannot write" --n=5 --summary="$WORK/no/dir/s.json"
+finish

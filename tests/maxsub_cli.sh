@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The command line: help lists every option with its default, a job deck gives
+# the same answer as the same options on the command line, the summary JSON
+# holds the answer and the run's configuration, info reports the ranks, and a
+# mismatched launcher is detected.
+source "$(dirname "$0")/lib.sh"
+
+"$MUTIRAO" maxsub --help > "$WORK/help"
+for opt in dim input format rows cols n gen seed dist min max empty output farm-chunk fasta \
+           config device summary log; do
+    grep -q -- "--$opt" "$WORK/help" || fail "help lacks --$opt"
+done
+grep -q "\[allowed\]" "$WORK/help" || fail "help lacks defaults"
+"$MUTIRAO" --help > "$WORK/tophelp"
+grep -q maxsub "$WORK/tophelp" || fail "top-level help lacks maxsub"
+if "$MUTIRAO" frobnicate 2> "$WORK/err"; then fail "unknown command accepted"; fi
+grep -q "unknown command 'frobnicate'" "$WORK/err" || fail "unknown command message"
+
+printf '[maxsub]\ndim = 2\nn = 40\nseed = 4\nmin = -5\nmax = 5\n' > "$WORK/deck.ini"
+run_np 2 maxsub --device=cpu --config="$WORK/deck.ini" --output="$WORK/a.csv" --summary="$WORK/s.json" > /dev/null 2>&1
+run_np 2 maxsub --device=cpu --dim=2 --n=40 --seed=4 --min=-5 --max=5 --output="$WORK/b.csv" > /dev/null 2>&1
+expect_eq "deck equals command line" "$(answer "$WORK/a.csv")" "$(answer "$WORK/b.csv")"
+python3 - "$WORK/s.json" "$(answer "$WORK/a.csv")" <<'PY' || fail "summary JSON"
+import json, sys
+s = json.load(open(sys.argv[1]))
+want = [int(v) for v in sys.argv[2].split(",")]
+r = s["result"]
+assert [r["sum"], r["row0"], r["row1"], r["col0"], r["col1"]] == want, r
+assert s["ranks"] == 2 and s["command"] == "maxsub", s
+assert s["options"]["n"]["source"].endswith("deck.ini:3"), s["options"]["n"]
+assert "pairs" in s["phases"] and s["wall_seconds"] > 0
+print("ok: summary", r)
+PY
+
+run_np 3 info > "$WORK/info" 2>/dev/null
+grep -q "world size:  3" "$WORK/info" || fail "info world size"
+[ "$(grep -c 'rank [0-9]: node' "$WORK/info")" = 3 ] || fail "info lists every rank"
+grep -q "MPI:" "$WORK/info" || fail "info MPI library"
+
+# A launcher that does not match the library: Slurm says 4 tasks, MPI sees 1.
+if SLURM_STEP_NUM_TASKS=4 SLURM_STEP_ID=0 "$MUTIRAO" maxsub --n=5 2> "$WORK/err" > /dev/null; then
+    fail "launch mismatch not detected"
+fi
+grep -q "srun --mpi=pmi2" "$WORK/err" || fail "launch mismatch hint"
+if OMPI_COMM_WORLD_SIZE=2 "$MUTIRAO" maxsub --n=5 2> "$WORK/err" > /dev/null; then
+    fail "OpenMPI launcher mismatch not detected"
+fi
+# The timing table ends every run.
+run_np 1 maxsub --device=cpu --n=1000 2> "$WORK/err" > /dev/null
+grep -q "total wall" "$WORK/err" || fail "timing table"
+finish

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# Configure and start a one-node Slurm cluster on this machine (no systemd), for
+# the end-to-end tests and for trying the jobs/ scripts. Needs root and the Debian
+# packages slurmctld, slurmd, slurm-client and munge.
+#
+# Idempotent: when munged, slurmctld and slurmd already run and the node is usable,
+# it changes nothing. A slurm.conf that this script did not write is never
+# overwritten while Slurm runs; when Slurm is down it is kept as slurm.conf.orig.
+#
+# Environment: SLURM_UP_TIMEOUT (seconds to wait for the node, default 60),
+#              SLURM_UP_QUIET=1 (print only errors).
+set -euo pipefail
+
+timeout_s=${SLURM_UP_TIMEOUT:-60}
+quiet=${SLURM_UP_QUIET:-0}
+conf_dir=/etc/slurm
+conf=$conf_dir/slurm.conf
+marker="# Written by mutirao tests/slurm/slurm_up.sh"
+ctld_pid=/run/slurmctld.pid
+slurmd_pid=/run/slurmd.pid
+munge_pid=/run/munge/munged.pid
+log_dir=/var/log/slurm
+state_dir=/var/lib/slurm/slurmctld
+spool_dir=/var/lib/slurm/slurmd
+
+die() { echo "slurm_up: error: $*" >&2; exit 1; }
+say() { [ "$quiet" = 1 ] || echo "slurm_up: $*"; }
+
+# True when the PID file names a live process whose command is $2.
+pid_alive() {
+    local pid
+    [ -s "$1" ] || return 1
+    pid=$(tr -dc '0-9' <"$1")
+    [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
+    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ]
+}
+
+for cmd in munged munge unmunge slurmctld slurmd sinfo scontrol; do
+    command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] ||
+        die "'$cmd' not found; install: apt-get install slurmctld slurmd slurm-client munge"
+done
+export PATH=$PATH:/usr/sbin:/sbin
+
+node=$(hostname -s)
+[ -n "$node" ] || die "hostname -s is empty"
+
+# True when a process named $1 runs (started by this script or not).
+running() { grep -qsx "$1" /proc/[0-9]*/comm; }
+# A healthy node: slurmd runs, slurmctld answers, the node accepts jobs.
+node_state() { sinfo -h -N -n "$node" -o '%t' 2>/dev/null | head -n 1; }
+healthy() {
+    running slurmd || return 1
+    scontrol ping 2>/dev/null | grep -q 'is UP' || return 1
+    case "$(node_state)" in idle | mix | alloc | comp) return 0 ;; *) return 1 ;; esac
+}
+
+if healthy; then
+    say "already up: node $node $(node_state), $(sinfo -h -N -n "$node" -o '%c CPUs, partition %P')"
+    exit 0
+fi
+[ "$(id -u)" = 0 ] || die "Slurm is not up, and starting it needs root (munged, slurmctld, slurmd)"
+
+# ---- munge ---------------------------------------------------------------
+munge_ok() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
+if ! munge_ok && ! pid_alive "$munge_pid" munged; then
+    install -d -o munge -g munge -m 0700 /etc/munge /var/lib/munge /var/log/munge
+    install -d -o munge -g munge -m 0755 /run/munge
+    if [ ! -s /etc/munge/munge.key ]; then
+        say "creating /etc/munge/munge.key"
+        if command -v mungekey >/dev/null 2>&1; then
+            mungekey --create --keyfile=/etc/munge/munge.key --force
+        else
+            dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
+        fi
+    fi
+    chown munge:munge /etc/munge/munge.key
+    chmod 0400 /etc/munge/munge.key
+    rm -f "$munge_pid"
+    say "starting munged"
+    runuser -u munge -- /usr/sbin/munged || die "munged did not start (see /var/log/munge/munged.log)"
+fi
+for _ in $(seq 1 50); do munge_ok && break; sleep 0.1; done
+munge_ok ||
+    die "munge does not work (munge -n | unmunge fails; see /var/log/munge/munged.log)"
+
+# ---- slurm.conf ----------------------------------------------------------
+new_conf=$(
+    cat <<CONF
+$marker; it is rewritten when it differs.
+# One node, no cgroups, no accounting. CPUs=4 on a smaller machine is accepted
+# through SlurmdParameters=config_overrides, so 4-rank jobs run on 2 cores.
+ClusterName=mutirao
+SlurmctldHost=$node(127.0.0.1)
+SlurmUser=root
+AuthType=auth/munge
+CredType=cred/munge
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SlurmdParameters=config_overrides
+ReturnToService=2
+SchedulerType=sched/backfill
+MinJobAge=600
+KillWait=10
+SlurmctldPidFile=$ctld_pid
+SlurmdPidFile=$slurmd_pid
+SlurmctldLogFile=$log_dir/slurmctld.log
+SlurmdLogFile=$log_dir/slurmd.log
+StateSaveLocation=$state_dir
+SlurmdSpoolDir=$spool_dir
+NodeName=$node NodeAddr=127.0.0.1 CPUs=4 RealMemory=2000 State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+CONF
+)
+
+# Running daemons, ours (PID files) or started some other way.
+ctld_up=0 slurmd_up=0
+running slurmctld && ctld_up=1
+running slurmd && slurmd_up=1
+
+conf_changed=0
+if [ -f "$conf" ] && ! grep -qF "$marker" "$conf"; then
+    if [ $ctld_up = 1 ] || [ $slurmd_up = 1 ]; then
+        # Someone else's Slurm runs here: use it as it is.
+        say "keeping the running Slurm and its $conf (not written by this script)"
+    else
+        say "saving the existing $conf as $conf.orig"
+        cp -p "$conf" "$conf.orig"
+        conf_changed=1
+    fi
+elif [ ! -f "$conf" ] || [ "$(cat "$conf")" != "$new_conf" ]; then
+    conf_changed=1
+fi
+
+# A new slurm.conf: daemons of ours that run with the old one are stopped first
+# (and started again below).
+stop_pid() { # pidfile command
+    local pid
+    pid=$(tr -dc '0-9' <"$1")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    rm -f "$1"
+}
+if [ $conf_changed = 1 ]; then
+    [ $ctld_up = 0 ] || pid_alive "$ctld_pid" slurmctld ||
+        die "slurmctld runs but not from $ctld_pid; stop it, then run this again"
+    [ $slurmd_up = 0 ] || pid_alive "$slurmd_pid" slurmd ||
+        die "slurmd runs but not from $slurmd_pid; stop it, then run this again"
+    [ $slurmd_up = 0 ] || { say "restarting slurmd"; stop_pid "$slurmd_pid" slurmd; slurmd_up=0; }
+    [ $ctld_up = 0 ] || { say "restarting slurmctld"; stop_pid "$ctld_pid" slurmctld; ctld_up=0; }
+    say "writing $conf (node $node)"
+    install -d -m 0755 "$conf_dir"
+    printf '%s\n' "$new_conf" >"$conf.tmp.$$"
+    mv "$conf.tmp.$$" "$conf"
+fi
+install -d -m 0755 "$log_dir" "$state_dir" "$spool_dir"
+
+# ---- daemons -------------------------------------------------------------
+if [ $ctld_up = 0 ]; then
+    rm -f "$ctld_pid"
+    say "starting slurmctld"
+    slurmctld || die "slurmctld did not start (see $log_dir/slurmctld.log)"
+fi
+for _ in $(seq 1 $((timeout_s * 10))); do
+    scontrol ping 2>/dev/null | grep -q 'is UP' && break
+    sleep 0.1
+done
+scontrol ping 2>/dev/null | grep -q 'is UP' ||
+    die "slurmctld does not answer after ${timeout_s} s (see $log_dir/slurmctld.log)"
+if [ $slurmd_up = 0 ]; then
+    rm -f "$slurmd_pid"
+    say "starting slurmd"
+    slurmd || die "slurmd did not start (see $log_dir/slurmd.log)"
+fi
+
+# ---- wait for the node ---------------------------------------------------
+resumed=0
+deadline=$((SECONDS + timeout_s))
+while :; do
+    state=$(node_state)
+    case "$state" in
+    idle | mix | alloc | comp) break ;;
+    drain* | drng | down | fail*)
+        # A node of our cluster that was drained or set down (e.g. a dead slurmd
+        # earlier) and now has its slurmd back is returned to service once.
+        if [ $resumed = 0 ] && pid_alive "$slurmd_pid" slurmd && grep -qF "$marker" "$conf"; then
+            scontrol update NodeName="$node" State=RESUME >/dev/null 2>&1 || true
+            resumed=1
+        fi
+        ;;
+    esac
+    if [ $SECONDS -ge $deadline ]; then
+        sinfo -N -l >&2 || true
+        die "node $node is '${state:-missing}', not idle, after ${timeout_s} s" \
+            "(see $log_dir/slurmd.log and $log_dir/slurmctld.log)"
+    fi
+    sleep 0.2
+done
+say "up: node $node $state, $(sinfo -h -N -n "$node" -o '%c CPUs, partition %P')"

@@ -1,0 +1,226 @@
+/* Unit tests of the core services and partitioners. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/error.h"
+#include "core/options.h"
+#include "core/output.h"
+#include "core/philox.h"
+#include "mpi/partition.h"
+
+/* Random123's published known-answer vectors for Philox4x32-10. */
+static void philox_known_answers(void **state) {
+    (void)state;
+    const uint32_t zero_ctr[4] = {0, 0, 0, 0}, zero_key[2] = {0, 0};
+    const uint32_t ones_ctr[4] = {~0u, ~0u, ~0u, ~0u}, ones_key[2] = {~0u, ~0u};
+    const uint32_t want0[4] = {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8};
+    const uint32_t want1[4] = {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd};
+    uint32_t out[4];
+    mu_philox4x32_10(zero_ctr, zero_key, out);
+    assert_memory_equal(out, want0, sizeof want0);
+    mu_philox4x32_10(ones_ctr, ones_key, out);
+    assert_memory_equal(out, want1, sizeof want1);
+}
+
+static void rng_ranges(void **state) {
+    (void)state;
+    int seen[7] = {0};
+    for (uint64_t i = 0; i < 7000; i++) {
+        uint32_t w[4];
+        mu_rng4(42, 3, i, w);
+        int64_t v = mu_rng_range(w[0], -3, 3);
+        assert_true(v >= -3 && v <= 3);
+        seen[v + 3]++;
+        double u = mu_rng_open01(w[1], w[2]);
+        assert_true(u > 0.0 && u < 1.0);
+    }
+    for (int k = 0; k < 7; k++) assert_in_range(seen[k], 800, 1200);
+}
+
+static void parse_int_forms(void **state) {
+    (void)state;
+    int64_t v;
+    assert_int_equal(mu_parse_int("123", &v), 0);
+    assert_int_equal(v, 123);
+    assert_int_equal(mu_parse_int("2^28", &v), 0);
+    assert_int_equal(v, 268435456);
+    assert_int_equal(mu_parse_int("1e8", &v), 0);
+    assert_int_equal(v, 100000000);
+    assert_int_equal(mu_parse_int("-7", &v), 0);
+    assert_int_equal(v, -7);
+    assert_int_not_equal(mu_parse_int("12x", &v), 0);
+    assert_int_not_equal(mu_parse_int("", &v), 0);
+    assert_int_not_equal(mu_parse_int("2^", &v), 0);
+}
+
+static const mu_opt_spec specs[] = {{"n", MU_OPT_INT, "10", 0, "count"},
+                                    {"mode", MU_OPT_CHOICE, "a", "a|bb|c", "mode"},
+                                    {"x", MU_OPT_REAL, "0.5", 0, "real"},
+                                    {"name", MU_OPT_STRING, "", 0, "name"},
+                                    MU_OPT_END};
+
+static int parse(int argc, char **argv, mu_opts **o) {
+    mu_error_clear();
+    return mu_opts_parse("demo", specs, argc, argv, 0, o);
+}
+
+static void options_command_line(void **state) {
+    (void)state;
+    char *argv[] = {"--n=2^10", "--mode=bb", "--x=1.25"};
+    mu_opts *o;
+    assert_int_equal(parse(3, argv, &o), 0);
+    assert_int_equal(mu_opt_int(o, "n"), 1024);
+    assert_string_equal(mu_opt_str(o, "mode"), "bb");
+    assert_true(mu_opt_real(o, "x") == 1.25);
+    assert_null(mu_opt_str(o, "name"));
+    assert_true(mu_opt_set(o, "n"));
+    assert_false(mu_opt_set(o, "name"));
+    assert_string_equal(mu_opt_str(o, "device"), "auto");
+    mu_opts_free(o);
+}
+
+static void options_errors(void **state) {
+    (void)state;
+    mu_opts *o;
+    char *bad_choice[] = {"--mode=d"};
+    assert_int_not_equal(parse(1, bad_choice, &o), 0);
+    assert_non_null(strstr(mu_error_message(), "a|bb|c"));
+    mu_opts_free(o);
+    char *unknown[] = {"--nope=1"};
+    assert_int_not_equal(parse(1, unknown, &o), 0);
+    assert_non_null(strstr(mu_error_message(), "--nope"));
+    mu_opts_free(o);
+    char *bad_int[] = {"--n=ten"};
+    assert_int_not_equal(parse(1, bad_int, &o), 0);
+    assert_non_null(strstr(mu_error_message(), "integer"));
+    mu_opts_free(o);
+    char *no_value[] = {"--n"};
+    assert_int_not_equal(parse(1, no_value, &o), 0);
+    mu_opts_free(o);
+    char *nan_real[] = {"--x=nan"};
+    assert_int_not_equal(parse(1, nan_real, &o), 0);
+    mu_opts_free(o);
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void options_deck(void **state) {
+    (void)state;
+    char path[] = "/tmp/mutirao_deck_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    write_file(path, "# a job deck\n[demo]\nn = 77\nmode = c\nname = run1\n");
+    char arg[128];
+    snprintf(arg, sizeof arg, "--config=%s", path);
+    char *argv[] = {arg, "--mode=a"};
+    mu_opts *o;
+    assert_int_equal(parse(2, argv, &o), 0);
+    assert_int_equal(mu_opt_int(o, "n"), 77);
+    assert_string_equal(mu_opt_str(o, "mode"), "a"); /* the command line wins */
+    assert_string_equal(mu_opt_str(o, "name"), "run1");
+    assert_non_null(strstr(mu_opt_source(o, "n"), ":3"));
+    mu_opts_free(o);
+
+    write_file(path, "n = 5\nbogus = 1\n");
+    char *argv2[] = {arg};
+    assert_int_not_equal(parse(1, argv2, &o), 0);
+    assert_non_null(strstr(mu_error_message(), ":2: unknown key 'bogus'"));
+    mu_opts_free(o);
+
+    write_file(path, "n = 5\nthis line is not a key value pair\n");
+    assert_int_not_equal(parse(1, argv2, &o), 0);
+    assert_non_null(strstr(mu_error_message(), ":2:"));
+    mu_opts_free(o);
+
+    write_file(path, "[other]\nn = 5\n");
+    assert_int_not_equal(parse(1, argv2, &o), 0);
+    assert_non_null(strstr(mu_error_message(), "[other]"));
+    mu_opts_free(o);
+    unlink(path);
+
+    assert_int_not_equal(parse(1, argv2, &o), 0);
+    assert_non_null(strstr(mu_error_message(), "cannot open job deck"));
+    mu_opts_free(o);
+}
+
+static void output_is_atomic(void **state) {
+    (void)state;
+    char dir[] = "/tmp/mutirao_out_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/result.csv", dir);
+    mu_output out;
+    assert_int_equal(mu_output_open(&out, path), 0);
+    fputs("partial", out.f);
+    assert_int_not_equal(access(path, F_OK), 0); /* nothing under the final name yet */
+    mu_output_abort(&out);
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_not_equal(access(out.tmp, F_OK), 0);
+    assert_int_equal(mu_output_open(&out, path), 0);
+    fputs("done\n", out.f);
+    assert_int_equal(mu_output_commit(&out), 0);
+    assert_int_equal(access(path, F_OK), 0);
+    unlink(path);
+    rmdir(dir);
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/no/such/dir.csv", dir);
+    assert_int_not_equal(mu_output_open(&out, missing), 0);
+}
+
+static void block_partition(void **state) {
+    (void)state;
+    for (int64_t n = 0; n < 40; n++)
+        for (int parts = 1; parts <= 7; parts++) {
+            int64_t expect_lo = 0;
+            for (int p = 0; p < parts; p++) {
+                int64_t lo, hi;
+                mu_block_range(n, parts, p, &lo, &hi);
+                assert_int_equal(lo, expect_lo);
+                assert_true(hi - lo == n / parts || hi - lo == n / parts + 1);
+                expect_lo = hi;
+            }
+            assert_int_equal(expect_lo, n);
+        }
+}
+
+static void weight_partition(void **state) {
+    (void)state;
+    /* Rows with 1, 1, 1, 1, 100, 1, 1, 1 weights: the heavy row gets a part of its own. */
+    int64_t w[] = {1, 1, 1, 1, 100, 1, 1, 1}, prefix[9] = {0};
+    for (int i = 0; i < 8; i++) prefix[i + 1] = prefix[i] + w[i];
+    int64_t b[4];
+    mu_block_by_weight(prefix, 8, 3, b);
+    assert_int_equal(b[0], 0);
+    assert_int_equal(b[3], 8);
+    for (int p = 0; p < 3; p++) assert_true(b[p] <= b[p + 1]);
+    /* Uniform weights reduce to equal blocks. */
+    int64_t flat[13];
+    for (int i = 0; i <= 12; i++) flat[i] = 5 * i;
+    int64_t c[5];
+    mu_block_by_weight(flat, 12, 4, c);
+    for (int p = 0; p <= 4; p++) assert_int_equal(c[p], 3 * p);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(philox_known_answers), cmocka_unit_test(rng_ranges),
+        cmocka_unit_test(parse_int_forms),      cmocka_unit_test(options_command_line),
+        cmocka_unit_test(options_errors),       cmocka_unit_test(options_deck),
+        cmocka_unit_test(output_is_atomic),     cmocka_unit_test(block_partition),
+        cmocka_unit_test(weight_partition),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

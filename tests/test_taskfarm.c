@@ -1,0 +1,93 @@
+#define _POSIX_C_SOURCE 200809L
+/* The task farm on any number of ranks: every task computed exactly once, the
+ * results placed by task id, uneven costs balanced, and a failure in one task
+ * reported on every rank. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "core/error.h"
+#include "mpi/taskfarm.h"
+
+typedef struct {
+    int64_t fail_at; /* task id that fails, or -1 */
+    int rank;
+} farm_ctx;
+
+static int64_t value_of(int64_t id) {
+    return id * 2654435761ll % 1000003ll;
+}
+
+static int square_tasks(int64_t first, int64_t count, void *results, void *vctx) {
+    farm_ctx *c = vctx;
+    int64_t *out = results;
+    for (int64_t t = 0; t < count; t++) {
+        int64_t id = first + t;
+        if (id == c->fail_at) return mu_error("task %lld failed on purpose", (long long)id);
+        /* Uneven work: every 7th task is slow. */
+        if (id % 7 == 0) {
+            struct timespec ts = {0, 200000};
+            nanosleep(&ts, NULL);
+        }
+        out[2 * t] = value_of(id);
+        out[2 * t + 1] = c->rank;
+    }
+    return 0;
+}
+
+static int check(int cond, const char *what) {
+    if (!cond) fprintf(stderr, "test_taskfarm: FAILED: %s\n", what);
+    return !cond;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size, bad = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int64_t ntasks = 1001;
+    int64_t *res = rank == 0 ? malloc(ntasks * 2 * sizeof *res) : NULL;
+    if (res)
+        for (int64_t i = 0; i < 2 * ntasks; i++) res[i] = -1;
+
+    for (int master_works = 0; master_works <= 1; master_works++) {
+        farm_ctx ctx = {-1, rank};
+        mu_farm_cfg cfg = {.min_chunk = 3, .max_chunk = 50, .master_works = master_works};
+        mu_farm_stats st;
+        int rc = mu_taskfarm_run(MPI_COMM_WORLD, ntasks, 2 * sizeof(int64_t), square_tasks, &ctx,
+                                 &cfg, res, &st);
+        bad |= check(rc == 0, "farm run returned an error");
+        int64_t done = 0;
+        MPI_Reduce(&st.tasks_done_by_me, &done, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            bad |= check(done == ntasks, "every task computed exactly once");
+            for (int64_t i = 0; i < ntasks; i++)
+                bad |= check(res[2 * i] == value_of(i), "result placed by task id");
+            if (size > 1 && !master_works)
+                for (int64_t i = 0; i < ntasks; i++)
+                    bad |= check(res[2 * i + 1] != 0, "master computes nothing when told not to");
+        }
+        if (!master_works && size > 1)
+            bad |= check(rank == 0 ? st.tasks_done_by_me == 0 : 1, "master idle");
+    }
+
+    /* A failing task: every rank gets a non-zero return and the same message. */
+    farm_ctx ctx = {500, rank};
+    mu_farm_cfg cfg = {.min_chunk = 2, .master_works = 1};
+    int rc = mu_taskfarm_run(MPI_COMM_WORLD, ntasks, 2 * sizeof(int64_t), square_tasks, &ctx, &cfg,
+                             res, NULL);
+    bad |= check(rc != 0, "failure reported on every rank");
+    bad |= check(strstr(mu_error_message(), "task 500 failed") != NULL, "failure message shared");
+
+    /* Zero tasks. */
+    rc = mu_taskfarm_run(MPI_COMM_WORLD, 0, 8, square_tasks, &ctx, &cfg, res, NULL);
+    bad |= check(rc == 0, "zero tasks");
+
+    int any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    if (rank == 0) printf("test_taskfarm on %d rank(s): %s\n", size, any ? "FAILED" : "ok");
+    free(res);
+    MPI_Finalize();
+    return any ? 1 : 0;
+}
