@@ -381,20 +381,17 @@ struct tuning {
     bool fast;
 };
 
+/* Read on every call (a getenv is cheap next to a launch), so a benchmark can sweep. */
 tuning get_tuning()
 {
-    static int done = 0;
-    static tuning tu = {16, true};
-    if (!done) {
-        const char *r = getenv("MUTIRAO_MSS1D_ROUNDS");
-        if (r) {
-            int v = atoi(r);
-            if (v >= 1 && v <= 64) tu.rounds = v;
-        }
-        const char *f = getenv("MUTIRAO_MSS1D_FAST");
-        if (f && f[0] == '0') tu.fast = false;
-        done = 1;
+    tuning tu = {16, true};
+    const char *r = getenv("MUTIRAO_MSS1D_ROUNDS");
+    if (r) {
+        int v = atoi(r);
+        if (v >= 1 && v <= 64) tu.rounds = v;
     }
+    const char *f = getenv("MUTIRAO_MSS1D_FAST");
+    if (f && f[0] == '0') tu.fast = false;
     return tu;
 }
 

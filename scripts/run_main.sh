@@ -17,8 +17,11 @@ DEVICE=${DEVICE:-auto}
 # The workloads: "name|mutirao arguments". To add one, add a line. A line whose
 # argument names a file under inputs/ that is not there is skipped.
 WORKLOADS='
-maxsub-1d|maxsub --dim=1 --n=50000000 --seed=1
-maxsub-2d|maxsub --dim=2 --n=1000 --seed=1
+maxsub-1d-study|maxsub --input=inputs/maxsub/study_1d.txt
+maxsub-1d-thesis|maxsub --gen=thesis --n=2000000
+maxsub-2d-study|maxsub --dim=2 --input=inputs/maxsub/study_2d.txt
+maxsub-2d-thesis|maxsub --dim=2 --gen=thesis --n=512
+maxsub-fasta|maxsub --fasta=inputs/maxsub/proteins.fasta
 '
 
 [ -x "$MUTIRAO" ] || scripts/build.sh
@@ -27,7 +30,7 @@ mkdir -p "$OUT"
 # "sum,start,end" + "21,5,9" -> "sum=21 start=5 end=9" (+ how many more rows).
 answer() {
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i }
-             NR == 2 { for (i = 1; i <= NF; i++) printf "%s%s=%s", (i > 1 ? " " : ""), h[i], $i }
+             NR == 2 { gsub(/\|/, "/"); for (i = 1; i <= NF; i++) printf "%s%s=%s", (i > 1 ? " " : ""), h[i], $i }
              END { if (NR > 2) printf " (+%d rows)", NR - 2; if (NR < 2) printf "(no answer)" }' "$1"
 }
 

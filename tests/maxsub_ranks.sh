@@ -82,4 +82,16 @@ same_on_all "thesis 2-D n=512" "491682,40,453,175,426" --dim=2 --gen=thesis --n=
 # Generated 2-D across ranks, several tiles, ties.
 run_np 1 maxsub --device=cpu --dim=2 --rows=150 --cols=130 --min=-3 --max=3 --seed=5 --output="$WORK/g2.csv" > /dev/null 2>&1
 same_on_all "2-D generated 150x130" "$(answer "$WORK/g2.csv")" --dim=2 --rows=150 --cols=130 --min=-3 --max=3 --seed=5 --farm-chunk=1
+
+# The hydrophobic regions of the bundled proteins: the whole CSV is the same on 1-4 ranks,
+# and the top region of each protein is its maximum subarray under the same offset.
+for np in 1 2 3 4; do
+    run_np "$np" maxsub --device="$DEVICE" --fasta="$SRCDIR/inputs/maxsub/proteins.fasta" \
+        --output="$WORK/fasta$np.csv" > /dev/null 2>&1 || fail "fasta on $np ranks"
+    if [ "$np" -gt 1 ]; then
+        cmp -s "$WORK/fasta1.csv" "$WORK/fasta$np.csv" || fail "fasta regions differ on $np ranks"
+    fi
+done
+[ "$(wc -l < "$WORK/fasta1.csv")" -ge 8 ] || fail "too few hydrophobic regions"
+echo "ok: fasta regions identical on 1-4 ranks ($(($(wc -l < "$WORK/fasta1.csv") - 1)) regions)"
 finish
