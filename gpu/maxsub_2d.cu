@@ -406,9 +406,31 @@ done:
 
 namespace {
 
-/* Runs the tiles [first, first + count) with one kernel flavour; the best record into *res. */
+int ensure_recs(mu_gpu_mss2d *c, size_t need)
+{
+    if (need <= c->recs_cap) return 0;
+    if (c->recs) MU_CUDA(cudaFree(c->recs));
+    c->recs = nullptr;
+    c->recs_cap = 0;
+    MU_CUDA(cudaMalloc(&c->recs, need * sizeof(rec)));
+    c->recs_cap = need;
+    return 0;
+}
+
+/* One record per tile of [first, first + n) into c->recs[0..n), n <= CHUNK_TILES. */
+template <typename T> int launch_range(mu_gpu_mss2d *c, const T *V, long long first, long long n, int allowed)
+{
+    constexpr int RB = sizeof(T) == 4 ? RB32 : RB64;
+    if (allowed)
+        return c->dpx ? launch_tiles<T, true, true, RB>(V, c->rows, c->cols, c->tside, first, n, c->recs)
+                      : launch_tiles<T, true, false, RB>(V, c->rows, c->cols, c->tside, first, n, c->recs);
+    return c->dpx ? launch_tiles<T, false, true, RB>(V, c->rows, c->cols, c->tside, first, n, c->recs)
+                  : launch_tiles<T, false, false, RB>(V, c->rows, c->cols, c->tside, first, n, c->recs);
+}
+
+/* The best record over the tiles [first, first + count) with one kernel flavour. */
 template <typename T>
-int run_tiles(mu_gpu_mss2d *c, const T *V, long long first, long long count, int allowed, rec *res_host)
+int run_best(mu_gpu_mss2d *c, const T *V, long long first, long long count, int allowed, rec *res_host)
 {
     const long long nchunks = (count + CHUNK_TILES - 1) / CHUNK_TILES;
     if ((size_t)nchunks > c->res_cap) {
@@ -418,27 +440,12 @@ int run_tiles(mu_gpu_mss2d *c, const T *V, long long first, long long count, int
         MU_CUDA(cudaMalloc(&c->res, (size_t)nchunks * sizeof(rec)));
         c->res_cap = (size_t)nchunks;
     }
-    const size_t need = (size_t)(count < CHUNK_TILES ? count : CHUNK_TILES);
-    if (need > c->recs_cap) {
-        if (c->recs) MU_CUDA(cudaFree(c->recs));
-        c->recs = nullptr;
-        c->recs_cap = 0;
-        MU_CUDA(cudaMalloc(&c->recs, need * sizeof(rec)));
-        c->recs_cap = need;
-    }
-    constexpr bool I32 = sizeof(T) == 4;
-    constexpr int RB = I32 ? RB32 : RB64;
+    if (ensure_recs(c, (size_t)(count < CHUNK_TILES ? count : CHUNK_TILES))) return 1;
     for (long long ch = 0; ch < nchunks; ch++) {
         const long long f = first + ch * CHUNK_TILES;
-        const long long n = count - ch * CHUNK_TILES < CHUNK_TILES ? count - ch * CHUNK_TILES : CHUNK_TILES;
-        int e;
-        if (allowed)
-            e = c->dpx ? launch_tiles<T, true, true, RB>(V, c->rows, c->cols, c->tside, f, n, c->recs)
-                       : launch_tiles<T, true, false, RB>(V, c->rows, c->cols, c->tside, f, n, c->recs);
-        else
-            e = c->dpx ? launch_tiles<T, false, true, RB>(V, c->rows, c->cols, c->tside, f, n, c->recs)
-                       : launch_tiles<T, false, false, RB>(V, c->rows, c->cols, c->tside, f, n, c->recs);
-        if (e) return 1;
+        const long long left = count - ch * CHUNK_TILES;
+        const long long n = left < CHUNK_TILES ? left : CHUNK_TILES;
+        if (launch_range<T>(c, V, f, n, allowed)) return 1;
         reduce_recs<<<1, 1024>>>(c->recs, n, c->res + ch);
         MU_LAUNCHED();
     }
@@ -457,31 +464,83 @@ int run_tiles(mu_gpu_mss2d *c, const T *V, long long first, long long count, int
     return 0;
 }
 
+int check_range(const mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end)
+{
+    if (tile_begin < 0 || tile_end > c->ntiles || tile_begin > tile_end)
+        return mu_gpu_fail("tiles [%lld, %lld) outside [0, %lld)", (long long)tile_begin,
+                           (long long)tile_end, (long long)c->ntiles);
+    return 0;
+}
+
 } // namespace
 
 extern "C" int mu_gpu_mss2d_run(mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end, int empty_allowed,
                                 int64_t *best, int64_t *pair_id)
 {
     if (!c || !best || !pair_id) return mu_gpu_fail("mu_gpu_mss2d_run: missing argument");
-    if (tile_begin < 0 || tile_end > c->ntiles || tile_begin > tile_end)
-        return mu_gpu_fail("mu_gpu_mss2d_run: tiles [%lld, %lld) outside [0, %lld)", (long long)tile_begin,
-                           (long long)tile_end, (long long)c->ntiles);
+    if (check_range(c, tile_begin, tile_end)) return 1;
     empty_allowed = empty_allowed != 0;
     *best = empty_allowed ? 0 : MU_MSS_NEG_INF;
     *pair_id = -1;
     if (tile_begin == tile_end) return 0;
     rec r = {0, -1};
+    bool redo = !c->use32;
     if (c->use32) {
-        if (run_tiles<int>(c, c->V32, tile_begin, tile_end - tile_begin, empty_allowed, &r)) return 1;
+        if (run_best<int>(c, c->V32, tile_begin, tile_end - tile_begin, empty_allowed, &r)) return 1;
         /* Exact unless a counted pair came near overflow; then redo in int64. */
-        if (r.id >= 0 && r.val > (long long)INT32_MAX - c->B) r.id = -2;
+        redo = r.id >= 0 && r.val > (long long)INT32_MAX - c->B;
     }
-    if (!c->use32 || r.id == -2) {
-        if (run_tiles<long long>(c, c->V64, tile_begin, tile_end - tile_begin, empty_allowed, &r)) return 1;
-    }
+    if (redo && run_best<long long>(c, c->V64, tile_begin, tile_end - tile_begin, empty_allowed, &r))
+        return 1;
     if (r.id >= 0) {
         *best = r.val;
         *pair_id = r.id;
     }
     return 0;
+}
+
+extern "C" int mu_gpu_mss2d_run_tiles(mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end,
+                                      int empty_allowed, int64_t *results)
+{
+    if (!c || !results) return mu_gpu_fail("mu_gpu_mss2d_run_tiles: missing argument");
+    if (check_range(c, tile_begin, tile_end)) return 1;
+    empty_allowed = empty_allowed != 0;
+    const long long count = tile_end - tile_begin;
+    if (count == 0) return 0;
+    const long long step = count < CHUNK_TILES ? count : CHUNK_TILES;
+    if (ensure_recs(c, (size_t)step)) return 1;
+    rec *h = (rec *)malloc((size_t)step * sizeof(rec));
+    if (!h) return mu_gpu_fail("out of host memory");
+    int rc = 0;
+    for (long long f = 0; f < count && rc == 0; f += step) {
+        const long long n = count - f < step ? count - f : step;
+        bool redo = !c->use32;
+        if (c->use32) {
+            rc = launch_range<int>(c, c->V32, tile_begin + f, n, empty_allowed);
+            if (rc) break;
+            cudaError_t e = cudaMemcpy(h, c->recs, (size_t)n * sizeof(rec), cudaMemcpyDeviceToHost);
+            if (e != cudaSuccess) {
+                rc = mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaMemcpy", e);
+                break;
+            }
+            for (long long t = 0; t < n && !redo; t++)
+                redo = h[t].id >= 0 && h[t].val > (long long)INT32_MAX - c->B;
+        }
+        if (redo) {
+            rc = launch_range<long long>(c, c->V64, tile_begin + f, n, empty_allowed);
+            if (rc) break;
+            cudaError_t e = cudaMemcpy(h, c->recs, (size_t)n * sizeof(rec), cudaMemcpyDeviceToHost);
+            if (e != cudaSuccess) {
+                rc = mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaMemcpy", e);
+                break;
+            }
+        }
+        for (long long t = 0; t < n; t++) {
+            const bool have = h[t].id >= 0;
+            results[2 * (f + t)] = have ? h[t].val : (empty_allowed ? 0 : MU_MSS_NEG_INF);
+            results[2 * (f + t) + 1] = have ? h[t].id : -1;
+        }
+    }
+    free(h);
+    return rc;
 }

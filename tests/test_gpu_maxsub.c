@@ -278,6 +278,25 @@ static void test2d_case(const int32_t *k, int64_t rows, int64_t cols, int kind)
                   (long long)ranges[r][1], (long long)gb, (long long)gp, (long long)rb, (long long)rp);
         }
     }
+    /* Per tile (what the task farm calls): every tile of a range against the CPU. */
+    for (int empty = 0; empty <= 1; empty++) {
+        int64_t a = (int64_t)(xs() % (uint64_t)nt), b = nt;
+        if (nt > 40) b = a + 1 + (int64_t)(xs() % 40) < nt ? a + 1 + (int64_t)(xs() % 40) : nt;
+        int64_t *res = malloc(sizeof(int64_t) * 2 * (size_t)(b - a));
+        if (!res) continue;
+        for (int64_t t = 0; t < 2 * (b - a); t++) res[t] = 777;
+        int e = mu_gpu_mss2d_run_tiles(ctx, a, b, empty, res);
+        CHECK(e == 0, "run_tiles: %s", mu_gpu_error());
+        for (int64_t t = a; t < b && e == 0; t++) {
+            int64_t rb, rp;
+            mu_mss2d_cpu_tiles(V, rows, cols, t, t + 1, empty, &rb, &rp);
+            CHECK(res[2 * (t - a)] == rb && res[2 * (t - a) + 1] == rp,
+                  "run_tiles %s %lldx%lld empty=%d tile %lld: gpu %lld id %lld, cpu %lld id %lld",
+                  kind2_name[kind], (long long)rows, (long long)cols, empty, (long long)t,
+                  (long long)res[2 * (t - a)], (long long)res[2 * (t - a) + 1], (long long)rb, (long long)rp);
+        }
+        free(res);
+    }
     /* Out-of-range tiles are refused with a message. */
     int64_t gb, gp;
     int e = mu_gpu_mss2d_run(ctx, 0, nt + 1, 1, &gb, &gp);

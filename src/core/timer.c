@@ -48,16 +48,23 @@ void mu_timer_report(MPI_Comm comm) {
         fprintf(stderr, "\n%-20s %7s %11s %11s %11s %7s\n", "phase", "count", "max (s)", "min (s)",
                 "mean (s)", "%total");
     }
-    for (int i = 0; i < nphases; i++) {
-        double t = phases[i].total, mx, mn, sum;
+    /* Rank 0's phases name the rows; a rank that never ran one counts 0 s, so
+     * ranks with different phase lists cannot hang the table. */
+    int count = nphases;
+    MPI_Bcast(&count, 1, MPI_INT, 0, comm);
+    for (int i = 0; i < count; i++) {
+        char name[NAME_MAX_LEN];
+        if (rank == 0) memcpy(name, phases[i].name, NAME_MAX_LEN);
+        MPI_Bcast(name, NAME_MAX_LEN, MPI_CHAR, 0, comm);
+        double t = mu_timer_seconds(name), mx, mn, sum;
         MPI_Reduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
         MPI_Reduce(&t, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
         MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
         if (rank == 0) {
             double pct = wall_max > 0 ? 100.0 * mx / wall_max : 0;
-            fprintf(stderr, "%-20s %7ld %11.4g %11.4g %11.4g %6.1f%%\n", phases[i].name,
-                    phases[i].count, mx, mn, sum / size, pct);
-            mu_summary_phase(phases[i].name, mx, mn, sum / size);
+            fprintf(stderr, "%-20s %7ld %11.4g %11.4g %11.4g %6.1f%%\n", name, phases[i].count, mx,
+                    mn, sum / size, pct);
+            mu_summary_phase(name, mx, mn, sum / size);
         }
     }
     if (rank == 0) {

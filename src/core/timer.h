@@ -1,7 +1,6 @@
 /* Phase timers: named phases accumulate wall time; the end-of-run table gives,
  * per phase, the max, min and mean over ranks and the share of the total
- * (like PETSc's -log_view). Phases must be begun and ended in the same order on
- * every rank for the table, which is collective. */
+ * (like PETSc's -log_view). The table is collective; its rows are rank 0's phases. */
 #ifndef MU_CORE_TIMER_H
 #define MU_CORE_TIMER_H
 #include <mpi.h>
