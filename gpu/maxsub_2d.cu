@@ -16,8 +16,18 @@
  * V and every c lies in [-B, B]; a run can only overflow after the pair's best
  * exceeded INT32_MAX - B, and bests only grow, so a final int32 best <=
  * INT32_MAX - B proves that no counted pair overflowed. Otherwise the tiles are
- * run again in int64. MUTIRAO_MSS2D_INT64=1 forces int64 (benchmarks);
- * MUTIRAO_MSS2D_DPX=0 uses plain add/max instead of the sm_90 DPX forms. */
+ * run again in int64.
+ *
+ * int32 update (sm_90 DPX), chosen per mode from measurements on an H100:
+ *  - allowed mode, one row at a time: c = vh - vg on the FMA pipe (IMAD), then
+ *    best = max(run + c, best) and run = max(run + c, 0), two VIADDMNMX on the
+ *    integer pipe per update;
+ *  - nonempty mode, rows in pairs: a = max(run + c1, c1) (= max(run, 0) + c1),
+ *    b = max(a + c2, c2), best = max(best, a, b): two VIADDMNMX and one VIMNMX3
+ *    for two updates. (In allowed mode ptxas turns the paired form into IADD3 +
+ *    VIMNMX on the integer pipe, which is slower than one row at a time.)
+ * For benchmarks: MUTIRAO_MSS2D_INT64=1 forces int64; MUTIRAO_MSS2D_KERNEL=pairs,
+ * rows or plain (add/max without DPX) forces one int32 kernel for both modes. */
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -39,8 +49,8 @@ struct rec {
     long long val, id; /* id -1: no pair */
 };
 
-__host__ __device__ __forceinline__ bool rec_better(long long v1, long long i1, long long v2, long long i2)
-{
+__host__ __device__ __forceinline__ bool rec_better(long long v1, long long i1, long long v2,
+                                                    long long i2) {
     if (i1 < 0) return false;
     if (i2 < 0) return true;
     return v1 > v2 || (v1 == v2 && i1 < i2);
@@ -50,11 +60,11 @@ __host__ __device__ __forceinline__ bool rec_better(long long v1, long long i1, 
 
 /* One warp per row: V[i][0] = 0, V[i][j+1] = V[i][j] + K[i][j]; rowabs[i] = sum_j |K[i][j]|. */
 __global__ void prefix_rows(const int *__restrict__ K, long long rows, long long cols,
-                            long long *__restrict__ V, long long *__restrict__ rowabs)
-{
+                            long long *__restrict__ V, long long *__restrict__ rowabs) {
     const int lane = threadIdx.x & 31;
     const long long nw = (long long)gridDim.x * (blockDim.x / 32);
-    for (long long i = (long long)blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5); i < rows; i += nw) {
+    for (long long i = (long long)blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5); i < rows;
+         i += nw) {
         const int *k = K + i * cols;
         long long *v = V + i * (cols + 1);
         if (lane == 0) v[0] = 0;
@@ -77,8 +87,8 @@ __global__ void prefix_rows(const int *__restrict__ K, long long rows, long long
     }
 }
 
-__global__ void narrow_to_int32(const long long *__restrict__ src, int *__restrict__ dst, long long n)
-{
+__global__ void narrow_to_int32(const long long *__restrict__ src, int *__restrict__ dst,
+                                long long n) {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x)
         dst[i] = (int)src[i];
@@ -94,17 +104,20 @@ template <> struct lim<long long> {
     static __device__ __forceinline__ long long lowest() { return MU_MSS_NEG_INF; }
 };
 
+/* Kernel variants of the int32 path (the int64 path has one). VAR_AUTO: rows in
+ * allowed mode, pairs in nonempty mode. */
+enum { VAR_PAIRS = 0, VAR_ROWS = 1, VAR_PLAIN = 2, VAR_AUTO = 3 };
+
 /* One Kadane update of a pair: c = vh - vg. */
-template <bool ALLOWED, bool DPX>
-__device__ __forceinline__ void update(int &run, int &best, int vh, int vg)
-{
+template <bool ALLOWED, int VAR>
+__device__ __forceinline__ void update(int &run, int &best, int vh, int vg) {
     /* Unsigned adds: wrap-around instead of undefined behaviour; the overflow test
      * on the host rejects any result an overflow could have touched. */
     const int c = (int)((unsigned)vh - (unsigned)vg);
-    if (DPX) {
+    if (VAR != VAR_PLAIN) {
         if (ALLOWED) {
-            best = __viaddmax_s32(run, c, best); /* max(best, run + c) (best >= 0) */
-            run = __viaddmax_s32_relu(run, c, 0);      /* max(run + c, 0) */
+            best = __viaddmax_s32(run, c, best);  /* max(best, run + c) (best >= 0) */
+            run = __viaddmax_s32_relu(run, c, 0); /* max(run + c, 0) */
         } else {
             run = __viaddmax_s32(run, c, c); /* max(run, 0) + c = max(run + c, c) */
             best = max(best, run);
@@ -121,9 +134,26 @@ __device__ __forceinline__ void update(int &run, int &best, int vh, int vg)
     }
 }
 
-template <bool ALLOWED, bool DPX>
-__device__ __forceinline__ void update(long long &run, long long &best, long long vh, long long vg)
-{
+/* Two rows of one pair: c1 then c2. */
+template <bool ALLOWED>
+__device__ __forceinline__ void update2(int &run, int &best, int vh1, int vg1, int vh2, int vg2) {
+    const int c1 = (int)((unsigned)vh1 - (unsigned)vg1);
+    const int c2 = (int)((unsigned)vh2 - (unsigned)vg2);
+    int a, b;
+    if (ALLOWED) {
+        a = __viaddmax_s32_relu(run, c1, 0);
+        b = __viaddmax_s32_relu(a, c2, 0);
+    } else {
+        a = __viaddmax_s32(run, c1, c1);
+        b = __viaddmax_s32(a, c2, c2);
+    }
+    best = __vimax3_s32(best, a, b);
+    run = b;
+}
+
+template <bool ALLOWED, int VAR>
+__device__ __forceinline__ void update(long long &run, long long &best, long long vh,
+                                       long long vg) {
     const long long c = vh - vg;
     if (ALLOWED) {
         const long long t = run + c;
@@ -136,16 +166,15 @@ __device__ __forceinline__ void update(long long &run, long long &best, long lon
 }
 
 template <typename T> __device__ __forceinline__ void load4(const T *p, T (&v)[4]);
-template <> __device__ __forceinline__ void load4<int>(const int *p, int (&v)[4])
-{
+template <> __device__ __forceinline__ void load4<int>(const int *p, int (&v)[4]) {
     const int4 q = *(const int4 *)p;
     v[0] = q.x;
     v[1] = q.y;
     v[2] = q.z;
     v[3] = q.w;
 }
-template <> __device__ __forceinline__ void load4<long long>(const long long *p, long long (&v)[4])
-{
+template <>
+__device__ __forceinline__ void load4<long long>(const long long *p, long long (&v)[4]) {
     const longlong2 q0 = *(const longlong2 *)p, q1 = *(const longlong2 *)(p + 2);
     v[0] = q0.x;
     v[1] = q0.y;
@@ -158,39 +187,61 @@ template <typename T, int RB> struct band_smem {
     T h[2][RB][TILE];
 };
 
-template <typename T, bool ALLOWED, bool DPX, int RB>
+template <typename T, bool ALLOWED, int VAR, int RB>
+__device__ __forceinline__ void one_row(const band_smem<T, RB> &sm, int buf, int r, int a, int b,
+                                        T (&run)[16], T (&best)[16]) {
+    T vg[4], vh[4];
+    load4<T>(&sm.g[buf][r][4 * a], vg);
+    load4<T>(&sm.h[buf][r][4 * b], vh);
+#pragma unroll
+    for (int x = 0; x < 4; x++)
+#pragma unroll
+        for (int y = 0; y < 4; y++)
+            update<ALLOWED, VAR>(run[4 * x + y], best[4 * x + y], vh[y], vg[x]);
+}
+
+template <bool ALLOWED, int RB>
+__device__ __forceinline__ void two_rows(const band_smem<int, RB> &sm, int buf, int r, int a, int b,
+                                         int (&run)[16], int (&best)[16]) {
+    int vg[4], vh[4], wg[4], wh[4];
+    load4<int>(&sm.g[buf][r][4 * a], vg);
+    load4<int>(&sm.h[buf][r][4 * b], vh);
+    load4<int>(&sm.g[buf][r + 1][4 * a], wg);
+    load4<int>(&sm.h[buf][r + 1][4 * b], wh);
+#pragma unroll
+    for (int x = 0; x < 4; x++)
+#pragma unroll
+        for (int y = 0; y < 4; y++)
+            update2<ALLOWED>(run[4 * x + y], best[4 * x + y], vh[y], vg[x], wh[y], wg[x]);
+}
+
+template <typename T, bool ALLOWED, int VAR, int RB>
 __device__ __forceinline__ void band_rows(const band_smem<T, RB> &sm, int buf, int nr, int a, int b,
-                                          T (&run)[16], T (&best)[16])
-{
-    if (nr == RB) {
-#pragma unroll 8
-        for (int r = 0; r < RB; r++) {
-            T vg[4], vh[4];
-            load4<T>(&sm.g[buf][r][4 * a], vg);
-            load4<T>(&sm.h[buf][r][4 * b], vh);
-#pragma unroll
-            for (int x = 0; x < 4; x++)
-#pragma unroll
-                for (int y = 0; y < 4; y++) update<ALLOWED, DPX>(run[4 * x + y], best[4 * x + y], vh[y], vg[x]);
+                                          T (&run)[16], T (&best)[16]) {
+    if constexpr (sizeof(T) == 4 && VAR == VAR_PAIRS) {
+        static_assert(RB % 2 == 0, "rows go in pairs");
+        if (nr == RB) {
+#pragma unroll 4
+            for (int r = 0; r < RB; r += 2) two_rows<ALLOWED, RB>(sm, buf, r, a, b, run, best);
+        } else {
+            int r = 0;
+            for (; r + 1 < nr; r += 2) two_rows<ALLOWED, RB>(sm, buf, r, a, b, run, best);
+            if (r < nr) one_row<T, ALLOWED, VAR_ROWS, RB>(sm, buf, r, a, b, run, best);
         }
     } else {
-        for (int r = 0; r < nr; r++) {
-            T vg[4], vh[4];
-            load4<T>(&sm.g[buf][r][4 * a], vg);
-            load4<T>(&sm.h[buf][r][4 * b], vh);
-#pragma unroll
-            for (int x = 0; x < 4; x++)
-#pragma unroll
-                for (int y = 0; y < 4; y++) update<ALLOWED, DPX>(run[4 * x + y], best[4 * x + y], vh[y], vg[x]);
+        if (nr == RB) {
+#pragma unroll 8
+            for (int r = 0; r < RB; r++) one_row<T, ALLOWED, VAR, RB>(sm, buf, r, a, b, run, best);
+        } else {
+            for (int r = 0; r < nr; r++) one_row<T, ALLOWED, VAR, RB>(sm, buf, r, a, b, run, best);
         }
     }
 }
 
-template <typename T, bool ALLOWED, bool DPX, int RB>
+template <typename T, bool ALLOWED, int VAR, int RB>
 __global__ void __launch_bounds__(THREADS)
     mss2d_tiles(const T *__restrict__ V, long long rows, long long cols, long long tside,
-                long long tile_first, rec *__restrict__ out)
-{
+                long long tile_first, rec *__restrict__ out) {
     static_assert(RB % 2 == 0, "two rows per pass of the staging loads");
     constexpr int PF = RB / 2; /* staged values per thread per band */
     __shared__ __align__(16) band_smem<T, RB> sm;
@@ -240,7 +291,7 @@ __global__ void __launch_bounds__(THREADS)
         if (next) load_band(band + 1);
         const long long left = rows - band * RB;
         const int nr = left < RB ? (int)left : RB;
-        band_rows<T, ALLOWED, DPX, RB>(sm, buf, nr, a, b, run, best);
+        band_rows<T, ALLOWED, VAR, RB>(sm, buf, nr, a, b, run, best);
         if (next) store_band(buf ^ 1);
         __syncthreads();
     }
@@ -280,8 +331,8 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 /* One block of 1024 threads: the best of n records into *res. */
-__global__ void __launch_bounds__(1024) reduce_recs(const rec *__restrict__ in, long long n, rec *__restrict__ res)
-{
+__global__ void __launch_bounds__(1024)
+    reduce_recs(const rec *__restrict__ in, long long n, rec *__restrict__ res) {
     __shared__ rec w[32];
     long long bv = 0, bid = -1;
     for (long long i = threadIdx.x; i < n; i += blockDim.x)
@@ -309,11 +360,11 @@ __global__ void __launch_bounds__(1024) reduce_recs(const rec *__restrict__ in, 
 
 constexpr int RB32 = 32, RB64 = 16;
 
-template <typename T, bool ALLOWED, bool DPX, int RB>
+template <typename T, bool ALLOWED, int VAR, int RB>
 int launch_tiles(const T *V, long long rows, long long cols, long long tside, long long first,
-                 long long count, rec *recs)
-{
-    mss2d_tiles<T, ALLOWED, DPX, RB><<<(unsigned)count, THREADS>>>(V, rows, cols, tside, first, recs);
+                 long long count, rec *recs) {
+    mss2d_tiles<T, ALLOWED, VAR, RB>
+        <<<(unsigned)count, THREADS>>>(V, rows, cols, tside, first, recs);
     MU_LAUNCHED();
     return 0;
 }
@@ -325,15 +376,14 @@ struct mu_gpu_mss2d {
     long long *V64;
     int *V32;
     int64_t B;
-    int use32, dpx;
-    rec *recs;    /* CHUNK_TILES or fewer */
+    int use32, variant; /* variant: VAR_* of the int32 kernel */
+    rec *recs;          /* CHUNK_TILES or fewer */
     size_t recs_cap;
-    rec *res;     /* one per chunk of a run */
+    rec *res; /* one per chunk of a run */
     size_t res_cap;
 };
 
-extern "C" void mu_gpu_mss2d_destroy(mu_gpu_mss2d *c)
-{
+extern "C" void mu_gpu_mss2d_destroy(mu_gpu_mss2d *c) {
     if (!c) return;
     int rc = 0;
     if (c->V64) MU_CUDA_KEEP(cudaFree(c->V64));
@@ -344,8 +394,8 @@ extern "C" void mu_gpu_mss2d_destroy(mu_gpu_mss2d *c)
     free(c);
 }
 
-extern "C" int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols, mu_gpu_mss2d **out)
-{
+extern "C" int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols,
+                                   mu_gpu_mss2d **out) {
     if (!out) return mu_gpu_fail("mu_gpu_mss2d_create: ctx is NULL");
     *out = nullptr;
     if (!k || rows < 1 || cols < 1)
@@ -361,8 +411,12 @@ extern "C" int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols,
     c->tside = (cols + TILE - 1) / TILE;
     c->ntiles = mu_mss_tile_count(cols);
     const char *e64 = getenv("MUTIRAO_MSS2D_INT64");
-    const char *edpx = getenv("MUTIRAO_MSS2D_DPX");
-    c->dpx = !(edpx && edpx[0] == '0');
+    const char *ekern = getenv("MUTIRAO_MSS2D_KERNEL");
+    c->variant = !ekern                    ? VAR_AUTO
+                 : !strcmp(ekern, "pairs") ? VAR_PAIRS
+                 : !strcmp(ekern, "rows")  ? VAR_ROWS
+                 : !strcmp(ekern, "plain") ? VAR_PLAIN
+                                           : VAR_AUTO;
 
     int rc = 0;
     int *dK = nullptr;
@@ -379,7 +433,8 @@ extern "C" int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols,
         MU_LAUNCHED_GOTO();
     }
     MU_CUDA_GOTO(cudaMallocHost(&hrow, (size_t)rows * sizeof(long long)));
-    MU_CUDA_GOTO(cudaMemcpy(hrow, rowabs, (size_t)rows * sizeof(long long), cudaMemcpyDeviceToHost));
+    MU_CUDA_GOTO(
+        cudaMemcpy(hrow, rowabs, (size_t)rows * sizeof(long long), cudaMemcpyDeviceToHost));
     c->B = 0;
     for (int64_t i = 0; i < rows; i++)
         if (hrow[i] > c->B) c->B = hrow[i];
@@ -406,8 +461,7 @@ done:
 
 namespace {
 
-int ensure_recs(mu_gpu_mss2d *c, size_t need)
-{
+int ensure_recs(mu_gpu_mss2d *c, size_t need) {
     if (need <= c->recs_cap) return 0;
     if (c->recs) MU_CUDA(cudaFree(c->recs));
     c->recs = nullptr;
@@ -418,20 +472,40 @@ int ensure_recs(mu_gpu_mss2d *c, size_t need)
 }
 
 /* One record per tile of [first, first + n) into c->recs[0..n), n <= CHUNK_TILES. */
-template <typename T> int launch_range(mu_gpu_mss2d *c, const T *V, long long first, long long n, int allowed)
-{
-    constexpr int RB = sizeof(T) == 4 ? RB32 : RB64;
-    if (allowed)
-        return c->dpx ? launch_tiles<T, true, true, RB>(V, c->rows, c->cols, c->tside, first, n, c->recs)
-                      : launch_tiles<T, true, false, RB>(V, c->rows, c->cols, c->tside, first, n, c->recs);
-    return c->dpx ? launch_tiles<T, false, true, RB>(V, c->rows, c->cols, c->tside, first, n, c->recs)
-                  : launch_tiles<T, false, false, RB>(V, c->rows, c->cols, c->tside, first, n, c->recs);
+template <typename T>
+int launch_range(mu_gpu_mss2d *c, const T *V, long long first, long long n, int allowed) {
+    const long long rows = c->rows, cols = c->cols, ts = c->tside;
+    if constexpr (sizeof(T) == 8) {
+        return allowed
+                   ? launch_tiles<T, true, VAR_ROWS, RB64>(V, rows, cols, ts, first, n, c->recs)
+                   : launch_tiles<T, false, VAR_ROWS, RB64>(V, rows, cols, ts, first, n, c->recs);
+    } else {
+        int var = c->variant;
+        if (var == VAR_AUTO) var = allowed ? VAR_ROWS : VAR_PAIRS;
+        switch (var) {
+        case VAR_ROWS:
+            return allowed
+                       ? launch_tiles<T, true, VAR_ROWS, RB32>(V, rows, cols, ts, first, n, c->recs)
+                       : launch_tiles<T, false, VAR_ROWS, RB32>(V, rows, cols, ts, first, n,
+                                                                c->recs);
+        case VAR_PLAIN:
+            return allowed ? launch_tiles<T, true, VAR_PLAIN, RB32>(V, rows, cols, ts, first, n,
+                                                                    c->recs)
+                           : launch_tiles<T, false, VAR_PLAIN, RB32>(V, rows, cols, ts, first, n,
+                                                                     c->recs);
+        default:
+            return allowed ? launch_tiles<T, true, VAR_PAIRS, RB32>(V, rows, cols, ts, first, n,
+                                                                    c->recs)
+                           : launch_tiles<T, false, VAR_PAIRS, RB32>(V, rows, cols, ts, first, n,
+                                                                     c->recs);
+        }
+    }
 }
 
 /* The best record over the tiles [first, first + count) with one kernel flavour. */
 template <typename T>
-int run_best(mu_gpu_mss2d *c, const T *V, long long first, long long count, int allowed, rec *res_host)
-{
+int run_best(mu_gpu_mss2d *c, const T *V, long long first, long long count, int allowed,
+             rec *res_host) {
     const long long nchunks = (count + CHUNK_TILES - 1) / CHUNK_TILES;
     if ((size_t)nchunks > c->res_cap) {
         if (c->res) MU_CUDA(cudaFree(c->res));
@@ -464,8 +538,7 @@ int run_best(mu_gpu_mss2d *c, const T *V, long long first, long long count, int 
     return 0;
 }
 
-int check_range(const mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end)
-{
+int check_range(const mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end) {
     if (tile_begin < 0 || tile_end > c->ntiles || tile_begin > tile_end)
         return mu_gpu_fail("tiles [%lld, %lld) outside [0, %lld)", (long long)tile_begin,
                            (long long)tile_end, (long long)c->ntiles);
@@ -474,9 +547,8 @@ int check_range(const mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end)
 
 } // namespace
 
-extern "C" int mu_gpu_mss2d_run(mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end, int empty_allowed,
-                                int64_t *best, int64_t *pair_id)
-{
+extern "C" int mu_gpu_mss2d_run(mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end,
+                                int empty_allowed, int64_t *best, int64_t *pair_id) {
     if (!c || !best || !pair_id) return mu_gpu_fail("mu_gpu_mss2d_run: missing argument");
     if (check_range(c, tile_begin, tile_end)) return 1;
     empty_allowed = empty_allowed != 0;
@@ -486,11 +558,13 @@ extern "C" int mu_gpu_mss2d_run(mu_gpu_mss2d *c, int64_t tile_begin, int64_t til
     rec r = {0, -1};
     bool redo = !c->use32;
     if (c->use32) {
-        if (run_best<int>(c, c->V32, tile_begin, tile_end - tile_begin, empty_allowed, &r)) return 1;
+        if (run_best<int>(c, c->V32, tile_begin, tile_end - tile_begin, empty_allowed, &r))
+            return 1;
         /* Exact unless a counted pair came near overflow; then redo in int64. */
         redo = r.id >= 0 && r.val > (long long)INT32_MAX - c->B;
     }
-    if (redo && run_best<long long>(c, c->V64, tile_begin, tile_end - tile_begin, empty_allowed, &r))
+    if (redo &&
+        run_best<long long>(c, c->V64, tile_begin, tile_end - tile_begin, empty_allowed, &r))
         return 1;
     if (r.id >= 0) {
         *best = r.val;
@@ -500,8 +574,7 @@ extern "C" int mu_gpu_mss2d_run(mu_gpu_mss2d *c, int64_t tile_begin, int64_t til
 }
 
 extern "C" int mu_gpu_mss2d_run_tiles(mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end,
-                                      int empty_allowed, int64_t *results)
-{
+                                      int empty_allowed, int64_t *results) {
     if (!c || !results) return mu_gpu_fail("mu_gpu_mss2d_run_tiles: missing argument");
     if (check_range(c, tile_begin, tile_end)) return 1;
     empty_allowed = empty_allowed != 0;

@@ -12,7 +12,7 @@
  *
  * Options: --sizes1d=28,30 (log2 n)  --sizes2d=4096,8192,16384  --reps=20
  *          --reps2d=3  --check2d=2048 (0: none)  --sweep1d=8,16,32 (rounds per
- *          tile to compare)  --variants2d (int64 and non-DPX kernels too)
+ *          tile to compare)  --variants2d (also the int64, one-row and non-DPX kernels)
  *          --no1d  --no2d  --no-e2e  --no-cpu  --seed=N */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime_api.h>
@@ -31,7 +31,7 @@
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "bench_maxsub: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,   \
+            fprintf(stderr, "bench_maxsub: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
                     cudaGetErrorString(e_));                                                       \
             exit(1);                                                                               \
         }                                                                                          \
@@ -39,60 +39,52 @@
 #define GPU(call)                                                                                  \
     do {                                                                                           \
         if (call) {                                                                                \
-            fprintf(stderr, "bench_maxsub: %s:%d: %s\n", __FILE__, __LINE__, mu_gpu_error());     \
+            fprintf(stderr, "bench_maxsub: %s:%d: %s\n", __FILE__, __LINE__, mu_gpu_error());      \
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
 
-static double now(void)
-{
+static double now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
+static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
-static double median(double *v, int n)
-{
+static double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_d);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static uint64_t rng = 1;
-static inline uint64_t xs(void)
-{
+static inline uint64_t xs(void) {
     rng ^= rng << 13;
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return rng;
 }
 /* Uniform in [lo, hi] by multiply-shift. */
-static inline int32_t draw(int64_t lo, int64_t hi)
-{
+static inline int32_t draw(int64_t lo, int64_t hi) {
     uint64_t span = (uint64_t)(hi - lo) + 1;
     return (int32_t)(lo + (int64_t)(((xs() >> 32) * span) >> 32));
 }
 
-static mu_mss_summary cpu_scan(const int32_t *x, int64_t n, int empty)
-{
+static mu_mss_summary cpu_scan(const int32_t *x, int64_t n, int empty) {
     mu_mss_scan st;
     mu_mss_scan_begin(&st, 0, empty);
     for (int64_t i = 0; i < n; i++) mu_mss_scan_push(&st, x[i], empty);
     return mu_mss_scan_end(&st, empty);
 }
-static int same(const mu_mss_summary *a, const mu_mss_summary *b)
-{
+static int same(const mu_mss_summary *a, const mu_mss_summary *b) {
     return a->lo == b->lo && a->hi == b->hi && a->sum == b->sum && a->pre == b->pre &&
            a->pre_end == b->pre_end && a->suf == b->suf && a->suf_start == b->suf_start &&
            a->best == b->best && a->best_start == b->best_start && a->best_end == b->best_end;
 }
 
-static int parse_list(const char *s, long long *out, int max)
-{
+static int parse_list(const char *s, long long *out, int max) {
     int n = 0;
     while (*s && n < max) {
         char *end;
@@ -107,8 +99,7 @@ static int parse_list(const char *s, long long *out, int max)
 static char table[16384];
 static size_t tlen;
 static void row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void row(const char *fmt, ...)
-{
+static void row(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int k = vsnprintf(table + tlen, sizeof table - tlen, fmt, ap);
@@ -119,8 +110,7 @@ static void row(const char *fmt, ...)
 static int mismatches;
 
 /* ---- (a) ---- */
-static double bench_copy(int reps)
-{
+static double bench_copy(int reps) {
     const size_t bytes = (size_t)1 << 30;
     void *a, *b;
     CK(cudaMalloc(&a, bytes));
@@ -142,7 +132,8 @@ static double bench_copy(int reps)
     }
     double tm = median(t, reps);
     double bw = 2.0 * (double)bytes / tm;
-    printf("(a) D2D copy of 1 GiB: median %.3f ms, %.1f GB/s (read + written)\n", tm * 1e3, bw / 1e9);
+    printf("(a) D2D copy of 1 GiB: median %.3f ms, %.1f GB/s (read + written)\n", tm * 1e3,
+           bw / 1e9);
     row("(a) cudaMemcpy D2D, 1 GiB, median of %d     %9.3f ms   %8.1f GB/s (read+written)\n", reps,
         tm * 1e3, bw / 1e9);
     free(t);
@@ -155,8 +146,7 @@ static double bench_copy(int reps)
 
 /* Median kernel time of the resident 1-D kernel, checked against ref. */
 static double time_1d(const int32_t *d, int64_t n, int empty, int reps, const mu_mss_summary *ref,
-                      const char *what)
-{
+                      const char *what) {
     mu_mss_summary s;
     float ms;
     for (int i = 0; i < 3; i++) GPU(mu_gpu_mss1d_device(d, n, 0, empty, &s, &ms));
@@ -166,9 +156,10 @@ static double time_1d(const int32_t *d, int64_t n, int empty, int reps, const mu
         t[i] = ms * 1e-3;
         if (ref && !same(&s, ref)) {
             mismatches++;
-            printf("MISMATCH 1-D %s n=%lld: gpu best %lld [%lld,%lld], cpu %lld [%lld,%lld]\n", what,
-                   (long long)n, (long long)s.best, (long long)s.best_start, (long long)s.best_end,
-                   (long long)ref->best, (long long)ref->best_start, (long long)ref->best_end);
+            printf("MISMATCH 1-D %s n=%lld: gpu best %lld [%lld,%lld], cpu %lld [%lld,%lld]\n",
+                   what, (long long)n, (long long)s.best, (long long)s.best_start,
+                   (long long)s.best_end, (long long)ref->best, (long long)ref->best_start,
+                   (long long)ref->best_end);
             ref = NULL;
         }
     }
@@ -177,9 +168,8 @@ static double time_1d(const int32_t *d, int64_t n, int empty, int reps, const mu
     return tm;
 }
 
-static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, int cpu, long long *sweep,
-                     int nsweep)
-{
+static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, int cpu,
+                     long long *sweep, int nsweep) {
     int lgmax = 0;
     for (int i = 0; i < nlg; i++)
         if (lg[i] > lgmax) lgmax = (int)lg[i];
@@ -195,7 +185,8 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
     int32_t *d;
     CK(cudaMalloc((void **)&d, sizeof(int32_t) * (size_t)nmax));
     CK(cudaMemcpy(d, h, sizeof(int32_t) * (size_t)nmax, cudaMemcpyHostToDevice));
-    row("(b) 1-D, values in [-1000,1000], empty allowed; read GB/s = 4n/t, vs (a) = read GB/s / copy GB/s\n");
+    row("(b) 1-D, values in [-1000,1000], empty allowed; read GB/s = 4n/t, vs (a) = read GB/s / "
+        "copy GB/s\n");
     row("    %-34s %10s %10s %10s %9s\n", "case", "n", "time ms", "read GB/s", "vs (a)");
     for (int k = 0; k < nlg; k++) {
         const int64_t n = (int64_t)1 << lg[k];
@@ -208,10 +199,10 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
         }
         double tg = time_1d(d, n, 1, reps, cpu ? &ref : NULL, "resident");
         double gbs = 4.0 * (double)n / tg;
-        printf("    1-D n=2^%lld kernel median %.3f ms, %.1f GB/s read, %.1f%% of copy\n", lg[k], tg * 1e3,
-               gbs / 1e9, 100.0 * gbs / copy_bw);
-        row("    %-34s %10lld %10.3f %10.1f %8.1f%%\n", "GPU kernels, resident", (long long)n, tg * 1e3,
-            gbs / 1e9, 100.0 * gbs / copy_bw);
+        printf("    1-D n=2^%lld kernel median %.3f ms, %.1f GB/s read, %.1f%% of copy\n", lg[k],
+               tg * 1e3, gbs / 1e9, 100.0 * gbs / copy_bw);
+        row("    %-34s %10lld %10.3f %10.1f %8.1f%%\n", "GPU kernels, resident", (long long)n,
+            tg * 1e3, gbs / 1e9, 100.0 * gbs / copy_bw);
         if (!cpu) {
             mu_mss_summary s;
             GPU(mu_gpu_mss1d_device(d, n, 0, 1, &s, NULL));
@@ -223,8 +214,9 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
             int chk = cpu && lg[k] <= 28;
             if (chk) rf = cpu_scan(h, n, 0);
             double tf = time_1d(d, n, 0, reps / 2 > 3 ? reps / 2 : 3, chk ? &rf : NULL, "nonempty");
-            row("    %-34s %10lld %10.3f %10.1f %8.1f%%\n", "GPU kernels, nonempty mode", (long long)n,
-                tf * 1e3, 4.0 * (double)n / tf / 1e9, 100.0 * 4.0 * (double)n / tf / copy_bw);
+            row("    %-34s %10lld %10.3f %10.1f %8.1f%%\n", "GPU kernels, nonempty mode",
+                (long long)n, tf * 1e3, 4.0 * (double)n / tf / 1e9,
+                100.0 * 4.0 * (double)n / tf / copy_bw);
         }
         for (int si = 0; si < nsweep; si++) {
             char v[16];
@@ -240,8 +232,8 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
         if (nsweep) {
             setenv("MUTIRAO_MSS1D_FAST", "0", 1);
             double ts = time_1d(d, n, 1, reps, &ref, "int64 path");
-            row("    %-34s %10lld %10.3f %10.1f %8.1f%%\n", "  int64 path forced", (long long)n, ts * 1e3,
-                4.0 * (double)n / ts / 1e9, 100.0 * 4.0 * (double)n / ts / copy_bw);
+            row("    %-34s %10lld %10.3f %10.1f %8.1f%%\n", "  int64 path forced", (long long)n,
+                ts * 1e3, 4.0 * (double)n / ts / 1e9, 100.0 * 4.0 * (double)n / ts / copy_bw);
             unsetenv("MUTIRAO_MSS1D_FAST");
         }
         if (e2e) {
@@ -257,14 +249,15 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
                 }
             }
             double tm = median(te, 3);
-            row("    %-34s %10lld %10.3f %10.1f %9s\n", "end to end from pageable host", (long long)n,
-                tm * 1e3, 4.0 * (double)n / tm / 1e9, "-");
+            row("    %-34s %10lld %10.3f %10.1f %9s\n", "end to end from pageable host",
+                (long long)n, tm * 1e3, 4.0 * (double)n / tm / 1e9, "-");
         }
         if (cpu)
-            row("    %-34s %10lld %10.3f %10.1f %9s\n", "CPU scan, 1 thread (reference)", (long long)n,
-                tc * 1e3, 4.0 * (double)n / tc / 1e9, "-");
-        printf("    answer: best %lld [%lld, %lld]%s\n", (long long)ref.best, (long long)ref.best_start,
-               (long long)ref.best_end, cpu ? " (GPU == CPU checked)" : "");
+            row("    %-34s %10lld %10.3f %10.1f %9s\n", "CPU scan, 1 thread (reference)",
+                (long long)n, tc * 1e3, 4.0 * (double)n / tc / 1e9, "-");
+        printf("    answer: best %lld [%lld, %lld]%s\n", (long long)ref.best,
+               (long long)ref.best_start, (long long)ref.best_end,
+               cpu ? " (GPU == CPU checked)" : "");
         fflush(stdout);
     }
     /* The int64 path: values over the whole int32 range. */
@@ -274,8 +267,9 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
         CK(cudaMemcpy(d, h, sizeof(int32_t) * (size_t)n, cudaMemcpyHostToDevice));
         mu_mss_summary ref = cpu_scan(h, n, 1);
         double tg = time_1d(d, n, 1, reps, &ref, "full range");
-        row("    %-34s %10lld %10.3f %10.1f %8.1f%%\n", "GPU, full int32 range (int64 path)", (long long)n,
-            tg * 1e3, 4.0 * (double)n / tg / 1e9, 100.0 * 4.0 * (double)n / tg / copy_bw);
+        row("    %-34s %10lld %10.3f %10.1f %8.1f%%\n", "GPU, full int32 range (int64 path)",
+            (long long)n, tg * 1e3, 4.0 * (double)n / tg / 1e9,
+            100.0 * 4.0 * (double)n / tg / copy_bw);
     }
     CK(cudaFree(d));
     free(h);
@@ -284,8 +278,7 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
 /* ---- (c) ---- */
 
 /* Kadane of strip (g, h) straight from K, int64. */
-static int64_t strip_best(const int32_t *k, int64_t n, int64_t g, int64_t h, int empty)
-{
+static int64_t strip_best(const int32_t *k, int64_t n, int64_t g, int64_t h, int empty) {
     mu_mss_scan st;
     mu_mss_scan_begin(&st, 0, empty);
     for (int64_t i = 0; i < n; i++) {
@@ -297,8 +290,8 @@ static int64_t strip_best(const int32_t *k, int64_t n, int64_t g, int64_t h, int
     return mu_mss_scan_end(&st, empty).best;
 }
 
-static double time_2d(mu_gpu_mss2d *ctx, int64_t nt, int empty, int reps, int64_t *best, int64_t *id)
-{
+static double time_2d(mu_gpu_mss2d *ctx, int64_t nt, int empty, int reps, int64_t *best,
+                      int64_t *id) {
     double *t = malloc(sizeof(double) * (size_t)reps);
     for (int i = 0; i < reps; i++) {
         double t0 = now();
@@ -310,35 +303,41 @@ static double time_2d(mu_gpu_mss2d *ctx, int64_t nt, int empty, int reps, int64_
     return tm;
 }
 
-static void bench_2d(long long *sizes, int nsizes, int reps, long long check, int variants)
-{
-    row("(c) 2-D, n x n values in [-1000,1000]; updates = n * n(n+1)/2 pair-rows; time = whole run, median\n");
+static void bench_2d(long long *sizes, int nsizes, int reps, long long check, int variants) {
+    row("(c) 2-D, n x n values in [-1000,1000]; updates = n * n(n+1)/2 pair-rows; time = whole "
+        "run, median\n");
     row("    %-30s %7s %10s %12s %10s\n", "case", "n", "time ms", "updates/s", "check");
-    if (check > 0) {
-        const int64_t n = check;
+    /* Full comparison with the CPU tiles: allowed mode at n = check, nonempty at check / 2. */
+    for (int empty = 1; empty >= 0 && check > 0; empty--) {
+        const int64_t n = empty ? check : check / 2;
+        if (n < 1) break;
         int32_t *k = malloc(sizeof(int32_t) * (size_t)(n * n));
         int64_t *V = malloc(sizeof(int64_t) * (size_t)(n * (n + 1)));
+        if (!k || !V) {
+            fprintf(stderr, "bench_maxsub: no memory for the CPU check\n");
+            exit(1);
+        }
         for (int64_t i = 0; i < n * n; i++) k[i] = draw(-1000, 1000);
         mu_mss2d_prefix(k, n, n, V);
         mu_gpu_mss2d *ctx;
         GPU(mu_gpu_mss2d_create(k, n, n, &ctx));
         const int64_t nt = mu_mss_tile_count(n);
-        for (int empty = 1; empty >= 0; empty--) {
-            int64_t gb, gi, cb, ci;
-            double t0 = now();
-            mu_mss2d_cpu_tiles(V, n, n, 0, nt, empty, &cb, &ci);
-            double tc = now() - t0;
-            double tg = time_2d(ctx, nt, empty, 3, &gb, &gi);
-            int ok = gb == cb && gi == ci;
-            if (!ok) mismatches++;
-            double upd = (double)n * (double)n * (double)(n + 1) / 2.0;
-            row("    %-30s %7lld %10.3f %12.3e %10s\n", empty ? "GPU, all tiles (vs CPU)" : "GPU, nonempty (vs CPU)",
-                (long long)n, tg * 1e3, upd / tg, ok ? "== CPU" : "MISMATCH");
-            row("    %-30s %7lld %10.3f %12.3e %10s\n", "CPU tiles, 1 thread", (long long)n, tc * 1e3,
-                upd / tc, "-");
-            printf("    2-D n=%lld empty=%d: gpu %lld id %lld, cpu %lld id %lld\n", (long long)n, empty,
-                   (long long)gb, (long long)gi, (long long)cb, (long long)ci);
-        }
+        int64_t gb, gi, cb, ci;
+        double t0 = now();
+        mu_mss2d_cpu_tiles(V, n, n, 0, nt, empty, &cb, &ci);
+        double tc = now() - t0;
+        double tg = time_2d(ctx, nt, empty, 3, &gb, &gi);
+        int ok = gb == cb && gi == ci;
+        if (!ok) mismatches++;
+        double upd = (double)n * (double)n * (double)(n + 1) / 2.0;
+        row("    %-30s %7lld %10.3f %12.3e %10s\n",
+            empty ? "GPU, all tiles (vs CPU)" : "GPU, nonempty (vs CPU)", (long long)n, tg * 1e3,
+            upd / tg, ok ? "== CPU" : "MISMATCH");
+        row("    %-30s %7lld %10.3f %12.3e %10s\n", "CPU tiles, 1 thread", (long long)n, tc * 1e3,
+            upd / tc, "-");
+        printf("    2-D n=%lld empty=%d: gpu %lld id %lld, cpu %lld id %lld\n", (long long)n, empty,
+               (long long)gb, (long long)gi, (long long)cb, (long long)ci);
+        fflush(stdout);
         mu_gpu_mss2d_destroy(ctx);
         free(V);
         free(k);
@@ -366,21 +365,22 @@ static void bench_2d(long long *sizes, int nsizes, int reps, long long check, in
         int64_t sb = id >= 0 ? strip_best(k, n, g, h, 1) : 0;
         int ok = id >= 0 && sb == best;
         if (!ok) mismatches++;
-        row("    %-30s %7lld %10.3f %12.3e %10s\n", "GPU, all tiles", (long long)n, tg * 1e3, upd / tg,
-            ok ? "strip ok" : "BAD STRIP");
-        printf("    2-D n=%lld: create %.1f ms, run %.3f ms, %.3e updates/s, best %lld at pair %lld (g %lld, h %lld), strip %lld\n",
-               (long long)n, tcreate * 1e3, tg * 1e3, upd / tg, (long long)best, (long long)id, (long long)g,
-               (long long)h, (long long)sb);
+        row("    %-30s %7lld %10.3f %12.3e %10s\n", "GPU, all tiles (allowed)", (long long)n,
+            tg * 1e3, upd / tg, ok ? "strip ok" : "BAD STRIP");
+        printf("    2-D n=%lld: create %.1f ms, run %.3f ms, %.3e updates/s, best %lld at pair "
+               "%lld (g %lld, h %lld), strip %lld\n",
+               (long long)n, tcreate * 1e3, tg * 1e3, upd / tg, (long long)best, (long long)id,
+               (long long)g, (long long)h, (long long)sb);
         fflush(stdout);
+        int64_t fb, fi;
         {
-            int64_t fb, fi;
-            double tf = time_2d(ctx, nt, 0, 1, &fb, &fi);
+            double tf = time_2d(ctx, nt, 0, reps, &fb, &fi);
             int64_t fg = 0, fh = 0;
             if (fi >= 0) mu_mss_tri_unrank(n, fi, &fg, &fh);
             int fok = fi >= 0 && strip_best(k, n, fg, fh, 0) == fb;
             if (!fok) mismatches++;
-            row("    %-30s %7lld %10.3f %12.3e %10s\n", "GPU, nonempty mode", (long long)n, tf * 1e3,
-                upd / tf, fok ? "strip ok" : "BAD STRIP");
+            row("    %-30s %7lld %10.3f %12.3e %10s\n", "GPU, nonempty mode", (long long)n,
+                tf * 1e3, upd / tf, fok ? "strip ok" : "BAD STRIP");
         }
         /* Single tiles against the CPU reference. */
         {
@@ -396,23 +396,33 @@ static void bench_2d(long long *sizes, int nsizes, int reps, long long check, in
                 }
                 free(V);
                 if (bad) mismatches++;
-                row("    %-30s %7lld %10s %12s %10s\n", "  4 single tiles vs CPU", (long long)n, "-", "-",
-                    bad ? "MISMATCH" : "== CPU");
+                row("    %-30s %7lld %10s %12s %10s\n", "  4 single tiles vs CPU", (long long)n,
+                    "-", "-", bad ? "MISMATCH" : "== CPU");
             }
         }
         mu_gpu_mss2d_destroy(ctx);
         if (variants && n >= 8192) {
-            const char *names[2] = {"  int64 kernel (forced)", "  int32 without DPX"};
-            for (int v = 0; v < 2; v++) {
-                setenv(v == 0 ? "MUTIRAO_MSS2D_INT64" : "MUTIRAO_MSS2D_DPX", v == 0 ? "1" : "0", 1);
+            /* Each kernel forced for both modes (the default picks per mode). */
+            static const char *names[4] = {"int64 kernel", "int32, rows in pairs",
+                                           "int32, one row at a time", "int32 without DPX"};
+            static const char *var[4] = {"MUTIRAO_MSS2D_INT64", "MUTIRAO_MSS2D_KERNEL",
+                                         "MUTIRAO_MSS2D_KERNEL", "MUTIRAO_MSS2D_KERNEL"};
+            static const char *val[4] = {"1", "pairs", "rows", "plain"};
+            for (int v = 0; v < 4; v++) {
+                setenv(var[v], val[v], 1);
                 GPU(mu_gpu_mss2d_create(k, n, n, &ctx));
-                unsetenv(v == 0 ? "MUTIRAO_MSS2D_INT64" : "MUTIRAO_MSS2D_DPX");
-                int64_t vb, vi;
-                double tv = time_2d(ctx, nt, 1, v == 0 ? 1 : reps, &vb, &vi);
-                int vok = vb == best && vi == id;
-                if (!vok) mismatches++;
-                row("    %-30s %7lld %10.3f %12.3e %10s\n", names[v], (long long)n, tv * 1e3, upd / tv,
-                    vok ? "same" : "DIFFERENT");
+                unsetenv(var[v]);
+                for (int empty = 1; empty >= 0; empty--) {
+                    int64_t vb, vi;
+                    double tv = time_2d(ctx, nt, empty, v == 0 ? 1 : reps, &vb, &vi);
+                    int vok = empty ? vb == best && vi == id : vb == fb && vi == fi;
+                    if (!vok) mismatches++;
+                    char label[64];
+                    snprintf(label, sizeof label, "  %s, %s", names[v],
+                             empty ? "allowed" : "nonempty");
+                    row("    %-30s %7lld %10.3f %12.3e %10s\n", label, (long long)n, tv * 1e3,
+                        upd / tv, vok ? "same" : "DIFFERENT");
+                }
                 mu_gpu_mss2d_destroy(ctx);
             }
         }
@@ -420,30 +430,45 @@ static void bench_2d(long long *sizes, int nsizes, int reps, long long check, in
     }
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     long long lg[8] = {28, 30}, s2[8] = {4096, 8192, 16384}, sweep[8];
-    int nlg = 2, ns2 = 3, nsweep = 0, reps = 20, reps2d = 3, do1 = 1, do2 = 1, e2e = 1, cpu = 1, variants = 0;
+    int nlg = 2, ns2 = 3, nsweep = 0, reps = 20, reps2d = 3, do1 = 1, do2 = 1, e2e = 1, cpu = 1,
+        variants = 0;
     long long check = 2048, seed = 20240607;
     printf("command:");
     for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
     printf("\n");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strncmp(a, "--sizes1d=", 10)) nlg = parse_list(a + 10, lg, 8);
-        else if (!strncmp(a, "--sizes2d=", 10)) ns2 = parse_list(a + 10, s2, 8);
-        else if (!strncmp(a, "--sweep1d=", 10)) nsweep = parse_list(a + 10, sweep, 8);
-        else if (!strncmp(a, "--reps=", 7)) reps = atoi(a + 7);
-        else if (!strncmp(a, "--reps2d=", 9)) reps2d = atoi(a + 9);
-        else if (!strncmp(a, "--check2d=", 10)) check = atoll(a + 10);
-        else if (!strncmp(a, "--seed=", 7)) seed = atoll(a + 7);
-        else if (!strcmp(a, "--variants2d")) variants = 1;
-        else if (!strcmp(a, "--no1d")) do1 = 0;
-        else if (!strcmp(a, "--no2d")) do2 = 0;
-        else if (!strcmp(a, "--no-e2e")) e2e = 0;
-        else if (!strcmp(a, "--no-cpu")) cpu = 0;
+        if (!strncmp(a, "--sizes1d=", 10))
+            nlg = parse_list(a + 10, lg, 8);
+        else if (!strncmp(a, "--sizes2d=", 10))
+            ns2 = parse_list(a + 10, s2, 8);
+        else if (!strncmp(a, "--sweep1d=", 10))
+            nsweep = parse_list(a + 10, sweep, 8);
+        else if (!strncmp(a, "--reps=", 7))
+            reps = atoi(a + 7);
+        else if (!strncmp(a, "--reps2d=", 9))
+            reps2d = atoi(a + 9);
+        else if (!strncmp(a, "--check2d=", 10))
+            check = atoll(a + 10);
+        else if (!strncmp(a, "--seed=", 7))
+            seed = atoll(a + 7);
+        else if (!strcmp(a, "--variants2d"))
+            variants = 1;
+        else if (!strcmp(a, "--no1d"))
+            do1 = 0;
+        else if (!strcmp(a, "--no2d"))
+            do2 = 0;
+        else if (!strcmp(a, "--no-e2e"))
+            e2e = 0;
+        else if (!strcmp(a, "--no-cpu"))
+            cpu = 0;
         else {
-            fprintf(stderr, "bench_maxsub: unknown option %s (see the comment at the top of perf/bench_maxsub.c)\n", a);
+            fprintf(stderr,
+                    "bench_maxsub: unknown option %s (see the comment at the top of "
+                    "perf/bench_maxsub.c)\n",
+                    a);
             return 2;
         }
     }
@@ -456,10 +481,10 @@ int main(int argc, char **argv)
     }
     mu_gpu_info info;
     GPU(mu_gpu_select(0, &info));
-    printf("device: %s, sm_%d%d, %d SMs, %.1f GiB, CUDA %s\n", info.name, info.cc_major, info.cc_minor,
-           info.sm_count, info.mem_gib, mu_gpu_versions());
-    row("device: %s (%d SMs, %.1f GiB), CUDA runtime/driver %s\n", info.name, info.sm_count, info.mem_gib,
-        mu_gpu_versions());
+    printf("device: %s, sm_%d%d, %d SMs, %.1f GiB, CUDA %s\n", info.name, info.cc_major,
+           info.cc_minor, info.sm_count, info.mem_gib, mu_gpu_versions());
+    row("device: %s (%d SMs, %.1f GiB), CUDA runtime/driver %s\n", info.name, info.sm_count,
+        info.mem_gib, mu_gpu_versions());
     double bw = bench_copy(reps);
     if (do1) bench_1d(bw, lg, nlg, reps, e2e, cpu, sweep, nsweep);
     if (do2) bench_2d(s2, ns2, reps2d, check, variants);

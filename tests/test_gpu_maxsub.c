@@ -4,6 +4,7 @@
  * equals mu_mss_scan over the same data. 2-D: (best, pair id) of
  * mu_gpu_mss2d_run equals mu_mss2d_cpu_tiles over all tiles and sub-ranges.
  * Exit 77 (skipped) when no GPU is visible. */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,17 +20,17 @@
 #endif
 
 static uint64_t xs_state = 0x9E3779B97F4A7C15ull;
-static void xs_seed(uint64_t s) { xs_state = s * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull; }
-static uint64_t xs(void)
-{
+static void xs_seed(uint64_t s) {
+    xs_state = s * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+}
+static uint64_t xs(void) {
     xs_state ^= xs_state << 13;
     xs_state ^= xs_state >> 7;
     xs_state ^= xs_state << 17;
     return xs_state;
 }
 /* Uniform in [lo, hi], any int32 bounds. */
-static int32_t rnd(int64_t lo, int64_t hi)
-{
+static int32_t rnd(int64_t lo, int64_t hi) {
     uint64_t span = (uint64_t)(hi - lo) + 1;
     return (int32_t)(lo + (int64_t)(xs() % span));
 }
@@ -48,32 +49,28 @@ static long checks, failures;
         }                                                                                          \
     } while (0)
 
-static double now(void)
-{
+static double now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static mu_mss_summary cpu_scan(const int32_t *x, int64_t n, int64_t base, int empty)
-{
+static mu_mss_summary cpu_scan(const int32_t *x, int64_t n, int64_t base, int empty) {
     mu_mss_scan st;
     mu_mss_scan_begin(&st, base, empty);
     for (int64_t i = 0; i < n; i++) mu_mss_scan_push(&st, x[i], empty);
     return mu_mss_scan_end(&st, empty);
 }
 
-static int same_summary(const mu_mss_summary *a, const mu_mss_summary *b)
-{
+static int same_summary(const mu_mss_summary *a, const mu_mss_summary *b) {
     return a->lo == b->lo && a->hi == b->hi && a->sum == b->sum && a->pre == b->pre &&
            a->pre_end == b->pre_end && a->suf == b->suf && a->suf_start == b->suf_start &&
            a->best == b->best && a->best_start == b->best_start && a->best_end == b->best_end;
 }
 
-static void print_summary(const char *tag, const mu_mss_summary *s)
-{
-    printf("  %s: lo %lld hi %lld sum %lld pre %lld@%lld suf %lld@%lld best %lld [%lld, %lld]\n", tag,
-           (long long)s->lo, (long long)s->hi, (long long)s->sum, (long long)s->pre,
+static void print_summary(const char *tag, const mu_mss_summary *s) {
+    printf("  %s: lo %lld hi %lld sum %lld pre %lld@%lld suf %lld@%lld best %lld [%lld, %lld]\n",
+           tag, (long long)s->lo, (long long)s->hi, (long long)s->sum, (long long)s->pre,
            (long long)s->pre_end, (long long)s->suf, (long long)s->suf_start, (long long)s->best,
            (long long)s->best_start, (long long)s->best_end);
 }
@@ -81,31 +78,45 @@ static void print_summary(const char *tag, const mu_mss_summary *s)
 /* ---- data ---- */
 
 enum kind {
-    K_SMALL,   /* [-3, 3]: many ties */
-    K_MID,     /* [-1000, 1000] */
-    K_NEG,     /* all negative [-9, -1] */
-    K_ZERO,    /* all zero */
-    K_CONST,   /* all equal positive */
-    K_FULL,    /* the whole int32 range: the int64 path */
-    K_MIXED,   /* mostly [-3, 3], now and then +-2e9: fast and int64 rounds side by side */
-    K_EDGE,    /* the bounds of the int32 fast path and just past them */
-    K_WALK,    /* long positive and negative stretches: sums that cross pieces and tiles */
+    K_SMALL, /* [-3, 3]: many ties */
+    K_MID,   /* [-1000, 1000] */
+    K_NEG,   /* all negative [-9, -1] */
+    K_ZERO,  /* all zero */
+    K_CONST, /* all equal positive */
+    K_FULL,  /* the whole int32 range: the int64 path */
+    K_MIXED, /* mostly [-3, 3], now and then +-2e9: fast and int64 rounds side by side */
+    K_EDGE,  /* the bounds of the int32 fast path and just past them */
+    K_WALK,  /* long positive and negative stretches: sums that cross pieces and tiles */
     K_NKINDS
 };
-static const char *kind_name[] = {"small", "mid", "neg", "zero", "const", "full", "mixed", "edge", "walk"};
+static const char *kind_name[] = {"small", "mid",   "neg",  "zero", "const",
+                                  "full",  "mixed", "edge", "walk"};
 
-static void fill(int32_t *x, int64_t n, int kind)
-{
+static void fill(int32_t *x, int64_t n, int kind) {
     int32_t sign = 1;
     for (int64_t i = 0; i < n; i++) {
         switch (kind) {
-        case K_SMALL: x[i] = rnd(-3, 3); break;
-        case K_MID: x[i] = rnd(-1000, 1000); break;
-        case K_NEG: x[i] = rnd(-9, -1); break;
-        case K_ZERO: x[i] = 0; break;
-        case K_CONST: x[i] = 2; break;
-        case K_FULL: x[i] = rnd(INT32_MIN, INT32_MAX); break;
-        case K_MIXED: x[i] = xs() % 3000 == 0 ? rnd(-2000000000, 2000000000) : rnd(-3, 3); break;
+        case K_SMALL:
+            x[i] = rnd(-3, 3);
+            break;
+        case K_MID:
+            x[i] = rnd(-1000, 1000);
+            break;
+        case K_NEG:
+            x[i] = rnd(-9, -1);
+            break;
+        case K_ZERO:
+            x[i] = 0;
+            break;
+        case K_CONST:
+            x[i] = 2;
+            break;
+        case K_FULL:
+            x[i] = rnd(INT32_MIN, INT32_MAX);
+            break;
+        case K_MIXED:
+            x[i] = xs() % 3000 == 0 ? rnd(-2000000000, 2000000000) : rnd(-3, 3);
+            break;
         case K_EDGE: {
             static const int32_t e[] = {-32768, 32767, -32769, 32768, 0, -1, 1, 32766, -32767};
             x[i] = xs() % 50 == 0 ? e[xs() % 9] : (xs() & 1 ? 32767 : -32768);
@@ -125,8 +136,7 @@ static void fill(int32_t *x, int64_t n, int kind)
 static int32_t *dev_buf;
 static int64_t dev_cap;
 
-static int ensure_dev(int64_t n)
-{
+static int ensure_dev(int64_t n) {
     if (n + 4 <= dev_cap) return 0;
     if (dev_buf) cudaFree(dev_buf);
     dev_buf = NULL;
@@ -137,16 +147,16 @@ static int ensure_dev(int64_t n)
 }
 #endif
 
-static void test1d_case(const int32_t *x, int64_t n, int64_t base, int empty, const char *what, int shifts)
-{
+static void test1d_case(const int32_t *x, int64_t n, int64_t base, int empty, const char *what,
+                        int shifts) {
     mu_mss_summary ref = cpu_scan(x, n, base, empty);
     mu_mss_summary got;
 #ifdef MUTIRAO_HAVE_CUDA
     CHECK(ensure_dev(n) == 0, "cudaMalloc of %lld ints", (long long)n);
     for (int sh = 0; sh <= shifts && dev_buf; sh++) {
         if (n > 0)
-            CHECK(cudaMemcpy(dev_buf + sh, x, (size_t)n * sizeof(int32_t), cudaMemcpyHostToDevice) ==
-                      cudaSuccess,
+            CHECK(cudaMemcpy(dev_buf + sh, x, (size_t)n * sizeof(int32_t),
+                             cudaMemcpyHostToDevice) == cudaSuccess,
                   "cudaMemcpy");
         memset(&got, 0x5a, sizeof got);
         int rc = mu_gpu_mss1d_device(dev_buf + sh, n, base, empty, &got, NULL);
@@ -176,14 +186,14 @@ static void test1d_case(const int32_t *x, int64_t n, int64_t base, int empty, co
     }
 }
 
-static void test1d(void)
-{
-    static const int64_t sizes[] = {1,    2,    3,    4,    5,    7,     31,    32,    33,    35,
-                                    63,   64,   65,   100,  255,  256,   257,   1000,  1023,  1024,
-                                    1025, 1056, 4095, 4096, 4097, 8191,  8192,  8193,  16384, 16417,
-                                    65535, 65536 + 33, 131072 + 5, 262144 + 17, 524288 - 1, 1000003};
+static void test1d(void) {
+    static const int64_t sizes[] = {
+        1,    2,     3,     4,     5,          7,          31,          32,         33,
+        35,   63,    64,    65,    100,        255,        256,         257,        1000,
+        1023, 1024,  1025,  1056,  4095,       4096,       4097,        8191,       8192,
+        8193, 16384, 16417, 65535, 65536 + 33, 131072 + 5, 262144 + 17, 524288 - 1, 1000003};
     const int ns = (int)(sizeof sizes / sizeof sizes[0]);
-    int32_t *x = malloc(sizeof(int32_t) * 10000019);
+    int32_t *x = malloc(sizeof(int32_t) * 20971523);
     if (!x) {
         CHECK(0, "out of memory");
         return;
@@ -201,11 +211,11 @@ static void test1d(void)
                 snprintf(what, sizeof what, "%s", kind_name[k]);
                 test1d_case(x, n, base, empty, what, n < 100000 ? 3 : 1);
             }
-    /* Large inputs: several pipeline chunks, many blocks. */
-    static const int64_t big[] = {4194304 + 1, 10000019};
+    /* Large inputs: many blocks; 2, 3 and 6 pipeline chunks of 4 Mi (slots reused). */
+    static const int64_t big[] = {4194304 + 1, 10000019, 20971523};
     static const int bigkind[] = {K_MID, K_SMALL, K_MIXED, K_WALK, K_FULL};
-    for (int bi = 0; bi < 2; bi++)
-        for (int k = 0; k < 5; k++)
+    for (int bi = 0; bi < 3; bi++)
+        for (int k = 0; k < (bi == 2 ? 2 : 5); k++)
             for (int empty = 0; empty <= 1; empty++) {
                 xs_seed((uint64_t)(1000 + bi * 10 + k * 2 + empty));
                 fill(x, big[bi], bigkind[k]);
@@ -220,25 +230,40 @@ static void test1d(void)
 
 /* ---- 2-D ---- */
 
-static void fill2d(int32_t *k, int64_t n, int kind)
-{
+static void fill2d(int32_t *k, int64_t n, int kind) {
     for (int64_t i = 0; i < n; i++) {
         switch (kind) {
-        case 0: k[i] = rnd(-3, 3); break;
-        case 1: k[i] = rnd(-1000, 1000); break;
-        case 2: k[i] = rnd(-9, -1); break;
-        case 3: k[i] = 0; break;
-        case 4: k[i] = rnd(-1, 2); break;
-        case 5: k[i] = rnd(-(1 << 29), 1 << 29); break;     /* B >= 2^30: int64 from the start */
-        case 6: k[i] = rnd(-(1 << 25), 1 << 27); break;     /* B < 2^30 but bests overflow int32 */
-        default: k[i] = 1; break;
+        case 0:
+            k[i] = rnd(-3, 3);
+            break;
+        case 1:
+            k[i] = rnd(-1000, 1000);
+            break;
+        case 2:
+            k[i] = rnd(-9, -1);
+            break;
+        case 3:
+            k[i] = 0;
+            break;
+        case 4:
+            k[i] = rnd(-1, 2);
+            break;
+        case 5:
+            k[i] = rnd(-(1 << 29), 1 << 29);
+            break; /* B >= 2^30: int64 from the start */
+        case 6:
+            k[i] = rnd(-(1 << 25), 1 << 27);
+            break; /* B < 2^30 but bests overflow int32 */
+        default:
+            k[i] = 1;
+            break;
         }
     }
 }
-static const char *kind2_name[] = {"small", "mid", "neg", "zero", "skewed", "huge", "near-overflow"};
+static const char *kind2_name[] = {"small",  "mid",  "neg",          "zero",
+                                   "skewed", "huge", "near-overflow"};
 
-static void test2d_case(const int32_t *k, int64_t rows, int64_t cols, int kind)
-{
+static void test2d_case(const int32_t *k, int64_t rows, int64_t cols, int kind) {
     int64_t *V = malloc(sizeof(int64_t) * (size_t)rows * (size_t)(cols + 1));
     if (!V) {
         CHECK(0, "out of memory");
@@ -257,7 +282,8 @@ static void test2d_case(const int32_t *k, int64_t rows, int64_t cols, int kind)
         int64_t ranges[6][2] = {{0, nt}, {0, 0}, {nt - 1, nt}, {0, 1}, {0, 0}, {0, 0}};
         int nr = 4;
         for (int r = 0; r < 2; r++) {
-            int64_t a = (int64_t)(xs() % (uint64_t)(nt + 1)), b = (int64_t)(xs() % (uint64_t)(nt + 1));
+            int64_t a = (int64_t)(xs() % (uint64_t)(nt + 1)),
+                    b = (int64_t)(xs() % (uint64_t)(nt + 1));
             if (a > b) {
                 int64_t t = a;
                 a = b;
@@ -274,14 +300,18 @@ static void test2d_case(const int32_t *k, int64_t rows, int64_t cols, int kind)
             CHECK(e == 0, "run: %s", mu_gpu_error());
             CHECK(e != 0 || (gb == rb && gp == rp),
                   "2-D %s %lldx%lld empty=%d tiles [%lld,%lld): gpu %lld id %lld, cpu %lld id %lld",
-                  kind2_name[kind], (long long)rows, (long long)cols, empty, (long long)ranges[r][0],
-                  (long long)ranges[r][1], (long long)gb, (long long)gp, (long long)rb, (long long)rp);
+                  kind2_name[kind], (long long)rows, (long long)cols, empty,
+                  (long long)ranges[r][0], (long long)ranges[r][1], (long long)gb, (long long)gp,
+                  (long long)rb, (long long)rp);
         }
     }
     /* Per tile (what the task farm calls): every tile of a range against the CPU. */
     for (int empty = 0; empty <= 1; empty++) {
         int64_t a = (int64_t)(xs() % (uint64_t)nt), b = nt;
-        if (nt > 40) b = a + 1 + (int64_t)(xs() % 40) < nt ? a + 1 + (int64_t)(xs() % 40) : nt;
+        if (nt > 40) {
+            const int64_t e = a + 1 + (int64_t)(xs() % 40);
+            b = e < nt ? e : nt;
+        }
         int64_t *res = malloc(sizeof(int64_t) * 2 * (size_t)(b - a));
         if (!res) continue;
         for (int64_t t = 0; t < 2 * (b - a); t++) res[t] = 777;
@@ -293,7 +323,8 @@ static void test2d_case(const int32_t *k, int64_t rows, int64_t cols, int kind)
             CHECK(res[2 * (t - a)] == rb && res[2 * (t - a) + 1] == rp,
                   "run_tiles %s %lldx%lld empty=%d tile %lld: gpu %lld id %lld, cpu %lld id %lld",
                   kind2_name[kind], (long long)rows, (long long)cols, empty, (long long)t,
-                  (long long)res[2 * (t - a)], (long long)res[2 * (t - a) + 1], (long long)rb, (long long)rp);
+                  (long long)res[2 * (t - a)], (long long)res[2 * (t - a) + 1], (long long)rb,
+                  (long long)rp);
         }
         free(res);
     }
@@ -305,11 +336,10 @@ static void test2d_case(const int32_t *k, int64_t rows, int64_t cols, int kind)
     free(V);
 }
 
-static void test2d(void)
-{
-    static const int64_t shapes[][2] = {{1, 1},    {1, 2},    {2, 1},    {1, 64},   {1, 65},
-                                        {3, 7},    {5, 64},   {7, 63},   {64, 64},  {65, 65},
-                                        {10, 130}, {33, 128}, {100, 129}, {31, 200}, {200, 200},
+static void test2d(void) {
+    static const int64_t shapes[][2] = {{1, 1},     {1, 2},     {2, 1},     {1, 64},   {1, 65},
+                                        {3, 7},     {5, 64},    {7, 63},    {64, 64},  {65, 65},
+                                        {10, 130},  {33, 128},  {100, 129}, {31, 200}, {200, 200},
                                         {257, 191}, {700, 300}, {300, 700}, {45, 33}};
     const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
     double t0 = now();
@@ -346,9 +376,16 @@ static void test2d(void)
     free(k);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
+    /* --only=1d or --only=2d runs one half (for sweeps over the tuning variables). */
+    int do1 = 1, do2 = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--only=1d"))
+            do2 = 0;
+        else if (!strcmp(argv[i], "--only=2d"))
+            do1 = 0;
+    }
     int ndev = mu_gpu_device_count();
     if (!mu_gpu_built() || ndev == 0) {
         printf("SKIP: no GPU (%s)\n", mu_gpu_built() ? mu_gpu_error() : "built without CUDA");
@@ -361,10 +398,10 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
-    printf("device 0: %s (sm_%d%d, %d SMs, %.1f GiB), CUDA %s\n", info.name, info.cc_major, info.cc_minor,
-           info.sm_count, info.mem_gib, mu_gpu_versions());
-    test1d();
-    test2d();
+    printf("device 0: %s (sm_%d%d, %d SMs, %.1f GiB), CUDA %s\n", info.name, info.cc_major,
+           info.cc_minor, info.sm_count, info.mem_gib, mu_gpu_versions());
+    if (do1) test1d();
+    if (do2) test2d();
 #ifdef MUTIRAO_HAVE_CUDA
     if (dev_buf) cudaFree(dev_buf);
 #endif
