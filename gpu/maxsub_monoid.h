@@ -19,8 +19,9 @@ typedef struct {
     int64_t best, best_start, best_end; /* best subarray under the tie rule */
 } mu_mss_summary;
 
-#define MU_MSS_NEG_INF (INT64_MIN / 4) /* far below any int64 sum of int32 data that fits memory   \
-                                        */
+#define MU_MSS_NEG_INF                                                                             \
+    (INT64_MIN / 4) /* far below any int64 sum of int32 data that fits memory                      \
+                     */
 
 MU_HD mu_mss_summary mu_mss_identity(int64_t at) {
     mu_mss_summary s;
