@@ -22,6 +22,9 @@ maxsub-1d-thesis|maxsub --gen=thesis --n=2000000
 maxsub-2d-study|maxsub --dim=2 --input=inputs/maxsub/study_2d.txt
 maxsub-2d-thesis|maxsub --dim=2 --gen=thesis --n=512
 maxsub-fasta|maxsub --fasta=inputs/maxsub/proteins.fasta
+cg-nos7-jacobi|cg --matrix=inputs/cg/nos7.mtx --pc=jacobi --rhs=Aones
+cg-poisson3d-64|cg --poisson=3d7 --nx=64 --rhs=Aones
+fuzzy-ruspini|fuzzy --input=inputs/fuzzy/ruspini.csv
 '
 
 [ -x "$MUTIRAO" ] || scripts/build.sh

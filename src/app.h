@@ -12,6 +12,9 @@ typedef struct {
     const char *command;
     mu_opts *opts;
     mu_device dev;
+    /* Set by a command that succeeded with a distinct outcome (e.g. cg: 2 not
+     * converged, 3 stopped by a signal after its checkpoint); 0 otherwise. */
+    int exit_status;
 } mu_app;
 
 typedef struct {
@@ -23,6 +26,8 @@ typedef struct {
 
 /* Workloads: each in its own folder under src/. */
 extern const mu_command mu_cmd_maxsub;
+extern const mu_command mu_cmd_cg;
+extern const mu_command mu_cmd_fuzzy;
 extern const mu_command mu_cmd_info;
 
 #endif

@@ -10,7 +10,8 @@
 #include "core/timer.h"
 #include "mpi/launch.h"
 
-static const mu_command *const commands[] = {&mu_cmd_info, &mu_cmd_maxsub};
+static const mu_command *const commands[] = {&mu_cmd_info, &mu_cmd_maxsub, &mu_cmd_cg,
+                                             &mu_cmd_fuzzy};
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f) {
@@ -106,5 +107,5 @@ int main(int argc, char **argv) {
     mu_summary_free();
     mu_opts_free(app.opts);
     MPI_Finalize();
-    return rc ? 1 : 0;
+    return rc ? 1 : app.exit_status;
 }

@@ -1,0 +1,926 @@
+/* The cg workload on the device: the context (matrix block, streams, pinned
+ * buffers), the vector kernels with exact dot products, the halo's device
+ * side, and whole CG iterations with alpha and beta kept on the device.
+ *
+ * Streams. `work` runs every kernel; `halo` runs the gather of the values to
+ * send and the copies between the device and the pinned halo buffers, so the
+ * interior rows' SpMV (on `work`) overlaps them; events order the two.
+ *
+ * Iterate. One batch of G iterations is captured once as a CUDA graph (for
+ * fixed vectors) and replayed. Two forms, the same bits (MUTIRAO_CG_FUSE):
+ * fused (1): p = z + beta p and x += alpha p of an iteration are done inside
+ * the next iteration's SpMV, which forms each p_j on the fly:
+ *   position 0:    A  q = A p                         (p in the caller's buffer P0)
+ *   position i>0:  A' q = A p_i, p_i = z + beta p_{i-1} formed on the fly into
+ *                     P[i%2], x += alpha p_{i-1}      (the previous update, fused)
+ *   each position: S1 alpha = rz / p'Ap (stop if p'Ap is not positive and finite)
+ *                  B  r -= alpha q; z = r / diag; r'z, r'r exact
+ *                  S2 beta = r'z / rz, rz, rr, count; stop when converged or at the limit
+ *   after G:       F  the last pending update into P0 (or P1 copied to P0); S3 resets
+ * split (0): each position is A (q = A p), S1, B, S2, then F (x += alpha p;
+ * p = z + beta p in one pass), with no second p buffer and no gather of two
+ * vectors per entry; one vector pass more per iteration than fused.
+ * Every kernel returns at once when the status says stop, so a batch queued
+ * after the end costs only launches, and the vectors are always left as the
+ * table path would leave them after `done` iterations. */
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+
+#include "gpu/cg_gpu.h"
+#include "gpu/cg_impl.h"
+#include "gpu/check.h"
+
+using namespace mu_cg;
+
+namespace {
+
+constexpr int BATCH = MU_GPU_CG_BATCH;
+constexpr int NSLOTS = 5; /* word slots: 0, 1 table accumulators; 2 p'Ap, 3 r'r, 4 r'z */
+constexpr int SLOT_PAP = 2, SLOT_RR = 3, SLOT_RZ = 4;
+
+/* ---- vector kernels (grid-stride, one element per thread per step) ---- */
+
+template <typename T>
+__global__ void __launch_bounds__(THREADS) k_fill(T *v, long long n, T value) {
+    for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < n;
+         i += (long long)gridDim.x * THREADS)
+        v[i] = value;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    k_waxpby(long long n, T a, const T *x, T c, const T *y, T *w) {
+    for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < n;
+         i += (long long)gridDim.x * THREADS)
+        w[i] = add_rn(mul_rn(a, x[i]), mul_rn(c, y[i]));
+}
+
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    k_dot(long long n, const T *__restrict__ x, const T *__restrict__ y, long long *words) {
+    __shared__ unsigned long long sh[NWORDS];
+    xacc_begin(sh);
+    xwin w;
+    xwin_init(w);
+    for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < n;
+         i += (long long)gridDim.x * THREADS)
+        xwin_add(w, term(x[i], y[i]), sh);
+    xwin_flush_warp(w, sh);
+    xacc_end(sh, words);
+}
+
+/* r -= alpha q (and x += alpha p when p); z = dinv r when z; r'z and r'r
+ * into wz, wr (NULL: skipped). alpha from st when st (iterate), else from the
+ * argument. With alpha = 0, p = q = NULL this is the preconditioner alone. */
+template <typename T> struct upd_args {
+    long long n;
+    double alpha;
+    const dev_status *st;
+    const T *p, *q, *dinv;
+    T *x, *r, *z;
+    long long *wz, *wr;
+};
+
+template <typename T, bool UPD, bool DOX, bool JAC>
+__global__ void __launch_bounds__(THREADS) k_update(const upd_args<T> a) {
+    __shared__ unsigned long long shz[NWORDS], shr[NWORDS];
+    if (a.st && a.st->stop) return;
+    const bool want_z = JAC && a.wz, want_r = a.wr != nullptr;
+    if (want_z) xacc_begin(shz);
+    if (want_r) xacc_begin(shr);
+    xwin wz, wr;
+    xwin_init(wz);
+    xwin_init(wr);
+    const T al = (T)(a.st ? a.st->alpha : a.alpha);
+    const T *__restrict__ p = a.p;
+    const T *__restrict__ q = a.q;
+    const T *__restrict__ dinv = a.dinv;
+    T *__restrict__ x = a.x;
+    T *__restrict__ r = a.r;
+    T *__restrict__ z = a.z;
+    for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < a.n;
+         i += (long long)gridDim.x * THREADS) {
+        T ri = r[i];
+        if (UPD) {
+            if (DOX) x[i] = add_rn(x[i], mul_rn(al, p[i]));
+            ri = sub_rn(ri, mul_rn(al, q[i]));
+            r[i] = ri;
+        }
+        if (JAC) {
+            const T zi = mul_rn(dinv[i], ri);
+            z[i] = zi;
+            if (want_z) xwin_add(wz, term(ri, zi), shz);
+        }
+        if (want_r) xwin_add(wr, term(ri, ri), shr);
+    }
+    if (want_z) {
+        xwin_flush_warp(wz, shz);
+        xacc_end(shz, a.wz);
+    }
+    if (want_r) {
+        xwin_flush_warp(wr, shr);
+        xacc_end(shr, a.wr);
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    k_pack(long long n, const int *__restrict__ idx, const T *__restrict__ x, T *__restrict__ out) {
+    for (long long k = (long long)blockIdx.x * THREADS + threadIdx.x; k < n;
+         k += (long long)gridDim.x * THREADS)
+        out[k] = x[idx[k]];
+}
+
+/* ---- iterate's scalar kernels (one warp) ---- */
+
+/* The exact sum in words (global), rounded by thread 0; the words are zeroed. */
+__device__ double round_words(long long *words, mu_xsum *sh, mu_xsum_status *st) {
+    for (int t = threadIdx.x; t < NWORDS; t += 32) {
+        sh->w[t] = words[t];
+        words[t] = 0;
+    }
+    __syncwarp();
+    double v = 0;
+    if (threadIdx.x == 0) v = mu_xsum_round(sh, st);
+    return v;
+}
+
+/* S1: alpha. split: F ran after the previous iteration, so nothing is pending
+ * (also once stopped: F must not apply it again). */
+__global__ void k_alpha(dev_status *st, long long *pap_words, int cur, int split) {
+    __shared__ mu_xsum sh;
+    if (split && threadIdx.x == 0) st->pending = 0;
+    if (st->stop) return;
+    mu_xsum_status s = MU_XSUM_FINITE;
+    const double pap = round_words(pap_words, &sh, &s);
+    if (threadIdx.x != 0) return;
+    st->pending = 0; /* the SpMV before this did the previous iteration's update */
+    st->cur = cur;
+    if (s != MU_XSUM_FINITE || !(pap > 0)) {
+        st->stop = MU_GPU_CG_PAP;
+        return;
+    }
+    st->alpha = st->rz / pap;
+}
+
+/* S2: beta, the new rz and rr, the count and the stopping tests. */
+__global__ void k_beta(dev_status *st, long long *rr_words, long long *rz_words) {
+    __shared__ mu_xsum shr, shz;
+    __shared__ int keep;
+    if (st->stop) return;
+    const int jacobi = st->jacobi;
+    for (int t = threadIdx.x; t < NWORDS; t += 32) {
+        shr.w[t] = rr_words[t];
+        if (jacobi) shz.w[t] = rz_words[t];
+    }
+    __syncwarp();
+    if (threadIdx.x == 0) {
+        mu_xsum_status sr = MU_XSUM_FINITE, sz = MU_XSUM_FINITE;
+        const double rr = mu_xsum_round(&shr, &sr);
+        double rz = rr;
+        if (jacobi) rz = mu_xsum_round(&shz, &sz);
+        keep = 0;
+        if (sr != MU_XSUM_FINITE) {
+            st->stop = MU_GPU_CG_RR;
+            keep = 1;
+        } else if (sz != MU_XSUM_FINITE) {
+            st->stop = MU_GPU_CG_RZ;
+            keep = 1;
+        } else {
+            st->beta = rz / st->rz;
+            st->rz = rz;
+            st->rr = rr;
+            st->done++;
+            st->pending = 1;
+            if (sqrt(rr) <= st->tol)
+                st->stop = MU_GPU_CG_CONVERGED;
+            else if (st->done >= st->limit)
+                st->stop = MU_GPU_CG_LIMIT;
+        }
+    }
+    __syncwarp();
+    if (keep) return; /* not finite: the host reads the words for its message */
+    for (int t = threadIdx.x; t < NWORDS; t += 32) {
+        rr_words[t] = 0;
+        rz_words[t] = 0;
+    }
+}
+
+/* F: the last iteration's pending x += alpha p and p = z + beta p, into the caller's buffer. */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    k_finish(const dev_status *st, long long n, T *p0, const T *p1, T *x, const T *zr) {
+    const int pending = st->pending, cur = st->cur;
+    if (!pending && cur == 0) return;
+    const T al = (T)st->alpha, be = (T)st->beta;
+    const T *pc = cur ? p1 : p0;
+    for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < n;
+         i += (long long)gridDim.x * THREADS) {
+        if (pending) {
+            const T po = pc[i];
+            x[i] = add_rn(x[i], mul_rn(al, po));
+            p0[i] = add_rn(zr[i], mul_rn(be, po));
+        } else {
+            p0[i] = p1[i];
+        }
+    }
+}
+
+/* S3: after F. */
+__global__ void k_reset(dev_status *st) {
+    st->pending = 0;
+    st->cur = 0;
+}
+
+/* ---- sizes ---- */
+
+struct occ_entry {
+    const void *fn;
+    int dev, blocks;
+};
+occ_entry occ_cache[64];
+int occ_used = 0;
+
+} // namespace
+
+int mu_cg::grid_for(const void *kernel, long long work, int *blocks) {
+    int dev = 0;
+    MU_CUDA(cudaGetDevice(&dev));
+    int cap = 0;
+    for (int i = 0; i < occ_used; i++)
+        if (occ_cache[i].fn == kernel && occ_cache[i].dev == dev) cap = occ_cache[i].blocks;
+    if (!cap) {
+        int sms = 0, occ = 0;
+        MU_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        MU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, THREADS, 0));
+        cap = sms * (occ > 0 ? occ : 1);
+        if (occ_used < 64) occ_cache[occ_used++] = {kernel, dev, cap};
+    }
+    long long want = (work + THREADS - 1) / THREADS;
+    if (want < 1) want = 1;
+    *blocks = (int)(want < cap ? want : cap);
+    return 0;
+}
+
+struct mu_gpu_cg {
+    int fp32, lanes;
+    int rows;  /* rows per sub-warp and SpMV step: 1, 2 or 4 */
+    int fused; /* iterate's form: 1 fused, 0 split */
+    size_t es; /* bytes per vector entry */
+    int64_t nloc, nghost, nnz, ninterior, nboundary, nsend;
+    int interior_all; /* the interior list is 0..nloc-1 */
+    int *rowptr, *col, *interior, *boundary, *send_index;
+    void *val, *dinv;
+    cudaStream_t work, halo;
+    cudaEvent_t ev_x, ev_packed, ev_ghosts, ev_st[2];
+    void *send_dev, *send_pin, *ghost_pin;
+    long long *words;            /* NSLOTS x NWORDS on the device */
+    long long *words_pin;        /* 2 x NWORDS pinned */
+    void *stage;                 /* pinned staging of vec_set / vec_get */
+    dev_status *st_dev, *st_pin; /* st_pin: [0], [1] status copies, [2] the initial status */
+    void *p1;                    /* iterate's second p buffer */
+    cudaGraphExec_t graph;
+    const void *gkey[5];
+    int gvalid;
+};
+
+namespace {
+
+template <typename T> int upload_as(const double *src, int64_t n, void **dst) {
+    T *h = nullptr;
+    int rc = 0;
+    MU_CUDA_GOTO(cudaMallocHost(&h, (size_t)(n ? n : 1) * sizeof(T)));
+    for (int64_t i = 0; i < n; i++) h[i] = (T)src[i];
+    MU_CUDA_GOTO(cudaMalloc(dst, (size_t)(n ? n : 1) * sizeof(T)));
+    MU_CUDA_GOTO(cudaMemcpy(*dst, h, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
+done:
+    if (h) MU_CUDA_KEEP(cudaFreeHost(h));
+    return rc;
+}
+
+template <typename T> int upload_dinv(const double *diag, int64_t n, void **dst) {
+    T *h = nullptr;
+    int rc = 0;
+    MU_CUDA_GOTO(cudaMallocHost(&h, (size_t)(n ? n : 1) * sizeof(T)));
+    for (int64_t i = 0; i < n; i++) h[i] = (T)(1.0 / diag[i]); /* as the CPU reference */
+    MU_CUDA_GOTO(cudaMalloc(dst, (size_t)(n ? n : 1) * sizeof(T)));
+    MU_CUDA_GOTO(cudaMemcpy(*dst, h, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
+done:
+    if (h) MU_CUDA_KEEP(cudaFreeHost(h));
+    return rc;
+}
+
+int upload_int(const int32_t *src, int64_t n, int **dst) {
+    MU_CUDA(cudaMalloc(dst, (size_t)(n ? n : 1) * sizeof(int)));
+    if (n) MU_CUDA(cudaMemcpy(*dst, src, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+    return 0;
+}
+
+int lanes_env(int fallback) {
+    const char *s = getenv("MUTIRAO_CG_LANES");
+    if (!s) return fallback;
+    int v = atoi(s);
+    return v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32 ? v : fallback;
+}
+
+/* Defaults of the two choices that change no bits (see cg_gpu.h), from
+ * perf/bench_cg on an H100 (3-D 7-point 256^3, fp64, 2 lanes): 2 rows per
+ * sub-warp gave 1.28 ms per device iteration against 1.42 (1 row) and 1.34
+ * (4 rows); the split form 1.085 ms against 1.128 fused (kernel times by
+ * ncu): the fused SpMV moves the bytes counted but at 2.38 TB/s (58 registers,
+ * half occupancy) where the plain one reaches 2.56 TB/s. */
+constexpr int DEFAULT_ROWS = 2, DEFAULT_FUSED = 0;
+
+int rows_env() {
+    const char *s = getenv("MUTIRAO_CG_ROWS");
+    int v = s ? atoi(s) : 0;
+    return v == 1 || v == 2 || v == 4 ? v : DEFAULT_ROWS;
+}
+
+int fused_env() {
+    const char *s = getenv("MUTIRAO_CG_FUSE");
+    return s && (s[0] == '0' || s[0] == '1') ? s[0] == '1' : DEFAULT_FUSED;
+}
+
+long long *slot(mu_gpu_cg *g, int acc) {
+    return acc < 0 ? nullptr : g->words + (size_t)acc * NWORDS;
+}
+
+int check_acc(int acc) {
+    if (acc < -1 || acc > 1) return mu_gpu_fail("cg: accumulator %d (expected -1, 0 or 1)", acc);
+    return 0;
+}
+
+template <typename T> int fill_t(mu_gpu_cg *g, void *v, long long n, double value) {
+    if (n <= 0) return 0;
+    int blocks = 0;
+    if (grid_for((const void *)k_fill<T>, n, &blocks)) return 1;
+    k_fill<T><<<blocks, THREADS, 0, g->work>>>((T *)v, n, (T)value);
+    MU_LAUNCHED();
+    return 0;
+}
+
+template <typename T>
+int waxpby_t(mu_gpu_cg *g, double a, const void *x, double c, const void *y, void *w) {
+    if (g->nloc <= 0) return 0;
+    int blocks = 0;
+    if (grid_for((const void *)k_waxpby<T>, g->nloc, &blocks)) return 1;
+    k_waxpby<T>
+        <<<blocks, THREADS, 0, g->work>>>(g->nloc, (T)a, (const T *)x, (T)c, (const T *)y, (T *)w);
+    MU_LAUNCHED();
+    return 0;
+}
+
+template <typename T> int dot_t(mu_gpu_cg *g, const void *x, const void *y, long long *words) {
+    if (g->nloc <= 0) return 0;
+    int blocks = 0;
+    if (grid_for((const void *)k_dot<T>, g->nloc, &blocks)) return 1;
+    k_dot<T><<<blocks, THREADS, 0, g->work>>>(g->nloc, (const T *)x, (const T *)y, words);
+    MU_LAUNCHED();
+    return 0;
+}
+
+template <typename T, bool UPD, bool DOX, bool JAC>
+int update_k(const upd_args<T> &a, cudaStream_t s, bool dry) {
+    int blocks = 0;
+    if (grid_for((const void *)k_update<T, UPD, DOX, JAC>, a.n, &blocks)) return 1;
+    if (dry) return 0;
+    k_update<T, UPD, DOX, JAC><<<blocks, THREADS, 0, s>>>(a);
+    MU_LAUNCHED();
+    return 0;
+}
+
+/* The kernel for (update or precond only, with x, with z). */
+template <typename T>
+int update_t(const upd_args<T> &a, bool upd, bool dox, cudaStream_t s, bool dry = false) {
+    if (a.n <= 0) return 0;
+    const bool jac = a.z != nullptr;
+    if (!upd)
+        return jac ? update_k<T, false, false, true>(a, s, dry)
+                   : update_k<T, false, false, false>(a, s, dry);
+    if (dox)
+        return jac ? update_k<T, true, true, true>(a, s, dry)
+                   : update_k<T, true, true, false>(a, s, dry);
+    return jac ? update_k<T, true, false, true>(a, s, dry)
+               : update_k<T, true, false, false>(a, s, dry);
+}
+
+/* Loads a kernel's module now (not while a graph is being captured). */
+int touch(const void *fn) {
+    cudaFuncAttributes fa;
+    MU_CUDA(cudaFuncGetAttributes(&fa, fn));
+    return 0;
+}
+
+template <typename T> spmv_args<T> spmv_base(const mu_gpu_cg *g) {
+    spmv_args<T> a;
+    memset(&a, 0, sizeof a);
+    a.rowptr = g->rowptr;
+    a.col = g->col;
+    a.val = (const T *)g->val;
+    return a;
+}
+
+template <typename T> int spmv_t(mu_gpu_cg *g, int rows, const void *x, void *y, long long *w) {
+    spmv_args<T> a = spmv_base<T>(g);
+    if (rows == MU_GPU_CG_ALL || (rows == MU_GPU_CG_INTERIOR && g->interior_all)) {
+        a.nrows = (int)(rows == MU_GPU_CG_ALL ? g->nloc : g->ninterior);
+    } else if (rows == MU_GPU_CG_INTERIOR) {
+        a.list = g->interior;
+        a.nrows = (int)g->ninterior;
+    } else {
+        a.list = g->boundary;
+        a.nrows = (int)g->nboundary;
+    }
+    a.x = (const T *)x;
+    a.y = (T *)y;
+    a.words = w;
+    return launch_spmv(a, g->lanes, g->rows, false, g->work);
+}
+
+template <typename T> int pack_t(mu_gpu_cg *g, const void *x) {
+    int blocks = 0;
+    if (grid_for((const void *)k_pack<T>, g->nsend, &blocks)) return 1;
+    k_pack<T>
+        <<<blocks, THREADS, 0, g->halo>>>(g->nsend, g->send_index, (const T *)x, (T *)g->send_dev);
+    MU_LAUNCHED();
+    return 0;
+}
+
+/* One batch of iterate (see the top of the file), enqueued on g->work. dry:
+ * only size the grids and load the kernels, so that nothing but launches
+ * happens while the batch is captured as a graph. */
+template <typename T>
+int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry) {
+    if (dry && (touch((const void *)k_alpha) || touch((const void *)k_beta) ||
+                touch((const void *)k_reset)))
+        return 1;
+    const int64_t n = g->nloc;
+    const bool fused = g->fused != 0;
+    T *P[2] = {(T *)p, (T *)g->p1};
+    const T *zr = (const T *)(z ? z : r);
+    int fblocks = 0;
+    if (grid_for((const void *)k_finish<T>, n, &fblocks)) return 1;
+    for (int i = 0; i < BATCH; i++) {
+        spmv_args<T> a = spmv_base<T>(g);
+        a.nrows = (int)n;
+        a.y = (T *)q;
+        a.words = slot(g, SLOT_PAP);
+        a.st = g->st_dev;
+        const bool fuse_here = fused && i > 0;
+        if (!fuse_here) {
+            a.x = P[0];
+        } else {
+            a.zr = zr;
+            a.pold = P[(i - 1) % 2];
+            a.pnew = P[i % 2];
+            a.xsol = (T *)x;
+        }
+        if (launch_spmv(a, g->lanes, g->rows, fuse_here, g->work, dry)) return 1;
+        if (!dry) {
+            k_alpha<<<1, 32, 0, g->work>>>(g->st_dev, slot(g, SLOT_PAP), fused ? i % 2 : 0, !fused);
+            MU_LAUNCHED();
+        }
+        upd_args<T> u;
+        memset(&u, 0, sizeof u);
+        u.n = n;
+        u.st = g->st_dev;
+        u.q = (const T *)q;
+        u.dinv = (const T *)g->dinv;
+        u.r = (T *)r;
+        u.z = (T *)z;
+        u.wz = slot(g, SLOT_RZ);
+        u.wr = slot(g, SLOT_RR);
+        if (update_t<T>(u, true, false, g->work, dry)) return 1;
+        if (!dry) {
+            k_beta<<<1, 32, 0, g->work>>>(g->st_dev, slot(g, SLOT_RR), slot(g, SLOT_RZ));
+            MU_LAUNCHED();
+            if (!fused) { /* F of this iteration: x += alpha p; p = z + beta p */
+                k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, P[0], P[0], (T *)x, zr);
+                MU_LAUNCHED();
+            }
+        }
+    }
+    if (dry || !fused) return 0;
+    k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, P[0], P[1], (T *)x, zr);
+    MU_LAUNCHED();
+    k_reset<<<1, 1, 0, g->work>>>(g->st_dev);
+    MU_LAUNCHED();
+    return 0;
+}
+
+int build_graph(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z) {
+    if (g->gvalid) {
+        MU_CUDA(cudaGraphExecDestroy(g->graph));
+        g->gvalid = 0;
+    }
+    if (g->fp32 ? batch_t<float>(g, x, r, p, q, z, true) : batch_t<double>(g, x, r, p, q, z, true))
+        return 1;
+    cudaGraph_t graph = nullptr;
+    MU_CUDA(cudaStreamBeginCapture(g->work, cudaStreamCaptureModeThreadLocal));
+    const int brc = g->fp32 ? batch_t<float>(g, x, r, p, q, z, false)
+                            : batch_t<double>(g, x, r, p, q, z, false);
+    /* End the capture on every path, so the stream is usable again. */
+    cudaError_t e = cudaStreamEndCapture(g->work, &graph);
+    if (brc) {
+        if (graph) (void)cudaGraphDestroy(graph);
+        return 1;
+    }
+    if (e != cudaSuccess) return mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaStreamEndCapture", e);
+    e = cudaGraphInstantiate(&g->graph, graph, 0);
+    (void)cudaGraphDestroy(graph);
+    if (e != cudaSuccess) return mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaGraphInstantiate", e);
+    g->gvalid = 1;
+    g->gkey[0] = x;
+    g->gkey[1] = r;
+    g->gkey[2] = p;
+    g->gkey[3] = q;
+    g->gkey[4] = z;
+    return 0;
+}
+
+int stage_ready(mu_gpu_cg *g) {
+    if (!g->stage) MU_CUDA(cudaMallocHost(&g->stage, (size_t)(g->nloc ? g->nloc : 1) * g->es));
+    return 0;
+}
+
+template <typename T>
+int update_api(mu_gpu_cg *g, bool upd, double alpha, const void *p, const void *q, void *x, void *r,
+               void *z, int acc_rz, int acc_rr) {
+    if (z && !g->dinv) return mu_gpu_fail("cg: Jacobi step without a diagonal in the context");
+    upd_args<T> a;
+    memset(&a, 0, sizeof a);
+    a.n = g->nloc;
+    a.alpha = alpha;
+    a.p = (const T *)p;
+    a.q = (const T *)q;
+    a.dinv = (const T *)g->dinv;
+    a.x = (T *)x;
+    a.r = (T *)r;
+    a.z = (T *)z;
+    a.wz = z ? slot(g, acc_rz) : nullptr;
+    a.wr = slot(g, acc_rr);
+    return update_t<T>(a, upd, upd, g->work);
+}
+
+double seconds_now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+extern "C" {
+
+int mu_gpu_cg_set_tuning(mu_gpu_cg *g, int rows, int fused) {
+    if (!g) return mu_gpu_fail("mu_gpu_cg_set_tuning: no context");
+    if (rows != 0 && rows != 1 && rows != 2 && rows != 4)
+        return mu_gpu_fail("cg: %d rows per sub-warp (expected 1, 2 or 4)", rows);
+    if (rows) g->rows = rows;
+    if (fused == 0 || fused == 1) g->fused = fused;
+    if (g->gvalid) { /* the graph holds the old kernels */
+        MU_CUDA(cudaGraphExecDestroy(g->graph));
+        g->gvalid = 0;
+    }
+    return 0;
+}
+
+int mu_gpu_cg_rows(const mu_gpu_cg *g) {
+    return g ? g->rows : 0;
+}
+
+int mu_gpu_cg_fused(const mu_gpu_cg *g) {
+    return g ? g->fused : 0;
+}
+
+int mu_gpu_cg_lanes(const mu_gpu_cg *g) {
+    return g ? g->lanes : 0;
+}
+
+int mu_gpu_cg_set_lanes(mu_gpu_cg *g, int lanes) {
+    if (!g) return mu_gpu_fail("mu_gpu_cg_set_lanes: no context");
+    if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
+        return mu_gpu_fail("cg: %d lanes per row (expected 1, 2, 4, 8, 16 or 32)", lanes);
+    g->lanes = lanes;
+    if (g->gvalid) { /* the graph holds the old kernels */
+        MU_CUDA(cudaGraphExecDestroy(g->graph));
+        g->gvalid = 0;
+    }
+    return 0;
+}
+
+void mu_gpu_cg_destroy(mu_gpu_cg *g) {
+    if (!g) return;
+    int rc = 0;
+    if (g->work) MU_CUDA_KEEP(cudaStreamSynchronize(g->work));
+    if (g->halo) MU_CUDA_KEEP(cudaStreamSynchronize(g->halo));
+    if (g->gvalid) MU_CUDA_KEEP(cudaGraphExecDestroy(g->graph));
+    void *dev[] = {g->rowptr, g->col,      g->interior, g->boundary, g->send_index, g->val,
+                   g->dinv,   g->send_dev, g->words,    g->st_dev,   g->p1};
+    for (void *d : dev)
+        if (d) MU_CUDA_KEEP(cudaFree(d));
+    void *pin[] = {g->send_pin, g->ghost_pin, g->words_pin, g->stage, g->st_pin};
+    for (void *h : pin)
+        if (h) MU_CUDA_KEEP(cudaFreeHost(h));
+    cudaEvent_t ev[] = {g->ev_x, g->ev_packed, g->ev_ghosts, g->ev_st[0], g->ev_st[1]};
+    for (cudaEvent_t e : ev)
+        if (e) MU_CUDA_KEEP(cudaEventDestroy(e));
+    if (g->work) MU_CUDA_KEEP(cudaStreamDestroy(g->work));
+    if (g->halo) MU_CUDA_KEEP(cudaStreamDestroy(g->halo));
+    (void)rc; /* nothing to report from a teardown */
+    free(g);
+}
+
+int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
+    if (!out) return mu_gpu_fail("mu_gpu_cg_create: out is NULL");
+    *out = nullptr;
+    if (!d || d->nloc < 0 || d->nghost < 0 || (d->nloc > 0 && (!d->rowptr || !d->col || !d->val)))
+        return mu_gpu_fail("mu_gpu_cg_create: incomplete matrix description");
+    const int64_t nnz = d->rowptr ? d->rowptr[d->nloc] : 0;
+    if (d->nloc + d->nghost > INT32_MAX || nnz > INT32_MAX || d->nsend > INT32_MAX)
+        return mu_gpu_fail("cg: a rank's block of %lld rows, %lld ghosts and %lld nonzeros is "
+                           "beyond the GPU path's 32-bit indices; use more ranks",
+                           (long long)d->nloc, (long long)d->nghost, (long long)nnz);
+    mu_gpu_cg *g = (mu_gpu_cg *)calloc(1, sizeof *g);
+    if (!g) return mu_gpu_fail("cg: out of host memory");
+    int rc = 0;
+    int *rp = nullptr;
+    g->fp32 = d->fp32 != 0;
+    g->es = g->fp32 ? sizeof(float) : sizeof(double);
+    g->nloc = d->nloc;
+    g->nghost = d->nghost;
+    g->nnz = nnz;
+    g->ninterior = d->ninterior;
+    g->nboundary = d->nboundary;
+    g->nsend = d->nsend;
+    g->lanes = lanes_env(mu_gpu_cg_lanes_for(d->mean_row));
+    g->rows = rows_env();
+    g->fused = fused_env();
+    g->interior_all = d->ninterior == d->nloc;
+    for (int64_t i = 0; g->interior_all && i < d->ninterior; i++)
+        if (d->interior[i] != i) g->interior_all = 0;
+
+    MU_CUDA_GOTO(cudaStreamCreateWithFlags(&g->work, cudaStreamNonBlocking));
+    MU_CUDA_GOTO(cudaStreamCreateWithFlags(&g->halo, cudaStreamNonBlocking));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_x, cudaEventDisableTiming));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_packed, cudaEventDisableTiming));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_ghosts, cudaEventDisableTiming));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_st[0], cudaEventDisableTiming));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_st[1], cudaEventDisableTiming));
+
+    /* Row pointers to 32 bits (checked above), through pinned memory. */
+    MU_CUDA_GOTO(cudaMallocHost(&rp, (size_t)(d->nloc + 1) * sizeof(int)));
+    for (int64_t i = 0; i <= d->nloc; i++) rp[i] = d->rowptr ? (int)d->rowptr[i] : 0;
+    MU_CUDA_GOTO(cudaMalloc(&g->rowptr, (size_t)(d->nloc + 1) * sizeof(int)));
+    MU_CUDA_GOTO(
+        cudaMemcpy(g->rowptr, rp, (size_t)(d->nloc + 1) * sizeof(int), cudaMemcpyHostToDevice));
+    if (upload_int(d->col, nnz, &g->col)) goto fail;
+    if (g->fp32 ? upload_as<float>(d->val, nnz, &g->val) : upload_as<double>(d->val, nnz, &g->val))
+        goto fail;
+    if (d->diag && (g->fp32 ? upload_dinv<float>(d->diag, d->nloc, &g->dinv)
+                            : upload_dinv<double>(d->diag, d->nloc, &g->dinv)))
+        goto fail;
+    if (!g->interior_all && upload_int(d->interior, d->ninterior, &g->interior)) goto fail;
+    if (upload_int(d->boundary, d->nboundary, &g->boundary)) goto fail;
+    if (upload_int(d->send_index, d->nsend, &g->send_index)) goto fail;
+    MU_CUDA_GOTO(cudaMalloc(&g->send_dev, (size_t)(d->nsend ? d->nsend : 1) * g->es));
+    MU_CUDA_GOTO(cudaMallocHost(&g->send_pin, (size_t)(d->nsend ? d->nsend : 1) * g->es));
+    MU_CUDA_GOTO(cudaMallocHost(&g->ghost_pin, (size_t)(d->nghost ? d->nghost : 1) * g->es));
+    MU_CUDA_GOTO(cudaMalloc(&g->words, sizeof(long long) * NWORDS * NSLOTS));
+    MU_CUDA_GOTO(cudaMemset(g->words, 0, sizeof(long long) * NWORDS * NSLOTS));
+    MU_CUDA_GOTO(cudaMallocHost(&g->words_pin, sizeof(long long) * NWORDS * 2));
+    MU_CUDA_GOTO(cudaMalloc(&g->st_dev, sizeof(dev_status)));
+    MU_CUDA_GOTO(cudaMallocHost(&g->st_pin, 3 * sizeof(dev_status)));
+    MU_CUDA_GOTO(cudaDeviceSynchronize());
+done:
+    if (rp) MU_CUDA_KEEP(cudaFreeHost(rp));
+    if (rc) {
+        mu_gpu_cg_destroy(g);
+        return 1;
+    }
+    *out = g;
+    return 0;
+fail:
+    rc = 1;
+    goto done;
+}
+
+void *mu_gpu_cg_vec_new(mu_gpu_cg *g) {
+    void *v = nullptr;
+    const size_t n = (size_t)(g->nloc + g->nghost);
+    cudaError_t e = cudaMalloc(&v, (n ? n : 1) * g->es);
+    if (e != cudaSuccess) {
+        mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaMalloc", e);
+        return nullptr;
+    }
+    e = cudaMemsetAsync(v, 0, (n ? n : 1) * g->es, g->work);
+    if (e != cudaSuccess) {
+        mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaMemsetAsync", e);
+        (void)cudaFree(v);
+        return nullptr;
+    }
+    return v;
+}
+
+int mu_gpu_cg_vec_free(mu_gpu_cg *g, void *v) {
+    if (!v) return 0;
+    for (const void *k : g->gkey)
+        if (g->gvalid && k == v) { /* the graph names this buffer: drop it */
+            MU_CUDA(cudaGraphExecDestroy(g->graph));
+            g->gvalid = 0;
+        }
+    MU_CUDA(cudaStreamSynchronize(g->work));
+    MU_CUDA(cudaFree(v));
+    return 0;
+}
+
+int mu_gpu_cg_vec_set(mu_gpu_cg *g, void *v, const double *owned) {
+    if (g->nloc <= 0) return 0;
+    if (stage_ready(g)) return 1;
+    /* The staging buffer may still feed an earlier copy. */
+    MU_CUDA(cudaStreamSynchronize(g->work));
+    if (g->fp32) {
+        float *s = (float *)g->stage;
+        for (int64_t i = 0; i < g->nloc; i++) s[i] = (float)owned[i];
+    } else {
+        memcpy(g->stage, owned, (size_t)g->nloc * sizeof(double));
+    }
+    MU_CUDA(cudaMemcpyAsync(v, g->stage, (size_t)g->nloc * g->es, cudaMemcpyHostToDevice, g->work));
+    return 0;
+}
+
+int mu_gpu_cg_vec_get(mu_gpu_cg *g, const void *v, double *owned) {
+    if (g->nloc <= 0) return 0;
+    if (stage_ready(g)) return 1;
+    MU_CUDA(cudaMemcpyAsync(g->stage, v, (size_t)g->nloc * g->es, cudaMemcpyDeviceToHost, g->work));
+    MU_CUDA(cudaStreamSynchronize(g->work));
+    if (g->fp32) {
+        const float *s = (const float *)g->stage;
+        for (int64_t i = 0; i < g->nloc; i++) owned[i] = (double)s[i];
+    } else {
+        memcpy(owned, g->stage, (size_t)g->nloc * sizeof(double));
+    }
+    return 0;
+}
+
+int mu_gpu_cg_vec_fill(mu_gpu_cg *g, void *v, double value) {
+    const long long n = (long long)(g->nloc + g->nghost);
+    return g->fp32 ? fill_t<float>(g, v, n, value) : fill_t<double>(g, v, n, value);
+}
+
+int mu_gpu_cg_vec_copy(mu_gpu_cg *g, const void *src, void *dst) {
+    if (g->nloc <= 0 || src == dst) return 0;
+    MU_CUDA(cudaMemcpyAsync(dst, src, (size_t)g->nloc * g->es, cudaMemcpyDeviceToDevice, g->work));
+    return 0;
+}
+
+int mu_gpu_cg_halo_pack(mu_gpu_cg *g, const void *x) {
+    if (g->nsend <= 0) return 0;
+    /* x is written by kernels on `work`: the gather waits for them. */
+    MU_CUDA(cudaEventRecord(g->ev_x, g->work));
+    MU_CUDA(cudaStreamWaitEvent(g->halo, g->ev_x, 0));
+    if (g->fp32 ? pack_t<float>(g, x) : pack_t<double>(g, x)) return 1;
+    MU_CUDA(cudaMemcpyAsync(g->send_pin, g->send_dev, (size_t)g->nsend * g->es,
+                            cudaMemcpyDeviceToHost, g->halo));
+    MU_CUDA(cudaEventRecord(g->ev_packed, g->halo));
+    return 0;
+}
+
+int mu_gpu_cg_halo_wait(mu_gpu_cg *g, void **send, void **ghosts) {
+    /* Also orders the previous exchange's ghost copy (same stream) before new receives. */
+    MU_CUDA(cudaEventSynchronize(g->ev_packed));
+    if (send) *send = g->send_pin;
+    if (ghosts) *ghosts = g->ghost_pin;
+    return 0;
+}
+
+int mu_gpu_cg_halo_unpack(mu_gpu_cg *g, void *x) {
+    if (g->nghost <= 0) return 0;
+    MU_CUDA(cudaMemcpyAsync((char *)x + (size_t)g->nloc * g->es, g->ghost_pin,
+                            (size_t)g->nghost * g->es, cudaMemcpyHostToDevice, g->halo));
+    MU_CUDA(cudaEventRecord(g->ev_ghosts, g->halo));
+    MU_CUDA(cudaStreamWaitEvent(g->work, g->ev_ghosts, 0));
+    /* The next pack waits for ev_packed after this copy on the same stream. */
+    MU_CUDA(cudaEventRecord(g->ev_packed, g->halo));
+    return 0;
+}
+
+int mu_gpu_cg_spmv(mu_gpu_cg *g, int rows, const void *x, void *y, int acc) {
+    if (check_acc(acc)) return 1;
+    if (rows < MU_GPU_CG_INTERIOR || rows > MU_GPU_CG_ALL)
+        return mu_gpu_fail("mu_gpu_cg_spmv: row set %d", rows);
+    return g->fp32 ? spmv_t<float>(g, rows, x, y, slot(g, acc))
+                   : spmv_t<double>(g, rows, x, y, slot(g, acc));
+}
+
+int mu_gpu_cg_dot(mu_gpu_cg *g, const void *x, const void *y, int acc) {
+    if (check_acc(acc)) return 1;
+    if (acc < 0) return 0;
+    return g->fp32 ? dot_t<float>(g, x, y, slot(g, acc)) : dot_t<double>(g, x, y, slot(g, acc));
+}
+
+int mu_gpu_cg_waxpby(mu_gpu_cg *g, double a, const void *x, double c, const void *y, void *w) {
+    return g->fp32 ? waxpby_t<float>(g, a, x, c, y, w) : waxpby_t<double>(g, a, x, c, y, w);
+}
+
+int mu_gpu_cg_update(mu_gpu_cg *g, double alpha, const void *p, const void *q, void *x, void *r,
+                     void *z, int acc_rz, int acc_rr) {
+    if (check_acc(acc_rz) || check_acc(acc_rr)) return 1;
+    return g->fp32 ? update_api<float>(g, true, alpha, p, q, x, r, z, acc_rz, acc_rr)
+                   : update_api<double>(g, true, alpha, p, q, x, r, z, acc_rz, acc_rr);
+}
+
+int mu_gpu_cg_precond(mu_gpu_cg *g, const void *r, void *z, int acc_rz, int acc_rr) {
+    if (check_acc(acc_rz) || check_acc(acc_rr)) return 1;
+    void *rr = const_cast<void *>(r); /* read only: no update */
+    return g->fp32
+               ? update_api<float>(g, false, 0.0, nullptr, nullptr, nullptr, rr, z, acc_rz, acc_rr)
+               : update_api<double>(g, false, 0.0, nullptr, nullptr, nullptr, rr, z, acc_rz,
+                                    acc_rr);
+}
+
+int mu_gpu_cg_take(mu_gpu_cg *g, mu_xsum *acc0, mu_xsum *acc1) {
+    MU_CUDA(cudaMemcpyAsync(g->words_pin, g->words, sizeof(long long) * NWORDS * 2,
+                            cudaMemcpyDeviceToHost, g->work));
+    MU_CUDA(cudaMemsetAsync(g->words, 0, sizeof(long long) * NWORDS * 2, g->work));
+    MU_CUDA(cudaStreamSynchronize(g->work));
+    mu_xsum *dst[2] = {acc0, acc1};
+    for (int s = 0; s < 2; s++) {
+        if (!dst[s]) continue;
+        mu_xsum t;
+        memcpy(t.w, g->words_pin + (size_t)s * NWORDS, sizeof t.w);
+        mu_xsum_normalize(&t); /* digits back under 2^32 before they join the caller's */
+        mu_xsum_merge(dst[s], &t);
+    }
+    return 0;
+}
+
+int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
+                      mu_gpu_cg_iter *it) {
+    it->done = 0;
+    it->stop = MU_GPU_CG_RUNNING;
+    if (it->count <= 0) return 0;
+    if (g->nghost > 0 || g->nboundary > 0)
+        return mu_gpu_fail("cg: whole iterations on the device need a matrix without ghosts "
+                           "(one rank)");
+    if ((z != nullptr) != (g->dinv != nullptr))
+        return mu_gpu_fail("cg: iterate: z must be given exactly when the context has Jacobi");
+    if (g->nloc <= 0) return mu_gpu_fail("cg: iterate on an empty block");
+    if (g->fused && !g->p1) {
+        cudaError_t e = cudaMalloc(&g->p1, (size_t)g->nloc * g->es);
+        if (e != cudaSuccess) return mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaMalloc", e);
+    }
+    const void *key[5] = {x, r, p, q, z};
+    if (!g->gvalid || memcmp(key, g->gkey, sizeof key) != 0) {
+        if (build_graph(g, x, r, p, q, z)) return 1;
+    }
+    dev_status *init = &g->st_pin[2];
+    memset(init, 0, sizeof *init);
+    init->rz = it->rz;
+    init->rr = it->rr;
+    init->tol = it->tol;
+    init->limit = it->count;
+    init->jacobi = z != nullptr;
+    MU_CUDA(cudaMemcpyAsync(g->st_dev, init, sizeof *init, cudaMemcpyHostToDevice, g->work));
+    MU_CUDA(cudaMemsetAsync(slot(g, SLOT_PAP), 0, sizeof(long long) * NWORDS * 3, g->work));
+    const double t0 = seconds_now();
+    /* Batch j's status lands in st_pin[j % 2]; batch j + 1 is queued before waiting for j. */
+    MU_CUDA(cudaGraphLaunch(g->graph, g->work));
+    MU_CUDA(cudaMemcpyAsync(&g->st_pin[0], g->st_dev, sizeof(dev_status), cudaMemcpyDeviceToHost,
+                            g->work));
+    MU_CUDA(cudaEventRecord(g->ev_st[0], g->work));
+    int last = 0;
+    for (long long j = 0;; j++) {
+        const int cur = (int)(j % 2), nxt = 1 - cur;
+        const bool more =
+            (j + 1) * BATCH < it->count && (it->seconds <= 0 || seconds_now() - t0 < it->seconds);
+        if (more) {
+            MU_CUDA(cudaGraphLaunch(g->graph, g->work));
+            MU_CUDA(cudaMemcpyAsync(&g->st_pin[nxt], g->st_dev, sizeof(dev_status),
+                                    cudaMemcpyDeviceToHost, g->work));
+            MU_CUDA(cudaEventRecord(g->ev_st[nxt], g->work));
+        }
+        MU_CUDA(cudaEventSynchronize(g->ev_st[cur]));
+        last = cur;
+        if (!more) break;
+        if (g->st_pin[cur].stop != MU_GPU_CG_RUNNING) {
+            MU_CUDA(cudaEventSynchronize(g->ev_st[nxt]));
+            last = nxt;
+            break;
+        }
+    }
+    const dev_status s = g->st_pin[last];
+    it->done = s.done;
+    it->stop = s.stop;
+    it->rz = s.rz;
+    it->rr = s.rr;
+    if (s.stop == MU_GPU_CG_RR || s.stop == MU_GPU_CG_RZ) {
+        MU_CUDA(cudaMemcpy(it->bad.w, slot(g, s.stop == MU_GPU_CG_RR ? SLOT_RR : SLOT_RZ),
+                           sizeof it->bad.w, cudaMemcpyDeviceToHost));
+    }
+    return 0;
+}
+
+} /* extern "C" */

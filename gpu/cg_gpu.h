@@ -1,0 +1,191 @@
+/* CUDA kernels of the cg workload, as a C API (no workload header: the caller
+ * hands over plain arrays). Every function exists in CPU-only builds too
+ * (gpu/gpu_none.c), where it fails with "this build has no CUDA support".
+ * Functions return 0 on success, or 1 with a message in mu_gpu_error().
+ *
+ * One context holds a rank's block of the matrix on the device: CSR with 32-bit
+ * row pointers, local columns (owned 0..nloc-1, ghost slots nloc.. after them),
+ * values in double or float, the interior and boundary row lists, 1/diag for
+ * Jacobi and the halo's send list. Vectors are device arrays of nloc + nghost
+ * entries of the context's type.
+ *
+ * Arithmetic. Each row of A x is summed by a sub-warp of `lanes` lanes (1: one
+ * thread per row, CSR-scalar; 2..32: CSR-vector), lane l taking entries l, l +
+ * lanes, ... in order, then a fixed shuffle tree: the bits of a row depend
+ * only on the row and on lanes, which comes from the mean row length of the
+ * whole matrix, so they are the same on any number of ranks. With lanes = 1 a
+ * row is summed exactly as the CPU reference does. Vector updates round every
+ * product and sum on its own (no contraction), as the CPU reference does, so
+ * they give its bits. Dot products add each term x_i y_i (formed in double) to
+ * an exact accumulator (core/exactsum.h) with integer atomics: per-thread
+ * windows, warp shuffles, shared words, then global words, all order-free, so
+ * a dot is bitwise the CPU's for the same vectors.
+ *
+ * Accumulators. spmv, dot, update and precond add into device accumulators 0
+ * and 1 (acc = -1: none); mu_gpu_cg_take() adds them into host mu_xsum values
+ * and zeroes them. */
+#ifndef MU_CG_GPU_H
+#define MU_CG_GPU_H
+#include <stdint.h>
+#include "core/exactsum.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mu_gpu_cg mu_gpu_cg;
+
+typedef struct {
+    int64_t nloc, nghost;
+    const int64_t *rowptr; /* [nloc + 1], from 0; at most 2^31 - 1 entries */
+    const int32_t *col;    /* local columns */
+    const double *val;
+    const int32_t *interior, *boundary; /* rows without / with a ghost column */
+    int64_t ninterior, nboundary;
+    const double *diag;        /* the diagonal, for Jacobi (1 / diag is kept); NULL: none */
+    const int32_t *send_index; /* owned entries the halo sends, in send-list order */
+    int64_t nsend;
+    double mean_row; /* nonzeros per row of the whole matrix: picks the lanes */
+    int fp32;        /* vectors and values in float */
+} mu_gpu_cg_desc;
+
+/* Binds to the current device (mu_gpu_select first) and uploads the block.
+ * Environment, for benchmarks: MUTIRAO_CG_LANES=1|2|4|8|16|32 overrides the
+ * lanes (it changes the bits of A x: give every rank the same);
+ * MUTIRAO_CG_ROWS=1|2|4 (rows per sub-warp and step) and MUTIRAO_CG_FUSE=0|1
+ * (the form of mu_gpu_cg_iterate) change no result. */
+int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out);
+void mu_gpu_cg_destroy(mu_gpu_cg *g); /* NULL is accepted */
+/* Lanes per row: 1 (CSR-scalar) or 2..32 (CSR-vector). */
+int mu_gpu_cg_lanes(const mu_gpu_cg *g);
+int mu_gpu_cg_set_lanes(mu_gpu_cg *g, int lanes);
+/* rows: 1, 2 or 4 (0: keep); fused: 1 or 0 (-1: keep). Neither changes a result. */
+int mu_gpu_cg_set_tuning(mu_gpu_cg *g, int rows, int fused);
+int mu_gpu_cg_rows(const mu_gpu_cg *g);
+int mu_gpu_cg_fused(const mu_gpu_cg *g);
+/* The lanes for a mean row length m: 1 (CSR-scalar) when m < 1.5, else the
+ * smallest power of two L >= 2 with L * MU_GPU_CG_ENTRIES_PER_LANE >= m, at
+ * most 32. Few lanes per row keep many rows, so many loads, in flight per
+ * warp, and the per-row work of lane 0 (the exact dot term, the stores)
+ * spread over many rows: on an H100, the 7-point stencil's SpMV ran at 89% of
+ * the copy bandwidth with 2 lanes and 73% with 8. */
+enum { MU_GPU_CG_ENTRIES_PER_LANE = 4 };
+static inline int mu_gpu_cg_lanes_for(double mean_row) {
+    if (!(mean_row >= 1.5)) return 1;
+    int l = 2;
+    while (l < 32 && l * MU_GPU_CG_ENTRIES_PER_LANE < mean_row) l *= 2;
+    return l;
+}
+
+/* Vectors: zeroed, nloc + nghost entries; NULL on failure. */
+void *mu_gpu_cg_vec_new(mu_gpu_cg *g);
+int mu_gpu_cg_vec_free(mu_gpu_cg *g, void *v);
+int mu_gpu_cg_vec_set(mu_gpu_cg *g, void *v, const double *owned); /* owned part */
+int mu_gpu_cg_vec_get(mu_gpu_cg *g, const void *v, double *owned); /* exact for float */
+int mu_gpu_cg_vec_fill(mu_gpu_cg *g, void *v, double value);       /* owned and ghosts */
+int mu_gpu_cg_vec_copy(mu_gpu_cg *g, const void *src, void *dst);  /* owned part */
+
+/* Halo, with the MPI messages sent by the caller from pinned host buffers:
+ * halo_pack enqueues the gather of x's send entries on the device and their
+ * copy into the pinned send buffer (on the halo stream: it overlaps kernels
+ * launched next); halo_wait waits for that copy and gives both buffers (send:
+ * nsend values, ghosts: nghost values, of the vector type); halo_unpack copies
+ * the ghost buffer into x's ghost slots, and later kernels wait for it. */
+int mu_gpu_cg_halo_pack(mu_gpu_cg *g, const void *x);
+int mu_gpu_cg_halo_wait(mu_gpu_cg *g, void **send, void **ghosts);
+int mu_gpu_cg_halo_unpack(mu_gpu_cg *g, void *x);
+
+enum { MU_GPU_CG_INTERIOR = 0, MU_GPU_CG_BOUNDARY = 1, MU_GPU_CG_ALL = 2 };
+
+/* y = A x on a row set; acc += x_i y_i. */
+int mu_gpu_cg_spmv(mu_gpu_cg *g, int rows, const void *x, void *y, int acc);
+/* acc += x_i y_i over the owned entries. */
+int mu_gpu_cg_dot(mu_gpu_cg *g, const void *x, const void *y, int acc);
+/* w = a x + c y (w may alias x or y). */
+int mu_gpu_cg_waxpby(mu_gpu_cg *g, double a, const void *x, double c, const void *y, void *w);
+/* x += alpha p; r -= alpha q; then as precond. */
+int mu_gpu_cg_update(mu_gpu_cg *g, double alpha, const void *p, const void *q, void *x, void *r,
+                     void *z, int acc_rz, int acc_rr);
+/* z = r / diag; acc_rz += r_i z_i; acc_rr += r_i r_i. z NULL: only acc_rr. */
+int mu_gpu_cg_precond(mu_gpu_cg *g, const void *r, void *z, int acc_rz, int acc_rr);
+/* Waits for the work so far, adds accumulator 0 into acc0 and 1 into acc1
+ * (NULL: dropped) and zeroes both. */
+int mu_gpu_cg_take(mu_gpu_cg *g, mu_xsum *acc0, mu_xsum *acc1);
+
+/* Iterations per CUDA graph of mu_gpu_cg_iterate. */
+enum { MU_GPU_CG_BATCH = 8 };
+
+/* Whole iterations of standard CG on one rank (no ghosts), alpha and beta kept
+ * on the device. From x, r, p and z (NULL without Jacobi) with rz = r'z and
+ * rr = r'r, each iteration does what the solver's table calls do, with the
+ * same bits:
+ *   q = A p; alpha = rz / p'Ap; x += alpha p; r -= alpha q; z = r / diag;
+ *   beta = r'z_new / rz; p = z + beta p (z is r without Jacobi).
+ * Kernels per iteration: the SpMV with p'Ap; alpha; r -= alpha q with z and
+ * the dots; beta and the stopping tests; then x += alpha p with p = z + beta p
+ * in one pass (split form), or (fused form) that last pass done inside the
+ * next iteration's SpMV, which forms each p_j on the fly from z_j and the
+ * previous p into a second p buffer. Batches of MU_GPU_CG_BATCH iterations
+ * run as one CUDA graph; the host looks at the status (an asynchronous copy)
+ * after each batch, with the next batch already queued. It stops after
+ * `count` iterations, once sqrt(rr) <= tol, when p'Ap is not positive and
+ * finite (that iteration is left undone, the vectors as before it), when r'r
+ * or r'z is not finite (its exact sum in `bad`), or once `seconds` have passed
+ * (0: no limit). */
+enum {
+    MU_GPU_CG_RUNNING = 0, /* stopped by count or time */
+    MU_GPU_CG_CONVERGED = 1,
+    MU_GPU_CG_LIMIT = 2,
+    MU_GPU_CG_PAP = 3, /* p'Ap <= 0 or not finite: iteration `done` not made */
+    MU_GPU_CG_RR = 4,  /* r'r not finite after iteration `done` (bad) */
+    MU_GPU_CG_RZ = 5,  /* r'z not finite after iteration `done` (bad) */
+};
+typedef struct {
+    double rz, rr;  /* in and out */
+    double tol;     /* in */
+    int64_t count;  /* in: most iterations */
+    double seconds; /* in: return after about this long (0: no limit) */
+    int64_t done;   /* out: iterations made */
+    int stop;       /* out: MU_GPU_CG_* */
+    mu_xsum bad;    /* out, with MU_GPU_CG_RR or _RZ */
+} mu_gpu_cg_iter;
+int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
+                      mu_gpu_cg_iter *it);
+
+/* Bytes through device memory per iteration, counted from the kernels (each
+ * array read or written once per kernel, x of A x read once; the scalar
+ * kernels' few hundred bytes left out), for a block of nrows rows and nnz
+ * entries with 32-bit indices; V = one vector pass, nrows entries:
+ *   matrix:  values, columns and row pointers, read once;
+ *   split:   SpMV reads p, writes q (2V); the update reads r, q and writes r
+ *            (3V; Jacobi: also reads 1/diag and writes z, 2V more); the last
+ *            pass reads x, p, z (or r) and writes x, p (5V);
+ *   fused:   averaged over a batch: the first SpMV as in split (2V), each
+ *            fused one also reads z, p_old, x and writes p_new, x (6V); the
+ *            update as in split; the batch's last pending update 5V;
+ *   table:   the solver's table path: spmv (2V), update (x 3V, r 3V, Jacobi
+ *            2V more), p = z + beta p (3V);
+ *   minimal: the fewest passes of two-reduction CG: x, r and p read and
+ *            written once, q written and read back, r read once more (9V;
+ *            Jacobi 2V more: 1/diag read in both passes, or z stored). */
+typedef struct {
+    double matrix, split, fused, table, minimal;
+    int batch;
+} mu_gpu_cg_bytes;
+static inline void mu_gpu_cg_traffic(int64_t nrows, int64_t nnz, int fp32, int jacobi,
+                                     mu_gpu_cg_bytes *out) {
+    const double es = fp32 ? 4.0 : 8.0, V = es * (double)nrows, G = MU_GPU_CG_BATCH;
+    const double M = (es + 4.0) * (double)nnz + 4.0 * (double)(nrows + 1);
+    const double jac = jacobi ? 2.0 : 0.0, upd = 3.0 + jac;
+    out->matrix = M;
+    out->split = M + (2.0 + upd + 5.0) * V;
+    out->fused = ((M + 2.0 * V) + (G - 1) * (M + 6.0 * V) + G * upd * V + 5.0 * V) / G;
+    out->table = M + (2.0 + 6.0 + jac + 3.0) * V;
+    out->minimal = M + (9.0 + jac) * V;
+    out->batch = MU_GPU_CG_BATCH;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

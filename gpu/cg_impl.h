@@ -1,0 +1,181 @@
+/* Internal to gpu/cg_*.cu: the exact dot-product accumulator in device code,
+ * correctly rounded arithmetic helpers, the iterate status, and the SpMV
+ * launcher that cg_spmv.cu gives cg_gpu.cu. */
+#ifndef MU_GPU_CG_IMPL_H
+#define MU_GPU_CG_IMPL_H
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "core/exactsum.h"
+#include "gpu/cg_gpu.h"
+
+namespace mu_cg {
+
+constexpr int THREADS = 256;
+constexpr int NWORDS = MU_XSUM_WORDS;
+constexpr unsigned FULL = 0xffffffffu;
+constexpr int EMPTY = -8; /* window base of an empty window: no k in 0.. is EMPTY or EMPTY + 1 */
+
+/* The status of mu_gpu_cg_iterate on the device (see cg_gpu.cu). */
+struct dev_status {
+    double rz, rr, alpha, beta, tol;
+    long long done, limit;
+    int stop;    /* MU_GPU_CG_* (RUNNING: go on) */
+    int pending; /* x += alpha p and p = z + beta p of the last iteration are still to do */
+    int cur;     /* which p buffer holds p: 0 the caller's, 1 the second */
+    int jacobi;
+};
+
+/* Rounded operations, never contracted into an FMA: the CPU reference's bits. */
+__device__ __forceinline__ double mul_rn(double a, double b) {
+    return __dmul_rn(a, b);
+}
+__device__ __forceinline__ float mul_rn(float a, float b) {
+    return __fmul_rn(a, b);
+}
+__device__ __forceinline__ double add_rn(double a, double b) {
+    return __dadd_rn(a, b);
+}
+__device__ __forceinline__ float add_rn(float a, float b) {
+    return __fadd_rn(a, b);
+}
+__device__ __forceinline__ double sub_rn(double a, double b) {
+    return __dsub_rn(a, b);
+}
+__device__ __forceinline__ float sub_rn(float a, float b) {
+    return __fsub_rn(a, b);
+}
+/* A dot-product term as the CPU forms it: (double)x * (double)y. */
+template <typename T> __device__ __forceinline__ double term(T x, T y) {
+    return __dmul_rn((double)x, (double)y);
+}
+
+/* ---- exact accumulation ----
+ * A thread keeps a window of four words (digits base .. base + 3) in registers:
+ * a term split into digits k, k+1, k+2 (mu_xsum_split) goes into it when k is
+ * base or base + 1, else the window is spilled into the block's shared words
+ * with atomics and re-based at k. Terms of one vector mostly share their
+ * exponent range, so spills are rare. At the end each warp sums its windows
+ * with shuffles when they share a base (else every lane spills), the block's
+ * shared words go to the global words with one atomic each, and all of it is
+ * integer addition: exact and in any order. A thread adds fewer than 2^31
+ * terms and a word gets less than 2^32 per term: no int64 overflows for
+ * blocks of up to 2^31 rows. */
+struct xwin {
+    long long w0, w1, w2, w3;
+    int base;
+};
+
+__device__ __forceinline__ void xwin_init(xwin &a) {
+    a.w0 = a.w1 = a.w2 = a.w3 = 0;
+    a.base = EMPTY;
+}
+
+__device__ __forceinline__ void xwin_spill(xwin &a, unsigned long long *sh) {
+    if (a.base >= 0) {
+        if (a.w0) atomicAdd(sh + a.base, (unsigned long long)a.w0);
+        if (a.w1) atomicAdd(sh + a.base + 1, (unsigned long long)a.w1);
+        if (a.w2) atomicAdd(sh + a.base + 2, (unsigned long long)a.w2);
+        if (a.w3) atomicAdd(sh + a.base + 3, (unsigned long long)a.w3);
+    }
+    xwin_init(a);
+}
+
+__device__ __forceinline__ void xwin_add(xwin &a, double v, unsigned long long *sh) {
+    int k = 0;
+    int64_t d[3];
+    const int what = mu_xsum_split(v, &k, d);
+    if (what == 1) {
+        if (k == a.base) {
+            a.w0 += d[0];
+            a.w1 += d[1];
+            a.w2 += d[2];
+        } else if (k == a.base + 1) {
+            a.w1 += d[0];
+            a.w2 += d[1];
+            a.w3 += d[2];
+        } else {
+            xwin_spill(a, sh);
+            a.base = k;
+            a.w0 = d[0];
+            a.w1 = d[1];
+            a.w2 = d[2];
+        }
+    } else if (what) {
+        atomicAdd(sh + what, 1ull); /* NaN, +Inf or -Inf: counted */
+    }
+}
+
+/* Called by all 32 lanes of the warp. */
+__device__ __forceinline__ void xwin_flush_warp(xwin &a, unsigned long long *sh) {
+    const unsigned have = __ballot_sync(FULL, a.base >= 0);
+    if (!have) return;
+    const int b0 = __shfl_sync(FULL, a.base, __ffs(have) - 1);
+    if (__all_sync(FULL, a.base < 0 || a.base == b0)) {
+        long long w0 = a.w0, w1 = a.w1, w2 = a.w2, w3 = a.w3;
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            w0 += __shfl_xor_sync(FULL, w0, off);
+            w1 += __shfl_xor_sync(FULL, w1, off);
+            w2 += __shfl_xor_sync(FULL, w2, off);
+            w3 += __shfl_xor_sync(FULL, w3, off);
+        }
+        xwin_init(a);
+        if ((threadIdx.x & 31) == 0) {
+            a.base = b0;
+            a.w0 = w0;
+            a.w1 = w1;
+            a.w2 = w2;
+            a.w3 = w3;
+            xwin_spill(a, sh);
+        }
+    } else {
+        xwin_spill(a, sh);
+    }
+}
+
+/* Zero the block's shared words (all threads, before any add). */
+__device__ __forceinline__ void xacc_begin(unsigned long long *sh) {
+    for (int t = threadIdx.x; t < NWORDS; t += blockDim.x) sh[t] = 0;
+    __syncthreads();
+}
+
+/* After every warp has flushed: the block's words into the global words. */
+__device__ __forceinline__ void xacc_end(const unsigned long long *sh, long long *global) {
+    __syncthreads();
+    for (int t = threadIdx.x; t < NWORDS; t += blockDim.x) {
+        const unsigned long long v = sh[t];
+        if (v) atomicAdd((unsigned long long *)global + t, v);
+    }
+}
+
+/* ---- SpMV ---- */
+template <typename T> struct spmv_args {
+    const int *rowptr, *col;
+    const T *val;
+    const int *list; /* rows to compute (NULL: rows 0..nrows-1) */
+    int nrows;
+    const T *x; /* plain: the vector multiplied */
+    T *y;
+    long long *words;     /* NULL: no dot; else += x_i y_i (fused: p_i y_i) */
+    const dev_status *st; /* NULL outside iterate; else nothing when st->stop */
+    /* fused (iterate): x_j = zr_j + beta pold_j formed on the fly and written to
+     * pnew for the own rows; xsol += alpha pold on them. */
+    const T *zr, *pold;
+    T *pnew, *xsol;
+};
+
+/* Enqueue y = A x with `lanes` lanes per row and `rows` rows per sub-warp and
+ * step (1, 2 or 4: the order of a row's sum does not depend on it) on the
+ * stream. dry: only size the grid (which also loads the kernel), launch nothing. */
+int launch_spmv(const spmv_args<double> &a, int lanes, int rows, bool fused, cudaStream_t s,
+                bool dry = false);
+int launch_spmv(const spmv_args<float> &a, int lanes, int rows, bool fused, cudaStream_t s,
+                bool dry = false);
+
+/* Blocks of THREADS threads for `work` threads' worth of items: at most what fits
+ * on the device at once for this kernel (the kernels loop over their items). */
+int grid_for(const void *kernel, long long work, int *blocks);
+
+} // namespace mu_cg
+#endif

@@ -1,0 +1,184 @@
+/* CSR matrix-vector products of the cg workload.
+ *
+ * A sub-warp of L lanes computes a row (L = 1: CSR-scalar, one thread per
+ * row; L = 2..32: CSR-vector, Bell & Garland). Lane l sums the row's entries
+ * l, l + L, l + 2L, ... in order, starting from 0 with every product and sum
+ * rounded on its own; the lanes' sums then meet in a shuffle tree (offsets
+ * L/2, ..., 1). The result depends only on the row's entries and L, never on
+ * which launch, rank or position computes it; with L = 1 it is the CPU
+ * reference's sequential sum, bit for bit.
+ *
+ * Each warp takes S = 32 / L sub-warps times R rows per step (rows of a step
+ * are consecutive, so one load instruction of the warp reads S consecutive
+ * rows' entries: coalesced), and steps through the rows with a grid stride.
+ * The row pointers and the first L entries of all R rows are loaded before
+ * any is used, so R rows' loads are in flight at once; longer rows loop.
+ * x is read through the read-only cache.
+ *
+ * The fused form (mu_gpu_cg_iterate) multiplies by p_new = zr + beta p_old,
+ * forming each x_j on the fly from zr_j and p_old_j (two gathers, the same
+ * arithmetic as the table's waxpby), writes p_new and x += alpha p_old for its
+ * own rows, and so does the previous iteration's vector update inside this pass. */
+#include <cuda_runtime.h>
+
+#include "gpu/cg_impl.h"
+#include "gpu/check.h"
+
+namespace mu_cg {
+namespace {
+
+template <typename T, bool FUSED>
+__device__ __forceinline__ T xval(const spmv_args<T> &a, int j, T beta) {
+    if (FUSED) return add_rn(__ldg(a.zr + j), mul_rn(beta, __ldg(a.pold + j)));
+    return __ldg(a.x + j);
+}
+
+template <typename T, int L, int R, bool FUSED>
+__global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
+    __shared__ unsigned long long sh[NWORDS];
+    if (a.st && a.st->stop) return; /* the whole grid returns: nothing waits below */
+    const bool dot = a.words != nullptr;
+    if (dot) xacc_begin(sh);
+    xwin win;
+    xwin_init(win);
+    constexpr int S = 32 / L, STEP = S * R;
+    const int lane = threadIdx.x & 31, sub = lane / L, l = lane % L;
+    const long long warp = ((long long)blockIdx.x * THREADS + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * THREADS) >> 5;
+    T beta = T(0), alpha = T(0);
+    if (FUSED) {
+        beta = (T)a.st->beta;
+        alpha = (T)a.st->alpha;
+    }
+    /* The loop bound depends on the warp only: the shuffles below see all lanes. */
+    for (long long base = warp * STEP; base < a.nrows; base += nwarps * STEP) {
+        int row[R], s[R], e[R];
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            const long long idx = base + k * S + sub;
+            row[k] = idx < a.nrows ? (a.list ? __ldg(a.list + idx) : (int)idx) : -1;
+        }
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            s[k] = row[k] >= 0 ? __ldg(a.rowptr + row[k]) : 0;
+            e[k] = row[k] >= 0 ? __ldg(a.rowptr + row[k] + 1) : 0;
+        }
+        /* First chunk of every row: all loads issued before the first use. */
+        int c0[R];
+        T v0[R], x0[R];
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            const int p = s[k] + l;
+            const bool ok = p < e[k];
+            c0[k] = ok ? __ldg(a.col + p) : 0;
+            v0[k] = ok ? __ldg(a.val + p) : T(0);
+        }
+#pragma unroll
+        for (int k = 0; k < R; k++) x0[k] = s[k] + l < e[k] ? xval<T, FUSED>(a, c0[k], beta) : T(0);
+        T sum[R];
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            T acc = T(0);
+            if (s[k] + l < e[k]) acc = add_rn(acc, mul_rn(v0[k], x0[k]));
+            for (int p = s[k] + l + L; p < e[k]; p += L)
+                acc = add_rn(acc,
+                             mul_rn(__ldg(a.val + p), xval<T, FUSED>(a, __ldg(a.col + p), beta)));
+            sum[k] = acc;
+        }
+        if (L > 1) {
+#pragma unroll
+            for (int k = 0; k < R; k++) {
+#pragma unroll
+                for (int off = L / 2; off > 0; off >>= 1)
+                    sum[k] = add_rn(sum[k], __shfl_down_sync(FULL, sum[k], off, L));
+            }
+        }
+        if (l == 0) {
+#pragma unroll
+            for (int k = 0; k < R; k++) {
+                const int i = row[k];
+                if (i < 0) continue;
+                a.y[i] = sum[k];
+                T xi;
+                if (FUSED) {
+                    const T po = a.pold[i];
+                    xi = add_rn(a.zr[i], mul_rn(beta, po));
+                    a.pnew[i] = xi;
+                    a.xsol[i] = add_rn(a.xsol[i], mul_rn(alpha, po));
+                } else {
+                    xi = dot ? a.x[i] : T(0);
+                }
+                if (dot) xwin_add(win, term(xi, sum[k]), sh);
+            }
+        }
+    }
+    if (dot) {
+        xwin_flush_warp(win, sh);
+        xacc_end(sh, a.words);
+    }
+}
+
+template <typename T, int L, int R, bool FUSED>
+int launch_lr(const spmv_args<T> &a, cudaStream_t st, bool dry) {
+    constexpr int STEP = (32 / L) * R;
+    const void *fn = (const void *)k_spmv<T, L, R, FUSED>;
+    const long long warps = ((long long)a.nrows + STEP - 1) / STEP;
+    int blocks = 0;
+    if (grid_for(fn, warps * 32, &blocks)) return 1;
+    if (dry) return 0;
+    k_spmv<T, L, R, FUSED><<<blocks, THREADS, 0, st>>>(a);
+    MU_LAUNCHED();
+    return 0;
+}
+
+template <typename T, int L, bool FUSED>
+int launch_l(const spmv_args<T> &a, int rows, cudaStream_t st, bool dry) {
+    switch (rows) {
+    case 1:
+        return launch_lr<T, L, 1, FUSED>(a, st, dry);
+    case 2:
+        return launch_lr<T, L, 2, FUSED>(a, st, dry);
+    case 4:
+        return launch_lr<T, L, 4, FUSED>(a, st, dry);
+    default:
+        return mu_gpu_fail("cg SpMV: %d rows per sub-warp (expected 1, 2 or 4)", rows);
+    }
+}
+
+template <typename T, bool FUSED>
+int launch_t(const spmv_args<T> &a, int lanes, int rows, cudaStream_t st, bool dry) {
+    switch (lanes) {
+    case 1:
+        return launch_l<T, 1, FUSED>(a, rows, st, dry);
+    case 2:
+        return launch_l<T, 2, FUSED>(a, rows, st, dry);
+    case 4:
+        return launch_l<T, 4, FUSED>(a, rows, st, dry);
+    case 8:
+        return launch_l<T, 8, FUSED>(a, rows, st, dry);
+    case 16:
+        return launch_l<T, 16, FUSED>(a, rows, st, dry);
+    case 32:
+        return launch_l<T, 32, FUSED>(a, rows, st, dry);
+    default:
+        return mu_gpu_fail("cg SpMV: %d lanes per row (expected 1, 2, 4, 8, 16 or 32)", lanes);
+    }
+}
+
+} // namespace
+
+int launch_spmv(const spmv_args<double> &a, int lanes, int rows, bool fused, cudaStream_t s,
+                bool dry) {
+    if (a.nrows <= 0) return 0;
+    return fused ? launch_t<double, true>(a, lanes, rows, s, dry)
+                 : launch_t<double, false>(a, lanes, rows, s, dry);
+}
+
+int launch_spmv(const spmv_args<float> &a, int lanes, int rows, bool fused, cudaStream_t s,
+                bool dry) {
+    if (a.nrows <= 0) return 0;
+    return fused ? launch_t<float, true>(a, lanes, rows, s, dry)
+                 : launch_t<float, false>(a, lanes, rows, s, dry);
+}
+
+} // namespace mu_cg

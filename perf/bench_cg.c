@@ -1,0 +1,652 @@
+/* bench_cg: the GPU path of `mutirao cg` on one GPU (issue 3, Benchmarks).
+ *
+ *  (a) cudaMemcpy device-to-device bandwidth, counted as bytes read + written
+ *      (median of 20 copies of 1 GiB), measured in this run;
+ *  (b) 3-D 7-point Poisson n^3 (default 256^3), fp64, no preconditioner, b = A 1:
+ *      mutirao's device iterations as the solver runs them on one rank
+ *      (the table's iterate, batches of 8 iterations in a CUDA graph): time per
+ *      iteration = median over --reps batches / 8 after --warm batches; the bytes
+ *      one iteration moves, counted from the kernels, and the minimal bytes of a
+ *      CG iteration (gpu/cg_gpu.h, mu_gpu_cg_traffic), each over (a) as a floor;
+ *      time / minimal floor (and / the issue's 11-pass "fused floor"). Also: the
+ *      table path (what several ranks run, with host reductions), the solve to
+ *      rtol 1e-8 (iterations, time), and sweeps of lanes per row, rows per
+ *      sub-warp and the form of the device iterations (split, fused) on this
+ *      operator and on the 3-D 27-point one at (n/2)^3: SpMV with and without
+ *      the x'y term, device CG per iteration;
+ *  (c) the peer: CG from cusparseSpMV (CSR, fp64, default algorithm) plus cuBLAS
+ *      (ddot, daxpy, dscal; host pointer mode), the loop of CUDA's
+ *      conjugateGradient sample, on the same matrix and right-hand side: time per
+ *      iteration (median over the same iterations), peer / mutirao, and both
+ *      residuals after the same number of iterations;
+ *  (d) matrices (--inputs=DIR, repeatable; *.mtx): fp64 standard CG with Jacobi
+ *      (rtol 1e-8) and the fp32 thesis variant (absolute 1e-5, capped at
+ *      --study-max-it), b = A 1, on the GPU and on the CPU: iterations and time
+ *      per iteration (solve time / iterations).
+ *
+ * Options: --n=256 --reps=50 --warm=3 --inputs=DIR --study-max-it=2000
+ *          --no-peer --no-study --no-sweep --no-solve --no-table */
+#define _POSIX_C_SOURCE 200809L
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cg/cg.h"
+#include "cg/kernels.h"
+#include "cg/poisson.h"
+#include "cg/solve.h"
+#include "cg/vectors.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "gpu/cg_gpu.h"
+#include "gpu/gpu.h"
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "bench_cg: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
+                    cudaGetErrorString(e_));                                                       \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CSP(call)                                                                                  \
+    do {                                                                                           \
+        cusparseStatus_t s_ = (call);                                                              \
+        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                       \
+            fprintf(stderr, "bench_cg: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
+                    cusparseGetErrorString(s_));                                                   \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CB(call)                                                                                   \
+    do {                                                                                           \
+        cublasStatus_t s_ = (call);                                                                \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
+            fprintf(stderr, "bench_cg: %s:%d: %s failed: status %d\n", __FILE__, __LINE__, #call,  \
+                    (int)s_);                                                                      \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define MU(call)                                                                                   \
+    do {                                                                                           \
+        if (call) {                                                                                \
+            fprintf(stderr, "bench_cg: %s:%d: %s (%s)\n", __FILE__, __LINE__, mu_error_message(),  \
+                    mu_gpu_error());                                                               \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static mu_app app;
+
+/* ---- (a) ---- */
+static double copy_bandwidth(void) {
+    const size_t bytes = (size_t)1 << 30;
+    void *a, *b;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMalloc(&b, bytes));
+    CK(cudaMemset(a, 0x5a, bytes));
+    CK(cudaMemset(b, 0, bytes));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    double t[20];
+    for (int i = -3; i < 20; i++) {
+        CK(cudaEventRecord(e0, 0));
+        CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0));
+        CK(cudaEventRecord(e1, 0));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 0) t[i] = ms * 1e-3;
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    return 2.0 * (double)bytes / median(t, 20);
+}
+
+/* ---- (b) ---- */
+typedef struct {
+    void *b, *x, *r, *p, *q;
+    double rz, rr;
+    int64_t k;
+} cg_state;
+
+static void state_new(cg_backend *be, cg_state *s) {
+    s->b = be->vec_new(be);
+    s->x = be->vec_new(be);
+    s->r = be->vec_new(be);
+    s->p = be->vec_new(be);
+    s->q = be->vec_new(be);
+    if (!s->b || !s->x || !s->r || !s->p || !s->q) {
+        fprintf(stderr, "bench_cg: out of device memory\n");
+        exit(1);
+    }
+}
+
+/* x = 0, r = b, p = r, rz = rr = r'r (no preconditioner). */
+static void state_reset(cg_backend *be, cg_state *s) {
+    be->vec_fill(be, s->x, 0.0);
+    be->vec_copy(be, s->b, s->r);
+    be->vec_copy(be, s->r, s->p);
+    mu_xsum rr;
+    mu_xsum_zero(&rr);
+    be->dot(be, s->r, s->r, &rr);
+    s->rr = s->rz = mu_xsum_round(&rr, NULL);
+    s->k = 0;
+}
+
+static void state_free(cg_backend *be, cg_state *s) {
+    be->vec_free(be, s->b);
+    be->vec_free(be, s->x);
+    be->vec_free(be, s->r);
+    be->vec_free(be, s->p);
+    be->vec_free(be, s->q);
+}
+
+/* Median seconds per iteration of the device iterations, batches of 8. */
+static double time_iterate(cg_backend *be, cg_state *s, int warm, int reps) {
+    double *t = malloc((size_t)reps * sizeof *t);
+    const int B = MU_GPU_CG_BATCH;
+    for (int i = -warm; i < reps; i++) {
+        int64_t k0 = s->k;
+        double t0 = now();
+        MU(be->iterate(be, B, 0.0, s->x, s->r, s->p, s->q, NULL, &s->rz, &s->rr, &s->k));
+        double dt = now() - t0;
+        if (s->k - k0 != B) {
+            fprintf(stderr, "bench_cg: a batch made %lld iterations, not %d\n",
+                    (long long)(s->k - k0), B);
+            exit(1);
+        }
+        if (i >= 0) t[i] = dt / B;
+    }
+    double m = median(t, reps);
+    free(t);
+    return m;
+}
+
+/* The table path, one iteration at a time (host reductions, as on several ranks):
+ * median of the intervals between iteration starts. */
+static double time_table(cg_backend *be, cg_state *s, int iters) {
+    double *t = malloc((size_t)(iters + 1) * sizeof *t);
+    for (int i = 0; i <= iters; i++) {
+        t[i] = now();
+        if (i == iters) break;
+        mu_xsum pap, rr;
+        mu_xsum_zero(&pap);
+        cg_spmv(be, s->p, s->q, &pap);
+        double alpha = s->rz / mu_xsum_round(&pap, NULL);
+        mu_xsum_zero(&rr);
+        be->cg_update(be, alpha, s->p, s->q, s->x, s->r, NULL, NULL, &rr);
+        double rrn = mu_xsum_round(&rr, NULL);
+        be->waxpby(be, 1.0, s->r, rrn / s->rz, s->p, s->p);
+        s->rz = s->rr = rrn;
+        s->k++;
+    }
+    for (int i = 0; i < iters; i++) t[i] = t[i + 1] - t[i];
+    double m = median(t, iters);
+    free(t);
+    return m;
+}
+
+/* A context of our own on A (no preconditioner), for the sweeps. */
+static mu_gpu_cg *own_context(const cg_matrix *A) {
+    mu_gpu_cg_desc d;
+    memset(&d, 0, sizeof d);
+    d.nloc = A->nloc;
+    d.rowptr = A->rowptr;
+    d.col = A->col;
+    d.val = A->val;
+    d.interior = A->interior;
+    d.ninterior = A->ninterior;
+    d.boundary = A->boundary;
+    d.nboundary = A->nboundary;
+    d.mean_row = (double)A->nnz / (double)A->n;
+    mu_gpu_cg *g;
+    MU(mu_gpu_cg_create(&d, &g));
+    return g;
+}
+
+/* Seconds per SpMV (10 back to back, one wait; median of 12), with or without the x'y term. */
+static double time_spmv(mu_gpu_cg *g, void *x, void *y, int dot) {
+    double ts[12];
+    for (int i = -2; i < 12; i++) {
+        double t0 = now();
+        for (int j = 0; j < 10; j++) MU(mu_gpu_cg_spmv(g, MU_GPU_CG_ALL, x, y, dot ? 0 : -1));
+        MU(mu_gpu_cg_take(g, NULL, NULL));
+        if (i >= 0) ts[i] = (now() - t0) / 10;
+    }
+    return median(ts, 12);
+}
+
+/* Seconds per device iteration (batches of 8; median of 10 after 2), from x = 0, r = p = b. */
+static double time_device(mu_gpu_cg *g, void **v, const void *b) {
+    MU(mu_gpu_cg_vec_fill(g, v[0], 0.0));
+    MU(mu_gpu_cg_vec_copy(g, b, v[1]));
+    MU(mu_gpu_cg_vec_copy(g, b, v[2]));
+    mu_xsum rr;
+    mu_xsum_zero(&rr);
+    MU(mu_gpu_cg_dot(g, v[1], v[1], 0));
+    MU(mu_gpu_cg_take(g, &rr, NULL));
+    mu_gpu_cg_iter it;
+    memset(&it, 0, sizeof it);
+    it.rz = it.rr = mu_xsum_round(&rr, NULL);
+    double ti[10];
+    for (int i = -2; i < 10; i++) {
+        it.count = MU_GPU_CG_BATCH;
+        double t0 = now();
+        MU(mu_gpu_cg_iterate(g, v[0], v[1], v[2], v[3], NULL, &it));
+        if (it.done != MU_GPU_CG_BATCH) {
+            fprintf(stderr, "bench_cg: a batch made %lld iterations\n", (long long)it.done);
+            exit(1);
+        }
+        if (i >= 0) ti[i] = (now() - t0) / (double)it.done;
+    }
+    return median(ti, 10);
+}
+
+/* SpMV bandwidth and device iterations over lanes per row, rows per sub-warp
+ * and the two forms of the device iterations (none of them changes a result
+ * but the lanes). */
+static void sweep(const cg_matrix *A, const char *label, double bw, const int *lanes, int nl) {
+    mu_gpu_cg *g = own_context(A);
+    void *v[5];
+    for (int i = 0; i < 5; i++) {
+        v[i] = mu_gpu_cg_vec_new(g);
+        if (!v[i]) MU(1);
+    }
+    MU(mu_gpu_cg_vec_fill(g, v[0], 1.0));
+    MU(mu_gpu_cg_spmv(g, MU_GPU_CG_ALL, v[0], v[4], -1)); /* b = A 1 */
+    mu_gpu_cg_bytes tb;
+    mu_gpu_cg_traffic(A->nloc, A->nnz, 0, 0, &tb);
+    const double spmv_bytes = tb.matrix + 16.0 * (double)A->nloc;
+    const double floor_min = tb.minimal / bw;
+    printf("\n(b2) %s: %lld rows, %.2f nonzeros per row; defaults: %d lanes, %d rows per "
+           "sub-warp, %s form\n",
+           label, (long long)A->n, (double)A->nnz / (double)A->n, mu_gpu_cg_lanes(g),
+           mu_gpu_cg_rows(g), mu_gpu_cg_fused(g) ? "fused" : "split");
+    printf("  lanes rows | SpMV ms  GB/s  of copy | SpMV+x'y ms | device CG ms/it: split   "
+           "/min   fused   /min\n");
+    for (int li = 0; li < nl; li++)
+        for (int rows = 1; rows <= 4; rows *= 2) {
+            MU(mu_gpu_cg_set_lanes(g, lanes[li]));
+            MU(mu_gpu_cg_set_tuning(g, rows, -1));
+            MU(mu_gpu_cg_vec_fill(g, v[0], 1.0));
+            const double t0 = time_spmv(g, v[0], v[1], 0), t1 = time_spmv(g, v[0], v[1], 1);
+            double tit[2];
+            for (int f = 0; f < 2; f++) {
+                MU(mu_gpu_cg_set_tuning(g, 0, f));
+                tit[f] = time_device(g, v, v[4]);
+            }
+            printf("  %5d %4d | %7.3f %5.0f %6.1f%% | %11.3f | %21.3f %6.3fx %7.3f %6.3fx\n",
+                   lanes[li], rows, t0 * 1e3, spmv_bytes / t0 * 1e-9, 100.0 * spmv_bytes / t0 / bw,
+                   t1 * 1e3, tit[0] * 1e3, tit[0] / floor_min, tit[1] * 1e3, tit[1] / floor_min);
+        }
+    printf("  (bytes per iteration: minimal %.3f GB, floor %.3f ms; split %.3f GB; fused %.3f "
+           "GB)\n",
+           tb.minimal * 1e-9, floor_min * 1e3, tb.split * 1e-9, tb.fused * 1e-9);
+    for (int i = 0; i < 5; i++) MU(mu_gpu_cg_vec_free(g, v[i]));
+    mu_gpu_cg_destroy(g);
+}
+
+/* ---- (c) the peer ---- */
+typedef struct {
+    double per_it, rnorm;
+    int64_t iters;
+} peer_result;
+
+static peer_result peer_cg(const cg_matrix *A, int64_t warm_iters, int timed_iters) {
+    const int n = (int)A->nloc;
+    const int nnz = (int)A->nnz_loc;
+    int *rp = malloc((size_t)(n + 1) * sizeof *rp);
+    for (int i = 0; i <= n; i++) rp[i] = (int)A->rowptr[i];
+    int *d_rp, *d_col;
+    double *d_val, *d_x, *d_r, *d_p, *d_q, *d_one;
+    CK(cudaMalloc((void **)&d_rp, (size_t)(n + 1) * sizeof(int)));
+    CK(cudaMalloc((void **)&d_col, (size_t)nnz * sizeof(int)));
+    CK(cudaMalloc((void **)&d_val, (size_t)nnz * sizeof(double)));
+    CK(cudaMalloc((void **)&d_x, (size_t)n * sizeof(double)));
+    CK(cudaMalloc((void **)&d_r, (size_t)n * sizeof(double)));
+    CK(cudaMalloc((void **)&d_p, (size_t)n * sizeof(double)));
+    CK(cudaMalloc((void **)&d_q, (size_t)n * sizeof(double)));
+    CK(cudaMalloc((void **)&d_one, (size_t)n * sizeof(double)));
+    CK(cudaMemcpy(d_rp, rp, (size_t)(n + 1) * sizeof(int), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_col, A->col, (size_t)nnz * sizeof(int), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_val, A->val, (size_t)nnz * sizeof(double), cudaMemcpyHostToDevice));
+    free(rp);
+    double *ones = malloc((size_t)n * sizeof *ones);
+    for (int i = 0; i < n; i++) ones[i] = 1.0;
+    CK(cudaMemcpy(d_one, ones, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
+    free(ones);
+
+    cusparseHandle_t sp;
+    cublasHandle_t bl;
+    CSP(cusparseCreate(&sp));
+    CB(cublasCreate(&bl));
+    cusparseSpMatDescr_t mat;
+    cusparseDnVecDescr_t vp, vq, vone, vr;
+    CSP(cusparseCreateCsr(&mat, n, n, nnz, d_rp, d_col, d_val, CUSPARSE_INDEX_32I,
+                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    CSP(cusparseCreateDnVec(&vp, n, d_p, CUDA_R_64F));
+    CSP(cusparseCreateDnVec(&vq, n, d_q, CUDA_R_64F));
+    CSP(cusparseCreateDnVec(&vr, n, d_r, CUDA_R_64F));
+    CSP(cusparseCreateDnVec(&vone, n, d_one, CUDA_R_64F));
+    const double one = 1.0, zero = 0.0;
+    size_t bsize = 0;
+    CSP(cusparseSpMV_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero, vq,
+                                CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &bsize));
+    void *buf = NULL;
+    CK(cudaMalloc(&buf, bsize ? bsize : 1));
+    /* b = A 1 into r; x = 0; p = r. */
+    CSP(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vone, &zero, vr, CUDA_R_64F,
+                     CUSPARSE_SPMV_ALG_DEFAULT, buf));
+    CK(cudaMemset(d_x, 0, (size_t)n * sizeof(double)));
+    CB(cublasDcopy(bl, n, d_r, 1, d_p, 1));
+    double rr = 0;
+    CB(cublasDdot(bl, n, d_r, 1, d_r, 1, &rr));
+    const int64_t total = warm_iters + timed_iters;
+    double *t = malloc((size_t)(timed_iters + 1) * sizeof *t);
+    for (int64_t k = 0; k < total; k++) {
+        if (k >= warm_iters) t[k - warm_iters] = now();
+        double pap, rr_new;
+        CSP(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero, vq, CUDA_R_64F,
+                         CUSPARSE_SPMV_ALG_DEFAULT, buf));
+        CB(cublasDdot(bl, n, d_p, 1, d_q, 1, &pap));
+        double alpha = rr / pap, nalpha = -alpha;
+        CB(cublasDaxpy(bl, n, &alpha, d_p, 1, d_x, 1));
+        CB(cublasDaxpy(bl, n, &nalpha, d_q, 1, d_r, 1));
+        CB(cublasDdot(bl, n, d_r, 1, d_r, 1, &rr_new));
+        double beta = rr_new / rr;
+        CB(cublasDscal(bl, n, &beta, d_p, 1));
+        CB(cublasDaxpy(bl, n, &one, d_r, 1, d_p, 1));
+        rr = rr_new;
+    }
+    CK(cudaDeviceSynchronize());
+    t[timed_iters] = now();
+    for (int i = 0; i < timed_iters; i++) t[i] = t[i + 1] - t[i];
+    peer_result res = {median(t, timed_iters), sqrt(rr), total};
+    free(t);
+    CSP(cusparseDestroyDnVec(vp));
+    CSP(cusparseDestroyDnVec(vq));
+    CSP(cusparseDestroyDnVec(vr));
+    CSP(cusparseDestroyDnVec(vone));
+    CSP(cusparseDestroySpMat(mat));
+    CSP(cusparseDestroy(sp));
+    CB(cublasDestroy(bl));
+    void *all[] = {buf, d_rp, d_col, d_val, d_x, d_r, d_p, d_q, d_one};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) CK(cudaFree(all[i]));
+    return res;
+}
+
+/* ---- (d) ---- */
+static void study_one(const char *path, int64_t thesis_max) {
+    cg_block blk;
+    cg_matrix A;
+    if (cg_load_file(&app, path, 1.0, &blk) || cg_matrix_setup(&app, &blk, &A)) {
+        printf("  %s: %s\n", path, mu_error_message());
+        mu_error_clear();
+        return;
+    }
+    const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    for (int mode = 0; mode < 2; mode++) {
+        cg_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.variant = mode ? CG_THESIS : CG_STANDARD;
+        cfg.jacobi = mode == 0;
+        cfg.rtol = 1e-8;
+        cfg.atol = mode ? 1e-5 : 0;
+        cfg.max_it = mode ? thesis_max : 20000;
+        cfg.checkpoint = "/tmp/bench_cg.ckpt";
+        int fp32 = mode == 1;
+        for (int dev = 0; dev < 2; dev++) {
+            cg_backend *be = NULL;
+            int rc = dev ? cg_backend_cpu(&A, fp32, cfg.jacobi, &be)
+                         : cg_backend_gpu(&A, fp32, cfg.jacobi, &be);
+            if (rc) {
+                printf("  %s: %s\n", name, mu_error_message());
+                mu_error_clear();
+                continue;
+            }
+            void *b = be->vec_new(be), *x = be->vec_new(be);
+            cg_make_rhs(&app, &A, be, CG_RHS_AONES, 1, b);
+            cg_result res;
+            double t0 = now();
+            rc = (mode ? cg_solve_thesis : cg_solve_standard)(&app, &cfg, &A, be, b, x, &res);
+            double dt = now() - t0;
+            int64_t it = res.iterations;
+            printf("  %-18s %6lld %8lld | %-22s | %s | %7lld %-13s | %9.1f us/it\n", name,
+                   (long long)A.n, (long long)A.nnz,
+                   mode ? "thesis fp32 (atol 1e-5)" : "standard fp64 Jacobi", dev ? "CPU" : "GPU",
+                   (long long)it,
+                   rc                            ? "breakdown"
+                   : res.outcome == CG_CONVERGED ? "converged"
+                                                 : "(cap)",
+                   it > 0 ? dt / (double)it * 1e6 : 0.0);
+            if (rc) mu_error_clear();
+            be->vec_free(be, b);
+            be->vec_free(be, x);
+            be->destroy(be);
+        }
+    }
+    cg_matrix_free(&A);
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void study_dir(const char *dir, int64_t thesis_max) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        printf("  %s: cannot open\n", dir);
+        return;
+    }
+    char *names[256];
+    int nn = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && nn < 256) {
+        size_t l = strlen(de->d_name);
+        if (l > 4 && !strcmp(de->d_name + l - 4, ".mtx")) names[nn++] = strdup(de->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)nn, sizeof names[0], cmp_str);
+    for (int i = 0; i < nn; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        study_one(path, thesis_max);
+        free(names[i]);
+    }
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    mu_log_init(0, 1);
+    mu_log_set_level("warn");
+    int64_t n = 256, study_max = 2000;
+    int reps = 50, warm = 3, peer = 1, study = 1, do_sweep = 1, solve = 1, table = 1;
+    const char *inputs[8];
+    int ninputs = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strncmp(a, "--n=", 4))
+            n = atoll(a + 4);
+        else if (!strncmp(a, "--reps=", 7))
+            reps = atoi(a + 7);
+        else if (!strncmp(a, "--warm=", 7))
+            warm = atoi(a + 7);
+        else if (!strncmp(a, "--study-max-it=", 15))
+            study_max = atoll(a + 15);
+        else if (!strncmp(a, "--inputs=", 9) && ninputs < 8)
+            inputs[ninputs++] = a + 9;
+        else if (!strcmp(a, "--no-peer"))
+            peer = 0;
+        else if (!strcmp(a, "--no-study"))
+            study = 0;
+        else if (!strcmp(a, "--no-sweep"))
+            do_sweep = 0;
+        else if (!strcmp(a, "--no-table"))
+            table = 0;
+        else if (!strcmp(a, "--no-solve"))
+            solve = 0;
+        else {
+            fprintf(stderr, "bench_cg: unknown option %s\n", a);
+            return 2;
+        }
+    }
+    if (reps < 1) reps = 1;
+    mu_gpu_info info;
+    if (mu_gpu_device_count() < 1 || mu_gpu_select(0, &info)) {
+        fprintf(stderr, "bench_cg: no CUDA device: %s\n", mu_gpu_error());
+        MPI_Finalize();
+        return 1;
+    }
+    app.comm = MPI_COMM_WORLD;
+    app.rank = 0;
+    app.size = 1;
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    printf("bench_cg: %s (sm_%d%d, %d SMs, %.1f GiB), CUDA runtime %d.%d, driver %d.%d\n",
+           info.name, info.cc_major, info.cc_minor, info.sm_count, info.mem_gib, rt / 1000,
+           (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10);
+
+    const double bw = copy_bandwidth();
+    printf("\n(a) device-to-device copy: %.1f GB/s (bytes read + written, 1 GiB, median of 20)\n",
+           bw * 1e-9);
+
+    double t0 = now();
+    cg_block blk;
+    cg_matrix A;
+    MU(cg_load_poisson(&app, CG_POISSON_3D7, n, n, n, 1.0, &blk));
+    MU(cg_matrix_setup(&app, &blk, &A));
+    cg_backend *be;
+    MU(cg_backend_gpu(&A, 0, 0, &be));
+    int def_lanes, def_rows, def_fused;
+    {
+        mu_gpu_cg *g = own_context(&A); /* what cg_backend_gpu chose */
+        def_lanes = mu_gpu_cg_lanes(g);
+        def_rows = mu_gpu_cg_rows(g);
+        def_fused = mu_gpu_cg_fused(g);
+        mu_gpu_cg_destroy(g);
+    }
+    printf("\n(b) 3-D 7-point Poisson %lld^3: %lld rows, %lld nonzeros, fp64, no preconditioner "
+           "(setup %.1f s)\n",
+           (long long)n, (long long)A.n, (long long)A.nnz, now() - t0);
+    cg_state s;
+    state_new(be, &s);
+    MU(cg_make_rhs(&app, &A, be, CG_RHS_AONES, 1, s.b));
+    state_reset(be, &s);
+    const double t_it = time_iterate(be, &s, warm, reps);
+    const int64_t iters_done = s.k;
+    const double rnorm_mu = sqrt(s.rr);
+    mu_gpu_cg_bytes tb;
+    mu_gpu_cg_traffic(A.nloc, A.nnz, 0, 0, &tb);
+    const double own = def_fused ? tb.fused : tb.split;
+    const double f_it = own / bw, f_min = tb.minimal / bw, f_tab = tb.table / bw;
+    const double f_issue = (tb.matrix + 11.0 * 8.0 * (double)A.nloc) / bw;
+    printf("  defaults: %d lanes per row, %d rows per sub-warp, %s form\n", def_lanes, def_rows,
+           def_fused ? "fused" : "split");
+    printf("  mutirao device iterations: %.3f ms per iteration (median of %d batches of %d, after "
+           "%d)\n",
+           t_it * 1e3, reps, MU_GPU_CG_BATCH, warm);
+    printf("  bytes per iteration: matrix %.3f GB; mutirao's iteration %.3f GB (floor %.3f ms); "
+           "minimal %.3f GB (floor %.3f ms); table path %.3f GB (floor %.3f ms)\n",
+           tb.matrix * 1e-9, own * 1e-9, f_it * 1e3, tb.minimal * 1e-9, f_min * 1e3,
+           tb.table * 1e-9, f_tab * 1e3);
+    printf("  time / minimal floor: %.3fx   time / own-bytes floor: %.3fx   time / 11-pass floor "
+           "(the issue's 'fused floor'): %.3fx   achieved %.0f GB/s (%.1f%% of copy)\n",
+           t_it / f_min, t_it / f_it, t_it / f_issue, own / t_it * 1e-9, 100.0 * own / t_it / bw);
+    if (table) {
+        const double t_tab = time_table(be, &s, 30);
+        printf("  table path (host reductions each iteration, as on several ranks): %.3f ms per "
+               "iteration (median of 30), %.3fx its floor\n",
+               t_tab * 1e3, t_tab / f_tab);
+    }
+
+    peer_result pr = {0, 0, 0};
+    if (peer) {
+        pr = peer_cg(&A, (int64_t)warm * MU_GPU_CG_BATCH, reps * MU_GPU_CG_BATCH);
+        printf("\n(c) peer, cusparseSpMV (CSR, ALG_DEFAULT) + cuBLAS ddot/daxpy/dscal: %.3f ms per "
+               "iteration (median of %d), %.2fx the minimal floor\n",
+               pr.per_it * 1e3, reps * MU_GPU_CG_BATCH, pr.per_it / f_min);
+        printf("  peer / mutirao = %.2fx   ||r|| after %lld iterations: peer %.6e, mutirao %.6e\n",
+               pr.per_it / t_it, (long long)pr.iters, pr.rnorm, rnorm_mu);
+        (void)iters_done;
+    }
+
+    if (solve) {
+        cg_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.rtol = 1e-8;
+        cfg.max_it = 5000;
+        cfg.checkpoint = "/tmp/bench_cg.ckpt";
+        cg_result res;
+        double ts = now();
+        MU(cg_solve_standard(&app, &cfg, &A, be, s.b, s.x, &res));
+        ts = now() - ts;
+        double err = cg_error_vs_ones(&app, &A, be, s.x);
+        printf("\n(b3) solve to rtol 1e-8: %lld iterations in %.3f s (%.3f ms per iteration), "
+               "||x - 1|| / ||1|| = %.2e\n",
+               (long long)res.iterations, ts, ts / (double)res.iterations * 1e3, err);
+    }
+    state_free(be, &s);
+    be->destroy(be);
+    if (do_sweep) {
+        const int l7[] = {2, 4, 8};
+        char label[64];
+        snprintf(label, sizeof label, "3-D 7-point %lld^3", (long long)n);
+        sweep(&A, label, bw, l7, 3);
+    }
+    cg_matrix_free(&A);
+    if (do_sweep) {
+        const int l27[] = {2, 4, 8, 16, 32};
+        int64_t m = n / 2;
+        MU(cg_load_poisson(&app, CG_POISSON_3D27, m, m, m, 1.0, &blk));
+        MU(cg_matrix_setup(&app, &blk, &A));
+        char label[64];
+        snprintf(label, sizeof label, "3-D 27-point %lld^3", (long long)m);
+        sweep(&A, label, bw, l27, 5);
+        cg_matrix_free(&A);
+    }
+
+    if (study && ninputs) {
+        printf("\n(d) matrices: b = A 1; standard fp64 with Jacobi to rtol 1e-8; thesis fp32 to "
+               "||r|| < 1e-5, at most %lld iterations\n",
+               (long long)study_max);
+        printf("  %-18s %6s %8s | %-22s | dev | iterations    | time\n", "matrix", "n", "nnz",
+               "mode");
+        for (int i = 0; i < ninputs; i++) study_dir(inputs[i], study_max);
+    }
+
+    printf("\nsummary (%s): copy %.0f GB/s | mutirao %.3f ms/it, %.3f GB/it, minimal %.3f GB/it, "
+           "time/minimal floor %.3fx, time/11-pass floor %.3fx",
+           info.name, bw * 1e-9, t_it * 1e3, own * 1e-9, tb.minimal * 1e-9, t_it / f_min,
+           t_it / f_issue);
+    if (peer) printf(" | peer %.3f ms/it, peer/mutirao %.2fx", pr.per_it * 1e3, pr.per_it / t_it);
+    printf("\n");
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,68 @@
+/* The compute backend of the cg solver: vectors and the kernels one CG
+ * iteration needs, behind a table so the solver never touches the data. The
+ * CPU backend (kernels_cpu.c) is the reference. A GPU backend slots in as
+ * another table: its kernels live in gpu/ behind a C API (gpu/cg_gpu.h, which
+ * cannot include this workload header) and a thin src/cg/kernels_gpu.c fills
+ * this table from it; vectors then live on the device, halo_begin packs there
+ * and copies to the host, and the dot kernels add into mu_xsum words
+ * (core/exactsum.h is usable in device code), so results match the CPU bit for bit.
+ *
+ * A vector holds nloc owned entries followed by nghost ghost slots, as double
+ * or, with fp32, as float. Scalars are passed as double and rounded to the
+ * vector type once per call. Every accumulator argument is added to (never
+ * reset), in local row order, and may be NULL where noted. */
+#ifndef MU_CG_KERNELS_H
+#define MU_CG_KERNELS_H
+#include "cg/cg.h"
+#include "core/exactsum.h"
+
+typedef enum { CG_ROWS_INTERIOR, CG_ROWS_BOUNDARY, CG_ROWS_ALL } cg_rows;
+
+typedef struct cg_backend cg_backend;
+struct cg_backend {
+    const char *name; /* "cpu" */
+    int fp32;
+    int64_t nloc, nghost;
+    void *impl;
+    void *(*vec_new)(cg_backend *b); /* zeroed, with ghost slots; NULL when out of memory */
+    void (*vec_free)(cg_backend *b, void *v);
+    void (*vec_set)(cg_backend *b, void *v, const double *owned); /* owned part */
+    void (*vec_get)(cg_backend *b, const void *v, double *owned); /* exact for float too */
+    void (*vec_fill)(cg_backend *b, void *v, double value);       /* owned and ghosts */
+    void (*vec_copy)(cg_backend *b, const void *src, void *dst);  /* owned part */
+    /* Starts and finishes the halo exchange of x into its ghost slots. */
+    void (*halo_begin)(cg_backend *b, void *x);
+    void (*halo_end)(cg_backend *b, void *x);
+    /* y = A x on one row set; each row summed in its stored order. xy += x_i y_i (NULL: skip). */
+    void (*spmv)(cg_backend *b, cg_rows rows, const void *x, void *y, mu_xsum *xy);
+    void (*dot)(cg_backend *b, const void *x, const void *y, mu_xsum *xy);
+    /* w = a x + c y (w may alias x or y). */
+    void (*waxpby)(cg_backend *b, double a, const void *x, double c, const void *y, void *w);
+    /* The fused CG update: x += alpha p; r -= alpha q; then as precond(). */
+    void (*cg_update)(cg_backend *b, double alpha, const void *p, const void *q, void *x, void *r,
+                      void *z, mu_xsum *rz, mu_xsum *rr);
+    /* z = D^-1 r (Jacobi); rz += r_i z_i; rr += r_i r_i. With no preconditioner z
+     * is NULL and only rr is summed. */
+    void (*precond)(cg_backend *b, const void *r, void *z, mu_xsum *rz, mu_xsum *rr);
+    void (*destroy)(cg_backend *b);
+    /* Optional (NULL on the CPU). Up to count whole iterations of standard CG (no
+     * residual replacement) on one rank, alpha and beta kept on the device, the
+     * same bits as the calls above: from x, r, p, z (NULL: none) with *rz = r'z,
+     * *rr = r'r, it advances them and *k, stopping once sqrt(rr) <= tol. It
+     * leaves an iteration whose p'Ap is not positive and finite undone, for the
+     * caller's table path to report; may return early. 1 after mu_error(). */
+    int (*iterate)(cg_backend *b, int64_t count, double tol, void *x, void *r, void *p, void *q,
+                   void *z, double *rz, double *rr, int64_t *k);
+};
+
+/* The CPU backend on A (which must outlive it). jacobi: keeps 1 / diag; every
+ * diagonal entry must then be positive (checked by the caller). */
+int cg_backend_cpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out);
+/* The GPU backend (kernels_gpu.c), on the device this rank is bound to. */
+int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out);
+
+/* Full y = A x: halo started, interior rows computed while it flies, halo
+ * finished, boundary rows. xy as in spmv. x needs ghost slots. */
+void cg_spmv(cg_backend *b, void *x, void *y, mu_xsum *xy);
+
+#endif

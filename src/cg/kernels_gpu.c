@@ -1,0 +1,255 @@
+/* The GPU backend of the cg solver: the table of kernels.h filled from the
+ * CUDA kernels behind gpu/cg_gpu.h. Vectors live on the device.
+ *
+ * Halo. halo_begin queues the gather of the values to send and their copy to
+ * pinned host memory on the halo stream; spmv on the interior rows queues its
+ * kernel first, then waits for that copy and posts the messages (mpi/halo.c,
+ * nonblocking), so the exchange flies while the interior rows compute;
+ * halo_end waits for the messages and queues the copy into the ghost slots,
+ * which the boundary rows' kernel waits for on the device.
+ *
+ * Reductions. A call that adds into an accumulator (spmv with xy, dot,
+ * cg_update, precond) waits for its kernel and adds the device's exact words
+ * into the host mu_xsum: the solver reads it next, and on several ranks
+ * reduces it over MPI every iteration (a few hundred bytes each way, two
+ * waits per iteration). On one rank the table's iterate entry runs whole
+ * iterations on the device instead, alpha and beta kept there and the status
+ * read once per batch of iterations, with the same bits.
+ *
+ * A CUDA failure inside an entry that returns nothing (the table's shape) is
+ * logged on its rank; from then on the rank skips the device, still takes
+ * part in every halo exchange, and adds a NaN to every dot product, so the
+ * solver stops at its next reduction, on every rank, with a breakdown. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cg/kernels.h"
+#include "cg/solve.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "gpu/cg_gpu.h"
+
+typedef enum { HALO_IDLE, HALO_PACKED, HALO_POSTED } halo_state;
+
+typedef struct {
+    const cg_matrix *A;
+    mu_gpu_cg *g;
+    mu_halo_type halo_type;
+    halo_state halo;
+    void *send, *ghosts; /* pinned host buffers of the context */
+    int failed;
+} gpu_impl;
+
+static void failed(gpu_impl *c, const char *what) {
+    if (!c->failed)
+        mu_log_all(MU_LOG_ERROR, "cg: GPU %s failed: %s (this rank now adds NaN to every dot)",
+                   what, mu_gpu_error());
+    c->failed = 1;
+}
+
+/* Runs a gpu/cg_gpu.h call unless the device failed before. */
+#define GPU_DO(c, call, what)                                                                      \
+    do {                                                                                           \
+        if (!(c)->failed && (call)) failed((c), (what));                                           \
+    } while (0)
+
+static void take(gpu_impl *c, mu_xsum *acc0, mu_xsum *acc1) {
+    GPU_DO(c, mu_gpu_cg_take(c->g, acc0, acc1), "reduction");
+    if (!c->failed) return;
+    if (acc0) acc0->w[MU_XSUM_NAN]++;
+    if (acc1) acc1->w[MU_XSUM_NAN]++;
+}
+
+static void *vec_new(cg_backend *b) {
+    gpu_impl *c = b->impl;
+    if (c->failed) return NULL;
+    void *v = mu_gpu_cg_vec_new(c->g);
+    if (!v) mu_log_all(MU_LOG_ERROR, "cg: GPU vector: %s", mu_gpu_error());
+    return v;
+}
+
+static void vec_free(cg_backend *b, void *v) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_vec_free(c->g, v), "free");
+}
+
+static void vec_set(cg_backend *b, void *v, const double *owned) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_vec_set(c->g, v, owned), "copy to the device");
+}
+
+static void vec_get(cg_backend *b, const void *v, double *owned) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_vec_get(c->g, v, owned), "copy from the device");
+    if (c->failed)
+        for (int64_t i = 0; i < b->nloc; i++) owned[i] = NAN;
+}
+
+static void vec_fill(cg_backend *b, void *v, double value) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_vec_fill(c->g, v, value), "fill");
+}
+
+static void vec_copy(cg_backend *b, const void *src, void *dst) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_vec_copy(c->g, src, dst), "copy");
+}
+
+static void halo_begin(cg_backend *b, void *x) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_halo_pack(c->g, x), "halo gather");
+    c->halo = HALO_PACKED;
+}
+
+/* The send values are on the host: post the messages. */
+static void halo_post(gpu_impl *c) {
+    if (c->halo != HALO_PACKED) return;
+    GPU_DO(c, mu_gpu_cg_halo_wait(c->g, NULL, NULL), "halo copy");
+    mu_halo_begin_packed(c->A->halo, c->send, c->ghosts, c->halo_type);
+    c->halo = HALO_POSTED;
+}
+
+static void halo_end(cg_backend *b, void *x) {
+    gpu_impl *c = b->impl;
+    if (c->halo == HALO_IDLE) return;
+    halo_post(c);
+    mu_halo_end(c->A->halo);
+    GPU_DO(c, mu_gpu_cg_halo_unpack(c->g, x), "ghost copy");
+    c->halo = HALO_IDLE;
+}
+
+static void spmv(cg_backend *b, cg_rows rows, const void *x, void *y, mu_xsum *xy) {
+    gpu_impl *c = b->impl;
+    int r = rows == CG_ROWS_INTERIOR   ? MU_GPU_CG_INTERIOR
+            : rows == CG_ROWS_BOUNDARY ? MU_GPU_CG_BOUNDARY
+                                       : MU_GPU_CG_ALL;
+    GPU_DO(c, mu_gpu_cg_spmv(c->g, r, x, y, xy ? 0 : -1), "SpMV");
+    if (rows == CG_ROWS_INTERIOR) halo_post(c); /* the interior kernel is queued: send now */
+    if (xy) take(c, xy, NULL);
+}
+
+static void dot(cg_backend *b, const void *x, const void *y, mu_xsum *xy) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_dot(c->g, x, y, 0), "dot product");
+    take(c, xy, NULL);
+}
+
+static void waxpby(cg_backend *b, double a, const void *x, double cc, const void *y, void *w) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_waxpby(c->g, a, x, cc, y, w), "waxpby");
+}
+
+static void cg_update(cg_backend *b, double alpha, const void *p, const void *q, void *x, void *r,
+                      void *z, mu_xsum *rz, mu_xsum *rr) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_update(c->g, alpha, p, q, x, r, z, z && rz ? 1 : -1, rr ? 0 : -1),
+           "vector update");
+    take(c, rr, z ? rz : NULL);
+}
+
+static void precond(cg_backend *b, const void *r, void *z, mu_xsum *rz, mu_xsum *rr) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_precond(c->g, r, z, z && rz ? 1 : -1, rr ? 0 : -1), "preconditioner");
+    take(c, rr, z ? rz : NULL);
+}
+
+static int iterate(cg_backend *b, int64_t count, double tol, void *x, void *r, void *p, void *q,
+                   void *z, double *rz, double *rr, int64_t *k) {
+    gpu_impl *c = b->impl;
+    if (c->failed) return 0; /* the table path's NaN stops the solver */
+    mu_gpu_cg_iter it;
+    memset(&it, 0, sizeof it);
+    it.rz = *rz;
+    it.rr = *rr;
+    it.tol = tol;
+    it.count = count;
+    it.seconds = 0.5; /* back to the solver twice a second: progress, signals */
+    if (mu_gpu_cg_iterate(c->g, x, r, p, q, z, &it))
+        return mu_error("cg: GPU iterations failed: %s", mu_gpu_error());
+    *k += it.done;
+    if (it.done > 0) {
+        *rz = it.rz;
+        *rr = it.rr;
+    }
+    if (it.stop == MU_GPU_CG_RR || it.stop == MU_GPU_CG_RZ) {
+        double v; /* the table path's message, for the iteration after the last one made */
+        return cg_value(&it.bad, &v, it.stop == MU_GPU_CG_RR ? "r'r" : "r'z", *k);
+    }
+    return 0;
+}
+
+static void destroy(cg_backend *b) {
+    if (!b) return;
+    gpu_impl *c = b->impl;
+    if (c) {
+        mu_gpu_cg_destroy(c->g);
+        free(c);
+    }
+    free(b);
+}
+
+int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
+    *out = NULL;
+    cg_backend *b = calloc(1, sizeof *b);
+    gpu_impl *c = calloc(1, sizeof *c);
+    if (!b || !c) {
+        free(b);
+        free(c);
+        return mu_error("out of memory");
+    }
+    mu_halo_lists hl;
+    mu_halo_get_lists(A->halo, &hl);
+    mu_gpu_cg_desc d;
+    memset(&d, 0, sizeof d);
+    d.nloc = A->nloc;
+    d.nghost = A->nghost;
+    d.rowptr = A->rowptr;
+    d.col = A->col;
+    d.val = A->val;
+    d.interior = A->interior;
+    d.boundary = A->boundary;
+    d.ninterior = A->ninterior;
+    d.nboundary = A->nboundary;
+    d.diag = jacobi ? A->diag : NULL;
+    d.send_index = hl.send_index;
+    d.nsend = hl.nsend;
+    d.mean_row =
+        A->n > 0 ? (double)A->nnz / (double)A->n : 0.0; /* global: the same lanes on every rank */
+    d.fp32 = fp32;
+    c->A = A;
+    c->halo_type = fp32 ? MU_HALO_FLOAT : MU_HALO_DOUBLE;
+    if (mu_gpu_cg_create(&d, &c->g) || mu_gpu_cg_halo_wait(c->g, &c->send, &c->ghosts)) {
+        int rc = mu_error("cg: cannot set up the matrix on the GPU: %s", mu_gpu_error());
+        mu_gpu_cg_destroy(c->g);
+        free(c);
+        free(b);
+        return rc;
+    }
+    mu_info("cg: GPU SpMV with %d lane%s per row (%s) for %.2f nonzeros per row; one-rank "
+            "iterations on the device, %s form",
+            mu_gpu_cg_lanes(c->g), mu_gpu_cg_lanes(c->g) > 1 ? "s" : "",
+            mu_gpu_cg_lanes(c->g) > 1 ? "CSR-vector" : "CSR-scalar", d.mean_row,
+            mu_gpu_cg_fused(c->g) ? "fused" : "split");
+    b->name = "gpu";
+    b->fp32 = fp32;
+    b->nloc = A->nloc;
+    b->nghost = A->nghost;
+    b->impl = c;
+    b->vec_new = vec_new;
+    b->vec_free = vec_free;
+    b->vec_set = vec_set;
+    b->vec_get = vec_get;
+    b->vec_fill = vec_fill;
+    b->vec_copy = vec_copy;
+    b->halo_begin = halo_begin;
+    b->halo_end = halo_end;
+    b->spmv = spmv;
+    b->dot = dot;
+    b->waxpby = waxpby;
+    b->cg_update = cg_update;
+    b->precond = precond;
+    b->destroy = destroy;
+    b->iterate = iterate;
+    *out = b;
+    return 0;
+}

@@ -1,0 +1,121 @@
+/* From global columns to a rank's working matrix: owned columns first, ghosts
+ * after them in ascending global order, rows split into interior (no ghost
+ * column) and boundary, the halo lists, the diagonal and a fingerprint. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cg/cg.h"
+#include "core/error.h"
+
+void cg_matrix_free(cg_matrix *A) {
+    free(A->bounds);
+    free(A->rowptr);
+    free(A->col);
+    free(A->val);
+    free(A->ghost);
+    free(A->interior);
+    free(A->boundary);
+    free(A->diag);
+    mu_halo_destroy(A->halo);
+    memset(A, 0, sizeof *A);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* SplitMix64's finaliser: a well-mixed 64-bit hash of one word. */
+static uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Summed over entries (mod 2^64), so the same on any layout. */
+static uint64_t entry_hash(int64_t row, int64_t col, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return mix64(mix64((uint64_t)row * 0x9E3779B97F4A7C15ull + (uint64_t)col) ^ bits);
+}
+
+static int local_numbering(cg_block *b, cg_matrix *A) {
+    int64_t nnz = b->rowptr[b->nloc], row1 = b->row0 + b->nloc, nghost = 0;
+    int64_t *g = malloc((size_t)(nnz ? nnz : 1) * sizeof *g);
+    if (!g) return mu_error("out of memory for the ghost list");
+    for (int64_t p = 0; p < nnz; p++)
+        if (b->gcol[p] < b->row0 || b->gcol[p] >= row1) g[nghost++] = b->gcol[p];
+    qsort(g, (size_t)nghost, sizeof *g, cmp_i64);
+    int64_t u = 0;
+    for (int64_t k = 0; k < nghost; k++)
+        if (!u || g[k] != g[u - 1]) g[u++] = g[k];
+    A->nghost = u;
+    A->ghost = realloc(g, (size_t)(u ? u : 1) * sizeof *g);
+    if (b->nloc + u > INT32_MAX)
+        return mu_error("rank rows plus ghosts exceed 2^31 (%lld + %lld); use more ranks",
+                        (long long)b->nloc, (long long)u);
+    A->col = malloc((size_t)(nnz ? nnz : 1) * sizeof *A->col);
+    A->diag = calloc((size_t)(b->nloc ? b->nloc : 1), sizeof *A->diag);
+    A->interior = malloc((size_t)(b->nloc ? b->nloc : 1) * sizeof *A->interior);
+    A->boundary = malloc((size_t)(b->nloc ? b->nloc : 1) * sizeof *A->boundary);
+    if (!A->col || !A->diag || !A->interior || !A->boundary) return mu_error("out of memory");
+    for (int64_t i = 0; i < b->nloc; i++) {
+        int has_ghost = 0;
+        for (int64_t p = b->rowptr[i]; p < b->rowptr[i + 1]; p++) {
+            int64_t c = b->gcol[p];
+            if (c >= b->row0 && c < row1) {
+                A->col[p] = (int32_t)(c - b->row0);
+                if (c == b->row0 + i) A->diag[i] += b->val[p];
+            } else {
+                /* Binary search in the ascending ghost list. */
+                int64_t lo = 0, hi = u - 1;
+                while (lo < hi) {
+                    int64_t mid = (lo + hi) / 2;
+                    if (A->ghost[mid] < c)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                A->col[p] = (int32_t)(b->nloc + lo);
+                has_ghost = 1;
+            }
+        }
+        if (has_ghost)
+            A->boundary[A->nboundary++] = (int32_t)i;
+        else
+            A->interior[A->ninterior++] = (int32_t)i;
+    }
+    return 0;
+}
+
+int cg_matrix_setup(mu_app *app, cg_block *b, cg_matrix *A) {
+    memset(A, 0, sizeof *A);
+    A->n = b->n;
+    A->nnz = b->nnz;
+    A->row0 = b->row0;
+    A->nloc = b->nloc;
+    A->nnz_loc = b->rowptr[b->nloc];
+    int rc = b->nloc > INT32_MAX ? mu_error("rank %d holds over 2^31 rows", app->rank) : 0;
+    if (!rc) rc = local_numbering(b, A);
+    uint64_t h = 0;
+    for (int64_t i = 0; i < b->nloc && !rc; i++)
+        for (int64_t p = b->rowptr[i]; p < b->rowptr[i + 1]; p++)
+            h += entry_hash(b->row0 + i, b->gcol[p], b->val[p]);
+    /* The block's arrays move over; only the global columns go. */
+    A->bounds = b->bounds;
+    A->rowptr = b->rowptr;
+    A->val = b->val;
+    free(b->gcol);
+    memset(b, 0, sizeof *b);
+    if (mu_error_collective(app->comm, rc)) {
+        cg_matrix_free(A);
+        return 1;
+    }
+    MPI_Allreduce(&h, &A->fingerprint, 1, MPI_UINT64_T, MPI_SUM, app->comm);
+    A->fingerprint ^= mix64((uint64_t)A->n) ^ mix64((uint64_t)A->nnz + 1);
+    if (mu_halo_create(app->comm, A->bounds, A->ghost, A->nghost, &A->halo)) {
+        cg_matrix_free(A);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,99 @@
+#include "cg/vectors.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/output.h"
+#include "core/philox.h"
+
+enum { RHS_STREAM = 0x6367 }; /* "cg": the Philox stream of random right-hand sides */
+
+int cg_make_rhs(mu_app *app, const cg_matrix *A, cg_backend *be, cg_rhs kind, uint64_t seed,
+                void *b) {
+    if (kind == CG_RHS_ONES) {
+        be->vec_fill(be, b, 1.0);
+        return 0;
+    }
+    if (kind == CG_RHS_AONES) {
+        /* Ghost slots hold 1 too, so no exchange is needed. */
+        void *ones = be->vec_new(be);
+        int rc = ones ? 0 : mu_error("out of memory");
+        MU_TRY(mu_error_collective(app->comm, rc));
+        be->vec_fill(be, ones, 1.0);
+        be->spmv(be, CG_ROWS_ALL, ones, b, NULL);
+        be->vec_free(be, ones);
+        return 0;
+    }
+    double *host = malloc((size_t)(A->nloc ? A->nloc : 1) * sizeof *host);
+    int rc = host ? 0 : mu_error("out of memory");
+    MU_TRY(mu_error_collective(app->comm, rc));
+    for (int64_t i = 0; i < A->nloc; i++) {
+        uint32_t w[4];
+        mu_rng4(seed, RHS_STREAM, (uint64_t)(A->row0 + i), w);
+        host[i] = 2.0 * mu_rng_open01(w[0], w[1]) - 1.0;
+    }
+    be->vec_set(be, b, host);
+    free(host);
+    return 0;
+}
+
+double cg_true_residual(mu_app *app, cg_backend *be, void *b, void *x) {
+    void *q = be->vec_new(be);
+    if (mu_error_collective(app->comm, q ? 0 : mu_error("out of memory"))) return NAN;
+    cg_spmv(be, x, q, NULL);
+    be->waxpby(be, 1.0, b, -1.0, q, q);
+    mu_xsum s;
+    mu_xsum_zero(&s);
+    be->dot(be, q, q, &s);
+    be->vec_free(be, q);
+    mu_xsum_allreduce(&s, 1, app->comm);
+    return sqrt(mu_xsum_round(&s, NULL));
+}
+
+double cg_error_vs_ones(mu_app *app, const cg_matrix *A, cg_backend *be, const void *x) {
+    double *host = malloc((size_t)(A->nloc ? A->nloc : 1) * sizeof *host);
+    if (mu_error_collective(app->comm, host ? 0 : mu_error("out of memory"))) return NAN;
+    be->vec_get(be, x, host);
+    mu_xsum s;
+    mu_xsum_zero(&s);
+    for (int64_t i = 0; i < A->nloc; i++) mu_xsum_add(&s, (host[i] - 1.0) * (host[i] - 1.0));
+    free(host);
+    mu_xsum_allreduce(&s, 1, app->comm);
+    return sqrt(mu_xsum_round(&s, NULL) / (double)A->n);
+}
+
+static int has_suffix(const char *s, const char *suffix) {
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+int cg_write_solution(mu_app *app, const cg_matrix *A, cg_backend *be, const void *x,
+                      const char *path) {
+    mu_output out;
+    int rc = app->rank == 0 ? mu_output_open(&out, path) : 0;
+    MU_TRY(mu_error_collective(app->comm, rc));
+    int64_t most = 0;
+    for (int r = 0; r < app->size; r++)
+        if (A->bounds[r + 1] - A->bounds[r] > most) most = A->bounds[r + 1] - A->bounds[r];
+    double *buf = malloc((size_t)((app->rank == 0 ? most : A->nloc) + 1) * sizeof *buf);
+    if (mu_error_collective(app->comm, buf ? 0 : mu_error("out of memory writing '%s'", path))) {
+        if (app->rank == 0) mu_output_abort(&out);
+        free(buf);
+        return 1;
+    }
+    be->vec_get(be, x, buf);
+    if (app->rank != 0) {
+        MPI_Send(buf, (int)A->nloc, MPI_DOUBLE, 0, 7, app->comm);
+    } else {
+        /* One rank's block at a time, in rank order, so rank 0 never holds all of x. */
+        if (has_suffix(path, ".csv")) fputs("x\n", out.f);
+        for (int r = 0; r < app->size; r++) {
+            int64_t cnt = A->bounds[r + 1] - A->bounds[r];
+            if (r > 0) MPI_Recv(buf, (int)cnt, MPI_DOUBLE, r, 7, app->comm, MPI_STATUS_IGNORE);
+            for (int64_t i = 0; i < cnt; i++) fprintf(out.f, "%.17g\n", buf[i]);
+        }
+        rc = mu_output_commit(&out);
+    }
+    free(buf);
+    return mu_error_collective(app->comm, rc);
+}

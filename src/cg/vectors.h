@@ -1,0 +1,22 @@
+/* The problem's vectors around the solve: the right-hand side, the checks of
+ * the answer, and the solution file. All collective. */
+#ifndef MU_CG_VECTORS_H
+#define MU_CG_VECTORS_H
+#include "cg/kernels.h"
+
+typedef enum { CG_RHS_ONES = 0, CG_RHS_AONES = 1, CG_RHS_RANDOM = 2 } cg_rhs;
+
+/* b = 1, b = A 1 (so x = 1 solves it), or uniform in (-1, 1) from Philox keyed
+ * by (seed, global row). */
+int cg_make_rhs(mu_app *app, const cg_matrix *A, cg_backend *be, cg_rhs kind, uint64_t seed,
+                void *b);
+/* ||b - A x||, recomputed (x needs ghost slots). */
+double cg_true_residual(mu_app *app, cg_backend *be, void *b, void *x);
+/* ||x - 1|| / ||1||, for b = A 1. */
+double cg_error_vs_ones(mu_app *app, const cg_matrix *A, cg_backend *be, const void *x);
+/* The solution, one value per line (%.17g) in global row order; a .csv name
+ * gets the header line "x". Rank 0 writes it, atomically. */
+int cg_write_solution(mu_app *app, const cg_matrix *A, cg_backend *be, const void *x,
+                      const char *path);
+
+#endif

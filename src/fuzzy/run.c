@@ -1,0 +1,671 @@
+/* The fuzzy run, collective: input, moments and r (exact reductions), the FM
+ * iteration from every start (exact: the whole set replicated, starts handed
+ * out by the task farm; partitioned: the study's dealt partitions spread over
+ * the ranks), acceptance, the merge, memberships, and the outputs. Every
+ * floating-point sum that steers the run is exact or done in a fixed order on
+ * one rank, so the answer is bitwise the same on any number of ranks. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fuzzy/run.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/summary.h"
+#include "core/timer.h"
+#include "fuzzy/fm.h"
+#include "mpi/partition.h"
+#include "mpi/taskfarm.h"
+#include "mpi/wait.h"
+
+/* The largest membership table kept (doubles): 1 GiB. */
+#define MU_FZ_MAX_MEMBERSHIPS ((int64_t)1 << 27)
+
+/* ---- the kernel seam ---------------------------------------------------------- */
+
+typedef struct {
+    mu_fm_set set; /* a GPU rank will add its device context here */
+} fm_ctx;
+
+/* The FM iteration for starts [first, first + count) of the set. CPU now; a rank
+ * bound to a GPU will call gpu/fuzzy_gpu.h (same contract, see fuzzy/fm.h). */
+static int fm_starts(fm_ctx *c, int64_t first, int64_t count, double *v, mu_fm_stat *st) {
+    return mu_fm_run_cpu(&c->set, first, count, v, st);
+}
+
+/* Task farm record per start: v (F doubles), iterations, converged. */
+static int farm_task(int64_t first, int64_t count, void *results, void *vctx) {
+    fm_ctx *c = vctx;
+    int F = c->set.F;
+    double *v = malloc((size_t)(count * F) * sizeof *v);
+    mu_fm_stat *st = malloc((size_t)count * sizeof *st);
+    int rc = !v || !st ? mu_error("out of memory for %lld starts", (long long)count) : 0;
+    if (!rc) rc = fm_starts(c, first, count, v, st);
+    if (!rc) {
+        double *out = results;
+        for (int64_t k = 0; k < count; k++) {
+            memcpy(out + k * (F + 2), v + k * F, (size_t)F * sizeof *out);
+            out[k * (F + 2) + F] = (double)st[k].iterations;
+            out[k * (F + 2) + F + 1] = st[k].converged;
+        }
+    }
+    free(v);
+    free(st);
+    return rc;
+}
+
+/* ---- the whole run ------------------------------------------------------------- */
+
+typedef struct {
+    /* everywhere */
+    int64_t n;
+    int F;
+    double *x;          /* this rank's rows: all (exact) or its partitions' (partitioned) */
+    int64_t nloc;       /* rows in x */
+    int64_t sum0, sum1; /* the rows of x this rank adds to reductions (a block in exact mode) */
+    double *mean, *cov, *shift, *scale;
+    double r;
+    /* partitioned */
+    int p;
+    int64_t *pstart; /* p + 1 dealt offsets */
+    int pa, pb;      /* this rank's partitions [pa, pb) */
+    /* rank 0 */
+    mu_fz_data d;   /* input units */
+    double *z;      /* n x F in the space FM runs in (aliases d.x without zscore) */
+    int64_t *order; /* partitioned: dealt position -> object */
+    int64_t m_raw;
+    double *raw; /* m_raw x F */
+    int64_t *raw_part, *raw_start;
+    int64_t unconverged, it_total, it_max;
+} fz_state;
+
+static void state_free(fz_state *s) {
+    if (s->z != s->d.x && s->z != s->x) free(s->z);
+    if (s->x != s->d.x) free(s->x);
+    mu_fz_free(&s->d);
+    free(s->mean);
+    free(s->cov);
+    free(s->shift);
+    free(s->scale);
+    free(s->pstart);
+    free(s->order);
+    free(s->raw);
+    free(s->raw_part);
+    free(s->raw_start);
+}
+
+static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
+    int rc = 0;
+    if (app->rank == 0) {
+        rc = c->input ? mu_fz_read(c->input, c->header, c->label_column, &s->d)
+                      : mu_fz_gen_blobs(c->n, c->seed, c->centers, c->sigma, &s->d);
+        if (!rc) rc = mu_fz_check_columns(c->input ? c->input : "generated data", &s->d);
+        if (!rc && !c->exact && c->partitions > s->d.n)
+            rc = mu_error("--partitions=%d: more partitions than the %lld objects", c->partitions,
+                          (long long)s->d.n);
+    }
+    MU_TRY(mu_error_collective(app->comm, rc));
+    int64_t hdr[2] = {s->d.n, s->d.F};
+    MPI_Bcast(hdr, 2, MPI_INT64_T, 0, app->comm);
+    s->n = hdr[0];
+    s->F = (int)hdr[1];
+    s->p = c->partitions;
+    if (c->exact) {
+        /* The whole set on every rank. */
+        MU_TRY(mu_fz_bcast(app->comm, &s->d));
+        s->x = s->d.x;
+        s->nloc = s->n;
+        mu_block_range(s->n, app->size, app->rank, &s->sum0, &s->sum1);
+        return 0;
+    }
+    /* Partitioned: rank 0 sorts and deals; each rank receives its partitions' rows. */
+    int F = s->F;
+    s->pstart = malloc((size_t)(s->p + 1) * sizeof *s->pstart);
+    double *dealt = NULL;
+    if (!s->pstart) rc = mu_error("out of memory");
+    if (!rc && app->rank == 0) {
+        s->order = malloc((size_t)s->n * sizeof *s->order);
+        dealt = malloc((size_t)(s->n * F) * sizeof *dealt);
+        if (!s->order || !dealt)
+            rc = mu_error("out of memory dealing %lld objects", (long long)s->n);
+        if (!rc) rc = mu_fz_deal(s->d.x, s->n, F, s->p, s->order, s->pstart);
+        if (!rc)
+            for (int64_t k = 0; k < s->n; k++)
+                memcpy(dealt + k * F, s->d.x + s->order[k] * F, (size_t)F * sizeof *dealt);
+    }
+    if (mu_error_collective(app->comm, rc)) {
+        free(dealt);
+        return 1;
+    }
+    MPI_Bcast(s->pstart, s->p + 1, MPI_INT64_T, 0, app->comm);
+    int64_t lo, hi;
+    mu_block_range(s->p, app->size, app->rank, &lo, &hi);
+    s->pa = (int)lo;
+    s->pb = (int)hi;
+    s->nloc = s->pstart[s->pb] - s->pstart[s->pa];
+    s->sum0 = 0;
+    s->sum1 = s->nloc;
+    s->x = malloc((size_t)((s->nloc ? s->nloc : 1) * F) * sizeof *s->x);
+    rc = s->x ? 0 : mu_error("out of memory for %lld objects", (long long)s->nloc);
+    if (mu_error_collective(app->comm, rc)) {
+        free(dealt);
+        return 1;
+    }
+    /* Rows per rank; MPI counts are int, so large sets go in several rounds. */
+    int *counts = app->rank == 0 ? malloc((size_t)app->size * sizeof *counts) : NULL;
+    const int64_t step = ((int64_t)1 << 26) / F;
+    int64_t rounds = 1;
+    for (int k = 0; k < app->size; k++) {
+        int64_t a, b;
+        mu_block_range(s->p, app->size, k, &a, &b);
+        int64_t rows = s->pstart[b] - s->pstart[a];
+        if ((rows + step - 1) / step > rounds) rounds = (rows + step - 1) / step;
+    }
+    for (int64_t round = 0; round < rounds; round++) {
+        if (app->rank == 0)
+            for (int k = 0; k < app->size; k++) {
+                int64_t a, b;
+                mu_block_range(s->p, app->size, k, &a, &b);
+                int64_t r0 = s->pstart[a], rows = s->pstart[b] - r0;
+                int64_t off = round * step, take = rows - off;
+                take = take < 0 ? 0 : take > step ? step : take;
+                counts[k] = (int)(take * F);
+            }
+        /* Point to point from each rank's base: offsets may exceed an int. */
+        int64_t off = round * step, mine = s->nloc - off;
+        mine = mine < 0 ? 0 : mine > step ? step : mine;
+        if (app->rank == 0) {
+            MPI_Request *req = malloc((size_t)app->size * sizeof *req);
+            int nreq = 0;
+            for (int k = 1; k < app->size; k++) {
+                int64_t a, b;
+                mu_block_range(s->p, app->size, k, &a, &b);
+                if (counts[k] > 0)
+                    MPI_Isend(dealt + (s->pstart[a] + off) * F, counts[k], MPI_DOUBLE, k, 7301,
+                              app->comm, &req[nreq++]);
+            }
+            if (mine > 0)
+                memcpy(s->x + off * F, dealt + (s->pstart[s->pa] + off) * F,
+                       (size_t)(mine * F) * sizeof *s->x);
+            mu_waitall(nreq, req, MPI_STATUSES_IGNORE);
+            free(req);
+        } else if (mine > 0) {
+            MPI_Recv(s->x + off * F, (int)(mine * F), MPI_DOUBLE, 0, 7301, app->comm,
+                     MPI_STATUS_IGNORE);
+        }
+    }
+    free(counts);
+    free(dealt);
+    return 0;
+}
+
+/* Mean, covariance, optional z-scores, log det C and r. */
+static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
+    int F = s->F;
+    s->mean = malloc((size_t)F * sizeof *s->mean);
+    s->cov = malloc((size_t)(F * F) * sizeof *s->cov);
+    int rc = !s->mean || !s->cov ? mu_error("out of memory") : 0;
+    MU_TRY(mu_error_collective(app->comm, rc));
+    mu_timer_begin("moments");
+    mu_fz_moments(s->x + s->sum0 * F, s->sum1 - s->sum0, F, s->n, app->comm, s->mean, s->cov);
+    if (c->zscore) {
+        s->shift = malloc((size_t)F * sizeof *s->shift);
+        s->scale = malloc((size_t)F * sizeof *s->scale);
+        if (!s->shift || !s->scale) rc = mu_error("out of memory");
+        /* Exact: the replicated set gets a z-scored copy (rank 0 keeps the input
+         * units for the outputs); partitioned: each rank's rows change in place. */
+        double *src = s->x;
+        if (!rc && c->exact && !(s->x = malloc((size_t)(s->n * F) * sizeof *s->x))) {
+            s->x = src;
+            rc = mu_error("out of memory for the z-scores");
+        }
+        if (!rc && !c->exact && app->rank == 0 &&
+            !(s->z = malloc((size_t)(s->n * F) * sizeof *s->z)))
+            rc = mu_error("out of memory for the z-scores");
+        MU_TRY(mu_error_collective(app->comm, rc));
+        for (int f = 0; f < F; f++) {
+            s->shift[f] = s->mean[f];
+            s->scale[f] = sqrt(s->cov[f * F + f]);
+        }
+        /* The same arithmetic on every copy, so every rank holds the same values. */
+        for (int64_t i = 0; i < s->nloc; i++)
+            for (int f = 0; f < F; f++)
+                s->x[i * F + f] = (src[i * F + f] - s->shift[f]) / s->scale[f];
+        if (c->exact) {
+            s->z = s->x;
+            if (app->rank != 0) { /* the input units serve rank 0's outputs only */
+                free(s->d.x);
+                s->d.x = NULL;
+            }
+        } else if (app->rank == 0) {
+            for (int64_t i = 0; i < s->n; i++)
+                for (int f = 0; f < F; f++)
+                    s->z[i * F + f] = (s->d.x[i * F + f] - s->shift[f]) / s->scale[f];
+        }
+        mu_fz_moments(s->x + s->sum0 * F, s->sum1 - s->sum0, F, s->n, app->comm, s->mean, s->cov);
+    } else {
+        s->z = c->exact ? s->x : s->d.x;
+    }
+    int bad = -1;
+    rc = mu_fz_logdet(s->cov, F, logdet, &bad);
+    mu_timer_end("moments");
+    if (rc) {
+        /* Every rank has the same covariance: the same failure everywhere. */
+        char name[128] = "";
+        if (app->rank == 0 && s->d.names) snprintf(name, sizeof name, " ('%s')", s->d.names[bad]);
+        rc = mu_error("%s: the covariance of the %lld objects is singular: column %d%s is a "
+                      "linear combination of the columns before it (Cholesky pivot not positive)",
+                      c->input ? c->input : "generated data", (long long)s->n, bad + 1, name);
+        return mu_error_collective(app->comm, rc);
+    }
+    mu_info("fuzzy: %lld objects, %d feature(s), log det C = %.10g%s", (long long)s->n, F, *logdet,
+            c->zscore ? " (z-scored)" : "");
+
+    mu_timer_begin("factor r");
+    if (c->r_fixed > 0) {
+        s->r = c->r_fixed;
+        mu_info("fuzzy: r = %.10g (given by --r)", s->r);
+    } else {
+        int64_t count = s->sum1 - s->sum0;
+        double *d2 = malloc((size_t)(count ? count : 1) * sizeof *d2);
+        rc = d2 ? 0 : mu_error("out of memory");
+        MU_TRY(mu_error_collective(app->comm, rc));
+        for (int64_t i = 0; i < count; i++) {
+            const double *xi = s->x + (s->sum0 + i) * F;
+            double t = 0;
+            for (int f = 0; f < F; f++) {
+                double dd = xi[f] - s->mean[f];
+                t += dd * dd;
+            }
+            d2[i] = t;
+        }
+        mu_fz_rinfo info;
+        rc = mu_fz_solve_r(d2, count, s->n, F, *logdet, c->norm, c->r_tol, app->comm, &info);
+        free(d2);
+        if (rc) return 1; /* the same path on every rank: every rank failed alike */
+        s->r = info.r;
+        mu_info("fuzzy: r = %.10g (%s form; %d Newton steps, %d reductions, g = %.2g)", s->r,
+                c->norm == MU_FZ_R_PRINTED ? "printed" : "density", info.steps, info.evals,
+                info.resid);
+        mu_summary_int("r_newton_steps", info.steps);
+        mu_summary_int("r_reductions", info.evals);
+    }
+    mu_timer_end("factor r");
+    return 0;
+}
+
+static int fm_exact(mu_app *app, const mu_fz_cfg *c, fz_state *s, const mu_fm_set *set,
+                    double eps2) {
+    int F = s->F;
+    fm_ctx ctx = {*set};
+    double *rec = app->rank == 0 ? malloc((size_t)(s->n * (F + 2)) * sizeof *rec) : NULL;
+    int rc =
+        app->rank == 0 && !rec ? mu_error("out of memory for %lld results", (long long)s->n) : 0;
+    MU_TRY(mu_error_collective(app->comm, rc));
+    mu_farm_cfg fc = {.min_chunk = c->farm_chunk > 0 ? c->farm_chunk : 1,
+                      .master_works = 1,
+                      .progress = "starts"};
+    mu_farm_stats fs = {0, 0};
+    rc = mu_taskfarm_run(app->comm, s->n, (size_t)(F + 2) * sizeof(double), farm_task, &ctx, &fc,
+                         rec, &fs);
+    mu_debug("fuzzy: rank %d ran %lld starts in %lld chunks", app->rank,
+             (long long)fs.tasks_done_by_me, (long long)fs.chunks_by_me);
+    if (rc) {
+        free(rec);
+        return 1;
+    }
+    if (app->rank == 0) {
+        double *v = malloc((size_t)(s->n * F) * sizeof *v);
+        mu_fm_stat *st = malloc((size_t)s->n * sizeof *st);
+        s->raw = malloc((size_t)(s->n * F) * sizeof *s->raw);
+        s->raw_start = malloc((size_t)s->n * sizeof *s->raw_start);
+        s->raw_part = calloc((size_t)s->n, sizeof *s->raw_part);
+        if (!v || !st || !s->raw || !s->raw_start || !s->raw_part) {
+            rc = mu_error("out of memory");
+        } else {
+            for (int64_t k = 0; k < s->n; k++) {
+                memcpy(v + k * F, rec + k * (F + 2), (size_t)F * sizeof *v);
+                st[k].iterations = (int64_t)rec[k * (F + 2) + F];
+                st[k].converged = rec[k * (F + 2) + F + 1] != 0;
+                s->it_total += st[k].iterations;
+                if (st[k].iterations > s->it_max) s->it_max = st[k].iterations;
+                s->unconverged += !st[k].converged;
+            }
+            s->m_raw = mu_fm_accept(v, st, s->n, F, eps2, s->raw, s->raw_start);
+        }
+        free(v);
+        free(st);
+    }
+    free(rec);
+    return mu_error_collective(app->comm, rc);
+}
+
+/* Per partition: count, unconverged, iterations total and max. */
+enum { PMETA = 4 };
+
+static int fm_partitioned(mu_app *app, fz_state *s, const mu_fm_set *base, double eps2) {
+    int F = s->F, mine = s->pb - s->pa;
+    int64_t *meta = calloc((size_t)(mine ? mine : 1) * PMETA, sizeof *meta);
+    double *protos = malloc((size_t)((s->nloc ? s->nloc : 1) * F) * sizeof *protos);
+    int64_t *from = malloc((size_t)(s->nloc ? s->nloc : 1) * sizeof *from);
+    int64_t total = 0;
+    int rc = !meta || !protos || !from ? mu_error("out of memory") : 0;
+    for (int j = s->pa; j < s->pb && !rc; j++) {
+        int64_t off = s->pstart[j] - s->pstart[s->pa], np = s->pstart[j + 1] - s->pstart[j];
+        fm_ctx ctx = {*base};
+        ctx.set.x = s->x + off * F;
+        ctx.set.n = np;
+        double *v = malloc((size_t)(np * F) * sizeof *v);
+        mu_fm_stat *st = malloc((size_t)np * sizeof *st);
+        if (!v || !st) rc = mu_error("out of memory for partition %d", j);
+        if (!rc) rc = fm_starts(&ctx, 0, np, v, st);
+        if (!rc) {
+            int64_t *m = meta + (j - s->pa) * PMETA;
+            for (int64_t k = 0; k < np; k++) {
+                m[1] += !st[k].converged;
+                m[2] += st[k].iterations;
+                if (st[k].iterations > m[3]) m[3] = st[k].iterations;
+            }
+            m[0] = mu_fm_accept(v, st, np, F, eps2, protos + total * F, from + total);
+            /* Starts as dealt positions; rank 0 maps them to objects. */
+            for (int64_t k = 0; k < m[0]; k++) from[total + k] += s->pstart[j];
+            total += m[0];
+            mu_debug("fuzzy: partition %d: %lld objects, %lld prototypes", j, (long long)np,
+                     (long long)m[0]);
+        }
+        free(v);
+        free(st);
+    }
+    if (mu_error_collective(app->comm, rc)) {
+        free(meta);
+        free(protos);
+        free(from);
+        return 1;
+    }
+    /* Gather in rank order = partition order. */
+    int size = app->size;
+    int *cnt = NULL, *dsp = NULL;
+    int64_t *allmeta = NULL;
+    int64_t mycount[2] = {mine, total}, *counts = NULL;
+    if (app->rank == 0) {
+        cnt = malloc((size_t)size * sizeof *cnt);
+        dsp = malloc((size_t)size * sizeof *dsp);
+        counts = malloc((size_t)(2 * size) * sizeof *counts);
+        allmeta = malloc((size_t)(s->p * PMETA) * sizeof *allmeta);
+    }
+    MPI_Gather(mycount, 2, MPI_INT64_T, counts, 2, MPI_INT64_T, 0, app->comm);
+    if (app->rank == 0) {
+        for (int k = 0, o = 0; k < size; k++) {
+            cnt[k] = (int)(counts[2 * k] * PMETA);
+            dsp[k] = o;
+            o += cnt[k];
+        }
+    }
+    MPI_Gatherv(meta, mine * PMETA, MPI_INT64_T, allmeta, cnt, dsp, MPI_INT64_T, 0, app->comm);
+    if (app->rank == 0) {
+        s->m_raw = 0;
+        for (int k = 0; k < size; k++) s->m_raw += counts[2 * k + 1];
+        s->raw = malloc((size_t)((s->m_raw ? s->m_raw : 1) * F) * sizeof *s->raw);
+        s->raw_start = malloc((size_t)(s->m_raw ? s->m_raw : 1) * sizeof *s->raw_start);
+        s->raw_part = malloc((size_t)(s->m_raw ? s->m_raw : 1) * sizeof *s->raw_part);
+        for (int k = 0, o = 0; k < size; k++) {
+            cnt[k] = (int)(counts[2 * k + 1] * F);
+            dsp[k] = o;
+            o += cnt[k];
+        }
+    }
+    MPI_Gatherv(protos, (int)(total * F), MPI_DOUBLE, s->raw, cnt, dsp, MPI_DOUBLE, 0, app->comm);
+    if (app->rank == 0)
+        for (int k = 0, o = 0; k < size; k++) {
+            cnt[k] = (int)counts[2 * k + 1];
+            dsp[k] = o;
+            o += cnt[k];
+        }
+    MPI_Gatherv(from, (int)total, MPI_INT64_T, s->raw_start, cnt, dsp, MPI_INT64_T, 0, app->comm);
+    if (app->rank == 0) {
+        int64_t q = 0;
+        for (int j = 0; j < s->p; j++) {
+            const int64_t *m = allmeta + j * PMETA;
+            for (int64_t k = 0; k < m[0]; k++, q++) {
+                s->raw_part[q] = j;
+                s->raw_start[q] = s->order[s->raw_start[q]];
+            }
+            s->unconverged += m[1];
+            s->it_total += m[2];
+            if (m[3] > s->it_max) s->it_max = m[3];
+            mu_log(s->p <= 16 ? MU_LOG_INFO : MU_LOG_DEBUG,
+                   "fuzzy: partition %d: %lld objects, %lld prototype(s)%s", j,
+                   (long long)(s->pstart[j + 1] - s->pstart[j]), (long long)m[0],
+                   m[1] ? ", some starts did not converge" : "");
+        }
+    }
+    free(cnt);
+    free(dsp);
+    free(counts);
+    free(allmeta);
+    free(meta);
+    free(protos);
+    free(from);
+    return 0;
+}
+
+static const char *norm_name(const mu_fz_cfg *c) {
+    return c->r_fixed > 0 ? "given" : c->norm == MU_FZ_R_PRINTED ? "printed" : "density";
+}
+
+static void fmt_point(char *buf, size_t len, const double *v, int F) {
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, len - o, "(");
+    for (int f = 0; f < F && o < len; f++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%.6g", f ? ", " : "", v[f]);
+    if (o < len) snprintf(buf + o, len - o, ")");
+}
+
+/* Rank 0: merge, memberships, accuracy, the report and the files. */
+static int finish(const mu_fz_cfg *c, fz_state *s) {
+    int F = s->F;
+    int64_t m_raw = s->m_raw, m = m_raw;
+    int rc = 0;
+    mu_fz_merge *merges = NULL;
+    int64_t *group = malloc((size_t)(m_raw ? m_raw : 1) * sizeof *group);
+    double *proto = NULL, *mu = NULL, *top = NULL, *in_units = NULL;
+    int64_t *merged = NULL, *objects = NULL;
+    int32_t *labels = NULL;
+    if (!group) return mu_error("out of memory");
+
+    mu_timer_begin("merge");
+    if (c->merge && m_raw > 1) {
+        merges = malloc((size_t)(m_raw - 1) * sizeof *merges);
+        if (!merges) rc = mu_error("out of memory");
+        if (!rc) rc = mu_fz_linkage(s->raw, m_raw, F, merges);
+        double value = c->cut_value;
+        if (c->cut == MU_FZ_CUT_THRESHOLD && !c->units_abs) value /= s->r;
+        if (!rc) m = mu_fz_cut(merges, m_raw, c->cut, value, group);
+        if (!rc && c->cut == MU_FZ_CUT_K && (int64_t)c->cut_value > m_raw)
+            mu_warn("fuzzy: --k=%lld but only %lld raw prototypes: nothing merged",
+                    (long long)c->cut_value, (long long)m_raw);
+    } else {
+        for (int64_t i = 0; i < m_raw; i++) group[i] = i;
+    }
+    proto = malloc((size_t)(m * F) * sizeof *proto);
+    merged = malloc((size_t)m * sizeof *merged);
+    if (!rc && (!proto || !merged)) rc = mu_error("out of memory");
+    if (!rc) mu_fz_group_means(s->raw, m_raw, F, group, m, proto, merged);
+    mu_timer_end("merge");
+
+    mu_timer_begin("memberships");
+    /* The full n x m table only when it is reasonable (1 GiB); labels always. */
+    int keep_mu = (double)s->n * (double)m <= (double)MU_FZ_MAX_MEMBERSHIPS;
+    if (!rc) {
+        mu = keep_mu ? malloc((size_t)(s->n * m) * sizeof *mu) : NULL;
+        top = malloc((size_t)s->n * sizeof *top);
+        labels = malloc((size_t)s->n * sizeof *labels);
+        objects = calloc((size_t)m, sizeof *objects);
+        if ((keep_mu && !mu) || !top || !labels || !objects)
+            rc = mu_error("out of memory for %lld x %lld memberships", (long long)s->n,
+                          (long long)m);
+    }
+    if (!rc) {
+        mu_fz_memberships(s->z, s->n, F, proto, (int)m, s->r, mu, labels, top);
+        for (int64_t i = 0; i < s->n; i++) objects[labels[i]]++;
+        if (!keep_mu)
+            mu_warn("fuzzy: %lld objects x %lld prototypes: the membership table is not kept "
+                    "(memberships.csv is not written; labels.csv has each object's largest)",
+                    (long long)s->n, (long long)m);
+    }
+    mu_timer_end("memberships");
+    if (rc) goto done;
+
+    /* The report: one line, then each prototype in input units. */
+    in_units = malloc((size_t)(m * F) * sizeof *in_units);
+    if (!in_units) {
+        rc = mu_error("out of memory");
+        goto done;
+    }
+    for (int64_t j = 0; j < m; j++)
+        for (int f = 0; f < F; f++)
+            in_units[j * F + f] =
+                s->scale ? proto[j * F + f] * s->scale[f] + s->shift[f] : proto[j * F + f];
+    double ari = NAN, purity = NAN;
+    if (s->d.label) {
+        ari = mu_fz_ari(labels, (int)m, s->d.label, s->d.nlabels, s->n);
+        purity = mu_fz_purity(labels, (int)m, s->d.label, s->d.nlabels, s->n);
+    }
+    char acc[96] = "";
+    if (s->d.label) snprintf(acc, sizeof acc, " ari=%.6f purity=%.6f", ari, purity);
+    printf("fuzzy: n=%lld features=%d mode=%s partitions=%d r_norm=%s r=%.10g raw=%lld "
+           "prototypes=%lld unconverged=%lld%s\n",
+           (long long)s->n, F, c->exact ? "exact" : "partitioned", s->p, norm_name(c), s->r,
+           (long long)m_raw, (long long)m, (long long)s->unconverged, acc);
+    for (int64_t j = 0; j < m; j++) {
+        char pt[512];
+        fmt_point(pt, sizeof pt, in_units + j * F, F);
+        printf("  prototype %lld: %s objects=%lld merged=%lld\n", (long long)j, pt,
+               (long long)objects[j], (long long)merged[j]);
+    }
+    fflush(stdout);
+    if (s->unconverged)
+        mu_warn("fuzzy: %lld of %lld starts did not converge within --max-it=%lld (not accepted)",
+                (long long)s->unconverged, (long long)s->n, (long long)c->max_it);
+    mu_info("fuzzy: iterations per start: mean %.1f, max %lld", (double)s->it_total / (double)s->n,
+            (long long)s->it_max);
+    if (s->d.label)
+        mu_info("fuzzy: against the reference labels ('%s', %d classes): adjusted Rand index "
+                "%.6f, purity %.6f",
+                s->d.label_column, s->d.nlabels, ari, purity);
+
+    mu_summary_result_int("n", s->n);
+    mu_summary_result_int("features", F);
+    mu_summary_result_str("mode", c->exact ? "exact" : "partitioned");
+    mu_summary_result_int("partitions", s->p);
+    mu_summary_result_str("r_norm", norm_name(c));
+    mu_summary_result_int("raw_prototypes", m_raw);
+    mu_summary_result_int("prototypes", m);
+    mu_summary_result_int("unconverged", s->unconverged);
+    mu_summary_result_int("iterations_total", s->it_total);
+    mu_summary_result_int("iterations_max", s->it_max);
+    {
+        char r[40], list[4096] = "";
+        snprintf(r, sizeof r, "%.17g", s->r);
+        mu_summary_result_str("r", r);
+        for (int64_t j = 0, o = 0; j < m && o < (int64_t)sizeof list - 64; j++) {
+            char pt[512];
+            fmt_point(pt, sizeof pt, in_units + j * F, F);
+            o += snprintf(list + o, sizeof list - (size_t)o, "%s%s", j ? " " : "", pt);
+        }
+        mu_summary_result_str("prototype_list", list);
+    }
+    mu_summary_real("r", s->r);
+    if (s->d.label) {
+        mu_summary_real("ari", ari);
+        mu_summary_real("purity", purity);
+    }
+
+    mu_fz_result res = {.d = &s->d,
+                        .z = s->z,
+                        .shift = s->shift,
+                        .scale = s->scale,
+                        .r = s->r,
+                        .m_raw = m_raw,
+                        .raw = s->raw,
+                        .raw_part = s->raw_part,
+                        .raw_start = s->raw_start,
+                        .raw_group = group,
+                        .merges = merges,
+                        .m = m,
+                        .proto = proto,
+                        .merged = merged,
+                        .mu = mu,
+                        .top = top,
+                        .labels = labels,
+                        .objects = objects};
+    mu_timer_begin("output");
+    if (c->output) rc = mu_fz_write_prototypes(c->output, &res);
+    if (!rc && c->prefix) rc = mu_fz_write_all(c->prefix, &res);
+    mu_timer_end("output");
+    if (!rc && c->plot) {
+        mu_timer_begin("plot");
+        rc = mu_fz_plot(c->plot, &res);
+        mu_timer_end("plot");
+    }
+done:
+    free(group);
+    free(merges);
+    free(proto);
+    free(merged);
+    free(mu);
+    free(top);
+    free(labels);
+    free(objects);
+    free(in_units);
+    return rc;
+}
+
+int mu_fz_run(mu_app *app, const mu_fz_cfg *c) {
+    fz_state s;
+    memset(&s, 0, sizeof s);
+    mu_wait_configure(app->dev.local_size);
+    if (app->dev.use_gpu)
+        mu_info("fuzzy: the FM kernel has no GPU path yet: every rank runs it on the CPU");
+
+    mu_timer_begin("input");
+    int rc = load(app, c, &s);
+    mu_timer_end("input");
+    if (rc) {
+        state_free(&s);
+        return 1;
+    }
+    if (!c->exact && s.p < app->size)
+        mu_warn("fuzzy: %d partition(s) on %d ranks: ranks %d..%d have no partition", s.p,
+                app->size, s.p, app->size - 1);
+    if (!c->exact && (double)s.n / s.p < 0.1 * (double)s.n)
+        mu_warn("fuzzy: %d partitions hold under 10%% of the data each (the study keeps p <= 8)",
+                s.p);
+    double logdet = 0;
+    if (model(app, c, &s, &logdet)) {
+        state_free(&s);
+        return 1;
+    }
+    double inv_r2 = 1.0 / (s.r * s.r);
+    double eps1 = c->units_abs ? c->eps1 : c->eps1 * c->eps1 * inv_r2;
+    double eps2 = c->units_abs ? c->eps2 : c->eps2 * c->eps2 * inv_r2;
+    mu_info("fuzzy: %s, eps1 = %.4g, eps2 = %.4g (squared distances), max-it %lld",
+            c->exact ? "exact FM over the whole set"
+                     : "the study's partitioned FM with a single-linkage merge",
+            eps1, eps2, (long long)c->max_it);
+    mu_summary_real("log_det_cov", logdet);
+    mu_summary_real("eps1_squared", eps1);
+    mu_summary_real("eps2_squared", eps2);
+
+    mu_fm_set set = {s.x, s.nloc, s.F, s.r * s.r, eps1, c->max_it};
+    mu_timer_begin("fm");
+    rc = c->exact ? fm_exact(app, c, &s, &set, eps2) : fm_partitioned(app, &s, &set, eps2);
+    mu_timer_end("fm");
+    if (!rc && app->rank == 0 && s.m_raw == 0)
+        rc = mu_error("no start converged within --max-it=%lld: no prototype (raise --max-it or "
+                      "--eps1)",
+                      (long long)c->max_it);
+    if (!rc && app->rank == 0) rc = finish(c, &s);
+    state_free(&s);
+    return mu_error_collective(app->comm, rc);
+}

@@ -1,0 +1,67 @@
+/* The fuzzy run's settings (from the options, checked by driver.c) and the
+ * collective run itself (run.c) and its outputs (write.c, plot.c). */
+#ifndef MU_FUZZY_RUN_H
+#define MU_FUZZY_RUN_H
+#include <stdint.h>
+#include "app.h"
+#include "fuzzy/fuzzy.h"
+
+typedef struct {
+    const char *input, *header, *label_column;
+    int gen_blobs;
+    int64_t n;
+    uint64_t seed;
+    const char *centers;
+    double sigma;
+    int zscore;
+    int exact;      /* --mode=exact, else partitioned */
+    int partitions; /* p */
+    mu_fz_rnorm norm;
+    double r_fixed; /* > 0: use this r, no solve */
+    double r_tol;
+    int units_abs;     /* 1: eps1, eps2, threshold are absolute (squared for eps1, eps2) */
+    double eps1, eps2; /* as given (units per units_abs) */
+    int64_t max_it;
+    int merge; /* merge the raw prototypes by single linkage */
+    mu_fz_cut_rule cut;
+    double cut_value; /* threshold (per units_abs) or k */
+    int64_t farm_chunk;
+    /* outputs, NULL when not asked */
+    const char *output;
+    char *prefix; /* "<prefix>" or "<dir>/" */
+    const char *plot;
+} mu_fz_cfg;
+
+int mu_fz_run(mu_app *app, const mu_fz_cfg *cfg);
+
+/* What a run produced, on rank 0, for the writers. */
+typedef struct {
+    const mu_fz_data *d;         /* input units */
+    const double *z;             /* the space FM ran in (z-scored or d->x) */
+    const double *shift, *scale; /* z = (x - shift) / scale, per feature (NULL: identity) */
+    double r;
+    int64_t m_raw;
+    const double *raw;        /* m_raw x F, in z space */
+    const int64_t *raw_part;  /* partition of each raw prototype */
+    const int64_t *raw_start; /* the object whose trajectory ended there */
+    const int64_t *raw_group;
+    const mu_fz_merge *merges; /* m_raw - 1, or NULL when not merged */
+    int64_t m;
+    const double *proto; /* m x F, z space */
+    const int64_t *merged;
+    const double *mu;       /* n x m, or NULL when too large to keep */
+    const double *top;      /* n: each object's largest membership */
+    const int32_t *labels;  /* n */
+    const int64_t *objects; /* per prototype: hard-label counts */
+} mu_fz_result;
+
+/* The CSV outputs (rank 0): each written to a temporary name and renamed. */
+int mu_fz_write_prototypes(const char *path, const mu_fz_result *res);
+int mu_fz_write_all(const char *prefix, const mu_fz_result *res);
+/* A PNG scatter of the objects coloured by label, prototypes marked (2-D: the
+ * features; otherwise the first two principal axes), drawn by gnuplot. */
+int mu_fz_plot(const char *path, const mu_fz_result *res);
+/* 0 when gnuplot ($GNUPLOT, else gnuplot on PATH) runs, else 1 with mu_error(). */
+int mu_fz_plot_check(void);
+
+#endif

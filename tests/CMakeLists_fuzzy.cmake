@@ -1,0 +1,24 @@
+# Tests of the fuzzy workload (issue 6). Included from tests/CMakeLists.txt.
+# Unit (test_fuzzy): the report's membership table (6.3) and merge vectors
+# (6.4), Iris's r in both forms (8.5), the solver, FM iteration, dealing,
+# linkage against the study's Algorithm 8, the reader and its errors.
+# Command runs (label mpi): the report's vectors and the group counts of the
+# bundled sets (fuzzy_vectors), the same prototypes on 1-4 ranks in both modes
+# (fuzzy_ranks), bad input (fuzzy_bad_input), outputs and the plot
+# (fuzzy_outputs). Slurm: jobs/fuzzy.sbatch end to end (slurm_fuzzy_e2e).
+add_executable(test_fuzzy ${CMAKE_CURRENT_SOURCE_DIR}/test_fuzzy.c)
+target_link_libraries(test_fuzzy PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_compile_definitions(test_fuzzy PRIVATE MU_TEST_FUZZY_INPUTS="${CMAKE_SOURCE_DIR}/inputs/fuzzy")
+add_test(NAME unit_fuzzy COMMAND test_fuzzy)
+set_tests_properties(unit_fuzzy PROPERTIES LABELS unit TIMEOUT 300)
+
+foreach(script fuzzy_vectors fuzzy_ranks fuzzy_bad_input fuzzy_outputs)
+  add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
+  set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 900 ENVIRONMENT "${MPI_TEST_ENV}")
+endforeach()
+
+add_test(NAME slurm_fuzzy_e2e
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm/e2e_fuzzy.sh $<TARGET_FILE:mutirao> ${PROJECT_SOURCE_DIR}
+                 ${MPIEXEC_EXECUTABLE})
+set_tests_properties(slurm_fuzzy_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 400
+                                                SKIP_RETURN_CODE 77 ENVIRONMENT "${MPI_TEST_ENV}")

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# End-to-end: jobs/fuzzy.sbatch through the local Slurm on 4 ranks.
+#
+#   e2e_fuzzy.sh <mutirao binary> <source dir> [mpiexec]
+# MPIEXEC_PREFLAGS (;-separated) go to the 1-rank reference runs.
+#
+# 1. The bundled Ruspini set in exact mode: 4 prototypes, and the prototypes,
+#    memberships and labels identical to a 1-rank CPU run made here with
+#    mpiexec, outside Slurm.
+# 2. Generated blobs (Philox, fixed seed) in partitioned mode with p = 3 (not a
+#    multiple of the 4 ranks): 3 prototypes, identical to the 1-rank run.
+# 3. The summaries say 4 ranks, the job log has one result line per run, and the
+#    PNG scatter was drawn when gnuplot is installed.
+# Exit 77 (ctest: skipped) when Slurm is not installed, unless
+# MUTIRAO_REQUIRE_SLURM=1 (CI) makes that a failure. KEEP=1 keeps the workdir.
+set -euo pipefail
+
+if [ $# -lt 2 ]; then
+    echo "usage: $0 <mutirao binary> <source dir> [mpiexec]" >&2
+    exit 2
+fi
+mutirao=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$2" && pwd)
+mpiexec=${3:-mpiexec.mpich}
+IFS=';' read -r -a preflags <<<"${MPIEXEC_PREFLAGS:-}" # as in tests/lib.sh
+
+for cmd in sbatch slurmctld slurmd munged; do
+    if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then
+        if [ "${MUTIRAO_REQUIRE_SLURM:-0}" = 1 ]; then
+            echo "e2e_fuzzy: FAIL: $cmd not installed (MUTIRAO_REQUIRE_SLURM=1)" >&2
+            exit 1
+        fi
+        echo "e2e_fuzzy: SKIP: $cmd not installed (apt-get install slurmctld slurmd slurm-client munge)"
+        exit 77
+    fi
+done
+
+if [ "$(id -u)" != 0 ] && ! scontrol ping 2>/dev/null | grep -q 'is UP'; then
+    if [ "${MUTIRAO_REQUIRE_SLURM:-0}" = 1 ]; then
+        echo "e2e_fuzzy: FAIL: Slurm is not up and only root can start it" >&2
+        exit 1
+    fi
+    echo "e2e_fuzzy: SKIP: Slurm is not up and only root can start it (tests/slurm/slurm_up.sh)"
+    exit 77
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mutirao-e2e-fuzzy.XXXXXX")
+chmod 755 "$work"
+fail=0
+# shellcheck disable=SC2317 # run by the EXIT trap
+finish() {
+    local rc=$?
+    if [ "$rc" != 0 ] || [ "${KEEP:-0}" = 1 ]; then
+        echo "e2e_fuzzy: workdir kept: $work"
+    else
+        rm -rf "$work"
+    fi
+}
+trap finish EXIT
+err() { echo "e2e_fuzzy: FAIL: $*" >&2; fail=1; }
+
+cp "$src/inputs/fuzzy/ruspini.csv" "$work/ruspini.csv"
+export MUTIRAO=$mutirao
+export INPUT=$work/ruspini.csv
+export OUTDIR=$work/out
+export GEN_N=${E2E_GEN_N:-2001}
+export SEED=${E2E_SEED:-2017}
+export MODE=exact
+export GEN_MODE=partitioned
+export PARTITIONS=3
+export DEVICE=auto
+export PLOT=auto
+unset LABEL_COLUMN R_NORM ZSCORE EPS1 EPS2 MAX_IT MERGE K THRESHOLD FUZZY_ARGS LAUNCH NP
+
+if ! "$src/tests/slurm/run_sbatch.sh" "$src/jobs/fuzzy.sbatch" "$work" --export=ALL \
+    --job-name=mutirao-e2e-fuzzy --time=5; then
+    fail=1
+    exit 1
+fi
+
+# The 1-rank references, outside Slurm (its SLURM_* variables would steer mpiexec
+# and the launch check should this test itself run inside an allocation).
+unset_slurm=()
+while read -r v; do
+    case "$v" in SLURM_*) unset_slurm+=(-u "$v") ;; esac
+done < <(compgen -e)
+ref() { # name, fuzzy options...
+    local name=$1
+    shift
+    env ${unset_slurm[@]+"${unset_slurm[@]}"} "$mpiexec" -n 1 ${preflags[@]+"${preflags[@]}"} \
+        "$mutirao" fuzzy --device=cpu --output-prefix="$work/ref_$name-" "$@" \
+        >"$work/ref_$name.log" 2>&1 || {
+        cat "$work/ref_$name.log" >&2
+        err "$name: the 1-rank reference run failed"
+    }
+}
+ref fuzzy_input --input="$INPUT" --mode=exact
+ref fuzzy_gen --gen=blobs --n="$GEN_N" --seed="$SEED" --mode=partitioned --partitions=3
+
+for pair in fuzzy_input:4 fuzzy_gen:3; do
+    name=${pair%%:*}
+    want=${pair#*:}
+    if [ ! -f "$OUTDIR/$name.csv" ]; then
+        err "$name: no $OUTDIR/$name.csv"
+        continue
+    fi
+    got=$(($(wc -l <"$OUTDIR/$name.csv") - 1))
+    [ "$got" = "$want" ] || err "$name: $got prototypes, expected $want"
+    cmp -s "$OUTDIR/$name.csv" "$OUTDIR/$name-prototypes.csv" ||
+        err "$name: --output and --output-prefix prototypes differ"
+    same=1
+    for f in prototypes memberships labels raw dendrogram; do
+        if ! cmp -s "$work/ref_$name-$f.csv" "$OUTDIR/$name-$f.csv"; then
+            err "$name: $f.csv on 4 ranks under Slurm differs from 1 CPU rank"
+            same=0
+        fi
+    done
+    [ $same = 0 ] || echo "e2e_fuzzy: ok: $name: $got prototypes, identical on 4 ranks and 1"
+    if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d.get('ranks') == 4 and d['result']['prototypes'] == $want else 1)" \
+        "$OUTDIR/$name.json"; then
+        echo "e2e_fuzzy: ok: $name summary: 4 ranks, $want prototypes"
+    else
+        err "$name: summary does not show 4 ranks and $want prototypes"
+    fi
+    if command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
+        if [ "$(head -c 4 "$OUTDIR/$name.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
+            echo "e2e_fuzzy: ok: $name.png drawn"
+        else
+            err "$name: no PNG scatter"
+        fi
+    fi
+done
+
+# Rank 0's one-line result for each run must be in the job log.
+logs=("$work"/slurm-*.out)
+count=$(grep -c '^fuzzy: ' "${logs[0]}" 2>/dev/null || true)
+if [ "${count:-0}" -ne 2 ]; then
+    err "expected 2 'fuzzy: ' lines in the job log (one per run), found ${count:-0}"
+fi
+
+[ "$fail" = 0 ] && echo "e2e_fuzzy: PASS"
+exit "$fail"

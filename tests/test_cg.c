@@ -1,0 +1,542 @@
+/* Unit tests of the cg workload's serial parts: the exact accumulator, the
+ * Matrix Market reader (every bundled matrix, gzip, malformed files) and the
+ * Poisson generators against an independent dense construction. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "cg/mmio.h"
+#include "cg/poisson.h"
+#include "core/error.h"
+#include "core/exactsum.h"
+#include "core/log.h"
+#include "mpi/partition.h"
+
+#ifndef MU_TEST_CG_INPUTS
+#error "MU_TEST_CG_INPUTS (the inputs/cg folder) must be defined"
+#endif
+
+/* ---- exact summation ---------------------------------------------------- */
+
+static uint64_t lcg_state = 88172645463325252ull;
+static uint64_t next_u64(void) {
+    lcg_state ^= lcg_state << 13;
+    lcg_state ^= lcg_state >> 7;
+    lcg_state ^= lcg_state << 17;
+    return lcg_state;
+}
+
+/* Mixed signs and magnitudes over exponents [lo, hi], some subnormals. */
+static double random_double(int lo, int hi) {
+    double m = (double)(next_u64() >> 11) / 9007199254740992.0 + 0.5;
+    int e = lo + (int)(next_u64() % (uint64_t)(hi - lo + 1));
+    double x = ldexp(m, e);
+    return (next_u64() & 1) ? -x : x;
+}
+
+static double xsum_of(const double *v, size_t n) {
+    mu_xsum s;
+    mu_xsum_zero(&s);
+    for (size_t i = 0; i < n; i++) mu_xsum_add(&s, v[i]);
+    return mu_xsum_round(&s, NULL);
+}
+
+static int same_bits(double a, double b) {
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void shuffle(double *v, size_t n) {
+    for (size_t i = n - 1; i > 0; i--) {
+        size_t j = (size_t)(next_u64() % (i + 1));
+        double t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
+/* Any order and any split into partial accumulators gives the same bits. */
+static void xsum_order_independent(void **state) {
+    (void)state;
+    enum { N = 20000 };
+    double *v = malloc(N * sizeof *v);
+    for (int i = 0; i < N; i++) v[i] = random_double(-1080, 1000);
+    for (int i = 0; i < 50; i++) v[i] = ldexp((double)(next_u64() % 1000), -1074); /* subnormals */
+    double ref = xsum_of(v, N);
+    for (int trial = 0; trial < 20; trial++) {
+        shuffle(v, N);
+        assert_true(same_bits(xsum_of(v, N), ref));
+        /* Split into k parts, each normalized, merged in reverse. */
+        int k = 1 + trial;
+        mu_xsum total, part;
+        mu_xsum_zero(&total);
+        for (int p = k - 1; p >= 0; p--) {
+            int64_t lo, hi;
+            mu_block_range(N, k, p, &lo, &hi);
+            mu_xsum_zero(&part);
+            for (int64_t i = lo; i < hi; i++) mu_xsum_add(&part, v[i]);
+            mu_xsum_normalize(&part);
+            mu_xsum_merge(&total, &part);
+        }
+        assert_true(same_bits(mu_xsum_round(&total, NULL), ref));
+    }
+    free(v);
+}
+
+/* Against an independent exact reference: values m 2^e with e in [-40, 20]
+ * summed as 128-bit integers in units of 2^-92, converted once (GCC rounds
+ * __int128 to double to nearest, ties to even). */
+static void xsum_matches_int128_reference(void **state) {
+    (void)state;
+    for (int trial = 0; trial < 200; trial++) {
+        int n = 1 + (int)(next_u64() % 2000);
+        __int128 exact = 0;
+        mu_xsum s;
+        mu_xsum_zero(&s);
+        long double kahan = 0, comp = 0;
+        for (int i = 0; i < n; i++) {
+            int64_t m = (int64_t)(next_u64() >> 11) * ((next_u64() & 1) ? 1 : -1);
+            int e = -40 + (int)(next_u64() % 61) - 52;
+            double x = ldexp((double)m, e);
+            __int128 mag = (__int128)(m < 0 ? -m : m) << (e + 92);
+            exact += m < 0 ? -mag : mag;
+            mu_xsum_add(&s, x);
+            long double y = (long double)x - comp, t = kahan + y;
+            comp = (t - kahan) - y;
+            kahan = t;
+        }
+        __int128 total = exact < 0 ? -exact : exact;
+        double want = ldexp((double)total, -92) * (exact < 0 ? -1 : 1);
+        double got = mu_xsum_round(&s, NULL);
+        assert_true(same_bits(got, want));
+        /* The long-double compensated sum agrees to within an ulp or so. */
+        assert_true(fabsl((long double)got - kahan) <=
+                    2 * (long double)fabs(nextafter(got, INFINITY) - got) + 1e-300L);
+    }
+}
+
+static double sum3(double a, double b, double c, mu_xsum_status *st) {
+    mu_xsum s;
+    mu_xsum_zero(&s);
+    mu_xsum_add(&s, a);
+    mu_xsum_add(&s, b);
+    mu_xsum_add(&s, c);
+    return mu_xsum_round(&s, st);
+}
+
+static void xsum_exact_cases(void **state) {
+    (void)state;
+    mu_xsum_status st;
+    assert_true(same_bits(sum3(1e300, 1.0, -1e300, &st), 1.0));
+    assert_int_equal(st, MU_XSUM_FINITE);
+    assert_true(same_bits(sum3(1.0, 1e-300, -1.0, &st), 1e-300));
+    assert_true(same_bits(sum3(-1e300, -1.0, 1e300, &st), -1.0));
+    assert_true(same_bits(sum3(0.0, -0.0, 0.0, &st), 0.0));
+    /* Ties go to even; anything beyond the tie rounds away. */
+    double u = ldexp(1.0, -53);
+    assert_true(same_bits(sum3(1.0, u, 0.0, &st), 1.0));
+    assert_true(same_bits(sum3(1.0, u, ldexp(1.0, -300), &st), nextafter(1.0, 2.0)));
+    assert_true(
+        same_bits(sum3(nextafter(1.0, 2.0), u, 0.0, &st), nextafter(nextafter(1.0, 2.0), 2.0)));
+    assert_true(same_bits(sum3(-1.0, -u, -ldexp(1.0, -1074), &st), -nextafter(1.0, 2.0)));
+    /* Subnormals, and the normal/subnormal boundary. */
+    double tiny = ldexp(1.0, -1074);
+    assert_true(same_bits(sum3(tiny, tiny, tiny, &st), 3 * tiny));
+    assert_true(same_bits(sum3(DBL_MIN, -tiny, 0.0, &st), DBL_MIN - tiny));
+    assert_true(same_bits(sum3(DBL_MIN / 2, DBL_MIN / 2, 0.0, &st), DBL_MIN));
+    /* No overflow in between: only the final sum counts. */
+    assert_true(same_bits(sum3(DBL_MAX, DBL_MAX, -DBL_MAX, &st), DBL_MAX));
+    assert_int_equal(st, MU_XSUM_FINITE);
+    double big = sum3(DBL_MAX, DBL_MAX, 0.0, &st);
+    assert_true(isinf(big) && big > 0);
+    assert_int_equal(st, MU_XSUM_OVERFLOW);
+    big = sum3(-DBL_MAX, -DBL_MAX, 0.0, &st);
+    assert_true(isinf(big) && big < 0);
+    /* Rounding just below the overflow threshold stays finite. */
+    assert_true(same_bits(sum3(DBL_MAX, ldexp(1.0, 969), 0.0, &st), DBL_MAX));
+    assert_int_equal(st, MU_XSUM_FINITE);
+}
+
+static void xsum_specials_flagged(void **state) {
+    (void)state;
+    mu_xsum_status st;
+    assert_true(isnan(sum3(1.0, NAN, 2.0, &st)));
+    assert_int_equal(st, MU_XSUM_HAS_NAN);
+    assert_true(isnan(sum3(INFINITY, -INFINITY, 2.0, &st)));
+    assert_int_equal(st, MU_XSUM_HAS_NAN);
+    double v = sum3(INFINITY, 1.0, -1e308, &st);
+    assert_true(isinf(v) && v > 0);
+    assert_int_equal(st, MU_XSUM_HAS_INF);
+    v = sum3(-INFINITY, 1.0, 0.0, &st);
+    assert_true(isinf(v) && v < 0);
+    assert_int_equal(st, MU_XSUM_HAS_INF);
+}
+
+/* The split form (for device atomics) adds the same words as mu_xsum_add. */
+static void xsum_split_matches_add(void **state) {
+    (void)state;
+    mu_xsum a, b;
+    mu_xsum_zero(&a);
+    mu_xsum_zero(&b);
+    for (int i = 0; i < 5000; i++) {
+        double x = random_double(-1074, 1023);
+        mu_xsum_add(&a, x);
+        int k = -1;
+        int64_t d[3];
+        int what = mu_xsum_split(x, &k, d);
+        assert_int_equal(what, 1);
+        for (int j = 0; j < 3; j++) b.w[k + j] += d[j];
+    }
+    assert_memory_equal(a.w, b.w, sizeof a.w);
+}
+
+/* The block fast path adds exactly the same words as value-by-value adds, in
+ * every regime: narrow (two levels), medium (three), wide spreads and extreme
+ * exponents (value by value), zeros, subnormals, NaN and Inf, ragged lengths. */
+static void xsum_array_matches_add(void **state) {
+    (void)state;
+    const int spans[][2] = {{-3, 3},        {-40, 0},     {-80, 0},    {-200, 100}, {1000, 1023},
+                            {-1074, -1000}, {-900, -860}, {980, 1016}, {0, 0}};
+    for (size_t t = 0; t < sizeof spans / sizeof spans[0]; t++)
+        for (int n = 0; n < 700; n += 1 + n / 3) {
+            double *v = malloc((size_t)(n + 1) * sizeof *v);
+            for (int i = 0; i < n; i++) {
+                v[i] = random_double(spans[t][0], spans[t][1]);
+                if (next_u64() % 17 == 0) v[i] = 0.0;
+                if (next_u64() % 5 == 0) v[i] = fabs(v[i]);
+            }
+            if (n > 10 && t == 3) v[n / 2] = ldexp(1.0, -1074);
+            if (n > 10 && t == 8) v[n / 3] = (n % 2) ? NAN : INFINITY;
+            mu_xsum a, b;
+            mu_xsum_zero(&a);
+            mu_xsum_zero(&b);
+            for (int i = 0; i < n; i++) mu_xsum_add(&a, v[i]);
+            mu_xsum_add_array(&b, v, n);
+            mu_xsum_normalize(&a);
+            mu_xsum_normalize(&b);
+            if (memcmp(a.w, b.w, sizeof a.w) != 0)
+                fail_msg("span [%d, %d], n = %d: words differ", spans[t][0], spans[t][1], n);
+            free(v);
+        }
+}
+
+/* Many large terms: carries grow into the top words and come back. */
+static void xsum_many_terms(void **state) {
+    (void)state;
+    mu_xsum s;
+    mu_xsum_zero(&s);
+    for (int i = 0; i < 1 << 20; i++) mu_xsum_add(&s, ldexp(1.0, 1000));
+    mu_xsum_normalize(&s);
+    for (int i = 0; i < 1 << 20; i++) mu_xsum_add(&s, -ldexp(1.0, 1000));
+    mu_xsum_add(&s, 0.1);
+    assert_true(same_bits(mu_xsum_round(&s, NULL), 0.1));
+}
+
+/* ---- Matrix Market ------------------------------------------------------ */
+
+static char tmpdir[256];
+
+static const char *write_file(const char *name, const char *text) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* Every bundled matrix: n and nnz (both triangles) as in the data README. */
+static void mm_bundled_matrices(void **state) {
+    (void)state;
+    static const struct {
+        const char *name;
+        int64_t n, stored, full;
+    } table[] = {{"494_bus", 494, 1080, 1666},
+                 {"662_bus", 662, 1568, 2474},
+                 {"bcsstk26", 1922, 16129, 30336},
+                 {"bcsstm25", 15439, 15439, 15439},
+                 {"gr_30_30", 900, 4322, 7744},
+                 {"LF10", 18, 50, 82},
+                 {"LFAT5", 14, 30, 46},
+                 {"mesh1e1", 48, 177, 306},
+                 {"nos1", 237, 627, 1017},
+                 {"nos5", 468, 2820, 5172},
+                 {"nos7", 729, 2673, 4617},
+                 {"Trefethen_2000", 2000, 21953, 41906}};
+    for (size_t t = 0; t < sizeof table / sizeof table[0]; t++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.mtx", MU_TEST_CG_INPUTS, table[t].name);
+        cg_mm m;
+        if (cg_mm_read(path, &m)) fail_msg("%s: %s", path, mu_error_message());
+        assert_int_equal(m.n, table[t].n);
+        assert_int_equal(m.entries, table[t].stored);
+        assert_int_equal(m.nnz, table[t].full);
+        assert_int_equal(m.symmetric, 1);
+        assert_int_equal(m.duplicates, 0);
+        int64_t r, c;
+        assert_int_equal(cg_mm_asymmetry(&m, &r, &c), 0);
+        for (int64_t i = 0; i < m.n; i++)
+            for (int64_t p = m.rowptr[i] + 1; p < m.rowptr[i + 1]; p++)
+                assert_true(m.col[p - 1] < m.col[p]);
+        if (!strcmp(table[t].name, "Trefethen_2000")) assert_string_equal(m.field, "integer");
+        cg_mm_free(&m);
+    }
+}
+
+/* A gzip copy made here reads into the same matrix. */
+static void mm_gzip(void **state) {
+    (void)state;
+    char src[512], gz[512];
+    snprintf(src, sizeof src, "%s/nos5.mtx", MU_TEST_CG_INPUTS);
+    snprintf(gz, sizeof gz, "%s/nos5.mtx.gz", tmpdir);
+    FILE *in = fopen(src, "rb");
+    gzFile out = gzopen(gz, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[4096];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof buf, in)) > 0) gzwrite(out, buf, (unsigned)k);
+    fclose(in);
+    gzclose(out);
+    cg_mm a, b;
+    assert_int_equal(cg_mm_read(src, &a), 0);
+    assert_int_equal(cg_mm_read(gz, &b), 0);
+    assert_int_equal(a.nnz, b.nnz);
+    assert_memory_equal(a.rowptr, b.rowptr, (size_t)(a.n + 1) * sizeof *a.rowptr);
+    assert_memory_equal(a.col, b.col, (size_t)a.nnz * sizeof *a.col);
+    assert_memory_equal(a.val, b.val, (size_t)a.nnz * sizeof *a.val);
+    cg_mm_free(&a);
+    cg_mm_free(&b);
+    /* A corrupt gzip stream is an error, not a short matrix. */
+    FILE *f = fopen(gz, "r+b");
+    fseek(f, 200, SEEK_SET);
+    for (int i = 0; i < 64; i++) fputc(0x55, f);
+    fclose(f);
+    assert_int_not_equal(cg_mm_read(gz, &a), 0);
+}
+
+/* The report's 5 x 5 example (section 2.1): COO in arbitrary order to CSR. */
+static void mm_report_example(void **state) {
+    (void)state;
+    const char *p = write_file("ex5.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                          "% the report's example\n5 5 12\n"
+                                          "5 5 12\n3 5 9\n3 3 7\n2 4 5\n1 1 1\n1 4 2\n"
+                                          "4 4 11\n2 1 3\n3 1 6\n2 2 4\n3 4 8\n4 3 10\n");
+    cg_mm m;
+    assert_int_equal(cg_mm_read(p, &m), 0);
+    const int64_t ia[] = {0, 2, 5, 9, 11, 12};
+    const int32_t ja[] = {0, 3, 0, 1, 3, 0, 2, 3, 4, 2, 3, 4};
+    const double aa[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    assert_memory_equal(m.rowptr, ia, sizeof ia);
+    assert_memory_equal(m.col, ja, sizeof ja);
+    assert_memory_equal(m.val, aa, sizeof aa);
+    int64_t r = -1, c = -1;
+    assert_true(cg_mm_asymmetry(&m, &r, &c) > 0);
+    assert_int_equal(r, 0);
+    assert_int_equal(c, 3);
+    cg_mm_free(&m);
+}
+
+static void mm_variants(void **state) {
+    (void)state;
+    cg_mm m;
+    /* Pattern, comments and blank lines anywhere, upper-case banner words. */
+    const char *p = write_file("pat.mtx", "%%MatrixMarket MATRIX Coordinate PATTERN Symmetric\n"
+                                          "%c1\n\n%c2\n3 3 4\n1 1\n\n2 1\n%mid\n2 2\n3 3\n");
+    assert_int_equal(cg_mm_read(p, &m), 0);
+    assert_int_equal(m.nnz, 5);
+    for (int k = 0; k < 5; k++) assert_true(m.val[k] == 1.0);
+    cg_mm_free(&m);
+    /* Duplicates are summed in file order; the mirror of a symmetric entry too. */
+    p = write_file("dup.mtx", "%%MatrixMarket matrix coordinate real symmetric\n"
+                              "2 2 4\n1 1 1.5\n2 1 -1\n2 1 -0.25\n2 2 2\n");
+    assert_int_equal(cg_mm_read(p, &m), 0);
+    assert_int_equal(m.nnz, 4);
+    assert_int_equal(m.duplicates, 2);
+    assert_true(m.val[1] == -1.25 && m.val[2] == -1.25);
+    cg_mm_free(&m);
+    /* Integer field; exponents and signs in real values. */
+    p = write_file("int.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+                              "2 2 2\n1 1 7\n2 2 -3\n");
+    assert_int_equal(cg_mm_read(p, &m), 0);
+    assert_true(m.val[0] == 7 && m.val[1] == -3);
+    cg_mm_free(&m);
+    p = write_file("real.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                               "1 1 1\n 1   1   -2.5E+03  \r\n");
+    assert_int_equal(cg_mm_read(p, &m), 0);
+    assert_true(m.val[0] == -2500);
+    cg_mm_free(&m);
+}
+
+/* Each malformed file: an error naming the file, the line and the problem. */
+static void mm_malformed(void **state) {
+    (void)state;
+    static const struct {
+        const char *name, *text, *want;
+    } cases[] = {
+        {"empty.mtx", "", "empty.mtx:1: empty file"},
+        {"banner.mtx", "%%MatrixMarkt matrix coordinate real general\n1 1 1\n1 1 1\n",
+         "banner.mtx:1: not a Matrix Market file"},
+        {"short.mtx", "%%MatrixMarket matrix coordinate real\n1 1 1\n1 1 1\n",
+         "short.mtx:1: incomplete banner"},
+        {"array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n0\n0\n1\n",
+         "array.mtx:1: format 'array' is not supported"},
+        {"complex.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
+         "complex.mtx:1: field 'complex' is not supported"},
+        {"herm.mtx", "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n",
+         "herm.mtx:1: symmetry 'hermitian' is not supported"},
+        {"skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 1\n",
+         "skew.mtx:1: symmetry 'skew-symmetric' is not supported"},
+        {"vector.mtx", "%%MatrixMarket vector coordinate real general\n1 1 1\n1 1 1\n",
+         "vector.mtx:1: object 'vector' is not supported"},
+        {"nosize.mtx", "%%MatrixMarket matrix coordinate real general\n% only comments\n",
+         "nosize.mtx:3: end of file before the size line"},
+        {"badsize.mtx", "%%MatrixMarket matrix coordinate real general\n3 3\n",
+         "badsize.mtx:2: expected the size line"},
+        {"rect.mtx", "%%MatrixMarket matrix coordinate real general\n3 4 1\n1 1 1\n",
+         "rect.mtx:2: the matrix is 3 x 4; CG needs a square matrix"},
+        {"few.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n2 2 1\n",
+         "few.mtx:5: end of file after 2 of the 3 entries declared on line 2"},
+        {"many.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 1\n",
+         "many.mtx:4: more entries than the 1 declared on line 2"},
+        {"row0.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1\n",
+         "row0.mtx:3: row index 0 is out of range 1..2"},
+        {"col3.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 3 1\n",
+         "col3.mtx:4: column index 3 is out of range 1..2"},
+        {"nonnum.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 x4\n",
+         "nonnum.mtx:4: 'x4' is not a number"},
+        {"nan.mtx", "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 nan\n",
+         "nan.mtx:3: value 'nan' is not a finite number"},
+        {"intval.mtx", "%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 2.5\n",
+         "intval.mtx:3: '2.5' is not an integer"},
+        {"fields.mtx", "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1\n",
+         "fields.mtx:3: expected 'row column value'"},
+        {"extra.mtx", "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1 1\n",
+         "extra.mtx:3: expected 'row column value'"},
+        {"badidx.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1.5 1 1\n",
+         "badidx.mtx:3: row '1.5' is not an integer"},
+        {"upper.mtx",
+         "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n1 3 -1\n3 3 4\n",
+         "upper.mtx:4: entry (1, 3) lies above the diagonal"},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        const char *p = write_file(cases[t].name, cases[t].text);
+        cg_mm m;
+        mu_error_clear();
+        if (cg_mm_read(p, &m) == 0) fail_msg("%s: accepted", cases[t].name);
+        if (!strstr(mu_error_message(), cases[t].want))
+            fail_msg("%s: message '%s' lacks '%s'", cases[t].name, mu_error_message(),
+                     cases[t].want);
+        assert_null(m.rowptr);
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s/none.mtx", tmpdir);
+    cg_mm m;
+    assert_int_not_equal(cg_mm_read(path, &m), 0);
+    assert_non_null(strstr(mu_error_message(), "cannot open matrix"));
+    /* A line too long for the reader. */
+    char *longline = malloc(3000);
+    snprintf(longline, 3000,
+             "%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 %02000d\n", 1);
+    const char *p = write_file("long.mtx", longline);
+    free(longline);
+    assert_int_not_equal(cg_mm_read(p, &m), 0);
+    assert_non_null(strstr(mu_error_message(), "long.mtx:3: line longer than"));
+}
+
+/* ---- Poisson ------------------------------------------------------------ */
+
+/* Dense reference built from the definition, independently of poisson.c. */
+static double dense_entry(const cg_grid *g, int64_t r, int64_t c) {
+    int64_t ri = r % g->nx, rj = (r / g->nx) % g->ny, rk = r / (g->nx * g->ny);
+    int64_t ci = c % g->nx, cj = (c / g->nx) % g->ny, ck = c / (g->nx * g->ny);
+    int64_t di = llabs(ri - ci), dj = llabs(rj - cj), dk = llabs(rk - ck);
+    if (r == c) return g->stencil == CG_POISSON_2D5 ? 4 : g->stencil == CG_POISSON_3D7 ? 6 : 26;
+    if (g->stencil == CG_POISSON_3D27) return di <= 1 && dj <= 1 && dk <= 1 ? -1 : 0;
+    return di + dj + dk == 1 ? -1 : 0;
+}
+
+static void poisson_vs_dense(void **state) {
+    (void)state;
+    const cg_grid grids[] = {{CG_POISSON_2D5, 5, 4, 1},  {CG_POISSON_2D5, 1, 6, 1},
+                             {CG_POISSON_3D7, 4, 3, 5},  {CG_POISSON_3D7, 2, 2, 2},
+                             {CG_POISSON_3D27, 4, 5, 3}, {CG_POISSON_3D27, 3, 1, 2}};
+    for (size_t t = 0; t < sizeof grids / sizeof grids[0]; t++) {
+        const cg_grid *g = &grids[t];
+        int64_t n = cg_poisson_rows(g);
+        double *x = malloc((size_t)n * sizeof *x);
+        for (int64_t i = 0; i < n; i++) x[i] = random_double(-3, 3);
+        int64_t total = 0;
+        for (int64_t r = 0; r < n; r++) {
+            int32_t cols[CG_POISSON_MAX_ROW];
+            double vals[CG_POISSON_MAX_ROW];
+            int k = cg_poisson_row(g, r, cols, vals);
+            assert_int_equal(k, cg_poisson_row_nnz(g, r));
+            total += k;
+            /* Every nonzero of the dense row, in ascending order, and nothing else. */
+            int q = 0;
+            double y = 0, yd = 0;
+            for (int64_t c = 0; c < n; c++) {
+                double a = dense_entry(g, r, c);
+                if (a == 0) continue;
+                assert_true(q < k);
+                assert_int_equal(cols[q], c);
+                assert_true(vals[q] == a);
+                y += vals[q] * x[cols[q]];
+                yd += a * x[c];
+                q++;
+            }
+            assert_int_equal(q, k);
+            assert_true(y == yd);
+        }
+        /* Streamed bounds equal mu_block_by_weight on the prefix. */
+        int64_t *prefix = malloc((size_t)(n + 1) * sizeof *prefix);
+        prefix[0] = 0;
+        for (int64_t r = 0; r < n; r++) prefix[r + 1] = prefix[r] + cg_poisson_row_nnz(g, r);
+        assert_int_equal(prefix[n], total);
+        for (int parts = 1; parts <= 9; parts++) {
+            int64_t a[10], b[10];
+            mu_block_by_weight(prefix, n, parts, a);
+            cg_poisson_bounds(g, parts, b);
+            assert_memory_equal(a, b, (size_t)(parts + 1) * sizeof a[0]);
+        }
+        free(prefix);
+        free(x);
+    }
+}
+
+int main(void) {
+    mu_log_init(0, 1);
+    snprintf(tmpdir, sizeof tmpdir, "%s/mutirao_test_cg.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(tmpdir)) return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(xsum_order_independent),
+        cmocka_unit_test(xsum_matches_int128_reference),
+        cmocka_unit_test(xsum_exact_cases),
+        cmocka_unit_test(xsum_specials_flagged),
+        cmocka_unit_test(xsum_split_matches_add),
+        cmocka_unit_test(xsum_array_matches_add),
+        cmocka_unit_test(xsum_many_terms),
+        cmocka_unit_test(mm_bundled_matrices),
+        cmocka_unit_test(mm_gzip),
+        cmocka_unit_test(mm_report_example),
+        cmocka_unit_test(mm_variants),
+        cmocka_unit_test(mm_malformed),
+        cmocka_unit_test(poisson_vs_dense),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) rc = rc ? rc : 1;
+    return rc;
+}
