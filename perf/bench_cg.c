@@ -46,16 +46,8 @@
 #include "core/log.h"
 #include "gpu/cg_gpu.h"
 #include "gpu/gpu.h"
+#include "bench_util.h"
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "bench_cg: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
-                    cudaGetErrorString(e_));                                                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 #define CSP(call)                                                                                  \
     do {                                                                                           \
         cusparseStatus_t s_ = (call);                                                              \
@@ -83,49 +75,11 @@
         }                                                                                          \
     } while (0)
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static mu_app app;
 
 /* ---- (a) ---- */
 static double copy_bandwidth(void) {
-    const size_t bytes = (size_t)1 << 30;
-    void *a, *b;
-    CK(cudaMalloc(&a, bytes));
-    CK(cudaMalloc(&b, bytes));
-    CK(cudaMemset(a, 0x5a, bytes));
-    CK(cudaMemset(b, 0, bytes));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    double t[20];
-    for (int i = -3; i < 20; i++) {
-        CK(cudaEventRecord(e0, 0));
-        CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0));
-        CK(cudaEventRecord(e1, 0));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (i >= 0) t[i] = ms * 1e-3;
-    }
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
-    CK(cudaFree(a));
-    CK(cudaFree(b));
-    return 2.0 * (double)bytes / median(t, 20);
+    return bench_copy_bandwidth(20, NULL);
 }
 
 /* ---- (b) ---- */
@@ -173,9 +127,9 @@ static double time_iterate(cg_backend *be, cg_state *s, int warm, int reps) {
     const int B = MU_GPU_CG_BATCH;
     for (int i = -warm; i < reps; i++) {
         int64_t k0 = s->k;
-        double t0 = now();
+        double t0 = bench_now();
         MU(be->iterate(be, B, 0.0, s->x, s->r, s->p, s->q, NULL, &s->rz, &s->rr, &s->k));
-        double dt = now() - t0;
+        double dt = bench_now() - t0;
         if (s->k - k0 != B) {
             fprintf(stderr, "bench_cg: a batch made %lld iterations, not %d\n",
                     (long long)(s->k - k0), B);
@@ -183,7 +137,7 @@ static double time_iterate(cg_backend *be, cg_state *s, int warm, int reps) {
         }
         if (i >= 0) t[i] = dt / B;
     }
-    double m = median(t, reps);
+    double m = bench_median(t, reps);
     free(t);
     return m;
 }
@@ -193,7 +147,7 @@ static double time_iterate(cg_backend *be, cg_state *s, int warm, int reps) {
 static double time_table(cg_backend *be, cg_state *s, int iters) {
     double *t = malloc((size_t)(iters + 1) * sizeof *t);
     for (int i = 0; i <= iters; i++) {
-        t[i] = now();
+        t[i] = bench_now();
         if (i == iters) break;
         mu_xsum pap, rr;
         mu_xsum_zero(&pap);
@@ -207,7 +161,7 @@ static double time_table(cg_backend *be, cg_state *s, int iters) {
         s->k++;
     }
     for (int i = 0; i < iters; i++) t[i] = t[i + 1] - t[i];
-    double m = median(t, iters);
+    double m = bench_median(t, iters);
     free(t);
     return m;
 }
@@ -234,12 +188,12 @@ static mu_gpu_cg *own_context(const cg_matrix *A) {
 static double time_spmv(mu_gpu_cg *g, void *x, void *y, int dot) {
     double ts[12];
     for (int i = -2; i < 12; i++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (int j = 0; j < 10; j++) MU(mu_gpu_cg_spmv(g, MU_GPU_CG_ALL, x, y, dot ? 0 : -1));
         MU(mu_gpu_cg_take(g, NULL, NULL));
-        if (i >= 0) ts[i] = (now() - t0) / 10;
+        if (i >= 0) ts[i] = (bench_now() - t0) / 10;
     }
-    return median(ts, 12);
+    return bench_median(ts, 12);
 }
 
 /* Seconds per device iteration (batches of 8; median of 10 after 2), from x = 0, r = p = b. */
@@ -257,15 +211,15 @@ static double time_device(mu_gpu_cg *g, void **v, const void *b) {
     double ti[10];
     for (int i = -2; i < 10; i++) {
         it.count = MU_GPU_CG_BATCH;
-        double t0 = now();
+        double t0 = bench_now();
         MU(mu_gpu_cg_iterate(g, v[0], v[1], v[2], v[3], NULL, &it));
         if (it.done != MU_GPU_CG_BATCH) {
             fprintf(stderr, "bench_cg: a batch made %lld iterations\n", (long long)it.done);
             exit(1);
         }
-        if (i >= 0) ti[i] = (now() - t0) / (double)it.done;
+        if (i >= 0) ti[i] = (bench_now() - t0) / (double)it.done;
     }
-    return median(ti, 10);
+    return bench_median(ti, 10);
 }
 
 /* SpMV bandwidth and device iterations over lanes per row, rows per sub-warp
@@ -370,7 +324,7 @@ static peer_result peer_cg(const cg_matrix *A, int64_t warm_iters, int timed_ite
     const int64_t total = warm_iters + timed_iters;
     double *t = malloc((size_t)(timed_iters + 1) * sizeof *t);
     for (int64_t k = 0; k < total; k++) {
-        if (k >= warm_iters) t[k - warm_iters] = now();
+        if (k >= warm_iters) t[k - warm_iters] = bench_now();
         double pap, rr_new;
         CSP(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero, vq, CUDA_R_64F,
                          CUSPARSE_SPMV_ALG_DEFAULT, buf));
@@ -385,9 +339,9 @@ static peer_result peer_cg(const cg_matrix *A, int64_t warm_iters, int timed_ite
         rr = rr_new;
     }
     CK(cudaDeviceSynchronize());
-    t[timed_iters] = now();
+    t[timed_iters] = bench_now();
     for (int i = 0; i < timed_iters; i++) t[i] = t[i + 1] - t[i];
-    peer_result res = {median(t, timed_iters), sqrt(rr), total};
+    peer_result res = {bench_median(t, timed_iters), sqrt(rr), total};
     free(t);
     CSP(cusparseDestroyDnVec(vp));
     CSP(cusparseDestroyDnVec(vq));
@@ -433,9 +387,9 @@ static void study_one(const char *path, int64_t thesis_max) {
             void *b = be->vec_new(be), *x = be->vec_new(be);
             cg_make_rhs(&app, &A, be, CG_RHS_AONES, 1, b);
             cg_result res;
-            double t0 = now();
+            double t0 = bench_now();
             rc = (mode ? cg_solve_thesis : cg_solve_standard)(&app, &cfg, &A, be, b, x, &res);
-            double dt = now() - t0;
+            double dt = bench_now() - t0;
             int64_t it = res.iterations;
             printf("  %-18s %6lld %8lld | %-22s | %s | %7lld %-13s | %9.1f us/it\n", name,
                    (long long)A.n, (long long)A.nnz,
@@ -537,7 +491,7 @@ int main(int argc, char **argv) {
     printf("\n(a) device-to-device copy: %.1f GB/s (bytes read + written, 1 GiB, median of 20)\n",
            bw * 1e-9);
 
-    double t0 = now();
+    double t0 = bench_now();
     cg_block blk;
     cg_matrix A;
     MU(cg_load_poisson(&app, CG_POISSON_3D7, n, n, n, 1.0, &blk));
@@ -554,7 +508,7 @@ int main(int argc, char **argv) {
     }
     printf("\n(b) 3-D 7-point Poisson %lld^3: %lld rows, %lld nonzeros, fp64, no preconditioner "
            "(setup %.1f s)\n",
-           (long long)n, (long long)A.n, (long long)A.nnz, now() - t0);
+           (long long)n, (long long)A.n, (long long)A.nnz, bench_now() - t0);
     cg_state s;
     state_new(be, &s);
     MU(cg_make_rhs(&app, &A, be, CG_RHS_AONES, 1, s.b));
@@ -604,9 +558,9 @@ int main(int argc, char **argv) {
         cfg.max_it = 5000;
         cfg.checkpoint = "/tmp/bench_cg.ckpt";
         cg_result res;
-        double ts = now();
+        double ts = bench_now();
         MU(cg_solve_standard(&app, &cfg, &A, be, s.b, s.x, &res));
-        ts = now() - ts;
+        ts = bench_now() - ts;
         double err = cg_error_vs_ones(&app, &A, be, s.x);
         printf("\n(b3) solve to rtol 1e-8: %lld iterations in %.3f s (%.3f ms per iteration), "
                "||x - 1|| / ||1|| = %.2e\n",

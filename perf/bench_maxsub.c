@@ -26,16 +26,8 @@
 #include "gpu/gpu.h"
 #include "gpu/maxsub_gpu.h"
 #include "maxsub/strip2d.h"
+#include "bench_util.h"
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "bench_maxsub: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 #define GPU(call)                                                                                  \
     do {                                                                                           \
         if (call) {                                                                                \
@@ -43,21 +35,6 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static uint64_t rng = 1;
 static inline uint64_t xs(void) {
@@ -111,36 +88,11 @@ static int mismatches;
 
 /* ---- (a) ---- */
 static double bench_copy(int reps) {
-    const size_t bytes = (size_t)1 << 30;
-    void *a, *b;
-    CK(cudaMalloc(&a, bytes));
-    CK(cudaMalloc(&b, bytes));
-    CK(cudaMemset(a, 0x37, bytes));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    for (int i = 0; i < 3; i++) CK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    for (int i = 0; i < reps; i++) {
-        CK(cudaEventRecord(e0, 0));
-        CK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
-        CK(cudaEventRecord(e1, 0));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t[i] = ms * 1e-3;
-    }
-    double tm = median(t, reps);
-    double bw = 2.0 * (double)bytes / tm;
+    double tm, bw = bench_copy_bandwidth(reps, &tm);
     printf("(a) D2D copy of 1 GiB: median %.3f ms, %.1f GB/s (read + written)\n", tm * 1e3,
            bw / 1e9);
     row("(a) cudaMemcpy D2D, 1 GiB, median of %d     %9.3f ms   %8.1f GB/s (read+written)\n", reps,
         tm * 1e3, bw / 1e9);
-    free(t);
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
-    CK(cudaFree(a));
-    CK(cudaFree(b));
     return bw;
 }
 
@@ -163,7 +115,7 @@ static double time_1d(const int32_t *d, int64_t n, int empty, int reps, const mu
             ref = NULL;
         }
     }
-    double tm = median(t, reps);
+    double tm = bench_median(t, reps);
     free(t);
     return tm;
 }
@@ -179,9 +131,9 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
         fprintf(stderr, "bench_maxsub: no memory for 2^%d ints\n", lgmax);
         exit(1);
     }
-    double t0 = now();
+    double t0 = bench_now();
     for (int64_t i = 0; i < nmax; i++) h[i] = draw(-1000, 1000);
-    printf("(b) generated 2^%d values in [-1000, 1000] in %.1f s\n", lgmax, now() - t0);
+    printf("(b) generated 2^%d values in [-1000, 1000] in %.1f s\n", lgmax, bench_now() - t0);
     int32_t *d;
     CK(cudaMalloc((void **)&d, sizeof(int32_t) * (size_t)nmax));
     CK(cudaMemcpy(d, h, sizeof(int32_t) * (size_t)nmax, cudaMemcpyHostToDevice));
@@ -193,9 +145,9 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
         mu_mss_summary ref;
         double tc = 0;
         if (cpu) {
-            t0 = now();
+            t0 = bench_now();
             ref = cpu_scan(h, n, 1);
-            tc = now() - t0;
+            tc = bench_now() - t0;
         }
         double tg = time_1d(d, n, 1, reps, cpu ? &ref : NULL, "resident");
         double gbs = 4.0 * (double)n / tg;
@@ -240,15 +192,15 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
             double te[3];
             for (int i = 0; i < 3; i++) {
                 mu_mss_summary s;
-                t0 = now();
+                t0 = bench_now();
                 GPU(mu_gpu_mss1d_host(h, n, 0, 1, &s));
-                te[i] = now() - t0;
+                te[i] = bench_now() - t0;
                 if (!same(&s, &ref)) {
                     mismatches++;
                     printf("MISMATCH 1-D host pipeline n=%lld\n", (long long)n);
                 }
             }
-            double tm = median(te, 3);
+            double tm = bench_median(te, 3);
             row("    %-34s %10lld %10.3f %10.1f %9s\n", "end to end from pageable host",
                 (long long)n, tm * 1e3, 4.0 * (double)n / tm / 1e9, "-");
         }
@@ -294,11 +246,11 @@ static double time_2d(mu_gpu_mss2d *ctx, int64_t nt, int empty, int reps, int64_
                       int64_t *id) {
     double *t = malloc(sizeof(double) * (size_t)reps);
     for (int i = 0; i < reps; i++) {
-        double t0 = now();
+        double t0 = bench_now();
         GPU(mu_gpu_mss2d_run(ctx, 0, nt, empty, best, id));
-        t[i] = now() - t0;
+        t[i] = bench_now() - t0;
     }
-    double tm = median(t, reps);
+    double tm = bench_median(t, reps);
     free(t);
     return tm;
 }
@@ -323,9 +275,9 @@ static void bench_2d(long long *sizes, int nsizes, int reps, long long check, in
         GPU(mu_gpu_mss2d_create(k, n, n, &ctx));
         const int64_t nt = mu_mss_tile_count(n);
         int64_t gb, gi, cb, ci;
-        double t0 = now();
+        double t0 = bench_now();
         mu_mss2d_cpu_tiles(V, n, n, 0, nt, empty, &cb, &ci);
-        double tc = now() - t0;
+        double tc = bench_now() - t0;
         double tg = time_2d(ctx, nt, empty, 3, &gb, &gi);
         int ok = gb == cb && gi == ci;
         if (!ok) mismatches++;
@@ -351,9 +303,9 @@ static void bench_2d(long long *sizes, int nsizes, int reps, long long check, in
         }
         for (int64_t i = 0; i < n * n; i++) k[i] = draw(-1000, 1000);
         mu_gpu_mss2d *ctx;
-        double t0 = now();
+        double t0 = bench_now();
         GPU(mu_gpu_mss2d_create(k, n, n, &ctx));
-        double tcreate = now() - t0;
+        double tcreate = bench_now() - t0;
         const int64_t nt = mu_mss_tile_count(n);
         const double upd = (double)n * (double)n * (double)(n + 1) / 2.0;
         int64_t best, id;

@@ -11,23 +11,8 @@ bad() {
     local name=$1 pattern=$2
     shift 2
     rm -f "$WORK"/out.txt*
-    set +e
-    (cd "$WORK" && timeout 60 "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" cg --device=cpu \
-        --output="$WORK/out.txt" "$@" >"$WORK/stdout" 2>"$WORK/stderr")
-    local rc=$?
-    set -e
-    if [ $rc -eq 124 ]; then fail "$name: hung"; return; fi
-    if [ $rc -ne 1 ]; then fail "$name: exit status $rc, want 1"; cat "$WORK/stderr" >&2; return; fi
-    if ! grep -qF -- "$pattern" "$WORK/stderr"; then
-        fail "$name: message lacks '$pattern':"
-        cat "$WORK/stderr" >&2
-        return
-    fi
-    local count
-    count=$(grep -c "mutirao: error" "$WORK/stderr" || true)
-    if [ "$count" -ne 1 ]; then fail "$name: $count error messages, want 1"; return; fi
-    if ls "$WORK"/out.txt* >/dev/null 2>&1; then fail "$name: output left behind"; return; fi
-    echo "ok: $name -> $(grep 'mutirao: error' "$WORK/stderr")"
+    check_failure "$name" "$pattern" 1 "$WORK/out.txt*" \
+        "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" cg --device=cpu --output="$WORK/out.txt" "$@" || true
 }
 
 mm() { printf '%%%%MatrixMarket matrix coordinate %s\n' "$1"; }

@@ -13,27 +13,10 @@ bad() {
         [ $mode = exact ] || extra=(--partitions=2)
         rm -rf "$WORK/out"
         mkdir -p "$WORK/out"
-        set +e
-        timeout 60 "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu --mode=$mode \
+        check_failure "$name ($mode)" "$pattern" nonzero "$WORK/out/*" \
+            "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu --mode=$mode \
             "${extra[@]}" --output="$WORK/out/p.csv" --output-prefix="$WORK/out/all-" \
-            --summary="$WORK/out/s.json" "$@" >"$WORK/stdout" 2>"$WORK/stderr"
-        local rc=$?
-        set -e
-        if [ $rc -eq 0 ]; then fail "$name ($mode): exit status 0"; continue; fi
-        if [ $rc -eq 124 ]; then fail "$name ($mode): hung"; continue; fi
-        if ! grep -qF -- "$pattern" "$WORK/stderr"; then
-            fail "$name ($mode): message lacks '$pattern':"
-            cat "$WORK/stderr" >&2
-            continue
-        fi
-        local count
-        count=$(grep -c "mutirao: error" "$WORK/stderr" || true)
-        if [ "$count" -ne 1 ]; then fail "$name ($mode): $count error messages, want 1"; continue; fi
-        if [ -n "$(ls -A "$WORK/out")" ]; then
-            fail "$name ($mode): output left behind: $(ls "$WORK/out")"
-            continue
-        fi
-        if [ $mode = exact ]; then echo "ok: $name -> $(grep "mutirao: error" "$WORK/stderr")"; fi
+            --summary="$WORK/out/s.json" "$@" || true
     done
 }
 

@@ -26,6 +26,34 @@ expect_eq() {
 # answer FILE: the data row of a result CSV
 answer() { sed -n 2p "$1"; }
 
+# check_failure NAME PATTERN WANT LEFTOVER CMD...: runs CMD in $WORK (60 s limit).
+# It must exit with status WANT ("nonzero": any failure), print PATTERN, print
+# exactly one "mutirao: error" line, and leave no file matching the glob LEFTOVER.
+check_failure() {
+    local name=$1 pattern=$2 want=$3 leftover=$4
+    shift 4
+    set +e
+    (cd "$WORK" && timeout 60 "$@" >"$WORK/stdout" 2>"$WORK/stderr")
+    local rc=$?
+    set -e
+    if [ $rc -eq 124 ]; then fail "$name: hung"; return 1; fi
+    if { [ "$want" = nonzero ] && [ $rc -eq 0 ]; } || { [ "$want" != nonzero ] && [ $rc -ne "$want" ]; }; then
+        fail "$name: exit status $rc, want $want"
+        cat "$WORK/stderr" >&2
+        return 1
+    fi
+    if ! grep -qF -- "$pattern" "$WORK/stderr"; then
+        fail "$name: message lacks '$pattern':"
+        cat "$WORK/stderr" >&2
+        return 1
+    fi
+    local count
+    count=$(grep -c "mutirao: error" "$WORK/stderr" || true)
+    if [ "$count" -ne 1 ]; then fail "$name: $count error messages, want 1"; return 1; fi
+    if compgen -G "$leftover" >/dev/null; then fail "$name: output left behind: $(echo $leftover)"; return 1; fi
+    echo "ok: $name -> $(grep 'mutirao: error' "$WORK/stderr")"
+}
+
 finish() {
     if [ "$FAILS" -gt 0 ]; then
         echo "$FAILS check(s) failed" >&2

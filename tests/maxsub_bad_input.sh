@@ -8,22 +8,9 @@ source "$(dirname "$0")/lib.sh"
 bad() {
     local name=$1 pattern=$2
     shift 2
-    rm -f "$WORK/out.csv"
-    set +e
-    timeout 60 "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" maxsub --device=cpu --output="$WORK/out.csv" "$@" \
-        > "$WORK/stdout" 2> "$WORK/stderr"
-    local rc=$?
-    set -e
-    if [ $rc -eq 0 ]; then fail "$name: exit status 0"; return; fi
-    if [ $rc -eq 124 ]; then fail "$name: hung"; return; fi
-    if ! grep -q -- "$pattern" "$WORK/stderr"; then
-        fail "$name: message lacks '$pattern':"; cat "$WORK/stderr" >&2; return
-    fi
-    local count
-    count=$(grep -c "mutirao: error" "$WORK/stderr" || true)
-    if [ "$count" -ne 1 ]; then fail "$name: $count error messages, want 1"; return; fi
-    if ls "$WORK"/out.csv* > /dev/null 2>&1; then fail "$name: output left behind"; return; fi
-    echo "ok: $name -> $(grep 'mutirao: error' "$WORK/stderr")"
+    rm -f "$WORK"/out.csv*
+    check_failure "$name" "$pattern" nonzero "$WORK/out.csv*" \
+        "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" maxsub --device=cpu --output="$WORK/out.csv" "$@" || true
 }
 
 printf '1 2 3\n4 x5 6\n' > "$WORK/nonnum.txt"
