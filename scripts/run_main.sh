@@ -30,11 +30,26 @@ fuzzy-ruspini|fuzzy --input=inputs/fuzzy/ruspini.csv
 [ -x "$MUTIRAO" ] || scripts/build.sh
 mkdir -p "$OUT"
 
-# "sum,start,end" + "21,5,9" -> "sum=21 start=5 end=9" (+ how many more rows).
+# The answer of a run, from the "result" of its summary JSON: the scalar fields
+# that say what was found (sizes and counters left out), plus the true residual
+# where the workload reports one.
 answer() {
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i }
-             NR == 2 { gsub(/\|/, "/"); for (i = 1; i <= NF; i++) printf "%s%s=%s", (i > 1 ? " " : ""), h[i], $i }
-             END { if (NR > 2) printf " (+%d rows)", NR - 2; if (NR < 2) printf "(no answer)" }' "$1"
+    python3 - "$1" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    print("(no summary)")
+    sys.exit()
+skip = {"n", "nnz", "rows", "cols", "first_iteration", "features", "partitions", "mode", "r_norm",
+        "raw_prototypes", "iterations_total", "iterations_max", "unconverged", "converged",
+        "prototype_list"}
+r = d.get("result", {})
+out = ["%s=%s" % (k, v) for k, v in r.items() if k not in skip and not isinstance(v, (list, dict))]
+if isinstance(d.get("true_residual_relative"), float):
+    out.append("true_residual=%.2e" % d["true_residual_relative"])
+print(" ".join(out).replace("|", "/") or "(no result)")
+PY
 }
 
 rows=()
@@ -57,7 +72,7 @@ while IFS='|' read -r name args; do
     if "$MPIEXEC" -n "$NP" "$MUTIRAO" "${argv[@]}" --device="$DEVICE" \
         --output="$OUT/$name.csv" --summary="$OUT/$name.json" </dev/null >"$OUT/$name.log" 2>&1; then
         t1=$(date +%s.%N)
-        rows+=("$name|$(answer "$OUT/$name.csv")|$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')")
+        rows+=("$name|$(answer "$OUT/$name.json")|$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')")
     else
         failed=1
         rows+=("$name|FAILED, see $OUT/$name.log|-")
@@ -65,11 +80,11 @@ while IFS='|' read -r name args; do
     fi
 done <<<"$WORKLOADS"
 
-printf '\n%-14s %-60s %8s\n' workload answer "wall s"
-printf '%-14s %-60s %8s\n' -------- ------ ------
+printf '\n%-18s %-56s %8s\n' workload answer "wall s"
+printf '%-18s %-56s %8s\n' -------- ------ ------
 for r in ${rows[@]+"${rows[@]}"}; do
     IFS='|' read -r name ans t <<<"$r"
-    printf '%-14s %-60s %8s\n' "$name" "$ans" "$t"
+    printf '%-18s %-56s %8s\n' "$name" "$ans" "$t"
 done
 printf '(%d ranks, %s; answers, summaries and logs in %s/)\n' "$NP" "$MPIEXEC" "$OUT"
 exit $failed
