@@ -21,40 +21,9 @@ src=$(cd "$2" && pwd)
 mpiexec=${3:-mpiexec.mpich}
 IFS=';' read -r -a preflags <<<"${MPIEXEC_PREFLAGS:-}" # as in tests/lib.sh
 
-for cmd in sbatch slurmctld slurmd munged; do
-    if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then
-        if [ "${MUTIRAO_REQUIRE_SLURM:-0}" = 1 ]; then
-            echo "e2e_maxsub: FAIL: $cmd not installed (MUTIRAO_REQUIRE_SLURM=1)" >&2
-            exit 1
-        fi
-        echo "e2e_maxsub: SKIP: $cmd not installed (apt-get install slurmctld slurmd slurm-client munge)"
-        exit 77
-    fi
-done
-
-if [ "$(id -u)" != 0 ] && ! scontrol ping 2>/dev/null | grep -q 'is UP'; then
-    if [ "${MUTIRAO_REQUIRE_SLURM:-0}" = 1 ]; then
-        echo "e2e_maxsub: FAIL: Slurm is not up and only root can start it" >&2
-        exit 1
-    fi
-    echo "e2e_maxsub: SKIP: Slurm is not up and only root can start it (tests/slurm/slurm_up.sh)"
-    exit 77
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/mutirao-e2e-maxsub.XXXXXX")
-chmod 755 "$work"
-fail=0
-# shellcheck disable=SC2317 # run by the EXIT trap
-finish() {
-    local rc=$?
-    if [ "$rc" != 0 ] || [ "${KEEP:-0}" = 1 ]; then
-        echo "e2e_maxsub: workdir kept: $work"
-    else
-        rm -rf "$work"
-    fi
-}
-trap finish EXIT
-err() { echo "e2e_maxsub: FAIL: $*" >&2; fail=1; }
+me=e2e_maxsub
+# shellcheck source=tests/slurm/e2e_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
 # The study's examples (design/seeds/002-maxsub.md).
 echo "3 5 10 -5 -30 5 7 2 -3 10 -7 5" >"$work/in1d.txt"

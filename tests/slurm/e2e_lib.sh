@@ -1,0 +1,39 @@
+# Sourced by the end-to-end tests (e2e_*.sh) once they have set `me`, their
+# name for messages. Skips the test (exit 77) when Slurm is not installed or not
+# startable here, unless MUTIRAO_REQUIRE_SLURM=1 (CI) makes that a failure; then
+# makes the work folder $work (kept on failure or with KEEP=1), sets fail=0 and
+# defines err(), which records a failure and goes on.
+# shellcheck shell=bash
+for cmd in sbatch slurmctld slurmd munged; do
+    if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then
+        if [ "${MUTIRAO_REQUIRE_SLURM:-0}" = 1 ]; then
+            echo "$me: FAIL: $cmd not installed (MUTIRAO_REQUIRE_SLURM=1)" >&2
+            exit 1
+        fi
+        echo "$me: SKIP: $cmd not installed (apt-get install slurmctld slurmd slurm-client munge)"
+        exit 77
+    fi
+done
+if [ "$(id -u)" != 0 ] && ! scontrol ping 2>/dev/null | grep -q 'is UP'; then
+    if [ "${MUTIRAO_REQUIRE_SLURM:-0}" = 1 ]; then
+        echo "$me: FAIL: Slurm is not up and only root can start it" >&2
+        exit 1
+    fi
+    echo "$me: SKIP: Slurm is not up and only root can start it (tests/slurm/slurm_up.sh)"
+    exit 77
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mutirao-$me.XXXXXX")
+chmod 755 "$work"
+fail=0
+# shellcheck disable=SC2317 # run by the EXIT trap
+finish() {
+    local rc=$?
+    if [ "$rc" != 0 ] || [ "${KEEP:-0}" = 1 ]; then
+        echo "$me: workdir kept: $work"
+    else
+        rm -rf "$work"
+    fi
+}
+trap finish EXIT
+err() { echo "$me: FAIL: $*" >&2; fail=1; }
