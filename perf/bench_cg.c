@@ -373,7 +373,7 @@ static void study_one(const char *path, int64_t thesis_max) {
         cfg.rtol = 1e-8;
         cfg.atol = mode ? 1e-5 : 0;
         cfg.max_it = mode ? thesis_max : 20000;
-        cfg.checkpoint = "/tmp/bench_cg.ckpt";
+        cfg.checkpoint = "bench_cg.ckpt"; /* written only if a signal stops the run */
         int fp32 = mode == 1;
         for (int dev = 0; dev < 2; dev++) {
             cg_backend *be = NULL;
@@ -556,7 +556,7 @@ int main(int argc, char **argv) {
         memset(&cfg, 0, sizeof cfg);
         cfg.rtol = 1e-8;
         cfg.max_it = 5000;
-        cfg.checkpoint = "/tmp/bench_cg.ckpt";
+        cfg.checkpoint = "bench_cg.ckpt"; /* written only if a signal stops the run */
         cg_result res;
         double ts = bench_now();
         MU(cg_solve_standard(&app, &cfg, &A, be, s.b, s.x, &res));
