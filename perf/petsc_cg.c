@@ -121,7 +121,7 @@ static int parse_real(const char *key, const char *s, double *out) {
 }
 
 static int parse_count(const char *key, const char *s, PetscInt lo, PetscInt *out) {
-    double v;
+    double v = 0;
     if (parse_real(key, s, &v)) return 1;
     if (v != floor(v) || v < (double)lo || v > (double)PETSC_MAX_INT)
         return fail("--%s=%s: expected a whole number from %ld to %ld", key, s, (long)lo,

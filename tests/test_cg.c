@@ -190,7 +190,7 @@ static void xsum_split_matches_add(void **state) {
         double x = random_double(-1074, 1023);
         mu_xsum_add(&a, x);
         int k = -1;
-        int64_t d[3];
+        int64_t d[3] = {0, 0, 0};
         int what = mu_xsum_split(x, &k, d);
         assert_int_equal(what, 1);
         for (int j = 0; j < 3; j++) b.w[k + j] += d[j];
