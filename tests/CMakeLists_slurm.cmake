@@ -13,3 +13,9 @@ set_tests_properties(slurm_maxsub_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slur
 if(DEFINED MPI_TEST_ENV) # from tests/CMakeLists.txt: MPIEXEC_PREFLAGS and friends
   set_tests_properties(slurm_maxsub_e2e PROPERTIES ENVIRONMENT "${MPI_TEST_ENV}")
 endif()
+
+# The launch check against a real srun with the wrong and the right --mpi plugin.
+add_test(NAME slurm_launch_check
+         COMMAND bash ${MUTIRAO_SLURM_TESTS}/launch_check.sh $<TARGET_FILE:mutirao> ${PROJECT_SOURCE_DIR})
+set_tests_properties(slurm_launch_check PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 300
+                                                   SKIP_RETURN_CODE 77)
