@@ -35,19 +35,7 @@ static int32_t rnd(int64_t lo, int64_t hi) {
     return (int32_t)(lo + (int64_t)(xs() % span));
 }
 
-static long checks, failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            if (failures <= 30) {                                                                  \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static double now(void) {
     struct timespec t;
