@@ -16,6 +16,8 @@ typedef struct {
     double *prob; /* k probabilities (group size)/m; they sum to 1 */
     int *group;   /* m: the group of each scenario, 0..k-1 */
     int iterations;
+    int converged; /* 1: the k-means stopped at its fixed point (not at max_iter) */
+    int rank;      /* dimension after whitening (< d: singular covariance, see whiten.c) */
 } mu_agg_result;
 
 /* Clusters the m scenarios (rows of x, m x d, row-major). Deterministic in

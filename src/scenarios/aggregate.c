@@ -1,0 +1,258 @@
+/* Aggregation of one node's scenarios (aggregate.h). The steps, and the choices
+ * the study leaves open (report 10):
+ *
+ *  1. Whitening (whiten.c): Mahalanobis with the M scenarios' own sample
+ *     covariance (gap 4's default) becomes Euclidean; a singular covariance
+ *     drops the stations the others determine.
+ *  2. Duplicates and K >= distinct points. Points equal after whitening are
+ *     found by sorting. Each is still its own object with weight 1/M (a
+ *     duplicate is a scenario drawn twice, not an error). If K is at least the
+ *     number u of distinct points (K > M included) the exact optimum is one
+ *     group per distinct point (within sum of squares 0): k = u groups are
+ *     formed, not K. K = 1: one group.
+ *  3. Initial centres: K distinct points drawn uniformly by Philox keyed by
+ *     (key, "kmeans"), gap 3's option (b). Option (a), K extra generated
+ *     scenarios, needs the generator and can start a cluster empty, which
+ *     AS 136 rejects; (b) cannot: each centre's own point is at distance 0 from
+ *     it and farther from every other centre, and AS 136 keeps a point in the
+ *     nearer centre on ties, lowest index first.
+ *  4. Empty clusters: none start empty (3), Hartigan-Wong never moves the last
+ *     member of a cluster, and Version 2 forbids the move that would empty one,
+ *     so every group formed is non-empty. Should the initial step still leave
+ *     one empty (distances underflowing to 0), the call fails with a message.
+ *  5. Representative: the member nearest the final centroid (whitened, i.e.
+ *     Mahalanobis), ties to the lowest index; groups are numbered in the order
+ *     of their representatives, so the output does not depend on the draw's
+ *     order of centres. Probability (group size)/M.
+ *  6. CPU and GPU: the device computes the same distances with the same bits
+ *     (no fused multiply-add, same summation order) and the same per-point
+ *     comparisons; every decision that depends on another point's stays on
+ *     the CPU, in point order. So the groups are identical, not just close. */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/philox.h"
+#include "gpu/gpu.h"
+#include "gpu/scenarios_kmeans.h"
+#include "scenarios/aggregate.h"
+#include "scenarios/kmeans.h"
+#include "scenarios/whiten.h"
+
+#define MU_AGG_STREAM 0x6b6d65616e73ull /* "kmeans": the stream of the centre draw */
+
+static int gpu_all(void *ctx, const double *c, int k, double *dist) {
+    return mu_gpu_km_all(ctx, c, k, dist);
+}
+static int gpu_nearest2(void *ctx, const double *c, int k, int *ic1, int *ic2) {
+    return mu_gpu_km_nearest2(ctx, c, k, ic1, ic2);
+}
+static int gpu_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
+                    const int *nc, const double *an1, const double *an2, const unsigned char *live,
+                    double *r1, double *r2, int *l2) {
+    return mu_gpu_km_scan(ctx, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
+}
+
+/* Rows a and b of y (m x r) compared lexicographically, then by index. */
+static int row_cmp(const double *y, int r, int a, int b) {
+    const double *ya = y + (size_t)a * r, *yb = y + (size_t)b * r;
+    for (int j = 0; j < r; j++)
+        if (ya[j] != yb[j]) return ya[j] < yb[j] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+/* Bottom-up merge sort of idx by row_cmp (qsort has no context argument). */
+static void sort_rows(const double *y, int r, int *idx, int *tmp, int m) {
+    for (int w = 1; w < m; w *= 2) {
+        for (int lo = 0; lo < m; lo += 2 * w) {
+            int mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
+            int p = lo, q = mid, o = lo;
+            while (p < mid && q < hi)
+                tmp[o++] = row_cmp(y, r, idx[p], idx[q]) <= 0 ? idx[p++] : idx[q++];
+            while (p < mid) tmp[o++] = idx[p++];
+            while (q < hi) tmp[o++] = idx[q++];
+        }
+        memcpy(idx, tmp, sizeof(int) * (size_t)m);
+    }
+}
+
+static int int_cmp(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int fail(char *err, size_t errlen, const char *msg) {
+    snprintf(err, errlen, "%s", msg);
+    return 1;
+}
+
+int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
+                   uint64_t key, int use_gpu, mu_agg_result *res, char *err, size_t errlen) {
+    memset(res, 0, sizeof *res);
+    if (!x || m < 1 || d < 1) return fail(err, errlen, "aggregation needs at least one scenario");
+    if (k < 1) return fail(err, errlen, "aggregation needs K >= 1 groups");
+    if (max_iter < 1) return fail(err, errlen, "aggregation needs max_iter >= 1");
+    if (method != MU_AGG_HARTIGAN_WONG && method != MU_AGG_VERSION2)
+        return fail(err, errlen, "unknown aggregation method");
+    int rc = 1, r = 0, kk = 0, u = 0;
+    double *y = malloc(sizeof(double) * (size_t)m * (size_t)d);
+    int *idx = malloc(sizeof(int) * (size_t)m), *tmp = malloc(sizeof(int) * (size_t)m);
+    int *grp = malloc(sizeof(int) * (size_t)m), *first = malloc(sizeof(int) * (size_t)m);
+    int *nc = NULL, *order = NULL, *rep = NULL;
+    double *c = NULL;
+    mu_gpu_km *g = NULL;
+    if (!y || !idx || !tmp || !grp || !first) {
+        fail(err, errlen, "out of memory in the aggregation");
+        goto done;
+    }
+    if (mu_whiten(x, m, d, y, &r, err, errlen)) goto done;
+    for (int i = 1; i < m; i++) memmove(y + (size_t)i * r, y + (size_t)i * d, sizeof(double) * r);
+
+    /* Distinct points: id of each point's value, numbered by first occurrence. */
+    for (int i = 0; i < m; i++) idx[i] = i;
+    sort_rows(y, r, idx, tmp, m);
+    u = 0;
+    for (int s = 0; s < m; s++) {
+        int same = 0;
+        if (s > 0) {
+            const double *ya = y + (size_t)idx[s - 1] * r, *yb = y + (size_t)idx[s] * r;
+            same = 1;
+            for (int j = 0; j < r; j++)
+                if (ya[j] != yb[j]) same = 0;
+        }
+        if (!same) first[u++] = idx[s]; /* sorted by index within equal rows */
+        tmp[idx[s]] = u - 1;
+    }
+    /* Number the distinct values by first occurrence. */
+    qsort(first, (size_t)u, sizeof(int), int_cmp);
+    {
+        int *rank_of = grp; /* value id (sort order) -> id by first occurrence */
+        for (int v = 0; v < u; v++) rank_of[tmp[first[v]]] = v;
+        for (int i = 0; i < m; i++) idx[i] = rank_of[tmp[i]];
+    }
+    memcpy(grp, idx, sizeof(int) * (size_t)m); /* grp[i]: distinct id of point i */
+
+    res->converged = 1;
+    if (k >= u) {
+        kk = u; /* one group per distinct point */
+    } else if (k == 1) {
+        kk = 1;
+        for (int i = 0; i < m; i++) grp[i] = 0;
+    } else {
+        kk = k;
+        c = malloc(sizeof(double) * (size_t)k * (size_t)(r > 0 ? r : 1));
+        nc = malloc(sizeof(int) * (size_t)k);
+        order = malloc(sizeof(int) * (size_t)u);
+        if (!c || !nc || !order) {
+            fail(err, errlen, "out of memory in the aggregation");
+            goto done;
+        }
+        /* Partial Fisher-Yates over the distinct values. */
+        for (int v = 0; v < u; v++) order[v] = v;
+        for (int s = 0; s < k; s++) {
+            uint32_t w[4];
+            mu_rng4(key, MU_AGG_STREAM, (uint64_t)s, w);
+            int j = (int)mu_rng_range(w[0], s, u - 1);
+            int t = order[s];
+            order[s] = order[j];
+            order[j] = t;
+            memcpy(c + (size_t)s * r, y + (size_t)first[order[s]] * r, sizeof(double) * r);
+        }
+        mu_km_backend gbe, *be = NULL;
+        if (use_gpu) {
+            if (mu_gpu_km_create(y, m, r, k, &g)) {
+                snprintf(err, errlen, "aggregation on the GPU: %s", mu_gpu_error());
+                goto done;
+            }
+            gbe = (mu_km_backend){g, gpu_all, gpu_nearest2, gpu_scan};
+            be = &gbe;
+        }
+        mu_km_out out = {0};
+        out.ic1 = grp;
+        out.nc = nc;
+        int f = method == MU_AGG_HARTIGAN_WONG
+                    ? mu_km_hartigan_wong(y, m, r, c, k, max_iter, 0, be, &out)
+                    : mu_km_version2(y, m, r, c, k, max_iter, be, &out);
+        if (f == MU_KM_BACKEND) {
+            snprintf(err, errlen, "aggregation: %s", use_gpu ? mu_gpu_error() : "out of memory");
+            goto done;
+        }
+        if (f == MU_KM_EMPTY || f == MU_KM_BADK) {
+            snprintf(err, errlen, "aggregation: k-means fault %d with %d groups of %d scenarios", f,
+                     k, m);
+            goto done;
+        }
+        res->iterations = out.iter;
+        res->converged = f == MU_KM_OK;
+    }
+
+    /* Centroids, representatives (nearest member, lowest index on ties). */
+    free(c);
+    free(nc);
+    c = calloc((size_t)kk * (size_t)(r > 0 ? r : 1), sizeof(double));
+    nc = calloc((size_t)kk, sizeof(int));
+    rep = malloc(sizeof(int) * (size_t)kk);
+    double *best = malloc(sizeof(double) * (size_t)kk);
+    free(order);
+    order = malloc(sizeof(int) * (size_t)kk);
+    if (!c || !nc || !rep || !best || !order) {
+        free(best);
+        fail(err, errlen, "out of memory in the aggregation");
+        goto done;
+    }
+    mu_km_means(y, m, r, grp, kk, c, nc);
+    for (int l = 0; l < kk; l++) rep[l] = -1;
+    for (int i = 0; i < m; i++) {
+        int l = grp[i];
+        double dl = mu_km_d2(y + (size_t)i * r, c + (size_t)l * r, r);
+        if (rep[l] < 0 || dl < best[l]) {
+            rep[l] = i;
+            best[l] = dl;
+        }
+    }
+    free(best);
+    /* Groups in the order of their representatives. */
+    for (int l = 0; l < kk; l++) order[l] = rep[l];
+    qsort(order, (size_t)kk, sizeof(int), int_cmp);
+    res->k = kk;
+    res->rank = r;
+    res->rep = malloc(sizeof(int) * (size_t)kk);
+    res->prob = malloc(sizeof(double) * (size_t)kk);
+    res->group = malloc(sizeof(int) * (size_t)m);
+    if (!res->rep || !res->prob || !res->group) {
+        mu_agg_result_free(res);
+        fail(err, errlen, "out of memory in the aggregation");
+        goto done;
+    }
+    for (int s = 0; s < kk; s++) {
+        int l = grp[order[s]];
+        res->rep[s] = order[s];
+        res->prob[s] = (double)nc[l] / (double)m;
+        tmp[l] = s; /* old group -> new number */
+    }
+    for (int i = 0; i < m; i++) res->group[i] = tmp[grp[i]];
+    rc = 0;
+done:
+    mu_gpu_km_destroy(g);
+    free(y);
+    free(idx);
+    free(tmp);
+    free(grp);
+    free(first);
+    free(nc);
+    free(order);
+    free(rep);
+    free(c);
+    return rc;
+}
+
+void mu_agg_result_free(mu_agg_result *res) {
+    if (!res) return;
+    free(res->rep);
+    free(res->prob);
+    free(res->group);
+    res->rep = NULL;
+    res->prob = NULL;
+    res->group = NULL;
+    res->k = 0;
+}

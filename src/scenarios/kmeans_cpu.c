@@ -1,0 +1,115 @@
+/* The CPU distance steps of the k-means (the reference the GPU kernels match
+ * bit for bit) and the helpers both k-means share. */
+#define _POSIX_C_SOURCE 200809L
+#include <string.h>
+#include <time.h>
+
+#include "scenarios/kmeans.h"
+
+double mu_km_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void mu_km_all_cpu(const double *a, int m, int d, const double *c, int k, double *dist) {
+    for (int i = 0; i < m; i++)
+        for (int l = 0; l < k; l++)
+            dist[(size_t)i * k + l] = mu_km_d2(a + (size_t)i * d, c + (size_t)l * d, d);
+}
+
+/* AS 136's first step: centres 0 and 1 in order, then each further centre
+ * replaces the second (or the first) only when strictly nearer, so ties keep
+ * the lower index. */
+void mu_km_nearest2_cpu(const double *a, int m, int d, const double *c, int k, int *ic1, int *ic2) {
+    for (int i = 0; i < m; i++) {
+        const double *ai = a + (size_t)i * d;
+        double dt1 = mu_km_d2(ai, c, d), dt2 = k > 1 ? mu_km_d2(ai, c + d, d) : dt1;
+        int c1 = 0, c2 = k > 1 ? 1 : 0;
+        if (dt1 > dt2) {
+            double t = dt1;
+            dt1 = dt2;
+            dt2 = t;
+            c1 = 1;
+            c2 = 0;
+        }
+        for (int l = 2; l < k; l++) {
+            double db = mu_km_d2(ai, c + (size_t)l * d, d);
+            if (db >= dt2) continue;
+            if (db < dt1) {
+                dt2 = dt1;
+                c2 = c1;
+                dt1 = db;
+                c1 = l;
+            } else {
+                dt2 = db;
+                c2 = l;
+            }
+        }
+        ic1[i] = c1;
+        ic2[i] = c2;
+    }
+}
+
+void mu_km_scan_cpu(const double *a, int m, int d, const double *c, int k, const int *ic1,
+                    const int *ic2, const int *nc, const double *an1, const double *an2,
+                    const unsigned char *live, double *r1, double *r2, int *l2) {
+    for (int i = 0; i < m; i++) {
+        const double *ai = a + (size_t)i * d;
+        int c1 = ic1[i];
+        if (nc[c1] == 1) {
+            r1[i] = 0.0;
+            r2[i] = 0.0;
+            l2[i] = -1;
+            continue;
+        }
+        int best = ic2[i];
+        double r = mu_km_d2(ai, c + (size_t)best * d, d) * an2[best];
+        for (int l = 0; l < k; l++) {
+            if ((!live[c1] && !live[l]) || l == c1 || l == ic2[i]) continue;
+            double dc = mu_km_d2(ai, c + (size_t)l * d, d);
+            if (dc < r / an2[l]) {
+                r = dc * an2[l];
+                best = l;
+            }
+        }
+        r1[i] = mu_km_d2(ai, c + (size_t)c1 * d, d) * an1[c1];
+        r2[i] = r;
+        l2[i] = best;
+    }
+}
+
+static int cpu_all(void *ctx, const double *c, int k, double *dist) {
+    const mu_km_points *x = ctx;
+    mu_km_all_cpu(x->a, x->m, x->d, c, k, dist);
+    return 0;
+}
+static int cpu_nearest2(void *ctx, const double *c, int k, int *ic1, int *ic2) {
+    const mu_km_points *x = ctx;
+    mu_km_nearest2_cpu(x->a, x->m, x->d, c, k, ic1, ic2);
+    return 0;
+}
+static int cpu_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
+                    const int *nc, const double *an1, const double *an2, const unsigned char *live,
+                    double *r1, double *r2, int *l2) {
+    const mu_km_points *x = ctx;
+    mu_km_scan_cpu(x->a, x->m, x->d, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
+    return 0;
+}
+
+mu_km_backend mu_km_cpu_backend(mu_km_points *pts) {
+    mu_km_backend be = {pts, cpu_all, cpu_nearest2, cpu_scan};
+    return be;
+}
+
+void mu_km_means(const double *a, int m, int d, const int *ic1, int k, double *c, int *nc) {
+    memset(c, 0, sizeof(double) * (size_t)k * (size_t)d);
+    memset(nc, 0, sizeof(int) * (size_t)k);
+    for (int i = 0; i < m; i++) {
+        nc[ic1[i]]++;
+        for (int j = 0; j < d; j++) c[(size_t)ic1[i] * d + j] += a[(size_t)i * d + j];
+    }
+    for (int l = 0; l < k; l++)
+        if (nc[l] > 0)
+            for (int j = 0; j < d; j++) c[(size_t)l * d + j] /= (double)nc[l];
+}

@@ -1,0 +1,128 @@
+/* Mahalanobis distance by whitening. With z = D^-1 (x - mean) (D the stations'
+ * standard deviations) and R = L L' the scenarios' correlation matrix, the
+ * squared Mahalanobis distance (x_a - x_b)' S^-1 (x_a - x_b) equals
+ * |L^-1 (z_a - z_b)|^2, so the k-means runs on y = L^-1 z with the Euclidean
+ * distance in O(d) per pair instead of O(d^2). Working on correlations keeps
+ * the rank test independent of the stations' scales (inflows differ by 10^4).
+ *
+ * A singular covariance (a station constant over the M scenarios, or a linear
+ * combination of others, like the study's artificial stations) is handled by a
+ * Cholesky factorisation with diagonal pivoting that stops at the numerical
+ * rank r: stations are taken largest remaining variance first (ties: lower
+ * index), and one whose variance left after the kept ones is at most
+ * MU_WHITEN_TOL of its own is dropped. Over these scenarios a dropped station
+ * is determined by the kept ones, so the distance over the kept r (that is,
+ * with the pseudo-inverse of S, for differences between scenarios) is the
+ * Mahalanobis distance that the singular S still defines. Constant stations add
+ * nothing to any distance. When every station is dropped (all scenarios alike)
+ * the rank is 0 and all distances are 0. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenarios/whiten.h"
+
+int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, size_t errlen) {
+    *rank = 0;
+    for (size_t t = 0; t < (size_t)m * (size_t)d; t++)
+        if (!isfinite(x[t])) {
+            snprintf(err, errlen, "scenario %zu, station %zu is not a finite number", t / (size_t)d,
+                     t % (size_t)d);
+            return 1;
+        }
+    if (m < 2) return 0;
+    double *mean = calloc((size_t)d, sizeof(double)), *sd = calloc((size_t)d, sizeof(double));
+    int *keep = malloc(sizeof(int) * (size_t)d), *piv = malloc(sizeof(int) * (size_t)d);
+    double *z = malloc(sizeof(double) * (size_t)m * (size_t)d);
+    double *r = calloc((size_t)d * (size_t)d, sizeof(double));
+    int rc = 0;
+    if (!mean || !sd || !keep || !piv || !z || !r) {
+        snprintf(err, errlen, "out of memory whitening %d x %d scenarios", m, d);
+        rc = 1;
+        goto done;
+    }
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < d; j++) mean[j] += x[(size_t)i * d + j];
+    for (int j = 0; j < d; j++) mean[j] /= m;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < d; j++) {
+            double t = x[(size_t)i * d + j] - mean[j];
+            sd[j] += t * t;
+        }
+    int q = 0;
+    for (int j = 0; j < d; j++) {
+        sd[j] = sqrt(sd[j] / (m - 1));
+        if (sd[j] > MU_WHITEN_CONST * fabs(mean[j]) && sd[j] > 0.0) keep[q++] = j;
+    }
+    /* z: standardised kept stations (m x q); r: their correlation matrix. */
+    for (int i = 0; i < m; i++)
+        for (int s = 0; s < q; s++) {
+            int j = keep[s];
+            z[(size_t)i * q + s] = (x[(size_t)i * d + j] - mean[j]) / sd[j];
+        }
+    for (int i = 0; i < m; i++) {
+        const double *zi = z + (size_t)i * q;
+        for (int s = 0; s < q; s++)
+            for (int u = 0; u <= s; u++) r[(size_t)s * q + u] += zi[s] * zi[u];
+    }
+    for (int s = 0; s < q; s++)
+        for (int u = 0; u <= s; u++) {
+            r[(size_t)s * q + u] /= (m - 1);
+            r[(size_t)u * q + s] = r[(size_t)s * q + u];
+        }
+    /* Pivoted Cholesky in place (lower triangle, rows and columns swapped as
+     * pivots are chosen); piv[s] = kept-station slot in position s. */
+    for (int s = 0; s < q; s++) piv[s] = s;
+    int rk = 0;
+    for (int s = 0; s < q; s++) {
+        int p = s;
+        for (int u = s + 1; u < q; u++)
+            if (r[(size_t)u * q + u] > r[(size_t)p * q + p]) p = u;
+        if (!(r[(size_t)p * q + p] > MU_WHITEN_TOL)) break;
+        if (p != s) { /* symmetric swap of rows/columns s and p */
+            for (int u = 0; u < q; u++) {
+                double t = r[(size_t)s * q + u];
+                r[(size_t)s * q + u] = r[(size_t)p * q + u];
+                r[(size_t)p * q + u] = t;
+            }
+            for (int u = 0; u < q; u++) {
+                double t = r[(size_t)u * q + s];
+                r[(size_t)u * q + s] = r[(size_t)u * q + p];
+                r[(size_t)u * q + p] = t;
+            }
+            int t = piv[s];
+            piv[s] = piv[p];
+            piv[p] = t;
+        }
+        double l = sqrt(r[(size_t)s * q + s]);
+        r[(size_t)s * q + s] = l;
+        for (int u = s + 1; u < q; u++) r[(size_t)u * q + s] /= l;
+        for (int u = s + 1; u < q; u++)
+            for (int v = s + 1; v <= u; v++) {
+                r[(size_t)u * q + v] -= r[(size_t)u * q + s] * r[(size_t)v * q + s];
+                r[(size_t)v * q + u] = r[(size_t)u * q + v];
+            }
+        rk++;
+    }
+    /* y_i = L^-1 (z_i in pivot order), by forward substitution. */
+    for (int i = 0; i < m; i++) {
+        const double *zi = z + (size_t)i * q;
+        double *yi = y + (size_t)i * d;
+        for (int s = 0; s < rk; s++) {
+            double v = zi[piv[s]];
+            for (int u = 0; u < s; u++) v -= r[(size_t)s * q + u] * yi[u];
+            yi[s] = v / r[(size_t)s * q + s];
+        }
+        for (int s = rk; s < d; s++) yi[s] = 0.0;
+    }
+    *rank = rk;
+done:
+    free(mean);
+    free(sd);
+    free(keep);
+    free(piv);
+    free(z);
+    free(r);
+    return rc;
+}

@@ -1,0 +1,554 @@
+/* Tests of the scenario aggregation's k-means (src/scenarios: kmeans_hw.c,
+ * kmeans_v2.c, whiten.c, aggregate.c).
+ *
+ *   test_kmeans            unit tests (cmocka): whitening against a dense
+ *                          inverse of the covariance, singular covariances,
+ *                          Version 2 and Hartigan-Wong at a fixed point, the
+ *                          whole-step (GPU-shaped) path equal to AS 136's
+ *                          on-demand distances, probabilities summing to 1,
+ *                          representatives, K > M, duplicates, bad input;
+ *   test_kmeans --r DIR    Hartigan-Wong against R's kmeans() on the cases that
+ *                          tests/kmeans_r.R wrote to DIR (tests/kmeans_r.sh);
+ *   test_kmeans --gpu      the device's kernels and whole aggregations against
+ *                          the CPU, bit for bit (exit 77 without a device). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpu/gpu.h"
+#include "gpu/scenarios_kmeans.h"
+#include "scenarios/aggregate.h"
+#include "scenarios/kmeans.h"
+#include "scenarios/whiten.h"
+
+#include "check.h"
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t next_u64(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+static double unif(void) { /* (0, 1) */
+    return ((double)(next_u64() >> 11) + 0.5) / 9007199254740992.0;
+}
+static double gauss(void) {
+    return sqrt(-2.0 * log(unif())) * cos(6.283185307179586 * unif());
+}
+
+/* m points in d dimensions around g centres (spread s); with ints, rounded to
+ * a few integer values so that ties and duplicates abound. */
+static double *make_data(int m, int d, int g, double s, int ints) {
+    double *mu = malloc(sizeof(double) * g * d), *x = malloc(sizeof(double) * m * d);
+    for (int t = 0; t < g * d; t++) mu[t] = 10.0 * gauss();
+    for (int i = 0; i < m; i++) {
+        int c = (int)(next_u64() % (uint64_t)g);
+        for (int j = 0; j < d; j++) {
+            double v = mu[c * d + j] + s * gauss();
+            x[i * d + j] = ints ? round(v / 4.0) : v;
+        }
+    }
+    free(mu);
+    return x;
+}
+
+/* Inverse of the sample covariance by Gauss-Jordan with partial pivoting. */
+static void cov_inverse(const double *x, int m, int d, double *inv) {
+    double *mean = calloc(d, sizeof(double)), *a = calloc((size_t)d * 2 * d, sizeof(double));
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < d; j++) mean[j] += x[i * d + j] / m;
+    for (int i = 0; i < m; i++)
+        for (int p = 0; p < d; p++)
+            for (int q = 0; q < d; q++)
+                a[p * 2 * d + q] += (x[i * d + p] - mean[p]) * (x[i * d + q] - mean[q]) / (m - 1);
+    for (int p = 0; p < d; p++) a[p * 2 * d + d + p] = 1.0;
+    for (int c = 0; c < d; c++) {
+        int piv = c;
+        for (int r = c + 1; r < d; r++)
+            if (fabs(a[r * 2 * d + c]) > fabs(a[piv * 2 * d + c])) piv = r;
+        for (int q = 0; q < 2 * d; q++) {
+            double t = a[c * 2 * d + q];
+            a[c * 2 * d + q] = a[piv * 2 * d + q];
+            a[piv * 2 * d + q] = t;
+        }
+        double p = a[c * 2 * d + c];
+        for (int q = 0; q < 2 * d; q++) a[c * 2 * d + q] /= p;
+        for (int r = 0; r < d; r++)
+            if (r != c) {
+                double f = a[r * 2 * d + c];
+                for (int q = 0; q < 2 * d; q++) a[r * 2 * d + q] -= f * a[c * 2 * d + q];
+            }
+    }
+    for (int p = 0; p < d; p++)
+        for (int q = 0; q < d; q++) inv[p * d + q] = a[p * 2 * d + d + q];
+    free(mean);
+    free(a);
+}
+
+static double mahal(const double *a, const double *b, const double *inv, int d) {
+    double s = 0.0;
+    for (int p = 0; p < d; p++)
+        for (int q = 0; q < d; q++) s += (a[p] - b[p]) * inv[p * d + q] * (a[q] - b[q]);
+    return s;
+}
+
+static void test_whiten_mahalanobis(void **state) {
+    (void)state;
+    int m = 300, d = 7, r;
+    double *x = make_data(m, d, 3, 2.0, 0), *y = malloc(sizeof(double) * m * d);
+    for (int i = 0; i < m; i++) x[i * d + 6] = 1e4 * x[i * d + 6] + 3.0 * x[i * d + 1];
+    double inv[49];
+    char err[256];
+    assert_int_equal(mu_whiten(x, m, d, y, &r, err, sizeof err), 0);
+    assert_int_equal(r, d);
+    cov_inverse(x, m, d, inv);
+    for (int t = 0; t < 200; t++) {
+        int a = (int)(next_u64() % m), b = (int)(next_u64() % m);
+        double want = mahal(x + a * d, x + b * d, inv, d);
+        double got = mu_km_d2(y + a * d, y + b * d, d);
+        assert_true(fabs(got - want) <= 1e-9 * (want + 1.0));
+    }
+    free(x);
+    free(y);
+}
+
+/* A station that is a combination of two others, and a constant one: the rank
+ * drops by two and the distances are those of the independent stations. */
+static void test_whiten_singular(void **state) {
+    (void)state;
+    int m = 200, d0 = 4, d = 6, r0, r;
+    double *x0 = make_data(m, d0, 2, 1.5, 0), *x = malloc(sizeof(double) * m * d);
+    for (int i = 0; i < m; i++) {
+        for (int j = 0; j < d0; j++) x[i * d + j] = x0[i * d0 + j];
+        x[i * d + 4] = 0.1; /* constant: its mean is not exactly 0.1 */
+        x[i * d + 5] = x0[i * d0] - 2.5 * x0[i * d0 + 2];
+    }
+    double *y0 = malloc(sizeof(double) * m * d0), *y = malloc(sizeof(double) * m * d);
+    char err[256];
+    assert_int_equal(mu_whiten(x0, m, d0, y0, &r0, err, sizeof err), 0);
+    assert_int_equal(mu_whiten(x, m, d, y, &r, err, sizeof err), 0);
+    assert_int_equal(r0, 4);
+    assert_int_equal(r, 4);
+    for (int t = 0; t < 200; t++) {
+        int a = (int)(next_u64() % m), b = (int)(next_u64() % m);
+        double want = mu_km_d2(y0 + a * d0, y0 + b * d0, d0);
+        double got = mu_km_d2(y + a * d, y + b * d, r);
+        assert_true(fabs(got - want) <= 1e-7 * (want + 1.0));
+    }
+    /* All scenarios alike: rank 0. */
+    for (int i = 0; i < m * d; i++) x[i] = 3.0;
+    assert_int_equal(mu_whiten(x, m, d, y, &r, err, sizeof err), 0);
+    assert_int_equal(r, 0);
+    free(x0);
+    free(x);
+    free(y0);
+    free(y);
+}
+
+/* Every point is nearest (<=) its own cluster's mean, the means recomputed here. */
+static void assert_fixed_point(const double *a, int m, int d, const int *ic1, int k) {
+    double *c = calloc((size_t)k * d, sizeof(double));
+    int *nc = calloc(k, sizeof(int));
+    for (int i = 0; i < m; i++) {
+        nc[ic1[i]]++;
+        for (int j = 0; j < d; j++) c[ic1[i] * d + j] += a[i * d + j];
+    }
+    for (int l = 0; l < k; l++) {
+        assert_true(nc[l] > 0);
+        for (int j = 0; j < d; j++) c[l * d + j] /= nc[l];
+    }
+    for (int i = 0; i < m; i++) {
+        double own = mu_km_d2(a + i * d, c + ic1[i] * d, d);
+        for (int l = 0; l < k; l++) assert_true(own <= mu_km_d2(a + i * d, c + l * d, d));
+    }
+    free(c);
+    free(nc);
+}
+
+static void start_centres(const double *a, int m, int d, int k, double *c) {
+    /* k distinct points: the first k of a stride through the data */
+    for (int l = 0; l < k; l++)
+        memcpy(c + l * d, a + ((size_t)l * (m / k)) * d, sizeof(double) * d);
+}
+
+static void test_fixed_points(void **state) {
+    (void)state;
+    struct {
+        int m, d, g, k;
+        double s;
+    } cs[] = {{500, 2, 5, 5, 0.5},
+              {1024, 8, 10, 116, 4.0},
+              {1024, 16, 30, 513, 6.0},
+              {300, 3, 3, 12, 2.0},
+              {2000, 4, 20, 20, 10.0}};
+    for (size_t t = 0; t < sizeof cs / sizeof cs[0]; t++) {
+        int m = cs[t].m, d = cs[t].d, k = cs[t].k;
+        double *a = make_data(m, d, cs[t].g, cs[t].s, 0), *c = malloc(sizeof(double) * k * d);
+        int *ic1 = malloc(sizeof(int) * m), *nc = malloc(sizeof(int) * k);
+        for (int v2 = 0; v2 < 2; v2++) {
+            start_centres(a, m, d, k, c);
+            mu_km_out o = {0};
+            o.ic1 = ic1;
+            o.nc = nc;
+            int f = v2 ? mu_km_version2(a, m, d, c, k, 200, NULL, &o)
+                       : mu_km_hartigan_wong(a, m, d, c, k, 200, 0, NULL, &o);
+            assert_int_equal(f, MU_KM_OK);
+            assert_true(o.iter >= 1 && o.iter <= 200);
+            assert_fixed_point(a, m, d, ic1, k);
+        }
+        free(a);
+        free(c);
+        free(ic1);
+        free(nc);
+    }
+}
+
+/* Whole distance steps (the path the GPU takes) give AS 136's decisions. */
+static void test_whole_steps_equal(void **state) {
+    (void)state;
+    int m = 1024, d = 6, k = 143;
+    double *a = make_data(m, d, 40, 5.0, 0);
+    for (int ints = 0; ints < 2; ints++) {
+        if (ints)
+            for (int i = 0; i < m * d; i++) a[i] = round(a[i] / 3.0);
+        double *c1 = malloc(sizeof(double) * k * d), *c2 = malloc(sizeof(double) * k * d);
+        int *g1 = malloc(sizeof(int) * m), *g2 = malloc(sizeof(int) * m);
+        int *n1 = malloc(sizeof(int) * k), *n2 = malloc(sizeof(int) * k);
+        /* distinct starting points */
+        int l = 0;
+        for (int i = 0; i < m && l < k; i++) {
+            int dup = 0;
+            for (int q = 0; q < l && !dup; q++)
+                dup = !memcmp(c1 + q * d, a + i * d, sizeof(double) * d);
+            if (!dup) memcpy(c1 + (l++) * d, a + i * d, sizeof(double) * d);
+        }
+        assert_int_equal(l, k);
+        for (int v2 = 0; v2 < 2; v2++) {
+            double *c0 = malloc(sizeof(double) * k * d);
+            memcpy(c0, c1, sizeof(double) * k * d);
+            memcpy(c2, c1, sizeof(double) * k * d);
+            mu_km_points pts = {a, m, d};
+            mu_km_backend be = mu_km_cpu_backend(&pts);
+            mu_km_out o1 = {0}, o2 = {0};
+            o1.ic1 = g1, o1.nc = n1, o2.ic1 = g2, o2.nc = n2;
+            int f1 = v2 ? mu_km_version2(a, m, d, c0, k, 100, NULL, &o1)
+                        : mu_km_hartigan_wong(a, m, d, c0, k, 100, 0, NULL, &o1);
+            int f2 = v2 ? mu_km_version2(a, m, d, c2, k, 100, &be, &o2)
+                        : mu_km_hartigan_wong(a, m, d, c2, k, 100, 0, &be, &o2);
+            assert_int_equal(f1, f2);
+            assert_int_equal(o1.iter, o2.iter);
+            assert_memory_equal(g1, g2, sizeof(int) * m);
+            assert_memory_equal(c0, c2, sizeof(double) * k * d);
+            free(c0);
+        }
+        free(c1);
+        free(c2);
+        free(g1);
+        free(g2);
+        free(n1);
+        free(n2);
+    }
+    free(a);
+}
+
+/* Checks every promise of aggregate.h on one result. */
+static void check_result(const double *x, int m, int d, int kask, const mu_agg_result *r) {
+    assert_true(r->k >= 1 && r->k <= kask && r->k <= m);
+    int *cnt = calloc(r->k, sizeof(int));
+    for (int i = 0; i < m; i++) {
+        assert_true(r->group[i] >= 0 && r->group[i] < r->k);
+        cnt[r->group[i]]++;
+    }
+    double sum = 0.0;
+    for (int l = 0; l < r->k; l++) {
+        assert_true(cnt[l] > 0);
+        assert_true(r->prob[l] == (double)cnt[l] / m);
+        sum += r->prob[l];
+        assert_int_equal(r->group[r->rep[l]], l);
+        if (l > 0) assert_true(r->rep[l] > r->rep[l - 1]);
+    }
+    assert_true(fabs(sum - 1.0) <= 4.0 * r->k * 2.220446049250313e-16);
+    /* representative: the member nearest the centroid in Mahalanobis distance */
+    if (r->rank == d && m > d) {
+        double *inv = malloc(sizeof(double) * d * d), *c = calloc((size_t)r->k * d, sizeof(double));
+        cov_inverse(x, m, d, inv);
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < d; j++) c[r->group[i] * d + j] += x[i * d + j] / cnt[r->group[i]];
+        double *best = malloc(sizeof(double) * r->k);
+        for (int l = 0; l < r->k; l++) best[l] = INFINITY;
+        for (int i = 0; i < m; i++) {
+            double v = mahal(x + i * d, c + r->group[i] * d, inv, d);
+            if (v < best[r->group[i]]) best[r->group[i]] = v;
+        }
+        for (int l = 0; l < r->k; l++) {
+            double v = mahal(x + r->rep[l] * d, c + l * d, inv, d);
+            assert_true(v <= best[l] + 1e-9 * (1.0 + best[l]));
+        }
+        free(inv);
+        free(c);
+        free(best);
+    }
+    free(cnt);
+}
+
+static void test_aggregate(void **state) {
+    (void)state;
+    struct {
+        int m, d, k;
+    } cs[] = {{1024, 8, 30}, {1024, 16, 200}, {500, 5, 2}, {200, 3, 1}, {100, 4, 99}};
+    char err[256];
+    for (size_t t = 0; t < sizeof cs / sizeof cs[0]; t++) {
+        int m = cs[t].m, d = cs[t].d, k = cs[t].k;
+        double *x = make_data(m, d, 12, 3.0, 0);
+        for (int meth = 0; meth < 2; meth++) {
+            mu_agg_result a, b;
+            assert_int_equal(mu_agg_cluster(x, m, d, k, meth, 100, 7, 0, &a, err, sizeof err), 0);
+            assert_int_equal(a.k, k);
+            assert_true(a.converged);
+            check_result(x, m, d, k, &a);
+            /* deterministic in the key */
+            assert_int_equal(mu_agg_cluster(x, m, d, k, meth, 100, 7, 0, &b, err, sizeof err), 0);
+            assert_int_equal(a.k, b.k);
+            assert_memory_equal(a.group, b.group, sizeof(int) * m);
+            assert_memory_equal(a.rep, b.rep, sizeof(int) * a.k);
+            mu_agg_result_free(&b);
+            mu_agg_result_free(&a);
+        }
+        free(x);
+    }
+}
+
+/* K > M, K above the number of distinct points, duplicates, one point. */
+static void test_aggregate_edges(void **state) {
+    (void)state;
+    char err[256];
+    int m = 60, d = 3;
+    double *x = make_data(m, d, 4, 2.0, 0);
+    mu_agg_result r;
+    assert_int_equal(
+        mu_agg_cluster(x, m, d, 100, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r, err, sizeof err), 0);
+    assert_int_equal(r.k, m); /* K > M: one group per scenario */
+    for (int l = 0; l < m; l++) assert_int_equal(r.rep[l], l);
+    check_result(x, m, d, 100, &r);
+    mu_agg_result_free(&r);
+    /* 20 distinct rows, each three times: K = 40 gives 20 groups */
+    for (int i = 20; i < m; i++) memcpy(x + i * d, x + (i % 20) * d, sizeof(double) * d);
+    assert_int_equal(mu_agg_cluster(x, m, d, 40, MU_AGG_VERSION2, 50, 1, 0, &r, err, sizeof err),
+                     0);
+    assert_int_equal(r.k, 20);
+    for (int i = 0; i < m; i++) assert_int_equal(r.group[i], i % 20);
+    for (int l = 0; l < 20; l++) assert_true(r.prob[l] == 3.0 / 60.0);
+    mu_agg_result_free(&r);
+    /* duplicates with K below the distinct count: still a valid partition */
+    for (int meth = 0; meth < 2; meth++) {
+        assert_int_equal(mu_agg_cluster(x, m, d, 6, meth, 50, 3, 0, &r, err, sizeof err), 0);
+        assert_int_equal(r.k, 6);
+        check_result(x, m, d, 6, &r);
+        mu_agg_result_free(&r);
+    }
+    /* all alike: one group, representative 0 */
+    for (int i = 0; i < m * d; i++) x[i] = 2.5;
+    assert_int_equal(
+        mu_agg_cluster(x, m, d, 5, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r, err, sizeof err), 0);
+    assert_int_equal(r.k, 1);
+    assert_int_equal(r.rep[0], 0);
+    assert_true(r.prob[0] == 1.0);
+    mu_agg_result_free(&r);
+    assert_int_equal(mu_agg_cluster(x, 1, d, 3, MU_AGG_VERSION2, 50, 1, 0, &r, err, sizeof err), 0);
+    assert_int_equal(r.k, 1);
+    mu_agg_result_free(&r);
+    /* bad input */
+    x[7] = NAN;
+    assert_int_equal(
+        mu_agg_cluster(x, m, d, 5, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r, err, sizeof err), 1);
+    assert_non_null(strstr(err, "not a finite number"));
+    x[7] = 1.0;
+    assert_int_equal(
+        mu_agg_cluster(x, m, d, 0, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r, err, sizeof err), 1);
+    free(x);
+}
+
+/* ---- R comparison -------------------------------------------------------- */
+
+static int read_case(const char *path, int *m, int *d, int *k, int *it, double **x, double **c) {
+    FILE *f = fopen(path, "r");
+    if (!f || fscanf(f, "%d %d %d %d", m, d, k, it) != 4) return 1;
+    *x = malloc(sizeof(double) * *m * *d);
+    *c = malloc(sizeof(double) * *k * *d);
+    for (int t = 0; t < *m * *d; t++)
+        if (fscanf(f, "%lf", *x + t) != 1) return 1;
+    for (int t = 0; t < *k * *d; t++)
+        if (fscanf(f, "%lf", *c + t) != 1) return 1;
+    fclose(f);
+    return 0;
+}
+
+static int close_rel(double a, double b) {
+    return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b)) || a == b;
+}
+
+static int r_compare(const char *dir) {
+    int ncase = 0;
+    for (int n = 1; n < 100; n++) {
+        char pin[1024], pout[1024], word[32];
+        snprintf(pin, sizeof pin, "%s/case_%02d.in", dir, n);
+        snprintf(pout, sizeof pout, "%s/case_%02d.out", dir, n);
+        int m, d, k, itmax;
+        double *x, *c;
+        if (read_case(pin, &m, &d, &k, &itmax, &x, &c)) break;
+        ncase++;
+        FILE *f = fopen(pout, "r");
+        int rf, riter = 0;
+        CHECK(f && fscanf(f, "%31s %d", word, &rf) == 2, "case %d: no R result", n);
+        /* both the on-demand (AS 136) and the whole-step (GPU-shaped) paths */
+        for (int path = 0; path < 2; path++) {
+            double *cc = malloc(sizeof(double) * k * d), *wss = malloc(sizeof(double) * k);
+            int *ic1 = malloc(sizeof(int) * m), *nc = malloc(sizeof(int) * k);
+            memcpy(cc, c, sizeof(double) * k * d);
+            mu_km_points pts = {x, m, d};
+            mu_km_backend be = mu_km_cpu_backend(&pts);
+            mu_km_out o = {0};
+            o.ic1 = ic1, o.nc = nc, o.wss = wss;
+            int f2 = mu_km_hartigan_wong(x, m, d, cc, k, itmax, 0, path ? &be : NULL, &o);
+            CHECK(f2 == rf, "case %d path %d: ifault %d, R %d", n, path, f2, rf);
+            if (rf == 0 || rf == 2 || rf == 4) {
+                if (path == 0)
+                    CHECK(fscanf(f, "%31s %d %31s", word, &riter, word) == 3, "case %d", n);
+                CHECK(o.iter == riter, "case %d path %d: iter %d, R %d", n, path, o.iter, riter);
+                long pos = ftell(f);
+                int bad = 0;
+                for (int i = 0; i < m; i++) {
+                    int g;
+                    if (fscanf(f, "%d", &g) != 1 || g != ic1[i] + 1) bad++;
+                }
+                CHECK(!bad, "case %d path %d: %d assignments differ from R's", n, path, bad);
+                int badc = 0;
+                double v;
+                if (fscanf(f, "%31s", word) != 1) badc++;
+                for (int t = 0; t < k * d; t++)
+                    if (fscanf(f, "%lf", &v) != 1 || !close_rel(v, cc[t])) badc++;
+                CHECK(!badc, "case %d path %d: %d centre values differ", n, path, badc);
+                if (fscanf(f, "%31s", word) != 1) badc++;
+                for (int l = 0; l < k; l++)
+                    if (fscanf(f, "%lf", &v) != 1 || !close_rel(v, wss[l])) badc++;
+                CHECK(!badc, "case %d path %d: withinss differ", n, path);
+                fseek(f, pos, SEEK_SET);
+            }
+            printf("case %2d: m %4d d %2d k %3d: ifault %d (R %d) iter %d (R %d)%s\n", n, m, d, k,
+                   f2, rf, o.iter, riter, path ? " whole steps" : "");
+            free(cc);
+            free(wss);
+            free(ic1);
+            free(nc);
+        }
+        if (f) fclose(f);
+        free(x);
+        free(c);
+    }
+    CHECK(ncase >= 10, "only %d cases in %s", ncase, dir);
+    printf("%ld checks, %ld failures over %d cases\n", checks, failures, ncase);
+    return failures ? 1 : 0;
+}
+
+/* ---- GPU against CPU ----------------------------------------------------- */
+
+static int gpu_compare(void) {
+    if (mu_gpu_device_count() < 1) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+    mu_gpu_info info;
+    if (mu_gpu_select(0, &info)) {
+        printf("device 0: %s\n", mu_gpu_error());
+        return 1;
+    }
+    printf("device: %s\n", info.name);
+    struct {
+        int m, d, k;
+    } cs[] = {{1, 3, 1},       {1000, 1, 7},     {1024, 64, 116}, {1024, 58, 513},
+              {5000, 100, 40}, {100000, 16, 20}, {777, 33, 200}};
+    for (size_t t = 0; t < sizeof cs / sizeof cs[0]; t++) {
+        int m = cs[t].m, d = cs[t].d, k = cs[t].k;
+        double *a = make_data(m, d, 25, 4.0, 0), *c = malloc(sizeof(double) * k * d);
+        for (int l = 0; l < k; l++)
+            for (int j = 0; j < d; j++) c[l * d + j] = a[(size_t)(l % m) * d + j] + 0.5 * gauss();
+        double *d1 = malloc(sizeof(double) * (size_t)m * k),
+               *d2 = malloc(sizeof(double) * (size_t)m * k);
+        int *i1 = malloc(sizeof(int) * m), *i2 = malloc(sizeof(int) * m);
+        int *j1 = malloc(sizeof(int) * m), *j2 = malloc(sizeof(int) * m);
+        mu_gpu_km *g;
+        CHECK(mu_gpu_km_create(a, m, d, k, &g) == 0, "create: %s", mu_gpu_error());
+        mu_km_all_cpu(a, m, d, c, k, d1);
+        CHECK(mu_gpu_km_all(g, c, k, d2) == 0, "all: %s", mu_gpu_error());
+        CHECK(!memcmp(d1, d2, sizeof(double) * (size_t)m * k), "m %d d %d k %d: distances differ",
+              m, d, k);
+        if (k >= 2) {
+            mu_km_nearest2_cpu(a, m, d, c, k, i1, i2);
+            CHECK(mu_gpu_km_nearest2(g, c, k, j1, j2) == 0, "nearest2: %s", mu_gpu_error());
+            CHECK(!memcmp(i1, j1, sizeof(int) * m) && !memcmp(i2, j2, sizeof(int) * m),
+                  "m %d d %d k %d: nearest two differ", m, d, k);
+            /* the Version 2 scan with random counts and live flags */
+            int *nc = malloc(sizeof(int) * k);
+            double *an1 = malloc(sizeof(double) * k), *an2 = malloc(sizeof(double) * k);
+            unsigned char *live = malloc(k);
+            for (int l = 0; l < k; l++) {
+                nc[l] = 1 + (int)(next_u64() % 5);
+                an1[l] = nc[l] > 1 ? nc[l] / (nc[l] - 1.0) : 1e30;
+                an2[l] = nc[l] / (nc[l] + 1.0);
+                live[l] = next_u64() % 3 == 0;
+            }
+            double *r1 = malloc(sizeof(double) * m), *r2 = malloc(sizeof(double) * m);
+            double *s1 = malloc(sizeof(double) * m), *s2 = malloc(sizeof(double) * m);
+            int *l1 = malloc(sizeof(int) * m), *l2 = malloc(sizeof(int) * m);
+            mu_km_scan_cpu(a, m, d, c, k, i1, i2, nc, an1, an2, live, r1, r2, l1);
+            CHECK(mu_gpu_km_scan(g, c, k, i1, i2, nc, an1, an2, live, s1, s2, l2) == 0, "scan: %s",
+                  mu_gpu_error());
+            CHECK(!memcmp(l1, l2, sizeof(int) * m) && !memcmp(r1, s1, sizeof(double) * m) &&
+                      !memcmp(r2, s2, sizeof(double) * m),
+                  "m %d d %d k %d: scans differ", m, d, k);
+            free(nc), free(an1), free(an2), free(live), free(r1), free(r2), free(s1), free(s2);
+            free(l1), free(l2);
+        }
+        mu_gpu_km_destroy(g);
+        /* whole aggregations, both methods: identical groups */
+        char err[256];
+        for (int meth = 0; meth < 2 && m > 1; meth++) {
+            mu_agg_result rc, rg;
+            int e1 = mu_agg_cluster(a, m, d, k, meth, 100, 11, 0, &rc, err, sizeof err);
+            int e2 = mu_agg_cluster(a, m, d, k, meth, 100, 11, 1, &rg, err, sizeof err);
+            CHECK(e1 == 0 && e2 == 0, "aggregate: %s", err);
+            if (e1 == 0 && e2 == 0) {
+                CHECK(rc.k == rg.k && rc.iterations == rg.iterations &&
+                          !memcmp(rc.group, rg.group, sizeof(int) * m) &&
+                          !memcmp(rc.rep, rg.rep, sizeof(int) * rc.k),
+                      "m %d d %d k %d method %d: CPU and GPU groups differ", m, d, k, meth);
+                printf("m %6d d %3d k %3d %s: %d groups, %d iterations, CPU == GPU\n", m, d, k,
+                       meth ? "version 2" : "Hartigan-Wong", rg.k, rg.iterations);
+            }
+            if (e1 == 0) mu_agg_result_free(&rc);
+            if (e2 == 0) mu_agg_result_free(&rg);
+        }
+        free(a), free(c), free(d1), free(d2), free(i1), free(i2), free(j1), free(j2);
+    }
+    printf("%ld checks, %ld failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && !strcmp(argv[1], "--r")) return r_compare(argv[2]);
+    if (argc == 2 && !strcmp(argv[1], "--gpu")) return gpu_compare();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_whiten_mahalanobis), cmocka_unit_test(test_whiten_singular),
+        cmocka_unit_test(test_fixed_points),       cmocka_unit_test(test_whole_steps_equal),
+        cmocka_unit_test(test_aggregate),          cmocka_unit_test(test_aggregate_edges),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
