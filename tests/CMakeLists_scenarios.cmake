@@ -1,0 +1,15 @@
+# Tests of the scenarios workload (issue 4), the k-means excepted (test_kmeans.c).
+# Unit (unit_scenarios): the reader's errors, the fit against known coefficients
+# of long synthetic PAR series, linear algebra, non-negative generation, and the
+# moments of 100000 generated years against the fitted model.
+# Command runs (label mpi): orders and coefficients on the real records against an
+# independent dense Yule-Walker solve (scenarios_fit), the same tree and comb on
+# 1-4 ranks (scenarios_ranks), bad input (scenarios_bad_input).
+# GPU (gpu_scenarios): the generation kernel against the CPU reference.
+# Slurm: jobs/scenarios.sbatch end to end (slurm_scenarios_e2e).
+add_executable(test_scenarios ${CMAKE_CURRENT_SOURCE_DIR}/test_scenarios.c)
+target_link_libraries(test_scenarios PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_compile_definitions(test_scenarios
+                           PRIVATE MU_TEST_SCENARIOS_INPUTS="${CMAKE_SOURCE_DIR}/inputs/scenarios")
+add_test(NAME unit_scenarios COMMAND test_scenarios)
+set_tests_properties(unit_scenarios PROPERTIES LABELS unit TIMEOUT 300)
