@@ -1,0 +1,225 @@
+/* The whole scenarios run: record, fit, tree or comb, statistics sample, outputs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scenarios/run.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/output.h"
+#include "core/summary.h"
+#include "core/timer.h"
+#include "gpu/gpu.h"
+
+enum { STATS_BATCH = 256 };
+
+static int load(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md) {
+    int rc = 0;
+    mu_timer_begin("input");
+    if (app->rank == 0) {
+        rc = mu_sc_read(c->input, &c->sel, h);
+        if (!rc && h->nst > 1024)
+            rc = mu_error("%s: %d stations: at most 1024 (choose with --stations or --nstations)",
+                          c->input, h->nst);
+    }
+    rc = mu_error_collective(app->comm, rc);
+    if (!rc) rc = mu_sc_hist_bcast(app->comm, h);
+    mu_timer_end("input");
+    if (rc) return 1;
+    mu_timer_begin("fit");
+    mu_sc_fit_cfg fc = c->fit;
+    fc.quiet = app->rank != 0;
+    rc = mu_sc_fit(h, &fc, md);
+    mu_timer_end("fit");
+    return mu_error_collective(app->comm, rc);
+}
+
+static void log_fit(const mu_sc_hist *h, const mu_sc_model *md) {
+    int hist[13] = {0}, nst = md->nst;
+    for (int k = 0; k < 12 * nst; k++) hist[md->order[k]]++;
+    char buf[256];
+    int o = 0;
+    for (int p = 0; p <= md->pmax; p++)
+        o += snprintf(buf + o, sizeof buf - (size_t)o, "%s%d:%d", p ? " " : "", p, hist[p]);
+    mu_info("scenarios: PAR(p) fit of %d station(s) on %d years (%d-%d); orders (p:count of "
+            "station-months) %s; %d non-stationary, %d month(s) with a non-positive-definite "
+            "residual correlation",
+            nst, h->nyears, h->first_year, h->first_year + h->nyears - 1, buf, md->nonstationary,
+            md->nonpd);
+    for (int s = 0; s < nst && s < 8; s++) {
+        o = 0;
+        for (int m = 0; m < 12; m++)
+            o += snprintf(buf + o, sizeof buf - (size_t)o, "%s%d", m ? "," : "",
+                          md->order[m * nst + s]);
+        mu_info("scenarios:   %-8s orders by month %s", h->names[s], buf);
+    }
+    if (nst > 8) mu_info("scenarios:   (%d more stations in the model JSON)", nst - 8);
+}
+
+static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows, int per_scen) {
+    int nst = x->md->nst, pmax = x->md->pmax;
+    x->Z = malloc((size_t)rows * nst * sizeof *x->Z);
+    x->zpast = malloc((size_t)(per_scen ? rows : 1) * pmax * nst * sizeof *x->zpast);
+    int rc = !x->Z || !x->zpast ? mu_error("out of memory for %lld scenarios", (long long)rows) : 0;
+    if (!rc && x->use_gpu && mu_sc_gpu_create(nst, pmax, rows, per_scen, &x->gpu))
+        rc = mu_error("scenarios: GPU buffers: %s", mu_gpu_error());
+    return mu_error_collective(app->comm, rc);
+}
+
+static void free_scratch(mu_sc_ctx *x) {
+    free(x->Z);
+    free(x->zpast);
+    mu_sc_gpu_destroy(x->gpu);
+    x->Z = x->zpast = NULL;
+    x->gpu = NULL;
+}
+
+static int write_comb(const char *path, const mu_sc_hist *h, const double *out, int64_t S, int H,
+                      int64_t hist_end) {
+    mu_output o;
+    MU_TRY(mu_output_open(&o, path));
+    fprintf(o.f, "series,stage,year,month");
+    for (int s = 0; s < h->nst; s++) fprintf(o.f, ",%s", h->names[s]);
+    fprintf(o.f, "\n");
+    for (int64_t k = 0; k < S; k++)
+        for (int t = 0; t < H; t++) {
+            int64_t a = hist_end + t;
+            fprintf(o.f, "%lld,%d,%d,%d", (long long)k, t + 1, h->first_year + (int)(a / 12),
+                    (int)(a % 12) + 1);
+            for (int s = 0; s < h->nst; s++) fprintf(o.f, ",%.10g", out[(k * H + t) * h->nst + s]);
+            fprintf(o.f, "\n");
+        }
+    return mu_output_commit(&o);
+}
+
+int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
+    mu_sc_hist h;
+    mu_sc_model md;
+    memset(&h, 0, sizeof h);
+    memset(&md, 0, sizeof md);
+    mu_sc_tree tree;
+    memset(&tree, 0, sizeof tree);
+    mu_sc_ctx x;
+    memset(&x, 0, sizeof x);
+    double *comb = NULL, *sample = NULL;
+    if (load(app, c, &h, &md)) {
+        mu_sc_hist_free(&h);
+        return 1;
+    }
+    /* The first generated month: given, or the month after the record. */
+    int64_t rec_months = (int64_t)h.nyears * 12;
+    int64_t hist_end =
+        c->start_year ? ((int64_t)c->start_year - h.first_year) * 12 + c->start_month : rec_months;
+    int rc = 0;
+    if (hist_end < md.pmax || hist_end > rec_months)
+        rc = mu_error("--start=%d-%02d: the record (%d-01 to %d-12) must hold the %d months "
+                      "before it (p_max) and reach the month before it",
+                      c->start_year, c->start_month + 1, h.first_year, h.first_year + h.nyears - 1,
+                      md.pmax);
+    if (mu_error_collective(app->comm, rc)) goto out;
+    if (app->rank == 0) log_fit(&h, &md);
+    x.c = c;
+    x.h = &h;
+    x.md = &md;
+    x.hist_end = hist_end;
+    x.start_m = (int)(hist_end % 12);
+    x.tree = &tree;
+    x.use_gpu = app->dev.use_gpu;
+    mu_summary_int("stations", h.nst);
+    mu_summary_int("record_years", h.nyears);
+    if (app->rank == 0 && c->model_json) {
+        mu_timer_begin("output");
+        rc = mu_sc_write_model(c->model_json, &h, &md, &c->fit);
+        mu_timer_end("output");
+    }
+    if (mu_error_collective(app->comm, rc)) goto out;
+
+    int64_t rows = c->comb ? STATS_BATCH : c->m;
+    if (rows < STATS_BATCH) rows = STATS_BATCH;
+    if (alloc_scratch(app, &x, rows, 1)) goto out;
+    int sy = (int)((hist_end) / 12) + h.first_year, sm = (int)(hist_end % 12);
+    if (c->comb) {
+        mu_info("scenarios: comb: %lld independent series over %d months from %d-%02d",
+                (long long)c->series, c->horizon, sy, sm + 1);
+        if (app->rank == 0) {
+            comb = malloc((size_t)c->series * c->horizon * h.nst * sizeof *comb);
+            if (!comb) rc = mu_error("out of memory for the comb");
+        }
+        if (mu_error_collective(app->comm, rc)) goto out;
+        mu_timer_begin("comb");
+        rc = mu_sc_comb(app, &x, c->series, c->horizon, 0, comb);
+        mu_timer_end("comb");
+        if (rc) goto out;
+        if (app->rank == 0 && c->out_csv) {
+            mu_timer_begin("output");
+            rc = write_comb(c->out_csv, &h, comb, c->series, c->horizon, hist_end);
+            mu_timer_end("output");
+        }
+        if (mu_error_collective(app->comm, rc)) goto out;
+    } else {
+        mu_timer_begin("tree");
+        rc = mu_sc_build_tree(app, &x);
+        mu_timer_end("tree");
+        if (rc) goto out;
+    }
+    /* The statistics sample: stats_series comb series of stats_years years after a
+     * year of burn-in (they start from the record's last months). */
+    int64_t S = c->stats_series;
+    int H = 12 * (c->stats_years + 1);
+    if (S > 0 && c->stats_path) {
+        if (app->rank == 0) {
+            sample = malloc((size_t)S * H * h.nst * sizeof *sample);
+            if (!sample) rc = mu_error("out of memory for the statistics sample");
+        }
+        if (mu_error_collective(app->comm, rc)) goto out;
+        mu_timer_begin("statistics");
+        rc = mu_sc_comb(app, &x, S, H, 1, sample);
+        mu_timer_end("statistics");
+        if (rc) goto out;
+    }
+    int64_t clamped = 0;
+    MPI_Reduce(&x.clamped, &clamped, 1, MPI_INT64_T, MPI_SUM, 0, app->comm);
+    if (app->rank == 0) {
+        mu_timer_begin("output");
+        if (!c->comb) {
+            double psum = 0;
+            int64_t leaves = tree.n - tree.stage_first[c->nstages];
+            for (int64_t v = tree.stage_first[c->nstages]; v < tree.n; v++) psum += tree.pprob[v];
+            printf("scenarios: tree %s: %lld nodes, %lld leaves, M=%d, stations=%d, "
+                   "leaf probability sum=%.15f, clamped draws=%lld\n",
+                   c->tree_text, (long long)tree.n, (long long)leaves, c->m, h.nst, psum,
+                   (long long)clamped);
+            mu_summary_result_int("nodes", tree.n);
+            mu_summary_result_int("leaves", leaves);
+            mu_summary_result_int("clamped", clamped);
+            char ps[40];
+            snprintf(ps, sizeof ps, "%.12f", psum);
+            mu_summary_result_str("leaf_probability_sum", ps);
+            if (c->out_csv || c->out_json)
+                rc = mu_sc_write_tree(c->out_csv, c->out_json, &h, &tree, (int)hist_end);
+        } else {
+            printf("scenarios: comb: %lld series x %d months, stations=%d, clamped draws=%lld\n",
+                   (long long)c->series, c->horizon, h.nst, (long long)clamped);
+            mu_summary_result_int("series", c->series);
+            mu_summary_result_int("clamped", clamped);
+        }
+        if (!rc && sample)
+            rc = mu_sc_write_stats(c->stats_path, &h, &md, sample, S, H, 12, x.start_m);
+        mu_timer_end("output");
+        if (!rc && c->plot && !c->comb) {
+            mu_timer_begin("plot");
+            rc = mu_sc_plot(c->plot, &h, &tree, c->plot_stations, (int)hist_end);
+            mu_timer_end("plot");
+        }
+        fflush(stdout);
+    }
+    rc = mu_error_collective(app->comm, rc);
+out:
+    free_scratch(&x);
+    free(comb);
+    free(sample);
+    mu_sc_tree_free(&tree);
+    mu_sc_model_free(&md);
+    mu_sc_hist_free(&h);
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,265 @@
+/* The scenarios run, collective: the record (rank 0 reads, every rank gets a
+ * copy), the PAR(p) fit (every rank, same bits), then the tree stage by stage
+ * or the comb. In a tree stage the task farm hands out the stage's nodes; a
+ * task generates the node's M scenarios conditioned on its path (GPU or CPU:
+ * the same numbers) and aggregates them (scenarios/aggregate.h); rank 0 places
+ * the children in node order and broadcasts them, so every rank holds the same
+ * tree whatever the number of ranks. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scenarios/run.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/summary.h"
+#include "core/timer.h"
+#include "gpu/gpu.h"
+#include "mpi/taskfarm.h"
+
+void mu_sc_tree_free(mu_sc_tree *t) {
+    free(t->parent);
+    free(t->stage);
+    free(t->prob);
+    free(t->pprob);
+    free(t->q);
+    free(t->iters);
+    memset(t, 0, sizeof *t);
+}
+
+static int tree_reserve(mu_sc_tree *t, int64_t n, int nst) {
+    if (n <= t->cap) return 0;
+    int64_t cap = t->cap ? t->cap : 64;
+    while (cap < n) cap *= 2;
+    int64_t *p = realloc(t->parent, (size_t)cap * sizeof *p);
+    if (p) t->parent = p;
+    int *st = realloc(t->stage, (size_t)cap * sizeof *st);
+    if (st) t->stage = st;
+    double *pr = realloc(t->prob, (size_t)cap * sizeof *pr);
+    if (pr) t->prob = pr;
+    double *pp = realloc(t->pprob, (size_t)cap * sizeof *pp);
+    if (pp) t->pprob = pp;
+    double *q = realloc(t->q, (size_t)cap * nst * sizeof *q);
+    if (q) t->q = q;
+    int *it = realloc(t->iters, (size_t)cap * sizeof *it);
+    if (it) t->iters = it;
+    if (!p || !st || !pr || !pp || !q || !it)
+        return mu_error("out of memory for %lld tree nodes", (long long)n);
+    t->cap = cap;
+    return 0;
+}
+
+void mu_sc_node_past(const mu_sc_ctx *x, int64_t v, double *zp) {
+    const mu_sc_tree *t = x->tree;
+    int nst = x->md->nst, pmax = x->md->pmax, sv = t->stage[v];
+    int64_t cur = v;
+    for (int i = 0; i < pmax; i++) {
+        const double *q;
+        int m;
+        if (cur > 0) { /* a generated month on the path */
+            q = t->q + cur * nst;
+            m = (x->start_m + t->stage[cur] - 1) % 12;
+            cur = t->parent[cur];
+        } else { /* the record: i - sv months before its last one used */
+            int64_t back = x->hist_end - 1 - (i - sv);
+            q = x->h->q + back * nst;
+            m = (int)(back % 12);
+        }
+        for (int s = 0; s < nst; s++)
+            zp[i * nst + s] = (q[s] - x->md->mu[m * nst + s]) / x->md->sd[m * nst + s];
+    }
+}
+
+int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z) {
+    mu_sc_gen_month g;
+    mu_sc_month_args(x->md, month, &g);
+    g.delta_min = x->c->delta_min;
+    if (x->use_gpu) {
+        if (mu_sc_gpu_generate(x->gpu, &g, d, Z, &x->clamped, NULL))
+            return mu_error("scenarios: GPU generation: %s", mu_gpu_error());
+        return 0;
+    }
+    mu_sc_gen_cpu(&g, d, Z, &x->clamped);
+    return 0;
+}
+
+/* The k-means key of a node: a Philox draw of its own stream, apart from the scenarios'. */
+static uint64_t node_key(uint64_t seed, int64_t node) {
+    uint32_t r[4];
+    mu_rng4(seed, (1ull << 61) | (uint64_t)node, 0, r);
+    return ((uint64_t)r[0] << 32) | r[1];
+}
+
+/* Record of one node's aggregation: k, iterations, then K x (probability, inflows). */
+static size_t rec_doubles(int K, int nst) {
+    return 2 + (size_t)K * (1 + (size_t)nst);
+}
+
+static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
+    mu_sc_ctx *x = vctx;
+    const mu_sc_cfg *c = x->c;
+    int nst = x->md->nst, K = c->open[x->stage], M = c->m;
+    int month = (x->start_m + x->stage) % 12;
+    size_t rd = rec_doubles(K, nst);
+    for (int64_t j = 0; j < count; j++) {
+        int64_t v = x->tree->stage_first[x->stage] + first + j;
+        double *rec = (double *)results + j * rd;
+        memset(rec, 0, rd * sizeof *rec);
+        mu_sc_node_past(x, v, x->zpast);
+        mu_sc_gen_draw d = {c->seed, (uint64_t)v, 0, M, x->zpast, 0};
+        mu_timer_begin("generate");
+        int rc = mu_sc_generate(x, month, &d, x->Z);
+        mu_timer_end("generate");
+        MU_TRY(rc);
+        mu_agg_result ar;
+        memset(&ar, 0, sizeof ar);
+        char err[512] = "";
+        mu_timer_begin("aggregate");
+        rc = mu_agg_cluster(x->Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
+                            x->use_gpu, &ar, err, sizeof err);
+        mu_timer_end("aggregate");
+        if (rc)
+            return mu_error("scenarios: node %lld (stage %d): aggregation: %s", (long long)v,
+                            x->stage, err);
+        rec[0] = ar.k;
+        rec[1] = ar.iterations;
+        for (int g = 0; g < ar.k && g < K; g++) {
+            rec[2 + (size_t)g * (1 + nst)] = ar.prob[g];
+            memcpy(rec + 3 + (size_t)g * (1 + nst), x->Z + (size_t)ar.rep[g] * nst,
+                   (size_t)nst * sizeof *rec);
+        }
+        mu_agg_result_free(&ar);
+    }
+    return 0;
+}
+
+int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
+    const mu_sc_cfg *c = x->c;
+    int nst = x->md->nst;
+    mu_sc_tree *t = x->tree;
+    MU_TRY(tree_reserve(t, 1, nst));
+    t->n = 1;
+    t->parent[0] = -1;
+    t->stage[0] = 0;
+    t->prob[0] = t->pprob[0] = 1;
+    t->iters[0] = -1;
+    memcpy(t->q, x->h->q + (x->hist_end - 1) * nst, (size_t)nst * sizeof *t->q);
+    t->stage_first[0] = 0;
+    t->stage_first[1] = 1;
+    for (int st = 0; st < c->nstages; st++) {
+        x->stage = st;
+        int K = c->open[st];
+        int64_t n0 = t->stage_first[st], nodes = t->stage_first[st + 1] - n0;
+        size_t rd = rec_doubles(K, nst);
+        double *all = malloc((size_t)nodes * rd * sizeof *all);
+        int rc = all ? 0 : mu_error("out of memory for stage %d", st + 1);
+        if (mu_error_collective(app->comm, rc)) {
+            free(all);
+            return 1;
+        }
+        char phase[64];
+        snprintf(phase, sizeof phase, "stage %d", st + 1);
+        mu_farm_cfg fc = {.min_chunk = 1, .max_chunk = 0, .master_works = 1, .progress = phase};
+        mu_farm_stats fs = {0, 0};
+        rc = mu_taskfarm_run(app->comm, nodes, rd * sizeof(double), node_task, x, &fc,
+                             app->rank == 0 ? all : NULL, &fs);
+        if (rc) {
+            free(all);
+            return 1;
+        }
+        MPI_Bcast(all, (int)(nodes * (int64_t)rd), MPI_DOUBLE, 0, app->comm);
+        /* Children in node order, then group order. */
+        int64_t kids = 0;
+        for (int64_t j = 0; j < nodes; j++) kids += (int64_t)all[j * rd];
+        rc = tree_reserve(t, t->n + kids, nst);
+        if (mu_error_collective(app->comm, rc)) {
+            free(all);
+            return 1;
+        }
+        int64_t itsum = 0, itmax = 0, fewer = 0;
+        for (int64_t j = 0; j < nodes; j++) {
+            const double *rec = all + j * rd;
+            int k = (int)rec[0];
+            int64_t v = n0 + j;
+            t->iters[v] = (int)rec[1];
+            itsum += (int64_t)rec[1];
+            if (rec[1] > itmax) itmax = (int64_t)rec[1];
+            fewer += k < K;
+            for (int g = 0; g < k; g++) {
+                int64_t u = t->n++;
+                t->parent[u] = v;
+                t->stage[u] = st + 1;
+                t->prob[u] = rec[2 + (size_t)g * (1 + nst)];
+                t->pprob[u] = t->pprob[v] * t->prob[u];
+                t->iters[u] = -1;
+                memcpy(t->q + u * nst, rec + 3 + (size_t)g * (1 + nst), (size_t)nst * sizeof *t->q);
+            }
+        }
+        free(all);
+        t->stage_first[st + 2] = t->n;
+        mu_info("scenarios: stage %d (%d-%02d): %lld node(s) x M=%d -> %lld children; k-means "
+                "iterations mean %.1f, max %lld%s",
+                st + 1, x->h->first_year + (int)((x->hist_end + st) / 12),
+                (int)((x->hist_end + st) % 12) + 1, (long long)nodes, c->m, (long long)kids,
+                (double)itsum / (double)nodes, (long long)itmax,
+                fewer ? " (some nodes formed fewer groups than asked)" : "");
+    }
+    return 0;
+}
+
+/* ---- the comb (and the statistics sample) --------------------------------------- */
+
+typedef struct {
+    mu_sc_ctx *x;
+    int horizon, stats;
+} comb_ctx;
+
+enum { COMB_BATCH = 256 };
+
+static int comb_task(int64_t first, int64_t count, void *results, void *vctx) {
+    comb_ctx *cc = vctx;
+    mu_sc_ctx *x = cc->x;
+    int nst = x->md->nst, pmax = x->md->pmax, H = cc->horizon;
+    double *out = results, *zp = x->zpast;
+    /* The shared start: the record's last pmax months, for every series. */
+    mu_sc_tree root = {0};
+    int64_t par = -1;
+    int st0 = 0;
+    root.parent = &par;
+    root.stage = &st0;
+    mu_sc_tree *saved = x->tree;
+    x->tree = &root;
+    mu_sc_node_past(x, 0, zp);
+    x->tree = saved;
+    for (int64_t k = 1; k < count; k++)
+        memcpy(zp + k * pmax * nst, zp, (size_t)pmax * nst * sizeof *zp);
+    for (int t = 0; t < H; t++) {
+        int month = (x->start_m + t) % 12;
+        uint64_t stream = cc->stats ? MU_SC_STATS_STREAM(t) : MU_SC_COMB_STREAM(t);
+        mu_sc_gen_draw d = {x->c->seed, stream, first, count, zp, (int64_t)pmax * nst};
+        mu_timer_begin("generate");
+        int rc = mu_sc_generate(x, month, &d, x->Z);
+        mu_timer_end("generate");
+        MU_TRY(rc);
+        for (int64_t k = 0; k < count; k++) {
+            const double *q = x->Z + k * nst;
+            memcpy(out + (k * H + t) * nst, q, (size_t)nst * sizeof *out);
+            double *z = zp + k * pmax * nst;
+            memmove(z + nst, z, (size_t)(pmax - 1) * nst * sizeof *z);
+            for (int s = 0; s < nst; s++)
+                z[s] = (q[s] - x->md->mu[month * nst + s]) / x->md->sd[month * nst + s];
+        }
+    }
+    return 0;
+}
+
+int mu_sc_comb(mu_app *app, mu_sc_ctx *x, int64_t nser, int horizon, int stats, double *out) {
+    comb_ctx cc = {x, horizon, stats};
+    mu_farm_cfg fc = {.min_chunk = COMB_BATCH,
+                      .max_chunk = COMB_BATCH,
+                      .master_works = 1,
+                      .progress = stats ? "statistics sample" : "comb"};
+    mu_farm_stats fs = {0, 0};
+    return mu_taskfarm_run(app->comm, nser, (size_t)horizon * x->md->nst * sizeof(double),
+                           comb_task, &cc, &fc, app->rank == 0 ? out : NULL, &fs);
+}

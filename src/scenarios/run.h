@@ -1,0 +1,34 @@
+/* Internal to the scenarios run: what every task needs. */
+#ifndef MU_SCENARIOS_RUN_H
+#define MU_SCENARIOS_RUN_H
+#include "scenarios/scenarios.h"
+#include "gpu/scenarios_gen.h"
+
+typedef struct {
+    const mu_sc_cfg *c;
+    const mu_sc_hist *h;
+    const mu_sc_model *md;
+    int64_t hist_end; /* months of the record before the first generated month */
+    int start_m;      /* month (0..11) of the first generated month */
+    mu_sc_tree *tree;
+    int stage; /* the stage being built (0: children of the root) */
+    int use_gpu;
+    mu_sc_gpu *gpu;
+    int64_t clamped;
+    double *Z, *zpast; /* scratch: M x nst, pmax x nst (tree) or per series (comb) */
+} mu_sc_ctx;
+
+/* The standardized past (pmax x nst, lag-major) of tree node v. */
+void mu_sc_node_past(const mu_sc_ctx *x, int64_t v, double *zp);
+/* The tree, stage by stage (collective). */
+int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x);
+/* Generates one batch on this rank's device or CPU. */
+int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z);
+/* Philox stream ids of the comb series and of the statistics sample, month t. */
+#define MU_SC_COMB_STREAM(t) ((1ull << 63) | (uint64_t)(t))
+#define MU_SC_STATS_STREAM(t) ((1ull << 62) | (uint64_t)(t))
+/* The comb: S series over the horizon, through the task farm; rank 0 gets
+ * out (S x horizon x nst). stream selects the Philox streams (comb or stats). */
+int mu_sc_comb(mu_app *app, mu_sc_ctx *x, int64_t nser, int horizon, int stats, double *out);
+
+#endif
