@@ -22,3 +22,15 @@ add_test(NAME slurm_fuzzy_e2e
                  ${MPIEXEC_EXECUTABLE})
 set_tests_properties(slurm_fuzzy_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 400
                                                 SKIP_RETURN_CODE 77 ENVIRONMENT "${MPI_TEST_ENV}")
+
+# GPU (label gpu; exit 77 = skipped without a device or CUDA): the kernel
+# against the CPU reference start by start, bitwise (test_gpu_fuzzy), and the
+# command on the GPU against the CPU on the bundled sets and 10000 blobs, both
+# modes, on 1 and 2 ranks (fuzzy_gpu.sh).
+add_executable(test_gpu_fuzzy ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_fuzzy.c)
+target_link_libraries(test_gpu_fuzzy PRIVATE mutirao_lib)
+add_test(NAME gpu_fuzzy COMMAND test_gpu_fuzzy)
+set_tests_properties(gpu_fuzzy PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900)
+add_test(NAME gpu_fuzzy_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzzy_gpu.sh)
+set_tests_properties(gpu_fuzzy_cli PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
+                     ENVIRONMENT "${MPI_TEST_ENV}")

@@ -258,7 +258,7 @@ static void fm_fixed_point(void **state) {
     (void)state;
     /* Two tight pairs far apart, r = 1: each start ends at its pair's centre. */
     const double x[] = {0, 0, 0.2, 0, 10, 10, 10, 10.4};
-    mu_fm_set set = {x, 4, 2, 1.0, 1e-24, 1000};
+    mu_fm_set set = {x, 4, 2, 1.0, 1e-24, 1000, 0};
     double v[8];
     mu_fm_stat st[4];
     assert_int_equal(mu_fm_run_cpu(&set, 0, 4, v, st), 0);
@@ -279,7 +279,7 @@ static void fm_fixed_point(void **state) {
     assert_true(fabs(v[0] - 0.1) < 0.01 && fabs(v[5] - 10.2) < 0.01);
     /* The same in the general-F loop (3-D, third coordinate 0). */
     const double x3[] = {0, 0, 0, 0.2, 0, 0, 10, 10, 0, 10, 10.4, 0};
-    mu_fm_set set3 = {x3, 4, 3, 1.0, 1e-24, 1000};
+    mu_fm_set set3 = {x3, 4, 3, 1.0, 1e-24, 1000, 0};
     double v3[12];
     assert_int_equal(mu_fm_run_cpu(&set3, 1, 3, v3, st), 0);
     for (int k = 0; k < 3; k++) {
@@ -293,7 +293,7 @@ static void fm_fixed_point(void **state) {
     assert_int_equal(from[0], 0);
     assert_int_equal(from[1], 2);
     /* An iteration cap: counted, not accepted. */
-    mu_fm_set capped = {x, 4, 2, 1.0, 1e-300, 2};
+    mu_fm_set capped = {x, 4, 2, 1.0, 1e-300, 2, 0};
     assert_int_equal(mu_fm_run_cpu(&capped, 0, 4, v, st), 0);
     for (int k = 0; k < 4; k++) {
         assert_false(st[k].converged);

@@ -64,6 +64,20 @@ static const mu_opt_spec fuzzy_opts[] = {
     {"farm-chunk", MU_OPT_INT, "0", 0,
      "exact: smallest range of starts the task farm hands out "
      "(0: auto)"},
+    {"sum-block", MU_OPT_INT, "65536", 0,
+     "rows per summation block of the FM sums (a multiple of 256; 0: one block): the order "
+     "the CPU, the GPU and the ring share, so they give the same bits"},
+    {"checkpoint", MU_OPT_STRING, "fuzzy.ckpt", 0,
+     "exact: checkpoint file, written on SIGTERM/SIGUSR1 and every --checkpoint-every starts"},
+    {"checkpoint-every", MU_OPT_INT, "0", 0,
+     "exact: write a checkpoint every k starts (0: none; signals are then seen every 4096 "
+     "starts on CPUs, 2^20 on GPUs)"},
+    {"restart", MU_OPT_FLAG, "0", 0, "exact: resume from --checkpoint"},
+    {"ring", MU_OPT_CHOICE, "auto", "auto|yes|no",
+     "exact: pass the data around a ring of ranks, each holding whole summation blocks, "
+     "instead of a copy on every rank (auto: when the set exceeds --mem-limit)"},
+    {"mem-limit", MU_OPT_REAL, "4096", 0,
+     "exact: MiB a copy of the set may take on a rank before --ring=auto uses the ring"},
     MU_OPT_END};
 
 static int is(const mu_opts *o, const char *name, const char *value) {
@@ -136,6 +150,26 @@ static int read_cfg(const mu_opts *o, int rank, mu_fz_cfg *c) {
     if (!c->merge && (has_t || has_k)) return mu_error("--threshold and --k need the merge");
     c->farm_chunk = mu_opt_int(o, "farm-chunk");
     if (c->farm_chunk < 0) return mu_error("--farm-chunk must be >= 0");
+    c->sum_block = mu_opt_int(o, "sum-block");
+    if (c->sum_block < 0 || c->sum_block % 256 != 0)
+        return mu_error("--sum-block=%lld: must be 0 or a multiple of 256",
+                        (long long)c->sum_block);
+    c->checkpoint = mu_opt_str(o, "checkpoint");
+    c->checkpoint_every = mu_opt_int(o, "checkpoint-every");
+    c->restart = mu_opt_flag(o, "restart");
+    if (c->checkpoint_every < 0) return mu_error("--checkpoint-every must be >= 0");
+    if (!c->checkpoint) return mu_error("--checkpoint needs a file name");
+    c->ring_mode = is(o, "ring", "yes") ? 1 : is(o, "ring", "no") ? 0 : 2;
+    c->mem_limit = mu_opt_real(o, "mem-limit") * 1048576.0;
+    if (!(c->mem_limit > 0)) return mu_error("--mem-limit must be positive");
+    if (!c->exact)
+        for (const char *const *g =
+                 (const char *const[]){"checkpoint-every", "restart", "ring", "mem-limit", NULL};
+             *g; g++)
+            if (mu_opt_set(o, *g)) return mu_error("--%s goes with --mode=exact", *g);
+    if (c->ring_mode == 1 && (c->restart || c->checkpoint_every > 0))
+        return mu_error("--ring=yes runs every start in one sweep: no --checkpoint-every or "
+                        "--restart");
     c->output = mu_opt_str(o, "output");
     c->plot = mu_opt_str(o, "plot");
     const char *prefix = mu_opt_str(o, "output-prefix"), *dir = mu_opt_str(o, "output-dir");
@@ -167,6 +201,7 @@ static int check_outputs(const mu_fz_cfg *c) {
             MU_TRY(mu_output_check(path));
         }
     }
+    if (c->exact && c->checkpoint_every > 0) MU_TRY(mu_output_check(c->checkpoint));
     if (c->plot) {
         MU_TRY(mu_output_check(c->plot));
         MU_TRY(mu_fz_plot_check());

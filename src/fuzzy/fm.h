@@ -1,18 +1,18 @@
 /* The Fuzzy Minimals fixed-point iteration (Algorithm 4, lines 3-9; Eq. 3.12)
  * from a range of starting objects, and the acceptance of its end points.
  *
- * This is the seam for the GPU: a gpu/fuzzy_gpu.h C API replaces
- * mu_fm_run_cpu() with functions of the same contract, the set copied to the
- * device once and then one call per range of starts, e.g.
- *     int mu_gpu_fm_create(const mu_fm_set *set, mu_gpu_fm **ctx);
- *     int mu_gpu_fm_run(mu_gpu_fm *ctx, int64_t first, int64_t count, double *v,
- *                       mu_fm_stat *stat);
- *     void mu_gpu_fm_destroy(mu_gpu_fm *ctx);
- * and fm_starts() in run.c (the only caller) picks it on ranks bound to a
- * device. Everything else (r, acceptance, merge, memberships) stays on the
- * host. The CPU loop sums each start's trajectory in a fixed order (two lanes
- * in 2-D, one otherwise); a device may sum in another order and then agrees
- * to about 1e-12 relative (report 8.1 item 9). */
+ * The CPU loop here is the reference; gpu/fuzzy_gpu.h runs the same iteration
+ * on a device (one thread per start) with the same arithmetic in the same
+ * order, so both give the same bits and the same iteration counts; run.c's
+ * fm_starts() picks it on ranks bound to a device.
+ *
+ * The order of the sums. The set is cut into summation blocks of sum_block
+ * rows (all of it when sum_block <= 0 or >= n). Within a block the weighted
+ * sums run in object order over two lanes in 2-D (even and odd objects: two
+ * independent chains) or one lane otherwise, and the lanes are added at the
+ * block's end; the block sums are then added in block order. With one block
+ * that is plain lane order. The blocks let a ring of ranks (ring.c), each
+ * holding some blocks, give exactly the replicated answer. */
 #ifndef MU_FUZZY_FM_H
 #define MU_FUZZY_FM_H
 #include <stdint.h>
@@ -23,9 +23,10 @@ typedef struct {
     const double *x; /* n x F, row-major */
     int64_t n;
     int F;
-    double r2;      /* r^2 */
-    double eps1;    /* stop when the squared displacement of v falls below this */
-    int64_t max_it; /* iteration cap */
+    double r2;         /* r^2 */
+    double eps1;       /* stop when the squared displacement of v falls below this */
+    int64_t max_it;    /* iteration cap */
+    int64_t sum_block; /* rows per summation block (even); <= 0: one block */
 } mu_fm_set;
 
 /* One start's outcome. */
@@ -40,6 +41,16 @@ typedef struct {
  * v[(k - first) * F ...] and its statistics to stat[k - first]. Returns 0, or 1
  * after mu_error(). */
 int mu_fm_run_cpu(const mu_fm_set *set, int64_t first, int64_t count, double *v, mu_fm_stat *stat);
+
+/* The pieces of one step, for the ring: the sums of rows [0, rows) of x (which
+ * starts on a summation block boundary) from the point c, one record of F + 1
+ * doubles (sum mu^2, then sum mu^2 x_f) per summation block of `block` rows
+ * (<= 0: one block), written to part. Returns the number of blocks. */
+int64_t mu_fm_partials(const double *x, int64_t rows, int F, double r2, int64_t block,
+                       const double *c, double *part);
+/* Adds nb block records in block order and divides: out = the next point.
+ * acc: room for F + 1 doubles. */
+void mu_fm_combine(const double *part, int64_t nb, int F, double *acc, double *out);
 
 /* Acceptance (Algorithm 4, lines 10-12) in start order: a converged end point
  * is a new prototype when its squared distance to every prototype already

@@ -11,9 +11,12 @@
 #include "fuzzy/run.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/signals.h"
 #include "core/summary.h"
 #include "core/timer.h"
 #include "fuzzy/fm.h"
+#include "gpu/fuzzy_gpu.h"
+#include "gpu/gpu.h"
 #include "mpi/partition.h"
 #include "mpi/taskfarm.h"
 #include "mpi/wait.h"
@@ -24,13 +27,41 @@
 /* ---- the kernel seam ---------------------------------------------------------- */
 
 typedef struct {
-    mu_fm_set set; /* a GPU rank will add its device context here */
+    mu_fm_set set;
+    mu_gpu_fm *gpu; /* the device copy of this rank's rows, or NULL: the CPU */
+    int64_t row0;   /* the set's first row in the device copy */
+    int64_t base;   /* task farm: task t is start base + t */
+    double gpu_ms;  /* kernel time on this rank */
 } fm_ctx;
 
-/* The FM iteration for starts [first, first + count) of the set. CPU now; a rank
- * bound to a GPU will call gpu/fuzzy_gpu.h (same contract, see fuzzy/fm.h). */
+/* Runs the device over ranges and turns its outputs into mu_fm_stat. */
+static int gpu_ranges(fm_ctx *c, const mu_gpu_fm_range *g, int ng, int64_t total, double *v,
+                      mu_fm_stat *st) {
+    int64_t *its = malloc((size_t)(total ? total : 1) * sizeof *its);
+    int *conv = malloc((size_t)(total ? total : 1) * sizeof *conv);
+    float ms = 0;
+    int rc = !its || !conv ? mu_error("out of memory for %lld starts", (long long)total) : 0;
+    if (!rc && mu_gpu_fm_run(c->gpu, g, ng, c->set.r2, c->set.eps1, c->set.max_it, c->set.sum_block,
+                             v, its, conv, &ms))
+        rc = mu_error("the FM iteration on the GPU: %s", mu_gpu_error());
+    if (!rc) {
+        c->gpu_ms += ms;
+        for (int64_t k = 0; k < total; k++) {
+            st[k].iterations = its[k];
+            st[k].converged = conv[k];
+        }
+    }
+    free(its);
+    free(conv);
+    return rc;
+}
+
+/* The FM iteration for starts [first, first + count) of the set: on the device
+ * when this rank has one (the same bits, see gpu/fuzzy_gpu.h), else the CPU. */
 static int fm_starts(fm_ctx *c, int64_t first, int64_t count, double *v, mu_fm_stat *st) {
-    return mu_fm_run_cpu(&c->set, first, count, v, st);
+    if (!c->gpu) return mu_fm_run_cpu(&c->set, first, count, v, st);
+    mu_gpu_fm_range g = {c->row0, c->set.n, first, count};
+    return gpu_ranges(c, &g, 1, count, v, st);
 }
 
 /* Task farm record per start: v (F doubles), iterations, converged. */
@@ -40,7 +71,7 @@ static int farm_task(int64_t first, int64_t count, void *results, void *vctx) {
     double *v = malloc((size_t)(count * F) * sizeof *v);
     mu_fm_stat *st = malloc((size_t)count * sizeof *st);
     int rc = !v || !st ? mu_error("out of memory for %lld starts", (long long)count) : 0;
-    if (!rc) rc = fm_starts(c, first, count, v, st);
+    if (!rc) rc = fm_starts(c, c->base + first, count, v, st);
     if (!rc) {
         double *out = results;
         for (int64_t k = 0; k < count; k++) {
@@ -63,6 +94,8 @@ typedef struct {
     double *x;          /* this rank's rows: all (exact) or its partitions' (partitioned) */
     int64_t nloc;       /* rows in x */
     int64_t sum0, sum1; /* the rows of x this rank adds to reductions (a block in exact mode) */
+    int ring;           /* exact mode with the data around a ring: x holds whole summation */
+    int64_t ring0;      /* blocks, from global row ring0 */
     double *mean, *cov, *shift, *scale;
     double r;
     /* partitioned */
@@ -110,7 +143,24 @@ static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
     s->n = hdr[0];
     s->F = (int)hdr[1];
     s->p = c->partitions;
-    if (c->exact) {
+    double bytes = (double)s->n * s->F * sizeof(double);
+    s->ring = c->exact && (c->ring_mode == 1 || (c->ring_mode == 2 && bytes > c->mem_limit));
+    if (s->ring) {
+        /* Whole summation blocks per rank, dealt like partitions (no sort). */
+        int64_t B = c->sum_block > 0 && c->sum_block < s->n ? c->sum_block : s->n;
+        int64_t nb = (s->n + B - 1) / B;
+        if (nb > INT32_MAX) return mu_error_collective(app->comm, mu_error("too many blocks"));
+        s->p = (int)nb;
+        mu_info("fuzzy: the ring: %lld objects (%.3g MiB) in %lld summation block(s) of %lld rows "
+                "over %d rank(s)%s",
+                (long long)s->n, bytes / 1048576.0, (long long)nb, (long long)B, app->size,
+                c->ring_mode == 2 ? " (the set exceeds --mem-limit)" : "");
+        if (nb < app->size)
+            mu_warn("fuzzy: %lld summation block(s) for %d ranks: some ranks hold no data (lower "
+                    "--sum-block)",
+                    (long long)nb, app->size);
+    }
+    if (c->exact && !s->ring) {
         /* The whole set on every rank. */
         MU_TRY(mu_fz_bcast(app->comm, &s->d));
         s->x = s->d.x;
@@ -124,15 +174,21 @@ static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
     double *dealt = NULL;
     if (!s->pstart) rc = mu_error("out of memory");
     if (!rc && app->rank == 0) {
-        s->order = malloc((size_t)s->n * sizeof *s->order);
-        dealt = malloc((size_t)(s->n * F) * sizeof *dealt);
-        if (!s->order || !dealt)
-            rc = mu_error("out of memory dealing %lld objects", (long long)s->n);
-        if (!rc) rc = mu_fz_deal(s->d.x, s->n, F, s->p, s->order, s->pstart);
-        if (!rc)
-            for (int64_t k = 0; k < s->n; k++)
-                memcpy(dealt + k * F, s->d.x + s->order[k] * F, (size_t)F * sizeof *dealt);
+        if (s->ring) {
+            int64_t B = c->sum_block > 0 && c->sum_block < s->n ? c->sum_block : s->n;
+            for (int j = 0; j <= s->p; j++) s->pstart[j] = (int64_t)j * B < s->n ? j * B : s->n;
+        } else {
+            s->order = malloc((size_t)s->n * sizeof *s->order);
+            dealt = malloc((size_t)(s->n * F) * sizeof *dealt);
+            if (!s->order || !dealt)
+                rc = mu_error("out of memory dealing %lld objects", (long long)s->n);
+            if (!rc) rc = mu_fz_deal(s->d.x, s->n, F, s->p, s->order, s->pstart);
+            if (!rc)
+                for (int64_t k = 0; k < s->n; k++)
+                    memcpy(dealt + k * F, s->d.x + s->order[k] * F, (size_t)F * sizeof *dealt);
+        }
     }
+    const double *src = s->ring ? s->d.x : dealt;
     if (mu_error_collective(app->comm, rc)) {
         free(dealt);
         return 1;
@@ -181,11 +237,11 @@ static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
                 int64_t a, b;
                 mu_block_range(s->p, app->size, k, &a, &b);
                 if (counts[k] > 0)
-                    MPI_Isend(dealt + (s->pstart[a] + off) * F, counts[k], MPI_DOUBLE, k, 7301,
+                    MPI_Isend(src + (s->pstart[a] + off) * F, counts[k], MPI_DOUBLE, k, 7301,
                               app->comm, &req[nreq++]);
             }
             if (mine > 0)
-                memcpy(s->x + off * F, dealt + (s->pstart[s->pa] + off) * F,
+                memcpy(s->x + off * F, src + (s->pstart[s->pa] + off) * F,
                        (size_t)(mine * F) * sizeof *s->x);
             mu_waitall(nreq, req, MPI_STATUSES_IGNORE);
             free(req);
@@ -196,12 +252,17 @@ static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
     }
     free(counts);
     free(dealt);
+    if (s->ring) { /* the blocks were only a way to deal the rows */
+        s->ring0 = s->pstart[s->pa];
+        s->p = 1;
+    }
     return 0;
 }
 
 /* Mean, covariance, optional z-scores, log det C and r. */
 static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
     int F = s->F;
+    int repl = c->exact && !s->ring; /* every rank holds the whole set */
     s->mean = malloc((size_t)F * sizeof *s->mean);
     s->cov = malloc((size_t)(F * F) * sizeof *s->cov);
     int rc = !s->mean || !s->cov ? mu_error("out of memory") : 0;
@@ -215,12 +276,11 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
         /* Exact: the replicated set gets a z-scored copy (rank 0 keeps the input
          * units for the outputs); partitioned: each rank's rows change in place. */
         double *src = s->x;
-        if (!rc && c->exact && !(s->x = malloc((size_t)(s->n * F) * sizeof *s->x))) {
+        if (!rc && repl && !(s->x = malloc((size_t)(s->n * F) * sizeof *s->x))) {
             s->x = src;
             rc = mu_error("out of memory for the z-scores");
         }
-        if (!rc && !c->exact && app->rank == 0 &&
-            !(s->z = malloc((size_t)(s->n * F) * sizeof *s->z)))
+        if (!rc && !repl && app->rank == 0 && !(s->z = malloc((size_t)(s->n * F) * sizeof *s->z)))
             rc = mu_error("out of memory for the z-scores");
         MU_TRY(mu_error_collective(app->comm, rc));
         for (int f = 0; f < F; f++) {
@@ -231,7 +291,7 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
         for (int64_t i = 0; i < s->nloc; i++)
             for (int f = 0; f < F; f++)
                 s->x[i * F + f] = (src[i * F + f] - s->shift[f]) / s->scale[f];
-        if (c->exact) {
+        if (repl) {
             s->z = s->x;
             if (app->rank != 0) { /* the input units serve rank 0's outputs only */
                 free(s->d.x);
@@ -244,7 +304,7 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
         }
         mu_fz_moments(s->x + s->sum0 * F, s->sum1 - s->sum0, F, s->n, app->comm, s->mean, s->cov);
     } else {
-        s->z = c->exact ? s->x : s->d.x;
+        s->z = repl ? s->x : s->d.x;
     }
     int bad = -1;
     rc = mu_fz_logdet(s->cov, F, logdet, &bad);
@@ -294,48 +354,99 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
     return 0;
 }
 
-static int fm_exact(mu_app *app, const mu_fz_cfg *c, fz_state *s, const mu_fm_set *set,
-                    double eps2) {
+/* Rank 0: the records of all n starts -> statistics and accepted prototypes. */
+static int accept_records(fz_state *s, const double *rec, double eps2) {
     int F = s->F;
-    fm_ctx ctx = {*set};
-    double *rec = app->rank == 0 ? malloc((size_t)(s->n * (F + 2)) * sizeof *rec) : NULL;
-    int rc =
-        app->rank == 0 && !rec ? mu_error("out of memory for %lld results", (long long)s->n) : 0;
+    double *v = malloc((size_t)(s->n * F) * sizeof *v);
+    mu_fm_stat *st = malloc((size_t)s->n * sizeof *st);
+    s->raw = malloc((size_t)(s->n * F) * sizeof *s->raw);
+    s->raw_start = malloc((size_t)s->n * sizeof *s->raw_start);
+    s->raw_part = calloc((size_t)s->n, sizeof *s->raw_part);
+    int rc = 0;
+    if (!v || !st || !s->raw || !s->raw_start || !s->raw_part) {
+        rc = mu_error("out of memory");
+    } else {
+        for (int64_t k = 0; k < s->n; k++) {
+            memcpy(v + k * F, rec + k * (F + 2), (size_t)F * sizeof *v);
+            st[k].iterations = (int64_t)rec[k * (F + 2) + F];
+            st[k].converged = rec[k * (F + 2) + F + 1] != 0;
+            s->it_total += st[k].iterations;
+            if (st[k].iterations > s->it_max) s->it_max = st[k].iterations;
+            s->unconverged += !st[k].converged;
+        }
+        s->m_raw = mu_fm_accept(v, st, s->n, F, eps2, s->raw, s->raw_start);
+    }
+    free(v);
+    free(st);
+    return rc;
+}
+
+/* Exact mode: the starts in rounds (each handed out by the task farm, or run
+ * around the ring); between rounds a stop signal or --checkpoint-every writes
+ * the records so far. *stopped: 1 when a signal ended the run early. */
+static int fm_exact(mu_app *app, const mu_fz_cfg *c, fz_state *s, fm_ctx *ctx, double eps2,
+                    int *stopped) {
+    int F = s->F;
+    const int64_t n = s->n;
+    *stopped = 0;
+    double *rec = app->rank == 0 ? malloc((size_t)(n * (F + 2)) * sizeof *rec) : NULL;
+    int rc = app->rank == 0 && !rec ? mu_error("out of memory for %lld results", (long long)n) : 0;
     MU_TRY(mu_error_collective(app->comm, rc));
-    mu_farm_cfg fc = {.min_chunk = c->farm_chunk > 0 ? c->farm_chunk : 1,
-                      .master_works = 1,
-                      .progress = "starts"};
+    uint64_t fp = 0;
+    int64_t done = 0;
+    if (app->rank == 0) fp = mu_fz_fingerprint(s->z, n, F, &ctx->set);
+    if (c->restart) {
+        if (app->rank == 0) rc = mu_fz_ckpt_read(c->checkpoint, n, F, fp, &done, rec);
+        if (mu_error_collective(app->comm, rc)) {
+            free(rec);
+            return 1;
+        }
+        MPI_Bcast(&done, 1, MPI_INT64_T, 0, app->comm);
+        mu_info("fuzzy: restarting from %s: %lld of %lld starts done", c->checkpoint,
+                (long long)done, (long long)n);
+    }
+    /* Chunks: a GPU holds many starts at once, and each launch waits for its
+     * slowest start, so GPU ranks take large ranges (one rank: everything). */
+    int gpu = ctx->gpu != NULL, all_gpu = 0;
+    int64_t resident = gpu ? mu_gpu_fm_resident(ctx->gpu) : 0, most = 0;
+    MPI_Allreduce(&gpu, &all_gpu, 1, MPI_INT, MPI_MIN, app->comm);
+    MPI_Allreduce(&resident, &most, 1, MPI_INT64_T, MPI_MAX, app->comm);
+    int64_t chunk = c->farm_chunk > 0 ? c->farm_chunk : !all_gpu ? 1 : app->size == 1 ? n : most;
+    int64_t round = c->checkpoint_every > 0 ? c->checkpoint_every : all_gpu ? (1 << 20) : 4096;
+    mu_farm_cfg fc = {.min_chunk = chunk, .master_works = 1, .progress = "starts"};
     mu_farm_stats fs = {0, 0};
-    rc = mu_taskfarm_run(app->comm, s->n, (size_t)(F + 2) * sizeof(double), farm_task, &ctx, &fc,
-                         rec, &fs);
+    while (done < n && !rc) {
+        int64_t end = n - done < round ? n : done + round;
+        if (s->ring) {
+            rc = mu_fz_ring(app->comm, &ctx->set, n, s->ring0, s->nloc, rec);
+            end = n; /* the ring runs every start in one sweep of the data */
+        } else {
+            ctx->base = done;
+            rc = mu_taskfarm_run(app->comm, end - done, (size_t)(F + 2) * sizeof(double), farm_task,
+                                 ctx, &fc, rec ? rec + done * (F + 2) : NULL, &fs);
+        }
+        if (rc) break;
+        done = end;
+        int sig = mu_signals_any(app->comm);
+        if (done < n && (sig || c->checkpoint_every > 0)) {
+            if (app->rank == 0) rc = mu_fz_ckpt_write(c->checkpoint, n, F, fp, done, rec);
+            rc = mu_error_collective(app->comm, rc);
+            if (!rc) mu_debug("fuzzy: checkpoint %s: %lld starts", c->checkpoint, (long long)done);
+        }
+        if (!rc && sig && done < n) {
+            if (app->rank == 0)
+                mu_warn("fuzzy: stopped by %s after %lld of %lld starts: checkpoint written to "
+                        "%s; resume with --restart (exit status 3)",
+                        mu_signals_pending() ? mu_signals_name(mu_signals_pending())
+                                             : "a signal on another rank",
+                        (long long)done, (long long)n, c->checkpoint);
+            *stopped = 1;
+            break;
+        }
+    }
     mu_debug("fuzzy: rank %d ran %lld starts in %lld chunks", app->rank,
              (long long)fs.tasks_done_by_me, (long long)fs.chunks_by_me);
-    if (rc) {
-        free(rec);
-        return 1;
-    }
-    if (app->rank == 0) {
-        double *v = malloc((size_t)(s->n * F) * sizeof *v);
-        mu_fm_stat *st = malloc((size_t)s->n * sizeof *st);
-        s->raw = malloc((size_t)(s->n * F) * sizeof *s->raw);
-        s->raw_start = malloc((size_t)s->n * sizeof *s->raw_start);
-        s->raw_part = calloc((size_t)s->n, sizeof *s->raw_part);
-        if (!v || !st || !s->raw || !s->raw_start || !s->raw_part) {
-            rc = mu_error("out of memory");
-        } else {
-            for (int64_t k = 0; k < s->n; k++) {
-                memcpy(v + k * F, rec + k * (F + 2), (size_t)F * sizeof *v);
-                st[k].iterations = (int64_t)rec[k * (F + 2) + F];
-                st[k].converged = rec[k * (F + 2) + F + 1] != 0;
-                s->it_total += st[k].iterations;
-                if (st[k].iterations > s->it_max) s->it_max = st[k].iterations;
-                s->unconverged += !st[k].converged;
-            }
-            s->m_raw = mu_fm_accept(v, st, s->n, F, eps2, s->raw, s->raw_start);
-        }
-        free(v);
-        free(st);
-    }
+    if (!rc && !*stopped && app->rank == 0) rc = accept_records(s, rec, eps2);
     free(rec);
     return mu_error_collective(app->comm, rc);
 }
@@ -343,39 +454,47 @@ static int fm_exact(mu_app *app, const mu_fz_cfg *c, fz_state *s, const mu_fm_se
 /* Per partition: count, unconverged, iterations total and max. */
 enum { PMETA = 4 };
 
-static int fm_partitioned(mu_app *app, fz_state *s, const mu_fm_set *base, double eps2) {
+static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
     int F = s->F, mine = s->pb - s->pa;
     int64_t *meta = calloc((size_t)(mine ? mine : 1) * PMETA, sizeof *meta);
     double *protos = malloc((size_t)((s->nloc ? s->nloc : 1) * F) * sizeof *protos);
     int64_t *from = malloc((size_t)(s->nloc ? s->nloc : 1) * sizeof *from);
+    double *v = malloc((size_t)((s->nloc ? s->nloc : 1) * F) * sizeof *v);
+    mu_fm_stat *st = malloc((size_t)(s->nloc ? s->nloc : 1) * sizeof *st);
+    mu_gpu_fm_range *g = malloc((size_t)(mine ? mine : 1) * sizeof *g);
     int64_t total = 0;
-    int rc = !meta || !protos || !from ? mu_error("out of memory") : 0;
+    int rc = !meta || !protos || !from || !v || !st || !g ? mu_error("out of memory") : 0;
+    /* Every start of this rank's partitions: on the device, all partitions in
+     * one launch; on the CPU, partition by partition. */
     for (int j = s->pa; j < s->pb && !rc; j++) {
         int64_t off = s->pstart[j] - s->pstart[s->pa], np = s->pstart[j + 1] - s->pstart[j];
-        fm_ctx ctx = {*base};
-        ctx.set.x = s->x + off * F;
-        ctx.set.n = np;
-        double *v = malloc((size_t)(np * F) * sizeof *v);
-        mu_fm_stat *st = malloc((size_t)np * sizeof *st);
-        if (!v || !st) rc = mu_error("out of memory for partition %d", j);
-        if (!rc) rc = fm_starts(&ctx, 0, np, v, st);
-        if (!rc) {
-            int64_t *m = meta + (j - s->pa) * PMETA;
-            for (int64_t k = 0; k < np; k++) {
-                m[1] += !st[k].converged;
-                m[2] += st[k].iterations;
-                if (st[k].iterations > m[3]) m[3] = st[k].iterations;
-            }
-            m[0] = mu_fm_accept(v, st, np, F, eps2, protos + total * F, from + total);
-            /* Starts as dealt positions; rank 0 maps them to objects. */
-            for (int64_t k = 0; k < m[0]; k++) from[total + k] += s->pstart[j];
-            total += m[0];
-            mu_debug("fuzzy: partition %d: %lld objects, %lld prototypes", j, (long long)np,
-                     (long long)m[0]);
+        g[j - s->pa] = (mu_gpu_fm_range){off, np, 0, np};
+        if (!base->gpu) {
+            fm_ctx ctx = *base;
+            ctx.set.x = s->x + off * F;
+            ctx.set.n = np;
+            rc = fm_starts(&ctx, 0, np, v + off * F, st + off);
         }
-        free(v);
-        free(st);
     }
+    if (!rc && base->gpu && mine > 0) rc = gpu_ranges(base, g, mine, s->nloc, v, st);
+    for (int j = s->pa; j < s->pb && !rc; j++) {
+        int64_t off = s->pstart[j] - s->pstart[s->pa], np = s->pstart[j + 1] - s->pstart[j];
+        int64_t *m = meta + (j - s->pa) * PMETA;
+        for (int64_t k = 0; k < np; k++) {
+            m[1] += !st[off + k].converged;
+            m[2] += st[off + k].iterations;
+            if (st[off + k].iterations > m[3]) m[3] = st[off + k].iterations;
+        }
+        m[0] = mu_fm_accept(v + off * F, st + off, np, F, eps2, protos + total * F, from + total);
+        /* Starts as dealt positions; rank 0 maps them to objects. */
+        for (int64_t k = 0; k < m[0]; k++) from[total + k] += s->pstart[j];
+        total += m[0];
+        mu_debug("fuzzy: partition %d: %lld objects, %lld prototypes", j, (long long)np,
+                 (long long)m[0]);
+    }
+    free(v);
+    free(st);
+    free(g);
     if (mu_error_collective(app->comm, rc)) {
         free(meta);
         free(protos);
@@ -625,8 +744,6 @@ int mu_fz_run(mu_app *app, const mu_fz_cfg *c) {
     fz_state s;
     memset(&s, 0, sizeof s);
     mu_wait_configure(app->dev.local_size);
-    if (app->dev.use_gpu)
-        mu_info("fuzzy: the FM kernel has no GPU path yet: every rank runs it on the CPU");
 
     mu_timer_begin("input");
     int rc = load(app, c, &s);
@@ -657,10 +774,47 @@ int mu_fz_run(mu_app *app, const mu_fz_cfg *c) {
     mu_summary_real("eps1_squared", eps1);
     mu_summary_real("eps2_squared", eps2);
 
-    mu_fm_set set = {s.x, s.nloc, s.F, s.r * s.r, eps1, c->max_it};
+    fm_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.set = (mu_fm_set){s.x, s.nloc, s.F, s.r * s.r, eps1, c->max_it, c->sum_block};
+    /* The device takes this rank's rows once (the ring runs on the CPU). */
+    int want_gpu = app->dev.use_gpu && !s.ring && s.nloc > 0;
+    if (want_gpu && s.F > MU_GPU_FM_MAX_FEATURES) {
+        if (app->rank == 0)
+            mu_warn("fuzzy: %d features: the GPU iteration takes at most %d; it runs on the CPU",
+                    s.F, MU_GPU_FM_MAX_FEATURES);
+        want_gpu = 0;
+    }
+    rc = 0;
+    if (want_gpu && mu_gpu_fm_create(s.x, s.nloc, s.F, &ctx.gpu))
+        rc = mu_error("the FM iteration on the GPU: %s", mu_gpu_error());
+    if (mu_error_collective(app->comm, rc)) {
+        state_free(&s);
+        return 1;
+    }
+    int on_gpu = ctx.gpu != NULL, gpus = 0;
+    MPI_Allreduce(&on_gpu, &gpus, 1, MPI_INT, MPI_SUM, app->comm);
+    if (gpus)
+        mu_info("fuzzy: the FM iteration runs on the GPU of %d of %d rank(s)", gpus, app->size);
+    else if (app->dev.use_gpu && s.ring)
+        mu_info("fuzzy: the ring runs on the CPU of every rank");
+    if (c->exact && mu_signals_install()) rc = 1;
+    MU_TRY(mu_error_collective(app->comm, rc));
+    int stopped = 0;
     mu_timer_begin("fm");
-    rc = c->exact ? fm_exact(app, c, &s, &set, eps2) : fm_partitioned(app, &s, &set, eps2);
+    rc =
+        c->exact ? fm_exact(app, c, &s, &ctx, eps2, &stopped) : fm_partitioned(app, &s, &ctx, eps2);
     mu_timer_end("fm");
+    if (ctx.gpu) {
+        mu_debug("fuzzy: GPU kernel time %.3f ms on rank %d", ctx.gpu_ms, app->rank);
+        mu_gpu_fm_destroy(ctx.gpu);
+    }
+    if (c->exact) mu_signals_restore();
+    if (!rc && stopped) {
+        app->exit_status = 3; /* stopped by a signal after its checkpoint */
+        state_free(&s);
+        return 0;
+    }
     if (!rc && app->rank == 0 && s.m_raw == 0)
         rc = mu_error("no start converged within --max-it=%lld: no prototype (raise --max-it or "
                       "--eps1)",

@@ -4,6 +4,7 @@
 #define MU_FUZZY_RUN_H
 #include <stdint.h>
 #include "app.h"
+#include "fuzzy/fm.h"
 #include "fuzzy/fuzzy.h"
 
 typedef struct {
@@ -26,6 +27,13 @@ typedef struct {
     mu_fz_cut_rule cut;
     double cut_value; /* threshold (per units_abs) or k */
     int64_t farm_chunk;
+    int64_t sum_block; /* rows per summation block (fuzzy/fm.h) */
+    /* exact mode: checkpoints and the ring */
+    const char *checkpoint;
+    int64_t checkpoint_every; /* starts per round (0: auto) */
+    int restart;
+    int ring_mode;    /* ring: 0 no, 1 yes, 2 auto (when the set exceeds mem_limit) */
+    double mem_limit; /* bytes a replicated copy of the set may take */
     /* outputs, NULL when not asked */
     const char *output;
     char *prefix; /* "<prefix>" or "<dir>/" */
@@ -33,6 +41,21 @@ typedef struct {
 } mu_fz_cfg;
 
 int mu_fz_run(mu_app *app, const mu_fz_cfg *cfg);
+
+/* Checkpoints of an exact run (rank 0; checkpoint.c): the records (F doubles of
+ * end point, iterations, converged) of starts [0, done), and a fingerprint of
+ * the data and the settings that shape the trajectories. */
+uint64_t mu_fz_fingerprint(const double *z, int64_t n, int F, const mu_fm_set *set);
+int mu_fz_ckpt_write(const char *path, int64_t n, int F, uint64_t fp, int64_t done,
+                     const double *rec);
+int mu_fz_ckpt_read(const char *path, int64_t n, int F, uint64_t fp, int64_t *done, double *rec);
+
+/* Exact FM with the data passed around a ring of ranks (ring.c): this rank
+ * holds rows [row0, row0 + rows) of the n (whole summation blocks), runs the
+ * starts among them, and rank 0 receives every start's record (F doubles,
+ * iterations, converged) in object order. Collective. */
+int mu_fz_ring(MPI_Comm comm, const mu_fm_set *set, int64_t n, int64_t row0, int64_t rows,
+               double *rec);
 
 /* What a run produced, on rank 0, for the writers. */
 typedef struct {

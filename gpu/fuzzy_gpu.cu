@@ -1,0 +1,391 @@
+/* The Fuzzy Minimals iteration on the device (see gpu/fuzzy_gpu.h).
+ *
+ * Every floating-point operation is an explicit round-to-nearest intrinsic
+ * (__dadd_rn, __dmul_rn, ...: never contracted into an FMA) or an IEEE
+ * division/reciprocal, in the order src/fuzzy/fm.c uses, so a start's
+ * trajectory is the CPU's to the bit. The report's kernel (Algorithm 10) ran
+ * one block per partition and read the partition from global memory for every
+ * object; here each block stages a tile of rows in shared memory that all its
+ * threads read (a broadcast), and each range gets as many blocks as fill the
+ * device. */
+#include <cuda_runtime.h>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "gpu/check.h"
+#include "gpu/fuzzy_gpu.h"
+
+namespace {
+
+constexpr int kThreads = 128;
+constexpr int kTile = MU_GPU_FM_TILE;
+
+struct range_d {
+    long long row0, rows, first, count, out0;
+};
+
+__device__ __forceinline__ double add(double a, double b) {
+    return __dadd_rn(a, b);
+}
+__device__ __forceinline__ double sub(double a, double b) {
+    return __dsub_rn(a, b);
+}
+__device__ __forceinline__ double mul(double a, double b) {
+    return __dmul_rn(a, b);
+}
+/* mu^2 for a squared distance d2: 1/(1 + r2 d2), squared (the reciprocal is
+ * correctly rounded, as 1.0 / x is on the CPU). */
+__device__ __forceinline__ double weight(double r2, double d2) {
+    double u = __drcp_rn(add(1.0, mul(r2, d2)));
+    return mul(u, u);
+}
+
+/* 2-D: two lanes (even and odd rows of each summation block), as block_2d(). */
+__global__ void __launch_bounds__(kThreads)
+    fm2_kernel(const double2 *__restrict__ x, const range_d *__restrict__ ranges,
+               unsigned long long *__restrict__ next, double r2, double eps1, long long max_it,
+               long long block, double *__restrict__ v, long long *__restrict__ its,
+               int *__restrict__ conv) {
+    __shared__ double2 tile[kTile];
+    const range_d R = ranges[blockIdx.y];
+    const double2 *xs = x + R.row0;
+    const long long blk = block > 0 ? block : R.rows;
+    unsigned long long *ctr = next + blockIdx.y;
+    long long k = (long long)atomicAdd(ctr, 1ULL);
+    bool active = k < R.count;
+    double c0 = 0, c1 = 0;
+    long long it = 0;
+    if (active) {
+        double2 p = xs[R.first + k];
+        c0 = p.x;
+        c1 = p.y;
+    }
+    while (__syncthreads_or(active)) {
+        double tw = 0, ta = 0, tb = 0;
+        double w0 = 0, w1 = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        for (long long j0 = 0; j0 < R.rows; j0 += kTile) {
+            int tn = (int)(R.rows - j0 < kTile ? R.rows - j0 : kTile);
+            __syncthreads(); /* the previous tile is consumed */
+            for (int i = threadIdx.x; i < tn; i += blockDim.x) tile[i] = xs[j0 + i];
+            __syncthreads();
+            if (!active) continue;
+            int t = 0;
+#pragma unroll 4
+            for (; t + 1 < tn; t += 2) {
+                double2 p = tile[t], q = tile[t + 1];
+                double dp0 = sub(p.x, c0), dp1 = sub(p.y, c1);
+                double dq0 = sub(q.x, c0), dq1 = sub(q.y, c1);
+                double wp = weight(r2, add(mul(dp0, dp0), mul(dp1, dp1)));
+                double wq = weight(r2, add(mul(dq0, dq0), mul(dq1, dq1)));
+                w0 = add(w0, wp);
+                a0 = add(a0, mul(wp, p.x));
+                b0 = add(b0, mul(wp, p.y));
+                w1 = add(w1, wq);
+                a1 = add(a1, mul(wq, q.x));
+                b1 = add(b1, mul(wq, q.y));
+            }
+            if (t < tn) { /* the odd last row of the last block: lane 0 */
+                double2 p = tile[t];
+                double d0 = sub(p.x, c0), d1 = sub(p.y, c1);
+                double wp = weight(r2, add(mul(d0, d0), mul(d1, d1)));
+                w0 = add(w0, wp);
+                a0 = add(a0, mul(wp, p.x));
+                b0 = add(b0, mul(wp, p.y));
+            }
+            long long end = j0 + tn;
+            if (end == R.rows || end % blk == 0) { /* a summation block ends */
+                tw = add(tw, add(w0, w1));
+                ta = add(ta, add(a0, a1));
+                tb = add(tb, add(b0, b1));
+                w0 = w1 = a0 = a1 = b0 = b1 = 0;
+            }
+        }
+        if (!active) continue;
+        double n0 = __ddiv_rn(ta, tw), n1 = __ddiv_rn(tb, tw);
+        double d0 = sub(n0, c0), d1 = sub(n1, c1);
+        double e = add(mul(d0, d0), mul(d1, d1));
+        c0 = n0;
+        c1 = n1;
+        it++;
+        bool done = e < eps1;
+        if (done || it >= max_it) {
+            long long o = R.out0 + k;
+            v[2 * o] = c0;
+            v[2 * o + 1] = c1;
+            its[o] = it;
+            conv[o] = done;
+            k = (long long)atomicAdd(ctr, 1ULL);
+            active = k < R.count;
+            if (active) {
+                double2 p = xs[R.first + k];
+                c0 = p.x;
+                c1 = p.y;
+                it = 0;
+            }
+        }
+    }
+}
+
+/* Any dimension up to FMAX: one lane, as block_any(). Tile: kTile x F doubles. */
+template <int FMAX>
+__global__ void __launch_bounds__(kThreads)
+    fmf_kernel(const double *__restrict__ x, int F, const range_d *__restrict__ ranges,
+               unsigned long long *__restrict__ next, double r2, double eps1, long long max_it,
+               long long block, double *__restrict__ v, long long *__restrict__ its,
+               int *__restrict__ conv) {
+    extern __shared__ double tilef[];
+    const range_d R = ranges[blockIdx.y];
+    const double *xs = x + R.row0 * F;
+    const long long blk = block > 0 ? block : R.rows;
+    unsigned long long *ctr = next + blockIdx.y;
+    long long k = (long long)atomicAdd(ctr, 1ULL);
+    bool active = k < R.count;
+    double c[FMAX], s[FMAX], t[FMAX];
+    double sw = 0, tw = 0;
+    long long it = 0;
+    if (active)
+        for (int f = 0; f < F; f++) c[f] = xs[(R.first + k) * F + f];
+    while (__syncthreads_or(active)) {
+        tw = 0;
+        sw = 0;
+        for (int f = 0; f < F; f++) s[f] = t[f] = 0;
+        for (long long j0 = 0; j0 < R.rows; j0 += kTile) {
+            int tn = (int)(R.rows - j0 < kTile ? R.rows - j0 : kTile);
+            __syncthreads();
+            for (int i = threadIdx.x; i < tn * F; i += blockDim.x) tilef[i] = xs[j0 * F + i];
+            __syncthreads();
+            if (!active) continue;
+            for (int j = 0; j < tn; j++) {
+                const double *xj = tilef + j * F;
+                double d2 = 0;
+                for (int f = 0; f < F; f++) {
+                    double d = sub(xj[f], c[f]);
+                    d2 = add(d2, mul(d, d));
+                }
+                double w = weight(r2, d2);
+                sw = add(sw, w);
+                for (int f = 0; f < F; f++) s[f] = add(s[f], mul(w, xj[f]));
+            }
+            long long end = j0 + tn;
+            if (end == R.rows || end % blk == 0) {
+                tw = add(tw, sw);
+                sw = 0;
+                for (int f = 0; f < F; f++) {
+                    t[f] = add(t[f], s[f]);
+                    s[f] = 0;
+                }
+            }
+        }
+        if (!active) continue;
+        double e = 0;
+        for (int f = 0; f < F; f++) {
+            double nf = __ddiv_rn(t[f], tw);
+            double d = sub(nf, c[f]);
+            e = add(e, mul(d, d));
+            c[f] = nf;
+        }
+        it++;
+        bool done = e < eps1;
+        if (done || it >= max_it) {
+            long long o = R.out0 + k;
+            for (int f = 0; f < F; f++) v[o * F + f] = c[f];
+            its[o] = it;
+            conv[o] = done;
+            k = (long long)atomicAdd(ctr, 1ULL);
+            active = k < R.count;
+            if (active) {
+                for (int f = 0; f < F; f++) c[f] = xs[(R.first + k) * F + f];
+                it = 0;
+            }
+        }
+    }
+}
+
+typedef void (*fmf_fn)(const double *, int, const range_d *, unsigned long long *, double, double,
+                       long long, long long, double *, long long *, int *);
+
+fmf_fn pick_fmf(int F) {
+    if (F <= 4) return fmf_kernel<4>;
+    if (F <= 8) return fmf_kernel<8>;
+    return fmf_kernel<MU_GPU_FM_MAX_FEATURES>;
+}
+
+} // namespace
+
+struct mu_gpu_fm {
+    int F;
+    int64_t n;
+    double *x;               /* n x F on the device */
+    int sms, blocks_per_sm;  /* resident blocks of the kernel this F uses */
+    range_d *ranges;         /* device, cap_ranges */
+    unsigned long long *ctr; /* device, cap_ranges */
+    int cap_ranges;
+    double *v; /* device outputs, cap_out starts */
+    long long *its;
+    int *conv;
+    int64_t cap_out;
+    cudaEvent_t t0, t1;
+};
+
+static int grow(mu_gpu_fm *c, int nranges, int64_t starts) {
+    if (nranges > c->cap_ranges) {
+        MU_CUDA(cudaFree(c->ranges));
+        MU_CUDA(cudaFree(c->ctr));
+        c->ranges = NULL;
+        c->ctr = NULL;
+        c->cap_ranges = 0;
+        MU_CUDA(cudaMalloc(&c->ranges, (size_t)nranges * sizeof *c->ranges));
+        MU_CUDA(cudaMalloc(&c->ctr, (size_t)nranges * sizeof *c->ctr));
+        c->cap_ranges = nranges;
+    }
+    if (starts > c->cap_out) {
+        MU_CUDA(cudaFree(c->v));
+        MU_CUDA(cudaFree(c->its));
+        MU_CUDA(cudaFree(c->conv));
+        c->v = NULL;
+        c->its = NULL;
+        c->conv = NULL;
+        c->cap_out = 0;
+        MU_CUDA(cudaMalloc(&c->v, (size_t)(starts * c->F) * sizeof *c->v));
+        MU_CUDA(cudaMalloc(&c->its, (size_t)starts * sizeof *c->its));
+        MU_CUDA(cudaMalloc(&c->conv, (size_t)starts * sizeof *c->conv));
+        c->cap_out = starts;
+    }
+    return 0;
+}
+
+extern "C" {
+
+int mu_gpu_fm_create(const double *x, int64_t n, int F, mu_gpu_fm **ctx) {
+    *ctx = NULL;
+    if (F < 1 || F > MU_GPU_FM_MAX_FEATURES)
+        return mu_gpu_fail("%d features: the GPU iteration takes 1..%d", F, MU_GPU_FM_MAX_FEATURES);
+    if (n < 1) return mu_gpu_fail("no objects");
+    mu_gpu_fm *c = (mu_gpu_fm *)calloc(1, sizeof *c);
+    if (!c) return mu_gpu_fail("out of memory");
+    int rc = 0, dev = 0;
+    c->F = F;
+    c->n = n;
+    size_t shared = F == 2 ? 0 : (size_t)kTile * (size_t)F * sizeof(double);
+    MU_CUDA_GOTO(cudaGetDevice(&dev));
+    MU_CUDA_GOTO(cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, dev));
+    if (F == 2) {
+        MU_CUDA_GOTO(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c->blocks_per_sm, fm2_kernel,
+                                                                   kThreads, 0));
+    } else {
+        fmf_fn fn = pick_fmf(F);
+        if (shared > 48 * 1024)
+            MU_CUDA_GOTO(cudaFuncSetAttribute(
+                (const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+        MU_CUDA_GOTO(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c->blocks_per_sm, fn, kThreads, shared));
+    }
+    if (c->blocks_per_sm < 1) c->blocks_per_sm = 1;
+    MU_CUDA_GOTO(cudaEventCreate(&c->t0));
+    MU_CUDA_GOTO(cudaEventCreate(&c->t1));
+    MU_CUDA_GOTO(cudaMalloc(&c->x, (size_t)(n * F) * sizeof *c->x));
+    MU_CUDA_GOTO(cudaMemcpy(c->x, x, (size_t)(n * F) * sizeof *c->x, cudaMemcpyHostToDevice));
+done:
+    if (rc) {
+        mu_gpu_fm_destroy(c);
+        return rc;
+    }
+    *ctx = c;
+    return 0;
+}
+
+int64_t mu_gpu_fm_resident(const mu_gpu_fm *ctx) {
+    return ctx ? (int64_t)ctx->sms * ctx->blocks_per_sm * kThreads : 0;
+}
+
+int mu_gpu_fm_run(mu_gpu_fm *c, const mu_gpu_fm_range *ranges, int nranges, double r2, double eps1,
+                  int64_t max_it, int64_t sum_block, double *v, int64_t *iterations, int *converged,
+                  float *kernel_ms) {
+    if (nranges < 1) return 0;
+    if (sum_block > 0 && sum_block % kTile != 0)
+        return mu_gpu_fail("summation blocks of %lld rows: not a multiple of %d",
+                           (long long)sum_block, kTile);
+    range_d *h = (range_d *)malloc((size_t)nranges * sizeof *h);
+    if (!h) return mu_gpu_fail("out of memory for %d ranges", nranges);
+    int64_t total = 0, most = 0;
+    for (int i = 0; i < nranges; i++) {
+        const mu_gpu_fm_range *g = &ranges[i];
+        if (g->row0 < 0 || g->rows < 1 || g->row0 + g->rows > c->n || g->first < 0 ||
+            g->count < 0 || g->first + g->count > g->rows) {
+            free(h);
+            return mu_gpu_fail("range %d (rows %lld+%lld, starts %lld+%lld) outside the %lld rows",
+                               i, (long long)g->row0, (long long)g->rows, (long long)g->first,
+                               (long long)g->count, (long long)c->n);
+        }
+        h[i].row0 = g->row0;
+        h[i].rows = g->rows;
+        h[i].first = g->first;
+        h[i].count = g->count;
+        h[i].out0 = total;
+        total += g->count;
+        if (g->count > most) most = g->count;
+    }
+    int rc = grow(c, nranges, total > 0 ? total : 1);
+    if (rc) {
+        free(h);
+        return rc;
+    }
+    const int F = c->F;
+    size_t shared = F == 2 ? 0 : (size_t)kTile * (size_t)F * sizeof(double);
+    /* Blocks per range: enough for its starts, at most an even share of what
+     * the device holds at once (finished threads take the range's next start). */
+    int64_t resident = (int64_t)c->sms * c->blocks_per_sm;
+    int64_t share = (resident + nranges - 1) / nranges;
+    int64_t bx = (most + kThreads - 1) / kThreads;
+    if (bx > share) bx = share;
+    if (bx < 1) bx = 1;
+    MU_CUDA_GOTO(cudaMemcpy(c->ranges, h, (size_t)nranges * sizeof *h, cudaMemcpyHostToDevice));
+    MU_CUDA_GOTO(cudaMemset(c->ctr, 0, (size_t)nranges * sizeof *c->ctr));
+    MU_CUDA_GOTO(cudaEventRecord(c->t0));
+    for (int y0 = 0; y0 < nranges; y0 += 65535) {
+        int ny = nranges - y0 < 65535 ? nranges - y0 : 65535;
+        dim3 grid((unsigned)bx, (unsigned)ny);
+        if (F == 2)
+            fm2_kernel<<<grid, kThreads>>>((const double2 *)c->x, c->ranges + y0, c->ctr + y0, r2,
+                                           eps1, (long long)max_it, (long long)sum_block, c->v,
+                                           c->its, c->conv);
+        else
+            pick_fmf(F)<<<grid, kThreads, shared>>>(c->x, F, c->ranges + y0, c->ctr + y0, r2, eps1,
+                                                    (long long)max_it, (long long)sum_block, c->v,
+                                                    c->its, c->conv);
+        MU_LAUNCHED_GOTO();
+    }
+    MU_CUDA_GOTO(cudaEventRecord(c->t1));
+    MU_CUDA_GOTO(cudaEventSynchronize(c->t1));
+    if (kernel_ms) MU_CUDA_GOTO(cudaEventElapsedTime(kernel_ms, c->t0, c->t1));
+    if (total > 0) {
+        MU_CUDA_GOTO(cudaMemcpy(v, c->v, (size_t)(total * F) * sizeof *v, cudaMemcpyDeviceToHost));
+        static_assert(sizeof(long long) == sizeof(int64_t), "64-bit iteration counts");
+        MU_CUDA_GOTO(cudaMemcpy(iterations, c->its, (size_t)total * sizeof *iterations,
+                                cudaMemcpyDeviceToHost));
+        MU_CUDA_GOTO(cudaMemcpy(converged, c->conv, (size_t)total * sizeof *converged,
+                                cudaMemcpyDeviceToHost));
+    }
+done:
+    free(h);
+    return rc;
+}
+
+void mu_gpu_fm_destroy(mu_gpu_fm *c) {
+    if (!c) return;
+    int rc = 0;
+    MU_CUDA_KEEP(cudaFree(c->x));
+    MU_CUDA_KEEP(cudaFree(c->ranges));
+    MU_CUDA_KEEP(cudaFree(c->ctr));
+    MU_CUDA_KEEP(cudaFree(c->v));
+    MU_CUDA_KEEP(cudaFree(c->its));
+    MU_CUDA_KEEP(cudaFree(c->conv));
+    if (c->t0) MU_CUDA_KEEP(cudaEventDestroy(c->t0));
+    if (c->t1) MU_CUDA_KEEP(cudaEventDestroy(c->t1));
+    (void)rc;
+    free(c);
+}
+
+} /* extern "C" */
