@@ -13,3 +13,8 @@ target_compile_definitions(test_scenarios
                            PRIVATE MU_TEST_SCENARIOS_INPUTS="${CMAKE_SOURCE_DIR}/inputs/scenarios")
 add_test(NAME unit_scenarios COMMAND test_scenarios)
 set_tests_properties(unit_scenarios PROPERTIES LABELS unit TIMEOUT 300)
+
+foreach(script scenarios_fit scenarios_ranks scenarios_bad_input)
+  add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
+  set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 600 ENVIRONMENT "${MPI_TEST_ENV}")
+endforeach()

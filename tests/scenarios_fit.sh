@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The PAR(p) fit on the real records against an independent computation
+# (tests/scenarios_yw_check.py: a dense solve of each month's Yule-Walker system
+# from the raw records, standard-library Python): orders equal, coefficients,
+# partial autocorrelations, noise variances and moments to 1e-10, with the CEPEL
+# conventions (1/N) and with the alternatives (1/(N-1), pairs), p_max 6 and 4.
+source "$(dirname "$0")/lib.sh"
+IN=$SRCDIR/inputs/scenarios/ons_inflows_64.csv
+CHECK="python3 $SRCDIR/tests/scenarios_yw_check.py"
+
+fit() { # name, options...
+    local name=$1
+    shift
+    if ! run_np 1 scenarios --device=cpu --input="$IN" --tree=1,2 --m=16 --stats-series=0 \
+        --model="$WORK/$name.json" "$@" >"$WORK/out" 2>"$WORK/err"; then
+        cat "$WORK/err" >&2
+        fail "$name: mutirao failed"
+        return
+    fi
+    local out
+    if out=$($CHECK "$IN" "$WORK/$name.json" 1e-10); then
+        echo "ok: $name: $out"
+    else
+        fail "$name: $out"
+    fi
+}
+
+fit "CEPEL conventions, all 64 stations"
+fit "N-1 and pairs, p_max 4" --stations=p006,p074,p047,p061,p092 --sd-denominator=n-1 \
+    --acf-denominator=pairs --pmax=4
+finish
