@@ -18,3 +18,16 @@ foreach(script scenarios_fit scenarios_ranks scenarios_bad_input)
   add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
   set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 600 ENVIRONMENT "${MPI_TEST_ENV}")
 endforeach()
+
+# GPU (label gpu; 77 = skipped without a device or CUDA): the generation kernel
+# against the CPU reference (test_scenarios.c built with MU_TEST_SCENARIOS_GPU),
+# and the whole command on the GPU against the CPU (scenarios_gpu.sh).
+add_executable(test_gpu_scenarios ${CMAKE_CURRENT_SOURCE_DIR}/test_scenarios.c)
+target_link_libraries(test_gpu_scenarios PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_compile_definitions(test_gpu_scenarios PRIVATE MU_TEST_SCENARIOS_GPU=1
+                           MU_TEST_SCENARIOS_INPUTS="${CMAKE_SOURCE_DIR}/inputs/scenarios")
+add_test(NAME gpu_scenarios COMMAND test_gpu_scenarios)
+set_tests_properties(gpu_scenarios PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
+add_test(NAME gpu_scenarios_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scenarios_gpu.sh)
+set_tests_properties(gpu_scenarios_cli PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
+                     ENVIRONMENT "${MPI_TEST_ENV}")

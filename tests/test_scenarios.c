@@ -21,6 +21,119 @@
 #error "MU_TEST_SCENARIOS_INPUTS (the inputs/scenarios folder) must be defined"
 #endif
 
+#ifdef MU_TEST_SCENARIOS_GPU
+/* ---- GPU: the generation kernel against the CPU reference -------------------- */
+#include "gpu/gpu.h"
+#include "gpu/scenarios_gen.h"
+
+static long gchecks, gfails;
+
+/* Relative difference of two inflow tables, and equal clamp counts. */
+static void compare(const char *what, const double *a, const double *b, int64_t n, int64_t ca,
+                    int64_t cb) {
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = fabs(a[i] - b[i]) / fmax(fabs(a[i]), 1e-300);
+        if (a[i] == b[i]) d = 0;
+        if (d > worst) worst = d;
+    }
+    gchecks++;
+    if (!(worst <= 1e-12) || ca != cb) {
+        gfails++;
+        printf("FAIL %s: largest relative difference %.3g, clamped %lld vs %lld\n", what, worst,
+               (long long)ca, (long long)cb);
+    } else {
+        printf("ok: %s: %lld values, largest relative difference %.3g, clamped %lld\n", what,
+               (long long)n, worst, (long long)ca);
+    }
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    mu_log_init(0, 1);
+    if (mu_gpu_device_count() < 1) {
+        printf("SKIP: no CUDA device (%s)\n", mu_gpu_error());
+        return 77;
+    }
+    mu_gpu_info info;
+    if (mu_gpu_select(0, &info)) {
+        printf("FAIL: select device 0: %s\n", mu_gpu_error());
+        return 1;
+    }
+    printf("device: %s\n", info.name);
+    const char *sets[2] = {"all", "p006,p074,p047,p061,p092"}; /* eigen and Cholesky factors */
+    for (int set = 0; set < 2; set++) {
+        mu_sc_hist h;
+        mu_sc_select sel = {sets[set], 0, 0, 10};
+        if (mu_sc_read(MU_TEST_SCENARIOS_INPUTS "/ons_inflows_64.csv", &sel, &h)) return 1;
+        mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1};
+        mu_sc_model md;
+        if (mu_sc_fit(&h, &fc, &md)) return 1;
+        int nst = h.nst, P = md.pmax;
+        enum { M = 3000 };
+        mu_sc_gpu *g1 = NULL, *g2 = NULL;
+        if (mu_sc_gpu_create(nst, P, M, 0, &g1) || mu_sc_gpu_create(nst, P, M, 1, &g2)) {
+            printf("FAIL: create: %s\n", mu_gpu_error());
+            return 1;
+        }
+        double *zp = malloc((size_t)M * P * nst * sizeof *zp);
+        double *zc = malloc((size_t)M * nst * sizeof *zc),
+               *zg = malloc((size_t)M * nst * sizeof *zg);
+        for (int m = 0; m < 12; m++) {
+            mu_sc_gen_month g;
+            mu_sc_month_args(&md, m, &g);
+            g.delta_min = 0.05;
+            /* Tree node: one past (the record's months before), M scenarios. */
+            int64_t end = (int64_t)(h.nyears - 1) * 12 + m;
+            for (int i = 0; i < P; i++)
+                for (int s = 0; s < nst; s++) {
+                    int64_t t = end - 1 - i;
+                    int mm = (int)(t % 12);
+                    zp[i * nst + s] =
+                        (h.q[t * nst + s] - md.mu[mm * nst + s]) / md.sd[mm * nst + s];
+                }
+            mu_sc_gen_draw d = {11, (uint64_t)(1000 + m), 17, M, zp, 0};
+            int64_t cc = 0, cg = 0;
+            mu_sc_gen_cpu(&g, &d, zc, &cc);
+            if (mu_sc_gpu_generate(g1, &g, &d, zg, &cg, NULL)) {
+                printf("FAIL: generate: %s\n", mu_gpu_error());
+                return 1;
+            }
+            char what[160];
+            snprintf(what, sizeof what, "%d stations (%s), month %d, shared past", nst,
+                     md.lower[m] ? "Cholesky" : "eigen", m + 1);
+            compare(what, zc, zg, (int64_t)M * nst, cc, cg);
+            /* Comb: a past per scenario, some far below the mean (clamps). */
+            for (int64_t k = 0; k < M; k++)
+                for (int i = 0; i < P * nst; i++) {
+                    uint32_t r[4];
+                    mu_rng4(5, (uint64_t)k, (uint64_t)i, r);
+                    zp[k * P * nst + i] = 6 * mu_rng_open01(r[0], r[1]) - 4;
+                }
+            mu_sc_gen_draw dc = {11, (uint64_t)(2000 + m), 0, M, zp, (int64_t)P * nst};
+            cc = cg = 0;
+            mu_sc_gen_cpu(&g, &dc, zc, &cc);
+            if (mu_sc_gpu_generate(g2, &g, &dc, zg, &cg, NULL)) {
+                printf("FAIL: generate: %s\n", mu_gpu_error());
+                return 1;
+            }
+            snprintf(what, sizeof what, "%d stations, month %d, a past per scenario", nst, m + 1);
+            compare(what, zc, zg, (int64_t)M * nst, cc, cg);
+        }
+        free(zp);
+        free(zc);
+        free(zg);
+        mu_sc_gpu_destroy(g1);
+        mu_sc_gpu_destroy(g2);
+        mu_sc_model_free(&md);
+        mu_sc_hist_free(&h);
+    }
+    printf("%ld checks, %ld failures\n", gchecks, gfails);
+    return gfails ? 1 : 0;
+}
+#else
+
 static char tmpdir[256];
 
 static const char *write_tmp(const char *name, const char *text) {
@@ -378,3 +491,4 @@ int main(void) {
     if (system(cmd) != 0) rc = rc ? rc : 1;
     return rc;
 }
+#endif

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# `mutirao scenarios --device=gpu` against --device=cpu: the same tree (node
+# ids, parents, probabilities exactly; inflows within 1e-9 relative, the
+# generation kernel matching the CPU to the last bits of exp/log) on 1 and 3
+# ranks, and the same comb series. Exit 77 (skipped) without a CUDA device.
+source "$(dirname "$0")/lib.sh"
+IN=$SRCDIR/inputs/scenarios/ons_inflows_64.csv
+
+set +e
+run_np 1 scenarios --device=gpu --input="$IN" --nstations=2 --tree=1,2 --m=8 --stats-series=0 \
+    >"$WORK/probe" 2>&1
+rc=$?
+set -e
+if [ $rc -ne 0 ]; then
+    if grep -q -e "sees no CUDA device" -e "no CUDA support" "$WORK/probe"; then
+        echo "SKIP: no CUDA device"
+        exit 77
+    fi
+    cat "$WORK/probe" >&2
+    fail "probe run on the GPU: exit status $rc"
+    finish
+fi
+
+close() { # A B: same rows, same integer/probability fields, inflows within 1e-9
+    python3 - "$1" "$2" <<'PY'
+import csv, sys
+a = list(csv.reader(open(sys.argv[1]))); b = list(csv.reader(open(sys.argv[2])))
+if len(a) != len(b) or a[0] != b[0]:
+    print("different shapes"); sys.exit(1)
+num = [i for i, h in enumerate(a[0]) if h.startswith("p") and h not in ("parent", "probability", "path_probability")]
+worst = 0.0
+for ra, rb in zip(a[1:], b[1:]):
+    for i, (x, y) in enumerate(zip(ra, rb)):
+        if i in num:
+            fx, fy = float(x), float(y)
+            worst = max(worst, abs(fx - fy) / max(abs(fx), 1e-300))
+        elif x != y:
+            print("row %s column %s: %s vs %s" % (ra[0], a[0][i], x, y)); sys.exit(1)
+print("largest relative inflow difference %.3g" % worst)
+sys.exit(0 if worst <= 1e-9 else 1)
+PY
+}
+
+for np in 1 3; do
+    for dev in cpu gpu; do
+        run_np $np scenarios --device=$dev --input="$IN" --tree=1,30,20 --m=1024 \
+            --stats-series=0 --output="$WORK/tree-$dev-$np.csv" >/dev/null 2>"$WORK/err" ||
+            { cat "$WORK/err" >&2; fail "tree on $dev, $np rank(s)"; }
+        run_np $np scenarios --device=$dev --input="$IN" --mode=comb --series=2000 --horizon=12 \
+            --stats-series=0 --output="$WORK/comb-$dev-$np.csv" >/dev/null 2>"$WORK/err" ||
+            { cat "$WORK/err" >&2; fail "comb on $dev, $np rank(s)"; }
+    done
+    for what in tree comb; do
+        if out=$(close "$WORK/$what-cpu-$np.csv" "$WORK/$what-gpu-$np.csv"); then
+            echo "ok: $what, $np rank(s), GPU vs CPU: $out"
+        else
+            fail "$what, $np rank(s), GPU vs CPU: $out"
+        fi
+    done
+done
+cmp -s "$WORK/tree-gpu-1.csv" "$WORK/tree-gpu-3.csv" && echo "ok: GPU tree identical on 1 and 3 ranks" ||
+    fail "GPU tree differs between 1 and 3 ranks"
+finish
