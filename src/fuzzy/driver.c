@@ -17,8 +17,9 @@ static const mu_opt_spec fuzzy_opts[] = {
      "first line is a header (auto: when a field is not a number)"},
     {"label-column", MU_OPT_STRING, "", 0,
      "reference labels (header name or 1-based number): kept aside, for ARI and purity"},
-    {"gen", MU_OPT_CHOICE, "", "blobs",
-     "generate instead of --input: Gaussian blobs, Philox keyed by (seed, object)"},
+    {"gen", MU_OPT_CHOICE, "", "blobs|schools",
+     "generate instead of --input, Philox keyed by (seed, object): Gaussian blobs, or a "
+     "stand-in for the study's US school locations (tests 3-4: use --n=40646)"},
     {"n", MU_OPT_INT, "10000", 0, "--gen: number of objects"},
     {"seed", MU_OPT_INT, "1", 0, "--gen: seed"},
     {"centers", MU_OPT_STRING, "400,400;400,1090;1125,750", 0,
@@ -91,10 +92,14 @@ static int read_cfg(const mu_opts *o, int rank, mu_fz_cfg *c) {
     c->header = mu_opt_str(o, "header");
     c->label_column = mu_opt_str(o, "label-column");
     c->gen_blobs = is(o, "gen", "blobs");
-    if (!c->input == !c->gen_blobs)
+    c->gen_schools = is(o, "gen", "schools");
+    if (!c->input == !(c->gen_blobs || c->gen_schools))
         return mu_error(c->input ? "--input and --gen exclude each other"
                                  : "no input: give --input=FILE, or --gen=blobs to generate");
-    if (c->gen_blobs && c->label_column)
+    if (c->gen_schools)
+        for (const char *const *g = (const char *const[]){"centers", "sigma", NULL}; *g; g++)
+            if (mu_opt_set(o, *g)) return mu_error("--%s goes with --gen=blobs", *g);
+    if (!c->input && c->label_column)
         return mu_error("--label-column is for --input (generated blobs carry their own labels)");
     if (c->input)
         for (const char *const *g = (const char *const[]){"n", "seed", "centers", "sigma", NULL};

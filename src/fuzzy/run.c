@@ -130,8 +130,9 @@ static void state_free(fz_state *s) {
 static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
     int rc = 0;
     if (app->rank == 0) {
-        rc = c->input ? mu_fz_read(c->input, c->header, c->label_column, &s->d)
-                      : mu_fz_gen_blobs(c->n, c->seed, c->centers, c->sigma, &s->d);
+        rc = c->input         ? mu_fz_read(c->input, c->header, c->label_column, &s->d)
+             : c->gen_schools ? mu_fz_gen_schools(c->n, c->seed, &s->d)
+                              : mu_fz_gen_blobs(c->n, c->seed, c->centers, c->sigma, &s->d);
         if (!rc) rc = mu_fz_check_columns(c->input ? c->input : "generated data", &s->d);
         if (!rc && !c->exact && c->partitions > s->d.n)
             rc = mu_error("--partitions=%d: more partitions than the %lld objects", c->partitions,

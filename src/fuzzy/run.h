@@ -9,7 +9,7 @@
 
 typedef struct {
     const char *input, *header, *label_column;
-    int gen_blobs;
+    int gen_blobs, gen_schools;
     int64_t n;
     uint64_t seed;
     const char *centers;
