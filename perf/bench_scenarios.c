@@ -1,0 +1,284 @@
+/* Benchmark of `mutirao scenarios` (issue 4), one process, through the
+ * workload's own code (record, fit, task-farm tree on one rank, generation
+ * kernel, mu_agg_cluster):
+ *   tree    the study's 6000-leaf tree 1 -> 30 -> 200, M = 1024, 64 real stations
+ *           (study: 3210.7 s serial, 122.4 s CUDA, 74.9 s with 3 ranks + GPU)
+ *   newave  12 monthly stages, M = 100000 generated vectors clustered into 20
+ *   table   the 12 monthly cases of Table 3-2, M = 1024 into K = 136, 116, ... 152
+ *   rate    generation alone: scenario-months per second, against the bytes
+ *           written and the normals drawn (the memory and random-number limits)
+ * usage: bench_scenarios [--device=gpu|cpu] [--case=all|tree|newave|table|rate]
+ *                        [--input=inputs/scenarios/ons_inflows_64.csv] [--method=v2|hw]
+ *                        [--newave-m=100000]
+ * The CPU path on many ranks is the command itself, e.g.
+ *   mpiexec -n 16 mutirao scenarios --device=cpu --input=... --tree=1,30,200 */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <mpi.h>
+#include "app.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/timer.h"
+#include "gpu/gpu.h"
+#include "gpu/scenarios_gen.h"
+#include "scenarios/run.h"
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static const char *arg(int argc, char **argv, const char *key, const char *def) {
+    size_t n = strlen(key);
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], key, n) && argv[i][n] == '=') return argv[i] + n + 1;
+    return def;
+}
+
+static void die(const char *what) {
+    fprintf(stderr, "bench_scenarios: %s: %s\n", what, mu_error_message());
+    exit(1);
+}
+
+typedef struct {
+    mu_sc_hist h;
+    mu_sc_model md;
+    mu_sc_cfg c;
+    int use_gpu;
+} bench;
+
+static void setup_ctx(bench *b, mu_sc_ctx *x, mu_sc_tree *t, int64_t hist_end, int64_t rows,
+                      int per_scen) {
+    memset(x, 0, sizeof *x);
+    x->c = &b->c;
+    x->h = &b->h;
+    x->md = &b->md;
+    x->hist_end = hist_end;
+    x->start_m = (int)(hist_end % 12);
+    x->tree = t;
+    x->use_gpu = b->use_gpu;
+    int nst = b->md.nst, P = b->md.pmax;
+    x->Z = malloc((size_t)rows * nst * sizeof *x->Z);
+    x->zpast = malloc((size_t)(per_scen ? rows : 1) * P * nst * sizeof *x->zpast);
+    if (!x->Z || !x->zpast) {
+        fprintf(stderr, "bench_scenarios: out of memory\n");
+        exit(1);
+    }
+    if (b->use_gpu && mu_sc_gpu_create(nst, P, rows, per_scen, &x->gpu)) {
+        fprintf(stderr, "bench_scenarios: GPU buffers: %s\n", mu_gpu_error());
+        exit(1);
+    }
+}
+
+static void free_ctx(mu_sc_ctx *x) {
+    free(x->Z);
+    free(x->zpast);
+    mu_sc_gpu_destroy(x->gpu);
+}
+
+/* One tree through the workload's stage loop (task farm on one rank). */
+static double run_tree(bench *b, mu_app *app, const int *open, int nstages, int m, int64_t hist_end,
+                       double *gen_s, double *agg_s, int64_t *leaves, double *iters) {
+    b->c.nstages = nstages;
+    for (int i = 0; i < nstages; i++) b->c.open[i] = open[i];
+    b->c.m = m;
+    mu_sc_tree t;
+    memset(&t, 0, sizeof t);
+    mu_sc_ctx x;
+    setup_ctx(b, &x, &t, hist_end, m < 256 ? 256 : m, 0);
+    double g0 = mu_timer_seconds("generate"), a0 = mu_timer_seconds("aggregate");
+    double t0 = now();
+    if (mu_sc_build_tree(app, &x)) die("tree");
+    double wall = now() - t0;
+    *gen_s = mu_timer_seconds("generate") - g0;
+    *agg_s = mu_timer_seconds("aggregate") - a0;
+    *leaves = t.n - t.stage_first[nstages];
+    double it = 0;
+    int64_t inner = 0;
+    for (int64_t v = 0; v < t.stage_first[nstages]; v++, inner++) it += t.iters[v];
+    *iters = it / (double)inner;
+    free_ctx(&x);
+    mu_sc_tree_free(&t);
+    return wall;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    mu_log_init(0, 1);
+    mu_log_set_level("warn");
+    const char *dev = arg(argc, argv, "--device", "gpu"), *which = arg(argc, argv, "--case", "all");
+    const char *input = arg(argc, argv, "--input", "inputs/scenarios/ons_inflows_64.csv");
+    const char *method = arg(argc, argv, "--method", "v2");
+    int newave_m = atoi(arg(argc, argv, "--newave-m", "100000"));
+    bench b;
+    memset(&b, 0, sizeof b);
+    mu_app app;
+    memset(&app, 0, sizeof app);
+    app.comm = MPI_COMM_WORLD;
+    app.size = 1;
+    if (!strcmp(dev, "gpu")) {
+        mu_gpu_info info;
+        if (mu_gpu_device_count() < 1 || mu_gpu_select(0, &info)) {
+            fprintf(stderr, "bench_scenarios: no GPU (%s); use --device=cpu\n", mu_gpu_error());
+            MPI_Finalize();
+            return 77;
+        }
+        b.use_gpu = 1;
+        app.dev.use_gpu = 1;
+        printf("device: %s (%d SMs, %.1f GiB)\n", info.name, info.sm_count, info.mem_gib);
+    } else {
+        printf("device: CPU, one core\n");
+    }
+    mu_sc_select sel = {"all", 0, 0, 10};
+    if (mu_sc_read(input, &sel, &b.h)) die("input");
+    mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1};
+    double t0 = now();
+    if (mu_sc_fit(&b.h, &fc, &b.md)) die("fit");
+    printf("record: %s, %d stations, %d years; PAR(p) fit %.3f s\n", input, b.h.nst, b.h.nyears,
+           now() - t0);
+    b.c.seed = 2016;
+    b.c.method = !strcmp(method, "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
+    b.c.max_iter = 50;
+    b.c.delta_min = 0.05;
+    int nst = b.h.nst;
+    int64_t rec = (int64_t)b.h.nyears * 12;
+    int all = !strcmp(which, "all");
+
+    if (all || !strcmp(which, "tree")) {
+        const int open[2] = {30, 200};
+        double g, a, it;
+        int64_t leaves;
+        run_tree(&b, &app, open, 2, 1024, rec, &g, &a, &leaves, &it); /* warm-up */
+        double best = INFINITY, bg = 0, ba = 0;
+        for (int r = 0; r < 3; r++) {
+            double w = run_tree(&b, &app, open, 2, 1024, rec, &g, &a, &leaves, &it);
+            if (w < best) {
+                best = w;
+                bg = g;
+                ba = a;
+            }
+        }
+        printf("tree 1,30,200 M=1024 %s: %lld leaves, %d stations: %.4f s (best of 3; "
+               "generation %.4f s, aggregation %.4f s, k-means iterations %.1f per node); "
+               "study: 3210.7 s serial, 122.4 s CUDA, 74.9 s 3 ranks + GPU\n",
+               method, (long long)leaves, nst, best, bg, ba, it);
+    }
+    if (all || !strcmp(which, "table")) {
+        static const char *mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+        static const int K[12] = {136, 116, 143, 143, 193, 267, 513, 353, 303, 251, 228, 152};
+        static const double v2_s[12] = {31.45,  27.67,  34.23, 34.33, 54.97, 70.04,
+                                        186.62, 119.03, 88.16, 74.58, 61.19, 35.55};
+        printf("Table 3-2 cases, M=1024 %s (first generated month = the case's month of %d):\n",
+               method, b.h.first_year + b.h.nyears - 1);
+        double total = 0;
+        for (int m = 0; m < 12; m++) {
+            double g, a, it;
+            int64_t leaves;
+            int64_t hist_end = rec - 12 + m;
+            double w = run_tree(&b, &app, &K[m], 1, 1024, hist_end, &g, &a, &leaves, &it);
+            total += w;
+            printf("  %s K=%3d: %.4f s (generation %.4f, aggregation %.4f), %d iterations, "
+                   "%lld groups; study serial V2 %.2f s\n",
+                   mon[m], K[m], w, g, a, (int)it, (long long)leaves, v2_s[m]);
+        }
+        printf("  12 cases: %.4f s\n", total);
+    }
+    if (all || !strcmp(which, "newave")) {
+        mu_sc_tree t;
+        memset(&t, 0, sizeof t);
+        mu_sc_ctx x;
+        setup_ctx(&b, &x, &t, rec, newave_m, 0);
+        /* The past of every stage: the record's last months (selective sampling
+         * of the noise of each month, one backward opening set per stage). */
+        double tg = 0, ta = 0;
+        int itsum = 0;
+        for (int st = 0; st < 12; st++) {
+            int month = st % 12;
+            int64_t hist_end = rec - 12 + month;
+            for (int i = 0; i < b.md.pmax; i++)
+                for (int s = 0; s < nst; s++) {
+                    int64_t tt = hist_end - 1 - i;
+                    int mm = (int)(tt % 12);
+                    x.zpast[i * nst + s] =
+                        (b.h.q[tt * nst + s] - b.md.mu[mm * nst + s]) / b.md.sd[mm * nst + s];
+                }
+            mu_sc_gen_draw d = {b.c.seed, MU_SC_COMB_STREAM(st), 0, newave_m, x.zpast, 0};
+            double t1 = now();
+            if (mu_sc_generate(&x, month, &d, x.Z)) die("generate");
+            double t2 = now();
+            mu_agg_result ar;
+            memset(&ar, 0, sizeof ar);
+            char err[256];
+            if (mu_agg_cluster(x.Z, newave_m, nst, 20, b.c.method, b.c.max_iter, 77 + st, b.use_gpu,
+                               &ar, err, sizeof err)) {
+                fprintf(stderr, "bench_scenarios: newave stage %d: %s\n", st + 1, err);
+                return 1;
+            }
+            double t3 = now();
+            tg += t2 - t1;
+            ta += t3 - t2;
+            itsum += ar.iterations;
+            mu_agg_result_free(&ar);
+        }
+        printf("NEWAVE scale: 12 stages x M=%d into 20 (%s): %.3f s; generation %.3f s (%.1f%%), "
+               "aggregation %.3f s (%.1f%%), %.1f k-means iterations per stage\n",
+               newave_m, method, tg + ta, tg, 100 * tg / (tg + ta), ta, 100 * ta / (tg + ta),
+               itsum / 12.0);
+        free_ctx(&x);
+    }
+    if ((all || !strcmp(which, "rate")) && b.use_gpu) {
+        const int64_t n = 1 << 20;
+        mu_sc_gpu *g = NULL;
+        double *zp = calloc((size_t)b.md.pmax * nst, sizeof *zp);
+        if (mu_sc_gpu_create(nst, b.md.pmax, n, 0, &g)) {
+            fprintf(stderr, "bench_scenarios: %s\n", mu_gpu_error());
+            return 1;
+        }
+        for (int m = 0; m < 12; m += 6) {
+            mu_sc_gen_month gm;
+            mu_sc_month_args(&b.md, m, &gm);
+            gm.delta_min = 0.05;
+            float ms = 0, best = INFINITY;
+            for (int r = 0; r < 5; r++) {
+                mu_sc_gen_draw d = {1, (uint64_t)r, 0, n, zp, 0};
+                if (mu_sc_gpu_generate_device(g, &gm, &d, &ms)) die("rate");
+                if (ms < best) best = ms;
+            }
+            double s = best * 1e-3, vals = (double)n * nst;
+            double flops = (double)n * nst * (gm.lower ? (nst + 1) / 2.0 : nst) * 2;
+            printf("rate: %lld scenarios x %d stations, month %d (%s factor): %.3f ms = %.3g "
+                   "scenario-months/s, %.3g normals/s (Philox 4x32-10 + Box-Muller each), "
+                   "%.1f GB/s written, %.1f GFLOP/s in the factor product\n",
+                   (long long)n, nst, m + 1, gm.lower ? "Cholesky" : "eigen", best, n / s, vals / s,
+                   vals * 8 / s * 1e-9, flops / s * 1e-9);
+        }
+        mu_sc_gpu_destroy(g);
+        free(zp);
+    }
+    if ((all || !strcmp(which, "rate")) && !b.use_gpu) {
+        const int64_t n = 1 << 14;
+        double *zp = calloc((size_t)b.md.pmax * nst, sizeof *zp),
+               *Z = malloc((size_t)n * nst * sizeof *Z);
+        mu_sc_gen_month gm;
+        mu_sc_month_args(&b.md, 0, &gm);
+        gm.delta_min = 0.05;
+        mu_sc_gen_draw d = {1, 0, 0, n, zp, 0};
+        double t1 = now();
+        mu_sc_gen_cpu(&gm, &d, Z, NULL);
+        double s = now() - t1;
+        printf("rate (CPU, one core): %.3g scenario-months/s, %.3g normals/s\n", n / s,
+               (double)n * nst / s);
+        free(zp);
+        free(Z);
+    }
+    mu_sc_model_free(&b.md);
+    mu_sc_hist_free(&b.h);
+    MPI_Finalize();
+    return 0;
+}
