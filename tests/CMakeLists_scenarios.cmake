@@ -31,3 +31,9 @@ set_tests_properties(gpu_scenarios PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIM
 add_test(NAME gpu_scenarios_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scenarios_gpu.sh)
 set_tests_properties(gpu_scenarios_cli PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
                      ENVIRONMENT "${MPI_TEST_ENV}")
+
+add_test(NAME slurm_scenarios_e2e
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm/e2e_scenarios.sh $<TARGET_FILE:mutirao>
+                 ${PROJECT_SOURCE_DIR} ${MPIEXEC_EXECUTABLE})
+set_tests_properties(slurm_scenarios_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 400
+                                                    SKIP_RETURN_CODE 77 ENVIRONMENT "${MPI_TEST_ENV}")
