@@ -11,17 +11,18 @@
  *    leaving a pair in one pass); that cluster lost members, so it is live in
  *    the next pass and the point is tested again;
  *  - simultaneous moves must not cycle. Taken all together, AS 136's moves
- *    do: a move to a farther centre, justified only by the n/(n-1) and
+ *    can: a move to a farther centre, justified only by the n/(n-1) and
  *    n/(n+1) factors, lowers the sum of squares when made alone, and two such
  *    moves between the same clusters can undo each other pass after pass (it
- *    happened on 3 of 5 test sets). So in a pass, moves to a strictly nearer
- *    centre are all taken (as in Lloyd's method: with the centres frozen each
- *    lowers a bound on the new sum of squares), while a move to a farther one
- *    is taken only when neither of its clusters has moved anything yet in the
- *    pass, and then locks both for the rest of it (so the exact single-move
- *    gain applies). Every pass with a move lowers the within sum of squares,
- *    so the passes cannot cycle; a point held back is tested again next pass,
- *    since a cluster it concerns changed;
+ *    happened on 3 of 5 test sets). So a pass takes all its moves, as the
+ *    study does, only if the within sum of squares (recomputed, O(M d)) goes
+ *    down; otherwise it is redone with a safe subset: moves to a strictly
+ *    nearer centre (as in Lloyd's method: with the centres frozen each lowers
+ *    a bound on the new sum), and a move to a farther centre only when neither
+ *    of its clusters has moved anything yet in the pass, which then locks both
+ *    for the rest of it (so the exact single-move gain applies). Every pass
+ *    with a move thus lowers the sum of squares and passes cannot cycle; a
+ *    point held back is tested again, since a cluster it concerns changed;
  *  - after each optimal-transfer pass, quick-transfer sweeps (each point
  *    against its second choice, for points whose two clusters changed in the
  *    last sweep) with the centres recomputed after every sweep, which avoids
@@ -41,168 +42,214 @@
 #define MU_KM_BIG 1.0e30
 #define MU_KM_QSWEEPS 50
 
-static void factors(const int *nc, int k, double *an1, double *an2) {
-    for (int l = 0; l < k; l++) {
-        double aa = nc[l];
-        an2[l] = aa / (aa + 1.0);
-        an1[l] = aa > 1.0 ? aa / (aa - 1.0) : MU_KM_BIG;
+typedef struct {
+    const double *a;
+    int m, d, k;
+    double *c, *an1, *an2, *csave;
+    int *ic1, *ic2, *nc, *ncrun, *save1, *save2, *ncsave, *cand;
+    unsigned char *lock;
+    double wss; /* within sum of squares of the current partition */
+} v2;
+
+static void factors(v2 *s) {
+    for (int l = 0; l < s->k; l++) {
+        double aa = s->nc[l];
+        s->an2[l] = aa / (aa + 1.0);
+        s->an1[l] = aa > 1.0 ? aa / (aa - 1.0) : MU_KM_BIG;
     }
 }
 
-/* Whether a move from l1 to l2 may join the others of this pass (see the top).
- * A move to a strictly nearer centre may always (unless a cluster is locked);
- * one that the n/(n-1) and n/(n+1) factors alone justify needs both clusters
- * untouched so far in the pass, and then locks them. */
-static int allowed(unsigned char *lock, const unsigned char *touched, int l1, int l2, int nearer) {
-    if (lock[l1] || lock[l2]) return 0;
-    if (nearer) return 1;
-    if (touched[l1] || touched[l2]) return 0;
-    lock[l1] = lock[l2] = 1;
-    return 1;
+static double dist(const v2 *s, int i, int l) {
+    return mu_km_d2(s->a + (size_t)i * s->d, s->c + (size_t)l * s->d, s->d);
 }
 
-/* Quick-transfer sweeps; chg collects the clusters that changed. */
-static void quick_sweeps(const double *a, int m, int d, double *c, int k, int *ic1, int *ic2,
-                         int *nc, double *an1, double *an2, unsigned char *chg, int *ncrun,
-                         unsigned char *qchg, unsigned char *nchg, unsigned char *lock,
-                         long long *evals) {
-    memcpy(qchg, chg, (size_t)k);
-    for (int s = 0; s < MU_KM_QSWEEPS; s++) {
-        memcpy(ncrun, nc, sizeof(int) * (size_t)k);
-        memset(nchg, 0, (size_t)k);
-        memset(lock, 0, (size_t)k);
-        int moved = 0;
-        for (int i = 0; i < m; i++) {
-            int l1 = ic1[i], l2 = ic2[i];
-            if (nc[l1] == 1 || (!qchg[l1] && !qchg[l2])) continue;
-            const double *ai = a + (size_t)i * d;
-            double r1 = mu_km_d2(ai, c + (size_t)l1 * d, d) * an1[l1];
-            double dl2 = mu_km_d2(ai, c + (size_t)l2 * d, d);
-            *evals += 2;
-            if (dl2 < r1 / an2[l2] && ncrun[l1] > 1 &&
-                allowed(lock, nchg, l1, l2, dl2 < mu_km_d2(ai, c + (size_t)l1 * d, d))) {
-                ncrun[l1]--;
-                ncrun[l2]++;
-                ic1[i] = l2;
-                ic2[i] = l1;
-                nchg[l1] = nchg[l2] = 1;
-                moved++;
+static double within(const v2 *s) {
+    double w = 0.0;
+    for (int i = 0; i < s->m; i++) w += dist(s, i, s->ic1[i]);
+    return w;
+}
+
+/* Moves each point i with cand[i] >= 0 there, in point order, never emptying a
+ * cluster; with safe, only the subset described at the top. touched: the
+ * clusters that gained or lost a point. Returns the number of moves. */
+static int apply(v2 *s, int safe, unsigned char *touched) {
+    memcpy(s->ncrun, s->nc, sizeof(int) * (size_t)s->k);
+    memset(touched, 0, (size_t)s->k);
+    memset(s->lock, 0, (size_t)s->k);
+    int moved = 0;
+    for (int i = 0; i < s->m; i++) {
+        int to = s->cand[i], l1 = s->ic1[i];
+        if (to < 0) continue;
+        int ok = s->ncrun[l1] > 1;
+        if (ok && safe) {
+            if (s->lock[l1] || s->lock[to]) {
+                ok = 0;
+            } else if (!(dist(s, i, to) < dist(s, i, l1))) {
+                ok = !touched[l1] && !touched[to];
+                if (ok) s->lock[l1] = s->lock[to] = 1;
             }
         }
-        if (!moved) return;
-        mu_km_means(a, m, d, ic1, k, c, nc);
-        factors(nc, k, an1, an2);
-        for (int l = 0; l < k; l++) chg[l] |= nchg[l];
-        memcpy(qchg, nchg, (size_t)k);
+        if (!ok) {
+            s->ic2[i] = to;
+            continue;
+        }
+        s->ncrun[l1]--;
+        s->ncrun[to]++;
+        s->ic1[i] = to;
+        s->ic2[i] = l1;
+        touched[l1] = touched[to] = 1;
+        moved++;
+    }
+    return moved;
+}
+
+/* One batch of moves (an optimal-transfer pass or a quick-transfer sweep),
+ * with the centres recomputed after it: all of cand if that lowers the within
+ * sum of squares, else the safe subset. */
+static int batch(v2 *s, unsigned char *touched) {
+    size_t kd = (size_t)s->k * (size_t)s->d;
+    memcpy(s->save1, s->ic1, sizeof(int) * (size_t)s->m);
+    memcpy(s->save2, s->ic2, sizeof(int) * (size_t)s->m);
+    memcpy(s->csave, s->c, sizeof(double) * kd);
+    memcpy(s->ncsave, s->nc, sizeof(int) * (size_t)s->k);
+    int moved = apply(s, 0, touched);
+    if (!moved) return 0;
+    mu_km_means(s->a, s->m, s->d, s->ic1, s->k, s->c, s->nc);
+    double w = within(s);
+    if (!(w < s->wss)) {
+        memcpy(s->ic1, s->save1, sizeof(int) * (size_t)s->m);
+        memcpy(s->ic2, s->save2, sizeof(int) * (size_t)s->m);
+        memcpy(s->c, s->csave, sizeof(double) * kd);
+        memcpy(s->nc, s->ncsave, sizeof(int) * (size_t)s->k);
+        moved = apply(s, 1, touched);
+        mu_km_means(s->a, s->m, s->d, s->ic1, s->k, s->c, s->nc);
+        w = within(s);
+    }
+    s->wss = w;
+    factors(s);
+    return moved;
+}
+
+/* Quick-transfer sweeps: each point whose two clusters changed in the last
+ * sweep against its second choice; chg collects the clusters that changed. */
+static void quick_sweeps(v2 *s, unsigned char *chg, unsigned char *qchg, unsigned char *nchg,
+                         long long *evals) {
+    memcpy(qchg, chg, (size_t)s->k);
+    for (int sw = 0; sw < MU_KM_QSWEEPS; sw++) {
+        for (int i = 0; i < s->m; i++) {
+            int l1 = s->ic1[i], l2 = s->ic2[i];
+            s->cand[i] = -1;
+            if (s->nc[l1] == 1 || (!qchg[l1] && !qchg[l2])) continue;
+            double r1 = dist(s, i, l1) * s->an1[l1];
+            *evals += 2;
+            if (dist(s, i, l2) < r1 / s->an2[l2]) s->cand[i] = l2;
+        }
+        if (!batch(s, nchg)) return;
+        for (int l = 0; l < s->k; l++) chg[l] |= nchg[l];
+        memcpy(qchg, nchg, (size_t)s->k);
     }
 }
 
 int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit,
                    const mu_km_backend *be, mu_km_out *out) {
-    double t0 = mu_km_now();
+    double t0 = mu_km_now(), t;
     out->ifault = MU_KM_BADK;
     out->iter = 0;
     out->dist_s = 0.0;
     out->dist_evals = 0;
     if (k <= 1 || k >= m) return out->ifault;
-    int *ic1 = out->ic1, *nc = out->nc;
-    int *ic2 = malloc(sizeof(int) * (size_t)m), *l2 = malloc(sizeof(int) * (size_t)m);
-    int *ncrun = malloc(sizeof(int) * (size_t)k);
-    double *an1 = malloc(sizeof(double) * (size_t)k), *an2 = malloc(sizeof(double) * (size_t)k);
-    double *r1 = malloc(sizeof(double) * (size_t)m), *r2 = malloc(sizeof(double) * (size_t)m);
-    unsigned char *flags = malloc(5 * (size_t)k);
-    if (!ic2 || !l2 || !ncrun || !an1 || !an2 || !r1 || !r2 || !flags) {
+    v2 s = {a,    m,       d,    k,    c,    NULL, NULL, NULL, out->ic1,
+            NULL, out->nc, NULL, NULL, NULL, NULL, NULL, NULL, 0.0};
+    size_t mm = (size_t)m, kk = (size_t)k;
+    s.an1 = malloc(sizeof(double) * kk);
+    s.an2 = malloc(sizeof(double) * kk);
+    s.csave = malloc(sizeof(double) * kk * (size_t)d);
+    s.ic2 = malloc(sizeof(int) * mm);
+    s.ncrun = malloc(sizeof(int) * kk);
+    s.save1 = malloc(sizeof(int) * mm);
+    s.save2 = malloc(sizeof(int) * mm);
+    s.ncsave = malloc(sizeof(int) * kk);
+    s.cand = malloc(sizeof(int) * mm);
+    double *r1 = malloc(sizeof(double) * mm), *r2 = malloc(sizeof(double) * mm);
+    int *l2 = malloc(sizeof(int) * mm);
+    unsigned char *flags = malloc(5 * kk);
+    if (!s.an1 || !s.an2 || !s.csave || !s.ic2 || !s.ncrun || !s.save1 || !s.save2 || !s.ncsave ||
+        !s.cand || !r1 || !r2 || !l2 || !flags) {
         out->ifault = MU_KM_BACKEND;
         goto done;
     }
-    unsigned char *live = flags, *chg = flags + k, *qchg = flags + 2 * k, *nchg = flags + 3 * k,
-                  *lock = flags + 4 * k;
+    s.lock = flags + 4 * kk;
+    unsigned char *live = flags, *chg = flags + kk, *qchg = flags + 2 * kk, *nchg = flags + 3 * kk;
 
-    double t;
     if (be) {
         t = mu_km_now();
-        if (be->nearest2(be->ctx, c, k, ic1, ic2)) {
+        if (be->nearest2(be->ctx, c, k, s.ic1, s.ic2)) {
             out->ifault = MU_KM_BACKEND;
             goto done;
         }
         out->dist_s += mu_km_now() - t;
     } else {
-        mu_km_nearest2_cpu(a, m, d, c, k, ic1, ic2);
+        mu_km_nearest2_cpu(a, m, d, c, k, s.ic1, s.ic2);
         out->dist_evals += (long long)m * k;
     }
-    mu_km_means(a, m, d, ic1, k, c, nc);
+    mu_km_means(a, m, d, s.ic1, k, c, s.nc);
     for (int l = 0; l < k; l++)
-        if (nc[l] == 0) {
+        if (s.nc[l] == 0) {
             out->ifault = MU_KM_EMPTY;
             goto done;
         }
-    factors(nc, k, an1, an2);
-    memset(live, 1, (size_t)k);
+    factors(&s);
+    s.wss = within(&s);
+    memset(live, 1, kk);
     out->ifault = MU_KM_MAXITER;
     out->iter = maxit + 1;
     for (int it = 1; it <= maxit; it++) {
         /* The parallel part: every point's test against the frozen centres. */
         if (be) {
             t = mu_km_now();
-            if (be->scan(be->ctx, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2)) {
+            if (be->scan(be->ctx, c, k, s.ic1, s.ic2, s.nc, s.an1, s.an2, live, r1, r2, l2)) {
                 out->ifault = MU_KM_BACKEND;
                 goto done;
             }
             out->dist_s += mu_km_now() - t;
         } else {
-            mu_km_scan_cpu(a, m, d, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
+            mu_km_scan_cpu(a, m, d, c, k, s.ic1, s.ic2, s.nc, s.an1, s.an2, live, r1, r2, l2);
             out->dist_evals += (long long)m * k;
         }
-        /* The serial part: apply the moves in point order. */
-        memcpy(ncrun, nc, sizeof(int) * (size_t)k);
-        memset(chg, 0, (size_t)k);
-        memset(lock, 0, (size_t)k);
-        int moved = 0;
+        /* The serial part: the moves, in point order. */
         for (int i = 0; i < m; i++) {
-            int l1 = ic1[i], to = l2[i];
-            if (to < 0) continue; /* the only member of its cluster */
-            if (r2[i] >= r1[i]) {
-                ic2[i] = to;
-                continue;
-            }
-            if (ncrun[l1] == 1) continue; /* would empty l1 */
-            const double *ai = a + (size_t)i * d;
-            int nearer = mu_km_d2(ai, c + (size_t)to * d, d) < mu_km_d2(ai, c + (size_t)l1 * d, d);
-            if (!allowed(lock, chg, l1, to, nearer)) {
-                ic2[i] = to;
-                continue;
-            }
-            ncrun[l1]--;
-            ncrun[to]++;
-            ic1[i] = to;
-            ic2[i] = l1;
-            chg[l1] = chg[to] = 1;
-            moved++;
+            s.cand[i] = -1;
+            if (l2[i] < 0) continue; /* the only member of its cluster */
+            if (r2[i] >= r1[i])
+                s.ic2[i] = l2[i];
+            else
+                s.cand[i] = l2[i];
         }
-        if (!moved) {
+        if (!batch(&s, chg)) {
             out->ifault = MU_KM_OK;
             out->iter = it;
             break;
         }
-        mu_km_means(a, m, d, ic1, k, c, nc);
-        factors(nc, k, an1, an2);
-        quick_sweeps(a, m, d, c, k, ic1, ic2, nc, an1, an2, chg, ncrun, qchg, nchg, lock,
-                     &out->dist_evals);
-        memcpy(live, chg, (size_t)k);
+        quick_sweeps(&s, chg, qchg, nchg, &out->dist_evals);
+        memcpy(live, chg, kk);
     }
     if (out->wss) {
         for (int l = 0; l < k; l++) out->wss[l] = 0.0;
-        for (int i = 0; i < m; i++)
-            out->wss[ic1[i]] += mu_km_d2(a + (size_t)i * d, c + (size_t)ic1[i] * d, d);
+        for (int i = 0; i < m; i++) out->wss[s.ic1[i]] += dist(&s, i, s.ic1[i]);
     }
 done:
-    free(ic2);
-    free(l2);
-    free(ncrun);
-    free(an1);
-    free(an2);
+    free(s.an1);
+    free(s.an2);
+    free(s.csave);
+    free(s.ic2);
+    free(s.ncrun);
+    free(s.save1);
+    free(s.save2);
+    free(s.ncsave);
+    free(s.cand);
     free(r1);
     free(r2);
+    free(l2);
     free(flags);
     out->total_s = mu_km_now() - t0;
     return out->ifault;

@@ -1,0 +1,214 @@
+/* bench_kmeans: the scenario aggregation's k-means, iteration time against the
+ * arithmetic of its distance step, on the CPU and (CUDA builds with a device)
+ * the GPU.
+ *
+ * Cases: the 12 monthly cases of the study's Table 3-2 (M = 1024 scenarios into
+ * K = 136, 116, 143, 143, 193, 267, 513, 353, 303, 251, 228, 152) and the NEWAVE
+ * scale (M = 100000 into K = 20), d = 64 stations. The scenarios are synthetic
+ * correlated lognormal vectors (a fixed xorshift seed), whitened as
+ * mu_agg_cluster does; the starting centres are K distinct scenarios.
+ *
+ * For each case and path it prints: iterations, total time, the time inside the
+ * whole distance steps (backend calls: M x K distances each) and the rest (the
+ * serial Hartigan-Wong part: OPTRA/QTRAN bookkeeping, centre updates, the
+ * distances the CPU evaluates itself for centres changed during a pass), the
+ * share of each, one distance step's time and its rate in GFLOP/s counting
+ * 3 d flops per distance (subtract, multiply, add; no FMA, by design), and
+ * whether the groups equal those of the CPU path. Paths:
+ *   hw-cpu      AS 136 as published: distances on demand, live set, early exit
+ *               (no separate distance step: its share is not separable);
+ *   hw-cpu-ws   the same decisions, every distance of a pass computed first on
+ *               the CPU (the GPU's shape, for the split);
+ *   hw-gpu      the same with the device computing the steps;
+ *   v2-cpu / v2-gpu   Version 2 (kmeans_v2.c), its scan on the CPU / device.
+ *
+ * Options: --cases=pmo,newave (default both)  --no-cpu  --no-gpu  --d=64
+ *          --maxit=200  --seed=N */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+#include "gpu/scenarios_kmeans.h"
+#include "scenarios/kmeans.h"
+#include "scenarios/whiten.h"
+
+static uint64_t rng = 88172645463325252ull;
+static double unif(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+static double gauss(void) {
+    return sqrt(-2.0 * log(unif())) * cos(6.283185307179586 * unif());
+}
+
+/* Correlated lognormal scenarios: exp(0.4 (z A)) with A near the identity. */
+static double *scenarios(int m, int d) {
+    double *a = malloc(sizeof(double) * d * d), *x = malloc(sizeof(double) * (size_t)m * d);
+    double *z = malloc(sizeof(double) * d);
+    for (int p = 0; p < d * d; p++) a[p] = (p / d == p % d ? 1.0 : 0.0) + 0.15 * gauss();
+    for (int i = 0; i < m; i++) {
+        for (int j = 0; j < d; j++) z[j] = gauss();
+        for (int j = 0; j < d; j++) {
+            double s = 0.0;
+            for (int p = 0; p < d; p++) s += z[p] * a[p * d + j];
+            x[(size_t)i * d + j] = 100.0 * (1.0 + j % 7) * exp(0.4 * s);
+        }
+    }
+    free(a);
+    free(z);
+    return x;
+}
+
+static int g_all(void *ctx, const double *c, int k, double *dist) {
+    return mu_gpu_km_all(ctx, c, k, dist);
+}
+static int g_near(void *ctx, const double *c, int k, int *ic1, int *ic2) {
+    return mu_gpu_km_nearest2(ctx, c, k, ic1, ic2);
+}
+static int g_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
+                  const double *an1, const double *an2, const unsigned char *live, double *r1,
+                  double *r2, int *l2) {
+    return mu_gpu_km_scan(ctx, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
+}
+
+typedef struct {
+    int m, k;
+    const char *name;
+} bcase;
+
+static void run_case(const bcase *bc, int d, int maxit, int cpu, int gpu) {
+    int m = bc->m, k = bc->k, r;
+    double *x = scenarios(m, d), *y = malloc(sizeof(double) * (size_t)m * d);
+    char err[256];
+    double t = mu_km_now();
+    if (mu_whiten(x, m, d, y, &r, err, sizeof err)) {
+        fprintf(stderr, "bench_kmeans: %s\n", err);
+        exit(1);
+    }
+    t = mu_km_now() - t;
+    for (int i = 1; i < m; i++) memmove(y + (size_t)i * r, y + (size_t)i * d, sizeof(double) * r);
+    double *c0 = malloc(sizeof(double) * k * r), *c = malloc(sizeof(double) * k * r);
+    for (int l = 0; l < k; l++) /* distinct with probability 1 (continuous data) */
+        memcpy(c0 + (size_t)l * r, y + (size_t)l * (m / k) * r, sizeof(double) * r);
+    double flops = 3.0 * (double)m * k * r;
+    printf("\n%s: M %d, K %d, d %d (rank %d); whitening %.3f s; one distance step = %.3g "
+           "GFLOP\n",
+           bc->name, m, k, d, r, t, flops * 1e-9);
+    printf("  %-10s %5s %9s %9s %9s %6s %10s %8s %12s %s\n", "path", "iter", "total_s", "dist_s",
+           "serial_s", "dist%", "step_ms", "GFLOP/s", "cpu_dists", "groups");
+    int *ref = malloc(sizeof(int) * m), *ic1 = malloc(sizeof(int) * m),
+        *nc = malloc(sizeof(int) * k);
+    int have_ref[2] = {0, 0};
+    mu_gpu_km *g = NULL;
+    if (gpu && mu_gpu_km_create(y, m, r, k, &g)) {
+        printf("  gpu: %s\n", mu_gpu_error());
+        g = NULL;
+    }
+    mu_km_points pts = {y, m, r};
+    mu_km_backend cbe = mu_km_cpu_backend(&pts), gbe = {g, g_all, g_near, g_scan};
+    struct {
+        const char *name;
+        int v2, on;
+        const mu_km_backend *be;
+    } paths[] = {{"hw-cpu", 0, cpu, NULL},
+                 {"hw-cpu-ws", 0, cpu, &cbe},
+                 {"hw-gpu", 0, g != NULL, &gbe},
+                 {"v2-cpu", 1, cpu, &cbe},
+                 {"v2-gpu", 1, g != NULL, &gbe}};
+    int *refs[2] = {ref, malloc(sizeof(int) * m)};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (!paths[p].on) continue;
+        memcpy(c, c0, sizeof(double) * k * r);
+        mu_km_out o = {0};
+        o.ic1 = ic1;
+        o.nc = nc;
+        int f = paths[p].v2 ? mu_km_version2(y, m, r, c, k, maxit, paths[p].be, &o)
+                            : mu_km_hartigan_wong(y, m, r, c, k, maxit, 0, paths[p].be, &o);
+        if (f == MU_KM_BACKEND) {
+            printf("  %-10s failed: %s\n", paths[p].name, mu_gpu_error());
+            continue;
+        }
+        int v = paths[p].v2;
+        const char *same = "reference";
+        if (have_ref[v])
+            same = memcmp(refs[v], ic1, sizeof(int) * m) ? "DIFFER" : "same";
+        else {
+            memcpy(refs[v], ic1, sizeof(int) * m);
+            have_ref[v] = 1;
+        }
+        /* distance steps: the initial one plus one per pass */
+        int steps = o.iter + 1;
+        double step = o.dist_s / steps;
+        if (paths[p].be)
+            printf("  %-10s %5d %9.4f %9.4f %9.4f %5.1f%% %10.3f %8.1f %12lld %s%s\n",
+                   paths[p].name, o.iter, o.total_s, o.dist_s, o.total_s - o.dist_s,
+                   100.0 * o.dist_s / o.total_s, 1e3 * step, flops / step * 1e-9, o.dist_evals,
+                   same, f ? " (not converged)" : "");
+        else
+            printf("  %-10s %5d %9.4f %9s %9s %6s %10s %8s %12lld %s%s\n", paths[p].name, o.iter,
+                   o.total_s, "-", "-", "-", "-", "-", o.dist_evals, same,
+                   f ? " (not converged)" : "");
+        fflush(stdout);
+    }
+    mu_gpu_km_destroy(g);
+    free(refs[1]);
+    free(x), free(y), free(c0), free(c), free(ref), free(ic1), free(nc);
+}
+
+int main(int argc, char **argv) {
+    int d = 64, maxit = 200, cpu = 1, gpu = 1, pmo = 1, newave = 1;
+    for (int a = 1; a < argc; a++) {
+        if (!strncmp(argv[a], "--d=", 4))
+            d = atoi(argv[a] + 4);
+        else if (!strncmp(argv[a], "--maxit=", 8))
+            maxit = atoi(argv[a] + 8);
+        else if (!strncmp(argv[a], "--seed=", 7))
+            rng = strtoull(argv[a] + 7, NULL, 10) | 1;
+        else if (!strcmp(argv[a], "--no-cpu"))
+            cpu = 0;
+        else if (!strcmp(argv[a], "--no-gpu"))
+            gpu = 0;
+        else if (!strncmp(argv[a], "--cases=", 8)) {
+            pmo = strstr(argv[a], "pmo") != NULL;
+            newave = strstr(argv[a], "newave") != NULL;
+        } else {
+            fprintf(stderr, "usage: bench_kmeans [--cases=pmo,newave] [--no-cpu] [--no-gpu] "
+                            "[--d=64] [--maxit=200] [--seed=N]\n");
+            return 2;
+        }
+    }
+    if (gpu && mu_gpu_device_count() < 1) {
+        printf("no CUDA device (%s): CPU paths only\n",
+               mu_gpu_built() ? "none visible" : "CPU-only build");
+        gpu = 0;
+    }
+    if (gpu) {
+        mu_gpu_info info;
+        if (mu_gpu_select(0, &info)) {
+            fprintf(stderr, "bench_kmeans: %s\n", mu_gpu_error());
+            return 1;
+        }
+        printf("device: %s (%d SMs), CUDA %s\n", info.name, info.sm_count, mu_gpu_versions());
+    }
+    static const char *months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    static const int ks[] = {136, 116, 143, 143, 193, 267, 513, 353, 303, 251, 228, 152};
+    if (pmo)
+        for (int t = 0; t < 12; t++) {
+            char name[64];
+            snprintf(name, sizeof name, "Table 3-2 %s", months[t]);
+            bcase bc = {1024, ks[t], name};
+            run_case(&bc, d, maxit, cpu, gpu);
+        }
+    if (newave) {
+        bcase bc = {100000, 20, "NEWAVE selective sampling"};
+        run_case(&bc, d, maxit, cpu, gpu);
+    }
+    return 0;
+}
