@@ -28,6 +28,7 @@ typedef struct {
 extern const mu_command mu_cmd_maxsub;
 extern const mu_command mu_cmd_cg;
 extern const mu_command mu_cmd_fuzzy;
+extern const mu_command mu_cmd_advect;
 extern const mu_command mu_cmd_scenarios;
 extern const mu_command mu_cmd_info;
 

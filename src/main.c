@@ -11,7 +11,7 @@
 #include "mpi/launch.h"
 
 static const mu_command *const commands[] = {&mu_cmd_info, &mu_cmd_maxsub, &mu_cmd_cg,
-                                             &mu_cmd_fuzzy, &mu_cmd_scenarios};
+                                             &mu_cmd_fuzzy, &mu_cmd_scenarios, &mu_cmd_advect};
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f) {

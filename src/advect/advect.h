@@ -1,0 +1,99 @@
+/* `mutirao advect`: N tracer fields on a Z x X x Y grid (N fastest, then Z,
+ * X, Y: the study's layout) carried by face winds with the monotone Walcek
+ * scheme, one step = an X, a Y and a Z sweep with Walcek densities. X-Y blocks
+ * over the ranks (mpi/cart.h), halos of 2 cells, and the flux chains carried
+ * across rank boundaries so that every rank uses the same interface flux. */
+#ifndef MU_ADVECT_H
+#define MU_ADVECT_H
+#include <stdint.h>
+#include "app.h"
+#include "advect/engine.h"
+#include "mpi/cart.h"
+
+#define ADV_PI 3.14159265358979323846
+
+enum { ADV_WIND_CONSTANT, ADV_WIND_ROTATION, ADV_WIND_SWIRL, ADV_WIND_DIVERGENT, ADV_WIND_FILE };
+enum {
+    ADV_INIT_GAUSSIAN,
+    ADV_INIT_COSINE,
+    ADV_INIT_SQUARE,
+    ADV_INIT_CONE,
+    ADV_INIT_UNIFORM,
+    ADV_INIT_FILE
+};
+enum { ADV_SCHED_LINES, ADV_SCHED_DATAFLOW };
+#define ADV_HALO 2
+
+typedef struct {
+    int64_t n[3]; /* nx, ny, nz */
+    int nf;       /* fields N */
+    double len[3], dt;
+    int64_t steps;
+    int periodic[3];
+    int wind;
+    double u0[3], period;
+    const char *wind_file;
+    int init;
+    double center[3], radius, amp, background;
+    int init_3d;
+    const char *init_file;
+    int stratified;
+    double scale_height;
+    int schedule;
+    int pgrid[2];
+    const char *dump, *checkpoint, *restart;
+    int64_t checkpoint_every, log_every;
+    const char *plot;
+    const char *output;
+    int64_t *output_steps;
+    int n_output_steps;
+} adv_cfg;
+
+typedef struct {
+    const adv_cfg *cfg;
+    mu_cart cart;
+    int nl[3];     /* local cells: nxl, nyl, nz */
+    int64_t lo[3]; /* first global cell */
+    int N, sx;     /* fields; padded X extent nxl + 4 */
+    float *q, *qn; /* fields with X-Y halos */
+    float *q0;     /* the initial fields (owned cells), for the error norms */
+    float *dens;   /* cell densities through the sweeps (owned, z fastest then x, y) */
+    /* Scratch of one sweep, sized for the longest axis. */
+    float *wu, *wrs, *wd0, *wd1, *flux, *sbuf, *rbuf;
+    uint8_t *cls;
+    adv_seg *seg;
+    adv_task *tasks;
+    int32_t *fcells;
+    int *cyc;
+    int64_t step;
+    double cmax;       /* largest Courant number of the last step */
+    int64_t ntasks[3]; /* dataflow: streams per axis in the last step */
+} adv_state;
+
+static inline int64_t adv_idx(const adv_state *s, int x, int y, int z) {
+    return (int64_t)s->N *
+           (z + (int64_t)s->nl[2] * ((x + ADV_HALO) + (int64_t)s->sx * (y + ADV_HALO)));
+}
+
+/* wind.c: face winds and densities */
+double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz, double t);
+double adv_rho(const adv_cfg *c, int64_t gz);
+int adv_wind_load(const adv_cfg *c, MPI_Comm comm);
+void adv_wind_free(void);
+/* init.c */
+int adv_init_fields(adv_state *s);
+/* sweep.c: one step X, Y, Z at step index k (time k dt); 0 or 1 with mu_error. */
+int adv_step(adv_state *s, int64_t k);
+int adv_halo(adv_state *s, int axis);
+/* io.c: gather/scatter of the global fields, dump, checkpoint */
+int adv_gather(adv_state *s, float **global_out);
+int adv_write_raw(adv_state *s, const char *path);
+int adv_checkpoint_write(adv_state *s, const char *path);
+int adv_checkpoint_read(adv_state *s, const char *path);
+int adv_plot(adv_state *s, const char *path, const char *title);
+int adv_plot_check(void);
+int adv_hdf5_available(void);
+int adv_hdf5_write(adv_state *s, const char *path, int64_t step);
+int adv_run(mu_app *app, adv_cfg *cfg);
+
+#endif

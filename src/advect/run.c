@@ -1,0 +1,304 @@
+/* The advect run, collective: the Cartesian blocks, the initial fields (or a
+ * checkpoint), the steps with a log line of mass, extremes and Courant number,
+ * checkpoints every k steps and on SIGTERM/SIGUSR1, and at the end the error
+ * norms against the initial fields (every bundled test returns to its start).
+ * Sums are exact (core/exactsum.h) and extremes order-free, so every number
+ * printed is the same on any number of ranks. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "advect/advect.h"
+#include "core/error.h"
+#include "core/exactsum.h"
+#include "core/log.h"
+#include "core/signals.h"
+#include "core/summary.h"
+#include "core/timer.h"
+
+typedef struct {
+    double *mass, *min, *max;
+} adv_diag;
+
+static int64_t owned(const adv_state *s) {
+    return (int64_t)s->nl[0] * s->nl[1] * s->nl[2];
+}
+
+/* Mass (sum of q rho dV), min and max per field, global. */
+static void diagnose(adv_state *s, adv_diag *d) {
+    const adv_cfg *c = s->cfg;
+    int N = s->N;
+    double dv = 1;
+    for (int k = 0; k < 3; k++) dv *= c->len[k] / (double)c->n[k];
+    mu_xsum *acc = calloc((size_t)N, sizeof *acc);
+    float *mn = malloc((size_t)N * 2 * sizeof *mn), *mx = mn + N;
+    for (int f = 0; f < N; f++) {
+        mn[f] = INFINITY;
+        mx[f] = -INFINITY;
+    }
+    for (int y = 0; y < s->nl[1]; y++)
+        for (int x = 0; x < s->nl[0]; x++)
+            for (int z = 0; z < s->nl[2]; z++) {
+                const float *q = s->q + adv_idx(s, x, y, z);
+                double rho = adv_rho(c, z) * dv;
+                for (int f = 0; f < N; f++) {
+                    mu_xsum_add(&acc[f], (double)q[f] * rho);
+                    if (q[f] < mn[f]) mn[f] = q[f];
+                    if (q[f] > mx[f]) mx[f] = q[f];
+                }
+            }
+    mu_xsum_allreduce(acc, N, s->cart.comm);
+    MPI_Allreduce(MPI_IN_PLACE, mn, N, MPI_FLOAT, MPI_MIN, s->cart.comm);
+    MPI_Allreduce(MPI_IN_PLACE, mx, N, MPI_FLOAT, MPI_MAX, s->cart.comm);
+    for (int f = 0; f < N; f++) {
+        d->mass[f] = mu_xsum_round(&acc[f], NULL);
+        d->min[f] = mn[f];
+        d->max[f] = mx[f];
+    }
+    free(acc);
+    free(mn);
+}
+
+/* L1, L2 (relative) and Linf (relative to the largest initial value) of q - q0. */
+static void norms(adv_state *s, double *l1, double *l2, double *linf) {
+    int N = s->N;
+    mu_xsum *acc = calloc((size_t)N * 4, sizeof *acc);
+    double *mx = calloc((size_t)N * 2, sizeof *mx);
+    int64_t k = 0;
+    for (int y = 0; y < s->nl[1]; y++)
+        for (int x = 0; x < s->nl[0]; x++)
+            for (int z = 0; z < s->nl[2]; z++, k++) {
+                const float *q = s->q + adv_idx(s, x, y, z), *q0 = s->q0 + k * N;
+                for (int f = 0; f < N; f++) {
+                    double e = (double)q[f] - (double)q0[f];
+                    mu_xsum_add(&acc[4 * f], fabs(e));
+                    mu_xsum_add(&acc[4 * f + 1], e * e);
+                    mu_xsum_add(&acc[4 * f + 2], fabs((double)q0[f]));
+                    mu_xsum_add(&acc[4 * f + 3], (double)q0[f] * q0[f]);
+                    if (fabs(e) > mx[2 * f]) mx[2 * f] = fabs(e);
+                    if (fabs((double)q0[f]) > mx[2 * f + 1]) mx[2 * f + 1] = fabs((double)q0[f]);
+                }
+            }
+    mu_xsum_allreduce(acc, 4 * N, s->cart.comm);
+    MPI_Allreduce(MPI_IN_PLACE, mx, 2 * N, MPI_DOUBLE, MPI_MAX, s->cart.comm);
+    for (int f = 0; f < N; f++) {
+        double a = mu_xsum_round(&acc[4 * f], NULL), b = mu_xsum_round(&acc[4 * f + 1], NULL);
+        double c0 = mu_xsum_round(&acc[4 * f + 2], NULL), d0 = mu_xsum_round(&acc[4 * f + 3], NULL);
+        l1[f] = c0 > 0 ? a / c0 : a;
+        l2[f] = d0 > 0 ? sqrt(b / d0) : sqrt(b);
+        linf[f] = mx[2 * f + 1] > 0 ? mx[2 * f] / mx[2 * f + 1] : mx[2 * f];
+    }
+    free(acc);
+    free(mx);
+}
+
+static void log_step(const adv_state *s, const adv_diag *d, mu_log_level lv) {
+    int show = s->N < 4 ? s->N : 4;
+    for (int f = 0; f < show; f++)
+        mu_log(lv, "step %lld t=%.6g Courant %.4f field %d: mass %.12e min %.9g max %.9g",
+               (long long)s->step, (double)s->step * s->cfg->dt, s->cmax, f, d->mass[f], d->min[f],
+               d->max[f]);
+    if (s->N > show) mu_log(lv, "step %lld: (%d more fields)", (long long)s->step, s->N - show);
+}
+
+static int alloc_state(adv_state *s) {
+    int N = s->N;
+    int64_t padded = (int64_t)N * s->nl[2] * s->sx * (s->nl[1] + 2 * ADV_HALO);
+    int mmax = s->nl[0] > s->nl[1] ? s->nl[0] : s->nl[1];
+    if (s->nl[2] > mmax) mmax = s->nl[2];
+    int64_t cells = owned(s);
+    int64_t gmax = 0;
+    for (int a = 0; a < 3; a++) {
+        int64_t g = cells / s->nl[a];
+        if (g > gmax) gmax = g;
+    }
+    int64_t halo = (int64_t)ADV_HALO * N * s->nl[2] * mmax;
+    int64_t buf = gmax * (N + 1) > halo ? gmax * (N + 1) : halo;
+    s->q = calloc((size_t)padded, sizeof *s->q);
+    s->qn = calloc((size_t)padded, sizeof *s->qn);
+    s->q0 = malloc((size_t)(cells * N) * sizeof *s->q0);
+    s->dens = malloc((size_t)cells * sizeof *s->dens);
+    s->wu = malloc((size_t)(gmax * (mmax + 1)) * sizeof *s->wu);
+    s->wrs = malloc((size_t)(gmax * (mmax + 1)) * sizeof *s->wrs);
+    s->wd0 = malloc((size_t)(gmax * mmax) * sizeof *s->wd0);
+    s->wd1 = malloc((size_t)(gmax * mmax) * sizeof *s->wd1);
+    s->flux = calloc((size_t)(gmax * N * (mmax + 1)), sizeof *s->flux);
+    s->sbuf = malloc((size_t)buf * sizeof *s->sbuf);
+    s->rbuf = malloc((size_t)buf * sizeof *s->rbuf);
+    s->cls = malloc((size_t)(gmax * mmax));
+    s->seg = malloc((size_t)gmax * sizeof *s->seg);
+    s->tasks = malloc((size_t)(gmax * (mmax / 2 + 1)) * sizeof *s->tasks);
+    s->fcells = malloc((size_t)(gmax * (mmax + 1)) * 2 * sizeof *s->fcells);
+    s->cyc = malloc((size_t)(3 * gmax) * sizeof *s->cyc);
+    return !s->q || !s->qn || !s->q0 || !s->dens || !s->wu || !s->wrs || !s->wd0 || !s->wd1 ||
+           !s->flux || !s->sbuf || !s->rbuf || !s->cls || !s->seg || !s->tasks || !s->fcells ||
+           !s->cyc;
+}
+
+static void free_state(adv_state *s) {
+    void *p[] = {s->q,    s->qn,   s->q0,   s->dens, s->wu,  s->wrs,   s->wd0,    s->wd1,
+                 s->flux, s->sbuf, s->rbuf, s->cls,  s->seg, s->tasks, s->fcells, s->cyc};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
+    mu_cart_free(&s->cart);
+}
+
+static void keep_initial(adv_state *s) {
+    int64_t k = 0, N = s->N;
+    for (int y = 0; y < s->nl[1]; y++)
+        for (int x = 0; x < s->nl[0]; x++)
+            for (int z = 0; z < s->nl[2]; z++, k++)
+                memcpy(s->q0 + k * N, s->q + adv_idx(s, x, y, z), (size_t)N * sizeof *s->q0);
+}
+
+static int output_step(const adv_cfg *c, int64_t step) {
+    for (int i = 0; i < c->n_output_steps; i++)
+        if (c->output_steps[i] == step) return 1;
+    return 0;
+}
+
+static int write_fields(adv_state *s) {
+    const adv_cfg *c = s->cfg;
+    if (!c->output || !output_step(c, s->step)) return 0;
+    char path[1200];
+    snprintf(path, sizeof path, "%s%06lld.h5", c->output, (long long)s->step);
+    mu_timer_begin("advect: output");
+    int rc = adv_hdf5_write(s, path, s->step);
+    mu_timer_end("advect: output");
+    if (!rc) mu_info("fields of step %lld written to %s", (long long)s->step, path);
+    return rc;
+}
+
+static int plot_at(adv_state *s, const char *tag) {
+    const adv_cfg *c = s->cfg;
+    if (!c->plot) return 0;
+    char path[1200], title[200];
+    snprintf(path, sizeof path, "%s%s.png", c->plot, tag);
+    snprintf(title, sizeof title, "field 0, level z=%lld, step %lld (t = %.4g)",
+             (long long)(c->n[2] / 2), (long long)s->step, (double)s->step * c->dt);
+    MU_TRY(adv_plot(s, path, title));
+    mu_info("slice plot written to %s", path);
+    return 0;
+}
+
+int adv_run(mu_app *app, adv_cfg *cfg) {
+    adv_state st;
+    memset(&st, 0, sizeof st);
+    adv_state *s = &st;
+    s->cfg = cfg;
+    s->N = cfg->nf;
+    static const char *const names[] = {"nx", "ny"};
+    int per[2] = {cfg->periodic[0], cfg->periodic[1]};
+    int rc = mu_cart_create(app->comm, 2, cfg->n, cfg->pgrid, per, ADV_HALO, names, &s->cart);
+    if (mu_error_collective(app->comm, rc)) {
+        mu_cart_free(&s->cart);
+        return 1;
+    }
+    for (int k = 0; k < 2; k++) {
+        s->nl[k] = (int)s->cart.n[k];
+        s->lo[k] = s->cart.lo[k];
+    }
+    s->nl[2] = (int)cfg->n[2];
+    s->sx = s->nl[0] + 2 * ADV_HALO;
+    mu_info("advect: %lld x %lld x %lld cells (x, y, z), %d field(s), %d x %d ranks (blocks of "
+            "%d x %d), schedule %s, %lld step(s) of dt=%g",
+            (long long)cfg->n[0], (long long)cfg->n[1], (long long)cfg->n[2], s->N, s->cart.dims[0],
+            s->cart.dims[1], s->nl[0], s->nl[1],
+            cfg->schedule == ADV_SCHED_DATAFLOW ? "dataflow" : "lines", (long long)cfg->steps,
+            cfg->dt);
+    if (app->dev.use_gpu)
+        mu_info("advect: the GPU kernels are not part of this build; the CPU runs the steps");
+    rc = alloc_state(s)
+             ? mu_error("out of memory for %lld cells x %d fields", (long long)owned(s), s->N)
+             : 0;
+    if (!rc) rc = adv_wind_load(cfg, app->comm);
+    if (!rc) rc = adv_init_fields(s);
+    if (mu_error_collective(app->comm, rc)) {
+        free_state(s);
+        adv_wind_free();
+        return 1;
+    }
+    keep_initial(s);
+    if (cfg->restart) {
+        rc = adv_checkpoint_read(s, cfg->restart);
+        if (!rc) mu_info("restarted from %s at step %lld", cfg->restart, (long long)s->step);
+    }
+    int N = s->N;
+    adv_diag d0, d;
+    d0.mass = malloc((size_t)N * 6 * sizeof(double));
+    d0.min = d0.mass + N;
+    d0.max = d0.mass + 2 * N;
+    d.mass = d0.mass + 3 * N;
+    d.min = d0.mass + 4 * N;
+    d.max = d0.mass + 5 * N;
+    if (!rc) {
+        diagnose(s, &d0);
+        log_step(s, &d0, MU_LOG_INFO);
+        rc = write_fields(s);
+    }
+    if (!rc && s->step == 0) rc = plot_at(s, "start");
+    int stopped = 0;
+    int64_t every = cfg->log_every > 0 ? cfg->log_every : (cfg->steps > 20 ? cfg->steps / 10 : 1);
+    if (!rc && (cfg->checkpoint || cfg->checkpoint_every)) rc = mu_signals_install();
+    while (!rc && s->step < cfg->steps) {
+        rc = adv_step(s, s->step);
+        if (rc) break;
+        s->step++;
+        mu_timer_begin("advect: diagnostics");
+        diagnose(s, &d);
+        mu_timer_end("advect: diagnostics");
+        log_step(s, &d, s->step % every == 0 || s->step == cfg->steps ? MU_LOG_INFO : MU_LOG_DEBUG);
+        rc = write_fields(s);
+        int sig = cfg->checkpoint && mu_signals_any(app->comm);
+        int due =
+            cfg->checkpoint && cfg->checkpoint_every > 0 && s->step % cfg->checkpoint_every == 0;
+        if (!rc && (sig || due) && s->step < cfg->steps) {
+            mu_timer_begin("advect: checkpoint");
+            rc = adv_checkpoint_write(s, cfg->checkpoint);
+            mu_timer_end("advect: checkpoint");
+            if (!rc)
+                mu_info("checkpoint of step %lld written to %s%s", (long long)s->step,
+                        cfg->checkpoint, sig ? " (stop requested by a signal)" : "");
+            if (sig) {
+                stopped = 1;
+                break;
+            }
+        }
+    }
+    if (cfg->checkpoint || cfg->checkpoint_every) mu_signals_restore();
+    if (!rc && stopped) {
+        app->exit_status = 3;
+        mu_summary_result_str("status", "stopped by a signal after its checkpoint");
+    }
+    if (!rc && !stopped) {
+        double *l1 = malloc((size_t)N * 3 * sizeof *l1), *l2 = l1 + N, *li = l1 + 2 * N;
+        norms(s, l1, l2, li);
+        if (app->rank == 0)
+            for (int f = 0; f < N; f++)
+                printf("advect: field %d mass0 %.17g mass %.17g change %.3e min %.9g max %.9g "
+                       "L1 %.6e L2 %.6e Linf %.6e\n",
+                       f, d0.mass[f], d.mass[f],
+                       d0.mass[f] != 0 ? (d.mass[f] - d0.mass[f]) / fabs(d0.mass[f]) : d.mass[f],
+                       d.min[f], d.max[f], l1[f], l2[f], li[f]);
+        mu_summary_result_int("steps", s->step);
+        mu_summary_result_int("fields", N);
+        mu_summary_result_int("cells", cfg->n[0] * cfg->n[1] * cfg->n[2]);
+        mu_summary_result_str("schedule",
+                              cfg->schedule == ADV_SCHED_DATAFLOW ? "dataflow" : "lines");
+        mu_summary_real("max_courant_last_step", s->cmax);
+        mu_summary_real("mass_field0", d.mass[0]);
+        mu_summary_real("mass_change_field0",
+                        d0.mass[0] != 0 ? (d.mass[0] - d0.mass[0]) / fabs(d0.mass[0]) : 0);
+        mu_summary_real("min_field0", d.min[0]);
+        mu_summary_real("max_field0", d.max[0]);
+        mu_summary_real("l1_field0", l1[0]);
+        mu_summary_real("l2_field0", l2[0]);
+        mu_summary_real("linf_field0", li[0]);
+        free(l1);
+        if (cfg->dump) rc = adv_write_raw(s, cfg->dump);
+        if (!rc) rc = plot_at(s, "end");
+    }
+    free(d0.mass);
+    free_state(s);
+    adv_wind_free();
+    return rc;
+}

@@ -1,0 +1,419 @@
+/* One time step: X, Y and Z sweeps (report §1.5). Each sweep: halo exchange
+ * (X, Y), face winds and Walcek densities, the Courant check, the line
+ * classification, then the dataflow of report §7.3: local streams first, the
+ * flux chains carried across ranks in rounds (each rank passes the flux of its
+ * end face once it is known, so both sides of an interface use the one value
+ * computed upstream), and the inflow-only cells last. The cells do the same
+ * arithmetic in any schedule and on any number of ranks. */
+#include <math.h>
+#include <string.h>
+#include "advect/advect.h"
+#include "core/error.h"
+#include "core/timer.h"
+
+typedef struct {
+    int axis, m, G, wrap, P, periodic;
+    int64_t qs;
+    float dt, dx;
+} sweep_geom;
+
+static int64_t line_off(const adv_state *s, int axis, int g, int64_t *dens_off,
+                        int64_t *dens_stride, int64_t gc[3]) {
+    int nz = s->nl[2], nxl = s->nl[0];
+    int x = 0, y = 0, z = 0;
+    if (axis == 0) {
+        z = g % nz;
+        y = g / nz;
+        *dens_stride = nz;
+    } else if (axis == 1) {
+        z = g % nz;
+        x = g / nz;
+        *dens_stride = (int64_t)nz * nxl;
+    } else {
+        x = g % nxl;
+        y = g / nxl;
+        *dens_stride = 1;
+    }
+    *dens_off = z + (int64_t)nz * (x + (int64_t)nxl * y);
+    gc[0] = s->lo[0] + x;
+    gc[1] = s->lo[1] + y;
+    gc[2] = z;
+    return adv_idx(s, x, y, z);
+}
+
+static adv_line line_view(adv_state *s, const sweep_geom *w, int g, int f) {
+    int64_t doff, dstr, gc[3];
+    int64_t off = line_off(s, w->axis, g, &doff, &dstr, gc);
+    (void)dstr;
+    adv_line l;
+    l.q = s->q + off + f;
+    l.qn = s->qn + off + f;
+    l.qs = w->qs;
+    l.m = w->m;
+    l.wrap = w->wrap;
+    int64_t n = s->cfg->n[w->axis];
+    l.eb0 = !w->periodic && s->lo[w->axis] == 0 ? 0 : -9;
+    l.eb1 = !w->periodic && s->lo[w->axis] + w->m == n ? w->m - 1 : -9;
+    l.u = s->wu + (int64_t)g * (w->m + 1);
+    l.rs = s->wrs + (int64_t)g * (w->m + 1);
+    l.d0 = s->wd0 + (int64_t)g * w->m;
+    l.d1 = s->wd1 + (int64_t)g * w->m;
+    l.F = s->flux + ((int64_t)g * s->N + f) * (w->m + 1);
+    l.dt = w->dt;
+    l.dx = w->dx;
+    return l;
+}
+
+/* Winds, densities and the Courant check of one sweep; the largest Courant
+ * number goes to *cmax. Fails (locally) naming the first face above 1. */
+static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax) {
+    const adv_cfg *c = s->cfg;
+    int ax = w->axis, m = w->m;
+    int64_t n = c->n[ax];
+    double dtdx = c->dt / (c->len[ax] / (double)n);
+    float fdtdx = (float)dtdx;
+    int bad = 0;
+    for (int g = 0; g < w->G; g++) {
+        int64_t doff, dstr, gc[3];
+        line_off(s, ax, g, &doff, &dstr, gc);
+        float *u = s->wu + (int64_t)g * (m + 1), *rs = s->wrs + (int64_t)g * (m + 1);
+        for (int j = -1; j < m; j++) {
+            int64_t p[3] = {gc[0], gc[1], gc[2]};
+            int64_t gi = s->lo[ax] + j;
+            p[ax] = ((gi % n) + n) % n; /* the face right of this cell; periodic wrap */
+            u[j + 1] = (float)adv_wind(c, ax, p[0], p[1], p[2], t);
+            if (ax < 2) {
+                rs[j + 1] = (float)adv_rho(c, p[2]);
+            } else {
+                int64_t zn = p[2] + 1 < n ? p[2] + 1 : (w->periodic ? 0 : p[2]);
+                rs[j + 1] = (float)(0.5 * (adv_rho(c, p[2]) + adv_rho(c, zn)));
+            }
+            /* Faces inside the domain, each counted by the rank owning its left cell. */
+            if (j >= 0 && (w->periodic || gi + 1 < n)) {
+                double cn = fabs((double)u[j + 1]) * dtdx;
+                if (cn > *cmax) *cmax = cn;
+                if (cn > 1 && !bad)
+                    bad =
+                        mu_error("Courant number %.6g > 1 on the %c face between cells %lld "
+                                 "and %lld along %c at (x, y, z) = (%lld, %lld, %lld): lower "
+                                 "dt below %.6g or the wind",
+                                 cn, "XYZ"[ax], (long long)gi, (long long)((gi + 1) % n), "xyz"[ax],
+                                 (long long)p[0], (long long)p[1], (long long)p[2], c -> dt / cn);
+            }
+        }
+        float *d0 = s->wd0 + (int64_t)g * m, *d1 = s->wd1 + (int64_t)g * m;
+        int64_t gi0 = s->lo[ax];
+        for (int i = 0; i < m; i++) {
+            d0[i] = s->dens[doff + i * dstr];
+            int fixed = !w->periodic && (gi0 + i == 0 || gi0 + i == n - 1);
+            d1[i] = fixed ? d0[i] : d0[i] - fdtdx * (rs[i + 1] * u[i + 1] - rs[i] * u[i]);
+            if (!(d1[i] > 0) && !bad)
+                bad = mu_error("the Walcek density of cell %lld along %c falls to %g in the %c "
+                               "sweep (a strongly divergent wind): lower dt",
+                               (long long)(gi0 + i), "xyz"[ax], (double)d1[i], "XYZ"[ax]);
+        }
+    }
+    return bad;
+}
+
+/* Exchange of one end flux per line and field with the neighbours of the axis.
+ * dir = +1: send F[R] to the next rank, receive F[L] from the previous one. */
+static void exchange(adv_state *s, const sweep_geom *w, int dir) {
+    int64_t count = (int64_t)w->G * (s->N + 1);
+    for (int64_t i = 0; i < count; i++) s->rbuf[i] = 0;
+    if (w->axis == 2 || w->P == 1) {
+        if (w->periodic) memcpy(s->rbuf, s->sbuf, (size_t)count * sizeof *s->rbuf);
+        return;
+    }
+    int to = dir > 0 ? s->cart.next[w->axis] : s->cart.prev[w->axis];
+    int from = dir > 0 ? s->cart.prev[w->axis] : s->cart.next[w->axis];
+    MPI_Sendrecv(s->sbuf, (int)count, MPI_FLOAT, to, 40 + w->axis, s->rbuf, (int)count, MPI_FLOAT,
+                 from, 40 + w->axis, s->cart.comm, MPI_STATUS_IGNORE);
+}
+
+/* Forward chains across ranks: each round passes F[R] of every line whose
+ * value is known to the next rank, which then runs the head waiting for it. */
+static void forward_rounds(adv_state *s, const sweep_geom *wp, int rounds) {
+    sweep_geom w = *wp;
+    int N = s->N, m = w.m;
+    for (int r = 0; r < rounds; r++) {
+        for (int g = 0; g < w.G; g++) {
+            const adv_seg *sg = &s->seg[g];
+            float *sb = s->sbuf + (int64_t)g * (N + 1);
+            sb[N] = sg->out_r;
+            for (int f = 0; f < N; f++)
+                sb[f] = sg->out_r ? s->flux[((int64_t)g * N + f) * (m + 1) + sg->b] : 0.f;
+        }
+        exchange(s, &w, 1);
+        for (int g = 0; g < w.G; g++) {
+            adv_seg *sg = &s->seg[g];
+            const float *rb = s->rbuf + (int64_t)g * (N + 1);
+            if (!sg->need_l || sg->head_done || rb[N] == 0) continue;
+            for (int f = 0; f < N; f++) {
+                adv_line l = line_view(s, &w, g, f);
+                l.F[sg->a] = rb[f];
+                adv_forward_range(&l, s->cls + (int64_t)g * m, sg->a, sg->h);
+            }
+            sg->head_done = 1;
+            if (sg->h == sg->b && s->wu[(int64_t)g * (m + 1) + sg->b] >= 0) sg->out_r = 1;
+        }
+    }
+}
+
+/* Backward chains across ranks: F[L] to the previous rank, which runs its tail. */
+static void backward_rounds(adv_state *s, const sweep_geom *wp, int rounds) {
+    sweep_geom w = *wp;
+    int N = s->N, m = w.m;
+    for (int r = 0; r < rounds; r++) {
+        for (int g = 0; g < w.G; g++) {
+            const adv_seg *sg = &s->seg[g];
+            float *sb = s->sbuf + (int64_t)g * (N + 1);
+            sb[N] = sg->out_l;
+            for (int f = 0; f < N; f++)
+                sb[f] = sg->out_l ? s->flux[((int64_t)g * N + f) * (m + 1) + sg->a] : 0.f;
+        }
+        exchange(s, &w, -1);
+        for (int g = 0; g < w.G; g++) {
+            adv_seg *sg = &s->seg[g];
+            const float *rb = s->rbuf + (int64_t)g * (N + 1);
+            if (!sg->need_r || sg->tail_done || rb[N] == 0) continue;
+            for (int f = 0; f < N; f++) {
+                adv_line l = line_view(s, &w, g, f);
+                l.F[sg->b] = rb[f];
+                adv_backward_range(&l, s->cls + (int64_t)g * m, sg->t, sg->b);
+            }
+            sg->tail_done = 1;
+            if (sg->t == sg->a && s->wu[(int64_t)g * (m + 1) + sg->a] < 0) sg->out_l = 1;
+        }
+    }
+}
+
+static int any_cycle(const adv_state *s, const sweep_geom *w, int sign) {
+    for (int g = 0; g < w->G; g++)
+        if (s->cyc[g] == sign) return 1;
+    return 0;
+}
+
+static int sweep(adv_state *s, int axis, double t, double *cmax) {
+    const adv_cfg *c = s->cfg;
+    sweep_geom w;
+    w.axis = axis;
+    w.m = s->nl[axis];
+    w.G = axis == 0 ? s->nl[2] * s->nl[1] : axis == 1 ? s->nl[2] * s->nl[0] : s->nl[0] * s->nl[1];
+    w.periodic = c->periodic[axis];
+    w.wrap = axis == 2 && w.periodic;
+    w.P = axis < 2 ? s->cart.dims[axis] : 1;
+    w.qs = axis == 0   ? (int64_t)s->N * s->nl[2]
+           : axis == 1 ? (int64_t)s->N * s->nl[2] * s->sx
+                       : s->N;
+    w.dt = (float)c->dt;
+    w.dx = (float)(c->len[axis] / (double)c->n[axis]);
+    int N = s->N, m = w.m;
+
+    if (axis < 2) MU_TRY(adv_halo(s, axis));
+    int bad = sweep_winds(s, &w, t, cmax);
+    if (mu_error_collective(s->cart.comm, bad)) return 1;
+
+    /* Lines of one wind sign all around a periodic axis need a seed. */
+    for (int g = 0; g < w.G; g++) s->cyc[g] = 0;
+    if (w.periodic) {
+        int *pn = s->cyc + w.G; /* 2 flags per line: any wind >= 0, any < 0 */
+        for (int g = 0; g < w.G; g++) {
+            const float *u = s->wu + (int64_t)g * (m + 1);
+            pn[2 * g] = pn[2 * g + 1] = 0;
+            for (int j = 0; j < m; j++) {
+                if (u[j + 1] >= 0)
+                    pn[2 * g] = 1;
+                else
+                    pn[2 * g + 1] = 1;
+            }
+        }
+        if (axis < 2 && w.P > 1)
+            MPI_Allreduce(MPI_IN_PLACE, pn, 2 * w.G, MPI_INT, MPI_LOR, s->cart.line[axis]);
+        for (int g = 0; g < w.G; g++) s->cyc[g] = !pn[2 * g + 1] ? 1 : !pn[2 * g] ? -1 : 0;
+    }
+    int64_t n = c->n[axis];
+    int first = s->lo[axis] == 0, last = s->lo[axis] + m == n;
+    for (int g = 0; g < w.G; g++)
+        adv_seg_init(&s->seg[g], s->cls + (int64_t)g * m, s->wu + (int64_t)g * (m + 1), m,
+                     !w.periodic && first, !w.periodic && last, s->cyc[g], first, last);
+
+    memcpy(s->qn, s->q, sizeof *s->q * (size_t)N * s->nl[2] * s->sx * (s->nl[1] + 2 * ADV_HALO));
+    int dataflow = c->schedule == ADV_SCHED_DATAFLOW;
+    int64_t nt = 0, nf = 0;
+    if (dataflow) {
+        for (int g = 0; g < w.G; g++) {
+            const adv_seg *sg = &s->seg[g];
+            if (adv_seg_tasks(s->cls + (int64_t)g * m, g, sg->h, sg->t, s->tasks, &nt, s->fcells,
+                              &nf))
+                return mu_error_collective(s->cart.comm,
+                                           mu_error("internal: a stream without a root"));
+        }
+        s->ntasks[axis] = nt;
+    }
+
+    /* Local work: sources, heads fed by an open border, then either every
+     * local forward chain (lines) or the independent streams (dataflow). */
+    for (int g = 0; g < w.G; g++) {
+        adv_seg *sg = &s->seg[g];
+        const uint8_t *cls = s->cls + (int64_t)g * m;
+        for (int f = 0; f < N; f++) {
+            adv_line l = line_view(s, &w, g, f);
+            adv_seg_sources(sg, &l);
+            if (sg->src_l) adv_forward_range(&l, cls, sg->a, sg->h);
+            if (!dataflow) adv_forward_range(&l, cls, sg->h, sg->b);
+        }
+        if (sg->src_l) sg->head_done = 1;
+    }
+    if (dataflow)
+        for (int64_t k = 0; k < nt; k++) {
+            const adv_task *tk = &s->tasks[k];
+            for (int f = 0; f < N; f++) {
+                adv_line l = line_view(s, &w, tk->g, f);
+                adv_run_task(&l, s->cls + (int64_t)tk->g * m, tk);
+            }
+        }
+
+    int rounds = w.P > 1 || w.periodic ? w.P : 0;
+    /* Forward chains across ranks. */
+    for (int g = 0; g < w.G; g++) {
+        adv_seg *sg = &s->seg[g];
+        float ur = s->wu[(int64_t)g * (m + 1) + sg->b];
+        sg->out_r = ur >= 0 && (sg->h < sg->b || sg->head_done || sg->src_r == ADV_SRC_SEED);
+    }
+    forward_rounds(s, &w, rounds);
+    if (any_cycle(s, &w, 1)) {
+        for (int g = 0; g < w.G; g++)
+            if (s->cyc[g] > 0) adv_seg_lap2(&s->seg[g], s->cls + (int64_t)g * m, 1, first, last);
+        forward_rounds(s, &w, rounds);
+    }
+
+    /* Backward chains: local part, tails fed by an open border. */
+    for (int g = 0; g < w.G; g++) {
+        adv_seg *sg = &s->seg[g];
+        const uint8_t *cls = s->cls + (int64_t)g * m;
+        for (int f = 0; f < N; f++) {
+            adv_line l = line_view(s, &w, g, f);
+            if (!dataflow) adv_backward_range(&l, cls, sg->a, sg->t);
+        }
+    }
+    if (dataflow)
+        for (int64_t k = 0; k < nf; k++) {
+            int g = s->fcells[2 * k], i = s->fcells[2 * k + 1];
+            for (int f = 0; f < N; f++) {
+                adv_line l = line_view(s, &w, g, f);
+                adv_backward(&l, i, s->cls[(int64_t)g * m + i]);
+            }
+        }
+    if (dataflow && last) /* the closing cells of positive chains around the line */
+        for (int g = 0; g < w.G; g++)
+            if (s->cyc[g] > 0)
+                for (int f = 0; f < N; f++) {
+                    adv_line l = line_view(s, &w, g, f);
+                    adv_backward(&l, s->seg[g].b - 1, ADV_K);
+                }
+    for (int g = 0; g < w.G; g++) {
+        adv_seg *sg = &s->seg[g];
+        if (sg->src_r) {
+            for (int f = 0; f < N; f++) {
+                adv_line l = line_view(s, &w, g, f);
+                adv_backward_range(&l, s->cls + (int64_t)g * m, sg->t, sg->b);
+            }
+            sg->tail_done = 1;
+        }
+        float ul = s->wu[(int64_t)g * (m + 1) + sg->a];
+        sg->out_l = ul < 0 && (sg->t > sg->a || sg->tail_done || sg->src_l == ADV_SRC_SEED);
+    }
+    backward_rounds(s, &w, rounds);
+    if (any_cycle(s, &w, -1)) {
+        for (int g = 0; g < w.G; g++)
+            if (s->cyc[g] < 0) adv_seg_lap2(&s->seg[g], s->cls + (int64_t)g * m, -1, first, last);
+        backward_rounds(s, &w, rounds);
+    }
+    int lost = 0;
+    for (int g = 0; g < w.G; g++) {
+        const adv_seg *sg = &s->seg[g];
+        if ((sg->need_l && !sg->head_done) || (sg->need_r && !sg->tail_done)) lost = 1;
+    }
+    if (lost)
+        lost = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[axis]);
+    if (mu_error_collective(s->cart.comm, lost)) return 1;
+
+    float *tmp = s->q;
+    s->q = s->qn;
+    s->qn = tmp;
+    for (int g = 0; g < w.G; g++) {
+        int64_t doff, dstr, gc[3];
+        line_off(s, axis, g, &doff, &dstr, gc);
+        const float *d1 = s->wd1 + (int64_t)g * m;
+        for (int i = 0; i < m; i++) s->dens[doff + i * dstr] = d1[i];
+    }
+    return 0;
+}
+
+int adv_step(adv_state *s, int64_t k) {
+    const adv_cfg *c = s->cfg;
+    double t = ((double)k + 0.5) * c->dt; /* winds at the middle of the step */
+    int64_t cells = (int64_t)s->nl[0] * s->nl[1] * s->nl[2];
+    int nxl = s->nl[0], nz = s->nl[2];
+    for (int64_t i = 0; i < cells; i++) {
+        int z = (int)(i % nz);
+        (void)nxl;
+        s->dens[i] = (float)adv_rho(c, z);
+    }
+    double cmax = 0;
+    static const char *const phase[3] = {"advect: X sweep", "advect: Y sweep", "advect: Z sweep"};
+    for (int axis = 0; axis < 3; axis++) {
+        mu_timer_begin(phase[axis]);
+        int rc = sweep(s, axis, t, &cmax);
+        mu_timer_end(phase[axis]);
+        if (rc) return rc;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &cmax, 1, MPI_DOUBLE, MPI_MAX, s->cart.comm);
+    s->cmax = cmax;
+    return 0;
+}
+
+static void pack_cols(adv_state *s, int axis, int from, float *buf, int unpack) {
+    int N = s->N, nz = s->nl[2];
+    int64_t k = 0;
+    if (axis == 0) {
+        int64_t col = (int64_t)N * nz;
+        for (int y = 0; y < s->nl[1]; y++)
+            for (int x = from; x < from + ADV_HALO; x++) {
+                float *p = s->q + adv_idx(s, x, y, 0);
+                if (unpack)
+                    memcpy(p, buf + k, (size_t)col * sizeof *p);
+                else
+                    memcpy(buf + k, p, (size_t)col * sizeof *p);
+                k += col;
+            }
+    } else {
+        int64_t row = (int64_t)N * nz * s->nl[0];
+        for (int y = from; y < from + ADV_HALO; y++) {
+            float *p = s->q + adv_idx(s, 0, y, 0);
+            if (unpack)
+                memcpy(p, buf + k, (size_t)row * sizeof *p);
+            else
+                memcpy(buf + k, p, (size_t)row * sizeof *p);
+            k += row;
+        }
+    }
+}
+
+/* Halo of ADV_HALO cells along X or Y: owned edge cells to the neighbours. */
+int adv_halo(adv_state *s, int axis) {
+    int m = s->nl[axis];
+    int64_t count = (int64_t)ADV_HALO * s->N * s->nl[2] * (axis == 0 ? s->nl[1] : s->nl[0]);
+    float *snd = s->sbuf, *rcv = s->rbuf;
+    /* to next: last cells -> its left halo; from prev into my left halo */
+    pack_cols(s, axis, m - ADV_HALO, snd, 0);
+    MPI_Sendrecv(snd, (int)count, MPI_FLOAT, s->cart.next[axis], 50 + axis, rcv, (int)count,
+                 MPI_FLOAT, s->cart.prev[axis], 50 + axis, s->cart.comm, MPI_STATUS_IGNORE);
+    if (s->cart.prev[axis] != MPI_PROC_NULL) pack_cols(s, axis, -ADV_HALO, rcv, 1);
+    pack_cols(s, axis, 0, snd, 0);
+    MPI_Sendrecv(snd, (int)count, MPI_FLOAT, s->cart.prev[axis], 60 + axis, rcv, (int)count,
+                 MPI_FLOAT, s->cart.next[axis], 60 + axis, s->cart.comm, MPI_STATUS_IGNORE);
+    if (s->cart.next[axis] != MPI_PROC_NULL) pack_cols(s, axis, m, rcv, 1);
+    return 0;
+}

@@ -1,0 +1,86 @@
+/* Face winds and densities, evaluated from the global cell index so that every
+ * rank, whatever its block, computes the same bits for the same face. The
+ * horizontal winds of rotation and swirl come from a stream function sampled
+ * at cell corners, so their discrete divergence is zero up to rounding. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "advect/advect.h"
+#include "core/error.h"
+
+static float *file_wind; /* 3 arrays nz x nx x ny (z fastest), or NULL */
+
+static double psi(const adv_cfg *c, double x, double y, double t) {
+    if (c->wind == ADV_WIND_ROTATION) {
+        double om = 2 * ADV_PI / c->period, dx = x - 0.5 * c->len[0], dy = y - 0.5 * c->len[1];
+        return -0.5 * om * (dx * dx + dy * dy);
+    }
+    /* LeVeque's swirling deformation, reversing at t = period / 2. */
+    double sx = sin(ADV_PI * x / c->len[0]), sy = sin(ADV_PI * y / c->len[1]);
+    return c->len[1] / ADV_PI * sx * sx * sy * sy * cos(ADV_PI * t / c->period);
+}
+
+double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz, double t) {
+    double d[3];
+    for (int k = 0; k < 3; k++) d[k] = c->len[k] / (double)c->n[k];
+    switch (c->wind) {
+    case ADV_WIND_CONSTANT:
+        return c->u0[axis];
+    case ADV_WIND_FILE:
+        return file_wind[(int64_t)axis * c->n[0] * c->n[1] * c->n[2] + gz +
+                         c->n[2] * (gx + c->n[0] * gy)];
+    case ADV_WIND_DIVERGENT: {
+        double a = c->u0[0];
+        double xf = (double)(gx + 1) * d[0], yf = (double)(gy + 1) * d[1],
+               zf = (double)(gz + 1) * d[2];
+        double xc = ((double)gx + 0.5) * d[0], yc = ((double)gy + 0.5) * d[1];
+        if (axis == 0)
+            return a * sin(2 * ADV_PI * xf / c->len[0]) *
+                   (1 + 0.5 * cos(2 * ADV_PI * yc / c->len[1]));
+        if (axis == 1)
+            return a * sin(2 * ADV_PI * yf / c->len[1]) *
+                   (1 + 0.5 * cos(2 * ADV_PI * xc / c->len[0]));
+        return a * sin(2 * ADV_PI * zf / c->len[2]);
+    }
+    default:
+        break;
+    }
+    if (axis == 2) return c->u0[2];
+    double x1 = (double)(gx + 1) * d[0], y1 = (double)(gy + 1) * d[1];
+    if (axis == 0) return (psi(c, x1, y1, t) - psi(c, x1, (double)gy * d[1], t)) / d[1];
+    return -(psi(c, x1, y1, t) - psi(c, (double)gx * d[0], y1, t)) / d[0];
+}
+
+double adv_rho(const adv_cfg *c, int64_t gz) {
+    if (!c->stratified) return 1.0;
+    return exp(-((double)gz + 0.5) * c->len[2] / (double)c->n[2] / c->scale_height);
+}
+
+int adv_wind_load(const adv_cfg *c, MPI_Comm comm) {
+    (void)comm;
+    if (c->wind != ADV_WIND_FILE) return 0;
+    int64_t cells = c->n[0] * c->n[1] * c->n[2];
+    FILE *f = fopen(c->wind_file, "rb");
+    if (!f) return mu_error("--wind-file=%s: cannot open it", c->wind_file);
+    file_wind = malloc((size_t)(3 * cells) * sizeof *file_wind);
+    if (!file_wind) {
+        fclose(f);
+        return mu_error("out of memory for the wind file");
+    }
+    size_t got = fread(file_wind, sizeof *file_wind, (size_t)(3 * cells), f);
+    int extra = fgetc(f) != EOF;
+    fclose(f);
+    if (got != (size_t)(3 * cells) || extra)
+        return mu_error("--wind-file=%s: holds %zu floats, want %lld (u, v, w on the right "
+                        "faces of nz x nx x ny cells, z fastest, float32)",
+                        c->wind_file, got + (size_t)extra, (long long)(3 * cells));
+    for (int64_t i = 0; i < 3 * cells; i++)
+        if (!isfinite(file_wind[i]))
+            return mu_error("--wind-file=%s: value %lld is not finite", c->wind_file, (long long)i);
+    return 0;
+}
+
+void adv_wind_free(void) {
+    free(file_wind);
+    file_wind = NULL;
+}
