@@ -67,6 +67,18 @@ MU_HD double mu_sc_inflow(const mu_sc_gen_month *g, const double *zpast, int s, 
     return z > 0 ? z : 0;
 }
 
+/* The lognormal's sigma_xi^2 = ln(1 + sig_a^2 / Delta^2) of station s (Delta as
+ * clamped in mu_sc_inflow): what the lognormal correlation transform needs. */
+MU_HD double mu_sc_sigma_xi2(const mu_sc_gen_month *g, const double *zpast, int s) {
+    int nst = g->nst, pmax = g->pmax;
+    double cond = 0;
+    for (int i = 0; i < pmax; i++) cond += g->phi[s * pmax + i] * zpast[i * nst + s];
+    double sa = g->sig_a[s];
+    double dtrue = -g->mu[s] / g->sd[s] - cond, dmin = -g->delta_min * sa;
+    double delta = dtrue < dmin ? dtrue : dmin;
+    return log(1.0 + sa * sa / (delta * delta));
+}
+
 /* eps_s = sum_j D[s][j] w_j over the factor's nonzero columns. */
 MU_HD double mu_sc_corr_noise(const mu_sc_gen_month *g, const double *w, int s) {
     int n = g->lower ? s + 1 : g->nst;

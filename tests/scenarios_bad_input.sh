@@ -68,6 +68,8 @@ bad "bad pmax" "--pmax=13: must be 1..12" --input="$WORK/ok.csv" --pmax=13
 bad "bad method" "expects one of hw|v2" --input="$WORK/ok.csv" --method=lloyd
 bad "comb options in tree mode" "--series and --horizon go with --mode=comb" \
     --input="$WORK/ok.csv" --series=10
+bad "lognormal correlation in comb mode" "--corr=lognormal goes with --mode=tree" \
+    --input="$WORK/ok.csv" --mode=comb --corr=lognormal
 bad "output in a missing directory" "cannot write '$WORK/nodir/t.json'" --input="$WORK/ok.csv" \
     --output-json="$WORK/nodir/t.json"
 GNUPLOT=/nonexistent/gnuplot bad "plot without gnuplot" \

@@ -58,6 +58,16 @@ for np in 1 3; do
         fi
     done
 done
+for dev in cpu gpu; do
+    run_np 2 scenarios --device=$dev --input="$IN" --tree=1,20,10 --m=1024 --corr=lognormal \
+        --stats-series=0 --output="$WORK/logn-$dev.csv" >/dev/null 2>"$WORK/err" ||
+        { cat "$WORK/err" >&2; fail "lognormal-correlation tree on $dev"; }
+done
+if out=$(close "$WORK/logn-cpu.csv" "$WORK/logn-gpu.csv"); then
+    echo "ok: tree with --corr=lognormal, 2 ranks, GPU vs CPU: $out"
+else
+    fail "tree with --corr=lognormal, GPU vs CPU: $out"
+fi
 cmp -s "$WORK/tree-gpu-1.csv" "$WORK/tree-gpu-3.csv" && echo "ok: GPU tree identical on 1 and 3 ranks" ||
     fail "GPU tree differs between 1 and 3 ranks"
 finish

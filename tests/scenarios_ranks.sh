@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One answer whatever the layout: `mutirao scenarios` on 1, 2, 3 and 4 ranks
 # writes byte-identical trees (CSV and JSON), comb series and statistics
-# reports, with both aggregation methods; every tree has non-negative inflows,
+# reports, with both aggregation methods and both correlation spaces; every tree has non-negative inflows,
 # children's probabilities summing to 1 and consistent path probabilities
 # (tests/scenarios_check.py).
 source "$(dirname "$0")/lib.sh"
@@ -41,5 +41,7 @@ same_all() { # name, options...
 same_all "tree 1,6,5 v2, 16 stations" --nstations=16 --tree=1,6,5 --m=256 --method=v2
 same_all "tree 1,4,3,2 hw, 8 stations" --nstations=8 --tree=1,4,3,2 --m=128 --method=hw \
     --start=1990-05 --seed=7
+same_all "tree 1,5,3 lognormal correlation, 6 stations" --nstations=6 --tree=1,5,3 --m=200 \
+    --corr=lognormal
 same_all "comb 300 x 6, 10 stations" --nstations=10 --mode=comb --series=300 --horizon=6 --seed=3
 finish

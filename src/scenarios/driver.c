@@ -37,6 +37,10 @@ static const mu_opt_spec sc_opts[] = {
     {"horizon", MU_OPT_INT, "12", 0, "comb: months per series"},
     {"delta-min", MU_OPT_REAL, "0.05", 0,
      "the lognormal lower bound is clamped to at most -delta-min x noise std (report 2.4)"},
+    {"corr", MU_OPT_CHOICE, "normal", "normal|lognormal",
+     "spatial correlation: the residual correlation applied to the normals (normal), or "
+     "transformed per tree node so the lognormal noises correlate as the residuals (report "
+     "2.5)"},
     {"stats-series", MU_OPT_INT, "500", 0,
      "statistics report: generated series (comb draws on their own streams)"},
     {"stats-years", MU_OPT_INT, "4", 0,
@@ -115,6 +119,10 @@ static int read_cfg(const mu_opts *o, mu_sc_cfg *c) {
     if (it < 1 || it > 100000) return mu_error("--max-iter must be 1..100000");
     c->max_iter = (int)it;
     c->comb = !strcmp(mu_opt_str(o, "mode"), "comb");
+    c->corr_lognormal = !strcmp(mu_opt_str(o, "corr"), "lognormal");
+    if (c->comb && c->corr_lognormal)
+        return mu_error("--corr=lognormal goes with --mode=tree (a comb series has its own "
+                        "lognormal parameters at every step)");
     c->series = mu_opt_int(o, "series");
     int64_t hz = mu_opt_int(o, "horizon");
     if (c->series < 1) return mu_error("--series must be at least 1");

@@ -67,6 +67,8 @@ static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows, int per_scen) 
 }
 
 static void free_scratch(mu_sc_ctx *x) {
+    free(x->Dnode);
+    x->Dnode = NULL;
     free(x->Z);
     free(x->zpast);
     mu_sc_gpu_destroy(x->gpu);
@@ -166,6 +168,8 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
      * year of burn-in (they start from the record's last months). */
     int64_t S = c->stats_series;
     int H = 12 * (c->stats_years + 1);
+    free(x.Dnode); /* the statistics sample uses each month's own factor */
+    x.Dnode = NULL;
     if (S > 0 && c->stats_path) {
         if (app->rank == 0) {
             sample = malloc((size_t)S * H * h.nst * sizeof *sample);

@@ -116,3 +116,35 @@ void mu_sc_eigen(const double *A, int n, double *val, double *V) {
     }
     free(a);
 }
+
+int mu_sc_factor(const double *R, int n, double *D, int *lower, int *neg, double *smallest) {
+    *neg = 0;
+    *smallest = 0;
+    if (mu_sc_cholesky(R, n, D) == 0) {
+        *lower = 1;
+        return 0;
+    }
+    *lower = 0;
+    double *val = malloc((size_t)n * sizeof *val), *V = malloc((size_t)n * n * sizeof *V);
+    if (!val || !V) {
+        free(val);
+        free(V);
+        return 1;
+    }
+    mu_sc_eigen(R, n, val, V);
+    for (int k = 0; k < n; k++) *neg += val[k] <= 1e-10 * val[0];
+    *smallest = val[n - 1];
+    for (int i = 0; i < n; i++) {
+        double len = 0;
+        for (int k = 0; k < n; k++) {
+            double d = V[i * n + k] * sqrt(val[k] > 0 ? val[k] : 0);
+            D[i * n + k] = d;
+            len += d * d;
+        }
+        len = sqrt(len);
+        for (int k = 0; k < n; k++) D[i * n + k] /= len;
+    }
+    free(val);
+    free(V);
+    return 0;
+}

@@ -229,9 +229,8 @@ int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
     }
     /* Cross-station residual correlation per month over years 2..N (every lag
      * exists there since p_max <= 12), and its factor. */
-    double *val = malloc((size_t)nst * sizeof *val), *V = malloc((size_t)nst * nst * sizeof *V),
-           *mean = malloc((size_t)nst * sizeof *mean);
-    if (!val || !V || !mean) rc = mu_error("out of memory");
+    double *val = malloc((size_t)nst * sizeof *val), *mean = malloc((size_t)nst * sizeof *mean);
+    if (!val || !mean) rc = mu_error("out of memory");
     for (int m = 0; m < 12 && !rc; m++) {
         double *R = md->corr + (size_t)m * nst * nst, *D = md->factor + (size_t)m * nst * nst;
         for (int i = 0; i < nst; i++) {
@@ -252,35 +251,21 @@ int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
         for (int i = 0; i < nst; i++)
             for (int j = 0; j < nst; j++)
                 R[i * nst + j] = i == j ? 1 : R[i * nst + j] / (val[i] * val[j]);
-        if (mu_sc_cholesky(R, nst, D) == 0) {
-            md->lower[m] = 1;
-            continue;
-        }
-        /* Eigen fallback (report 2.5): D = V diag(sqrt(max(lambda, 0))), rows
-         * rescaled to unit length so each station keeps unit noise variance. */
-        md->lower[m] = 0;
-        md->nonpd++;
-        mu_sc_eigen(R, nst, val, V);
         int neg = 0;
-        for (int k = 0; k < nst; k++) neg += val[k] <= 1e-10 * val[0];
-        for (int i = 0; i < nst; i++) {
-            double len = 0;
-            for (int k = 0; k < nst; k++) {
-                double d = V[i * nst + k] * sqrt(val[k] > 0 ? val[k] : 0);
-                D[i * nst + k] = d;
-                len += d * d;
-            }
-            len = sqrt(len);
-            for (int k = 0; k < nst; k++) D[i * nst + k] /= len;
+        double smallest = 0;
+        if (mu_sc_factor(R, nst, D, &md->lower[m], &neg, &smallest)) {
+            rc = mu_error("out of memory");
+            break;
         }
+        if (md->lower[m]) continue;
+        md->nonpd++;
         if (!cfg->quiet)
             mu_warn(
                 "scenarios: month %d: the residual correlation of the %d stations is not positive "
                 "definite (%d eigenvalue(s) <= 0, smallest %.3g): using the eigen factor",
-                m + 1, nst, neg, val[nst - 1]);
+                m + 1, nst, neg, smallest);
     }
     free(val);
-    free(V);
     free(mean);
     if (rc) mu_sc_model_free(md);
     return rc;

@@ -74,6 +74,10 @@ int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z) 
     mu_sc_gen_month g;
     mu_sc_month_args(x->md, month, &g);
     g.delta_min = x->c->delta_min;
+    if (x->Dnode) { /* the node's lognormal-space factor (mu_sc_lognormal_factor) */
+        g.D = x->Dnode;
+        g.lower = x->lower_node;
+    }
     if (x->use_gpu) {
         if (mu_sc_gpu_generate(x->gpu, &g, d, Z, &x->clamped, NULL))
             return mu_error("scenarios: GPU generation: %s", mu_gpu_error());
@@ -108,7 +112,17 @@ static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
         mu_sc_node_past(x, v, x->zpast);
         mu_sc_gen_draw d = {c->seed, (uint64_t)v, 0, M, x->zpast, 0};
         mu_timer_begin("generate");
-        int rc = mu_sc_generate(x, month, &d, x->Z);
+        int rc = 0;
+        if (c->corr_lognormal) {
+            mu_sc_gen_month g;
+            mu_sc_month_args(x->md, month, &g);
+            g.delta_min = c->delta_min;
+            x->Dnode = x->Dnode ? x->Dnode : malloc((size_t)nst * nst * sizeof *x->Dnode);
+            if (!x->Dnode || mu_sc_lognormal_factor(&g, x->md->corr + (size_t)month * nst * nst,
+                                                    x->zpast, x->Dnode, &x->lower_node))
+                rc = mu_error("out of memory for the lognormal correlation");
+        }
+        if (!rc) rc = mu_sc_generate(x, month, &d, x->Z);
         mu_timer_end("generate");
         MU_TRY(rc);
         mu_agg_result ar;
@@ -121,7 +135,7 @@ static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
         if (rc)
             return mu_error("scenarios: node %lld (stage %d): aggregation: %s", (long long)v,
                             x->stage, err);
-        rec[0] = ar.k;
+        rec[0] = ar.k < K ? ar.k : K;
         rec[1] = ar.iterations;
         for (int g = 0; g < ar.k && g < K; g++) {
             rec[2 + (size_t)g * (1 + nst)] = ar.prob[g];

@@ -74,6 +74,10 @@ void mu_sc_month_args(const mu_sc_model *md, int m, mu_sc_gen_month *g);
 int mu_sc_solve(const double *A, const double *b, int n, double *x);
 /* Lower Cholesky factor L of A (n x n); 1 when A is not positive definite. */
 int mu_sc_cholesky(const double *A, int n, double *L);
+/* D with D D^T = R for a correlation matrix R: the Cholesky factor (*lower = 1),
+ * or when R is not positive definite the eigen factor V diag(sqrt(max(l, 0)))
+ * with rows rescaled to unit length (*lower = 0; *neg eigenvalues <= 0, *smallest). */
+int mu_sc_factor(const double *R, int n, double *D, int *lower, int *neg, double *smallest);
 /* Eigenvalues (descending) and eigenvectors (columns of V) of a symmetric A (Jacobi). */
 void mu_sc_eigen(const double *A, int n, double *val, double *V);
 
@@ -81,6 +85,14 @@ void mu_sc_eigen(const double *A, int n, double *val, double *V);
 
 /* M scenarios of one month on the CPU (the reference): Z is nscen x nst. */
 void mu_sc_gen_cpu(const mu_sc_gen_month *g, const mu_sc_gen_draw *d, double *Z, int64_t *clamped);
+
+/* The exact lognormal correlation (report 2.5) for scenarios that share one
+ * past (a tree node): the normal-space correlation rho_xi(i,j) =
+ * ln(1 + R_ij sqrt((e^{s_i^2} - 1)(e^{s_j^2} - 1))) / (s_i s_j), clipped to [-1, 1],
+ * makes the lognormal noises a correlate as R; its factor goes to D (nst x nst),
+ * *lower as in mu_sc_factor. 0, or 1 when out of memory. */
+int mu_sc_lognormal_factor(const mu_sc_gen_month *g, const double *R, const double *zpast,
+                           double *D, int *lower);
 
 /* ---- the run ---------------------------------------------------------------------- */
 
@@ -100,6 +112,7 @@ typedef struct {
     int64_t series;        /* comb: S */
     int horizon;           /* comb: months */
     double delta_min;
+    int corr_lognormal;   /* tree: correlation transformed per node (report 2.5) */
     int64_t stats_series; /* statistics sample: series */
     int stats_years;      /* and years each (after a year of burn-in) */
     const char *out_csv, *out_json, *model_json, *stats_path, *plot;
