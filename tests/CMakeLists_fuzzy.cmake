@@ -12,7 +12,9 @@ target_compile_definitions(test_fuzzy PRIVATE MU_TEST_FUZZY_INPUTS="${CMAKE_SOUR
 add_test(NAME unit_fuzzy COMMAND test_fuzzy)
 set_tests_properties(unit_fuzzy PROPERTIES LABELS unit TIMEOUT 300)
 
-foreach(script fuzzy_vectors fuzzy_ranks fuzzy_bad_input fuzzy_outputs)
+# Exact-mode checkpoints with real signals (fuzzy_checkpoint) and the ring of
+# ranks against the replicated runs on 1-4 ranks (fuzzy_ring).
+foreach(script fuzzy_vectors fuzzy_ranks fuzzy_bad_input fuzzy_outputs fuzzy_checkpoint fuzzy_ring)
   add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
   set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 900 ENVIRONMENT "${MPI_TEST_ENV}")
 endforeach()

@@ -26,14 +26,17 @@ static void chunk_rows(int64_t n, int64_t B, int size, int j, int64_t *r0, int64
     *r1 = b1 * B < n ? b1 * B : n;
 }
 
-/* Sends count doubles to `to` and receives rcount from `from`, in pieces. */
+/* Sends count doubles to `to` and receives rcount from `from`, in pieces
+ * (waits through mpi/wait.h, which yields the CPU on an oversubscribed node). */
 static void shift(MPI_Comm comm, const double *out, int64_t count, int to, double *in,
                   int64_t rcount, int from) {
     for (int64_t o = 0; o < count || o < rcount; o += PIECE) {
         int s = (int)(count - o < 0 ? 0 : count - o > PIECE ? PIECE : count - o);
         int r = (int)(rcount - o < 0 ? 0 : rcount - o > PIECE ? PIECE : rcount - o);
-        MPI_Sendrecv(out + (s ? o : 0), s, MPI_DOUBLE, to, TAG_RING, in + (r ? o : 0), r,
-                     MPI_DOUBLE, from, TAG_RING, comm, MPI_STATUS_IGNORE);
+        MPI_Request req[2];
+        MPI_Irecv(in + (r ? o : 0), r, MPI_DOUBLE, from, TAG_RING, comm, &req[0]);
+        MPI_Isend(out + (s ? o : 0), s, MPI_DOUBLE, to, TAG_RING, comm, &req[1]);
+        mu_waitall(2, req, MPI_STATUSES_IGNORE);
     }
 }
 
@@ -107,7 +110,12 @@ int mu_fz_ring(MPI_Comm comm, const mu_fm_set *set, int64_t n, int64_t row0, int
                 }
             }
         }
-        MPI_Allreduce(&active, &everywhere, 1, MPI_INT64_T, MPI_SUM, comm);
+        /* Is anything still moving? Asked once per P steps: every rank asks at
+         * the same steps, so they stop together. */
+        if ((g + 1) % size == 0) {
+            everywhere = active;
+            mu_allreduce(&everywhere, 1, MPI_INT64_T, MPI_SUM, comm);
+        }
         if (everywhere == 0 || size == 1) continue;
         /* Pass the chunk on: this rank gets chunk j + 1 from the right. */
         int64_t na, nbr;
