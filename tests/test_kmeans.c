@@ -365,6 +365,18 @@ static void test_aggregate_edges(void **state) {
     assert_int_equal(mu_agg_cluster(x, 1, d, 3, MU_AGG_VERSION2, 50, 1, 0, &r, err, sizeof err), 0);
     assert_int_equal(r.k, 1);
     mu_agg_result_free(&r);
+    /* representative ties: equal members nearest the centroid, the lowest index wins */
+    {
+        double v[] = {0, 5, 0, 100, 101, 100};
+        for (int meth = 0; meth < 2; meth++) {
+            assert_int_equal(mu_agg_cluster(v, 6, 1, 2, meth, 50, 9, 0, &r, err, sizeof err), 0);
+            assert_int_equal(r.k, 2);
+            assert_int_equal(r.rep[0], 0);
+            assert_int_equal(r.rep[1], 3);
+            assert_true(r.prob[0] == 0.5 && r.prob[1] == 0.5);
+            mu_agg_result_free(&r);
+        }
+    }
     /* bad input */
     x[7] = NAN;
     assert_int_equal(

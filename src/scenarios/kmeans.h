@@ -43,6 +43,9 @@ typedef struct {
                 double *r2, int *l2);
 } mu_km_backend;
 
+/* mutirao builds C11 in ISO mode (CMAKE_C_EXTENSIONS OFF), where GCC does not
+ * contract a * b + c into an FMA (-ffp-contract=off), so this is the exact
+ * sequence of roundings that the GPU reproduces with __dsub_rn/__dmul_rn/__dadd_rn. */
 static inline double mu_km_d2(const double *a, const double *c, int d) {
     double s = 0.0;
     for (int j = 0; j < d; j++) {
