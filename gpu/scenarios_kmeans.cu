@@ -11,13 +11,16 @@
  * either side, whatever the ties.
  *
  * Layout: the points are kept transposed (d x m), so the threads of a warp (one
- * point each) read coalesced; a tile of TK centres is staged through shared
- * memory JC coordinates at a time and read by broadcast; each thread keeps its
- * TK running sums in registers. One kernel, three uses:
- *   ALL       one tile of centres per block (grid y), writes dist[i*k + l];
- *   NEAREST2  each block walks all tiles in order, keeping AS 136's nearest
- *             and second nearest (strict comparisons: ties keep the lower l);
- *   SCAN      Version 2's optimal-transfer test of each point (r1, r2, l2).
+ * point each) read coalesced; a tile of TK centres (grid y) is staged through
+ * shared memory JC coordinates at a time and read by broadcast; each thread
+ * keeps its TK running sums in registers and writes dist[i*k + l] (device).
+ * Every call computes the whole M x K matrix this way, which keeps the device
+ * busy even at M = 1024; then, per point, one thread reads its row:
+ *   all       copies the matrix to the host (Hartigan-Wong's passes);
+ *   nearest2  AS 136's nearest and second nearest centre (strict comparisons:
+ *             ties keep the lower index);
+ *   scan      Version 2's optimal-transfer test (r1, r2, l2), in the CPU's
+ *             order over l, since each step compares with the running r.
  * Points and buffers stay on the device between calls; a call moves the k
  * centres in and only the results the CPU reads out. */
 #include <cuda_runtime.h>
@@ -32,8 +35,7 @@ namespace {
 constexpr int THREADS = 128; /* points per block */
 constexpr int TK = 16;       /* centres per tile (registers per thread) */
 constexpr int JC = 64;       /* coordinates staged at a time */
-
-enum { ALL = 0, NEAREST2 = 1, SCAN = 2 };
+constexpr int SELECT = 64;   /* threads per block of the per-point selections */
 
 struct scan_args {
     const int *ic1, *ic2, *nc;
@@ -43,115 +45,98 @@ struct scan_args {
     int *l2;
 };
 
-__device__ __forceinline__ double d2_direct(const double *__restrict__ pt, int m, int d, int i,
-                                            const double *__restrict__ c) {
-    double s = 0.0;
-    for (int j = 0; j < d; j++) {
-        double t = __dsub_rn(pt[(size_t)j * m + i], c[j]);
-        s = __dadd_rn(s, __dmul_rn(t, t));
-    }
-    return s;
-}
-
-template <int MODE>
+/* dist[i*k + l] for the centres of tile blockIdx.y. */
 __global__ void __launch_bounds__(THREADS)
-    km_kernel(const double *__restrict__ pt, int m, int d, const double *__restrict__ c, int k,
-              double *__restrict__ dist, int *__restrict__ o1, int *__restrict__ o2, scan_args sa) {
+    dist_kernel(const double *__restrict__ pt, int m, int d, const double *__restrict__ c, int k,
+                double *__restrict__ dist) {
     __shared__ double cs[TK][JC];
     const int i = blockIdx.x * THREADS + threadIdx.x;
-    const bool in = i < m;
-    /* Per-point state of NEAREST2 and SCAN. */
-    double dt1 = 0.0, dt2 = 0.0, r = 0.0;
-    int c1 = 0, c2 = 0, best = -1, l1 = 0, own2 = 0;
-    bool l1live = false, single = false;
-    if (MODE == NEAREST2 && in) {
-        dt1 = d2_direct(pt, m, d, i, c);
-        dt2 = k > 1 ? d2_direct(pt, m, d, i, c + d) : dt1;
-        c2 = k > 1 ? 1 : 0;
-        if (dt1 > dt2) {
-            double t = dt1;
-            dt1 = dt2;
-            dt2 = t;
-            c1 = 1;
-            c2 = 0;
+    const int lbase = blockIdx.y * TK;
+    double s[TK];
+#pragma unroll
+    for (int t = 0; t < TK; t++) s[t] = 0.0;
+    for (int jc = 0; jc < d; jc += JC) {
+        const int jn = d - jc < JC ? d - jc : JC;
+        __syncthreads();
+        for (int e = threadIdx.x; e < TK * JC; e += THREADS) {
+            int t = e / JC, j = e % JC, l = lbase + t;
+            cs[t][j] = (l < k && j < jn) ? c[(size_t)l * d + jc + j] : 0.0;
         }
-    }
-    if (MODE == SCAN && in) {
-        l1 = sa.ic1[i];
-        own2 = sa.ic2[i];
-        single = sa.nc[l1] == 1;
-        l1live = sa.live[l1] != 0;
-        best = own2;
-        r = __dmul_rn(d2_direct(pt, m, d, i, c + (size_t)own2 * d), sa.an2[own2]);
-    }
-    const int tiles = (k + TK - 1) / TK;
-    const int t0 = MODE == ALL ? blockIdx.y : 0, t1 = MODE == ALL ? blockIdx.y + 1 : tiles;
-    for (int tile = t0; tile < t1; tile++) {
-        const int lbase = tile * TK;
-        double s[TK];
+        __syncthreads();
+        if (i < m)
+            for (int j = 0; j < jn; j++) {
+                const double a = pt[(size_t)(jc + j) * m + i];
 #pragma unroll
-        for (int t = 0; t < TK; t++) s[t] = 0.0;
-        for (int jc = 0; jc < d; jc += JC) {
-            const int jn = d - jc < JC ? d - jc : JC;
-            __syncthreads();
-            for (int e = threadIdx.x; e < TK * JC; e += THREADS) {
-                int t = e / JC, j = e % JC, l = lbase + t;
-                cs[t][j] = (l < k && j < jn) ? c[(size_t)l * d + jc + j] : 0.0;
-            }
-            __syncthreads();
-            if (in)
-                for (int j = 0; j < jn; j++) {
-                    const double a = pt[(size_t)(jc + j) * m + i];
-#pragma unroll
-                    for (int t = 0; t < TK; t++) {
-                        double u = __dsub_rn(a, cs[t][j]);
-                        s[t] = __dadd_rn(s[t], __dmul_rn(u, u));
-                    }
-                }
-        }
-        if (!in) continue;
-#pragma unroll
-        for (int t = 0; t < TK; t++) {
-            const int l = lbase + t;
-            if (l >= k) break;
-            if (MODE == ALL) {
-                dist[(size_t)i * k + l] = s[t];
-            } else if (MODE == NEAREST2) {
-                if (l < 2 || s[t] >= dt2) continue;
-                if (s[t] < dt1) {
-                    dt2 = dt1;
-                    c2 = c1;
-                    dt1 = s[t];
-                    c1 = l;
-                } else {
-                    dt2 = s[t];
-                    c2 = l;
-                }
-            } else {
-                if (single || (!l1live && !sa.live[l]) || l == l1 || l == own2) continue;
-                if (s[t] < __ddiv_rn(r, sa.an2[l])) {
-                    r = __dmul_rn(s[t], sa.an2[l]);
-                    best = l;
+                for (int t = 0; t < TK; t++) {
+                    double u = __dsub_rn(a, cs[t][j]);
+                    s[t] = __dadd_rn(s[t], __dmul_rn(u, u));
                 }
             }
-        }
     }
-    if (!in) return;
-    if (MODE == NEAREST2) {
-        o1[i] = c1;
-        o2[i] = c2;
+    if (i >= m) return;
+#pragma unroll
+    for (int t = 0; t < TK; t++)
+        if (lbase + t < k) dist[(size_t)i * k + lbase + t] = s[t];
+}
+
+/* AS 136's first step from the distance rows: centres 0 and 1, then each
+ * further centre by strict comparisons (ties keep the lower index). */
+__global__ void nearest2_kernel(const double *__restrict__ dist, int m, int k, int *__restrict__ o1,
+                                int *__restrict__ o2) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const double *row = dist + (size_t)i * k;
+    double dt1 = row[0], dt2 = k > 1 ? row[1] : row[0];
+    int c1 = 0, c2 = k > 1 ? 1 : 0;
+    if (dt1 > dt2) {
+        double t = dt1;
+        dt1 = dt2;
+        dt2 = t;
+        c1 = 1;
+        c2 = 0;
     }
-    if (MODE == SCAN) {
-        if (single) {
-            sa.r1[i] = 0.0;
-            sa.r2[i] = 0.0;
-            sa.l2[i] = -1;
+    for (int l = 2; l < k; l++) {
+        double db = row[l];
+        if (db >= dt2) continue;
+        if (db < dt1) {
+            dt2 = dt1;
+            c2 = c1;
+            dt1 = db;
+            c1 = l;
         } else {
-            sa.r1[i] = __dmul_rn(d2_direct(pt, m, d, i, c + (size_t)l1 * d), sa.an1[l1]);
-            sa.r2[i] = r;
-            sa.l2[i] = best;
+            dt2 = db;
+            c2 = l;
         }
     }
+    o1[i] = c1;
+    o2[i] = c2;
+}
+
+/* Version 2's optimal-transfer test from the distance rows (mu_km_scan_cpu). */
+__global__ void scan_kernel(const double *__restrict__ dist, int m, int k, scan_args sa) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const double *row = dist + (size_t)i * k;
+    const int l1 = sa.ic1[i], own2 = sa.ic2[i];
+    if (sa.nc[l1] == 1) {
+        sa.r1[i] = 0.0;
+        sa.r2[i] = 0.0;
+        sa.l2[i] = -1;
+        return;
+    }
+    const bool l1live = sa.live[l1] != 0;
+    int best = own2;
+    double r = __dmul_rn(row[own2], sa.an2[own2]);
+    for (int l = 0; l < k; l++) {
+        if ((!l1live && !sa.live[l]) || l == l1 || l == own2) continue;
+        if (row[l] < __ddiv_rn(r, sa.an2[l])) {
+            r = __dmul_rn(row[l], sa.an2[l]);
+            best = l;
+        }
+    }
+    sa.r1[i] = __dmul_rn(row[l1], sa.an1[l1]);
+    sa.r2[i] = r;
+    sa.l2[i] = best;
 }
 
 } // namespace
@@ -216,27 +201,27 @@ done:
     return 0;
 }
 
-static int put_centres(mu_gpu_km *g, const double *c, int k) {
+/* Every distance of the k centres into g->dist (device). */
+static int distances(mu_gpu_km *g, const double *c, int k) {
     if (!g || k < 1 || k > g->kmax)
         return mu_gpu_fail("k-means on the GPU: %d centres for a context of at most %d", k,
                            g ? g->kmax : 0);
     MU_CUDA(cudaMemcpy(g->c, c, (size_t)k * g->d * sizeof(double), cudaMemcpyHostToDevice));
+    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
+    dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, g->c, k, g->dist);
+    MU_LAUNCHED();
     return 0;
 }
 
 extern "C" int mu_gpu_km_all(mu_gpu_km *g, const double *c, int k, double *dist) {
-    if (put_centres(g, c, k)) return 1;
-    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
-    km_kernel<ALL><<<grid, THREADS>>>(g->pt, g->m, g->d, g->c, k, g->dist, NULL, NULL, scan_args{});
-    MU_LAUNCHED();
+    if (distances(g, c, k)) return 1;
     MU_CUDA(cudaMemcpy(dist, g->dist, (size_t)g->m * k * sizeof(double), cudaMemcpyDeviceToHost));
     return 0;
 }
 
 extern "C" int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1, int *ic2) {
-    if (put_centres(g, c, k)) return 1;
-    km_kernel<NEAREST2><<<(g->m + THREADS - 1) / THREADS, THREADS>>>(
-        g->pt, g->m, g->d, g->c, k, NULL, g->ic1, g->ic2, scan_args{});
+    if (distances(g, c, k)) return 1;
+    nearest2_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->dist, g->m, k, g->ic1, g->ic2);
     MU_LAUNCHED();
     MU_CUDA(cudaMemcpy(ic1, g->ic1, (size_t)g->m * sizeof(int), cudaMemcpyDeviceToHost));
     MU_CUDA(cudaMemcpy(ic2, g->ic2, (size_t)g->m * sizeof(int), cudaMemcpyDeviceToHost));
@@ -246,7 +231,7 @@ extern "C" int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1
 extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                               const int *nc, const double *an1, const double *an2,
                               const unsigned char *live, double *r1, double *r2, int *l2) {
-    if (put_centres(g, c, k)) return 1;
+    if (distances(g, c, k)) return 1;
     size_t m = (size_t)g->m;
     MU_CUDA(cudaMemcpy(g->ic1, ic1, m * sizeof(int), cudaMemcpyHostToDevice));
     MU_CUDA(cudaMemcpy(g->ic2, ic2, m * sizeof(int), cudaMemcpyHostToDevice));
@@ -255,8 +240,7 @@ extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *i
     MU_CUDA(cudaMemcpy(g->an2, an2, (size_t)k * sizeof(double), cudaMemcpyHostToDevice));
     MU_CUDA(cudaMemcpy(g->live, live, (size_t)k, cudaMemcpyHostToDevice));
     scan_args sa{g->ic1, g->ic2, g->nc, g->an1, g->an2, g->live, g->r1, g->r2, g->l2};
-    km_kernel<SCAN><<<(g->m + THREADS - 1) / THREADS, THREADS>>>(g->pt, g->m, g->d, g->c, k, NULL,
-                                                                 NULL, NULL, sa);
+    scan_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->dist, g->m, k, sa);
     MU_LAUNCHED();
     MU_CUDA(cudaMemcpy(r1, g->r1, m * sizeof(double), cudaMemcpyDeviceToHost));
     MU_CUDA(cudaMemcpy(r2, g->r2, m * sizeof(double), cudaMemcpyDeviceToHost));

@@ -1,0 +1,19 @@
+# Tests of the advect workload (issue 5). Included from tests/CMakeLists.txt.
+# Unit (unit_advect): the report's Figure 3 classification and Table 1
+# streams, and the segment engine (lines and dataflow orders) bitwise equal to
+# an independent transcription of the corrected 1-D routine (report §1.4).
+# Command runs (label mpi): the §7.5 oracles (advect_oracles), the same bits
+# on 1-4 ranks and in both schedules (advect_ranks), bad decks
+# (advect_bad_input), checkpoint/restart, HDF5, PNG and summary
+# (advect_outputs). Slurm: jobs/advect.sbatch end to end (slurm_advect_e2e).
+add_executable(test_advect ${CMAKE_CURRENT_SOURCE_DIR}/test_advect.c)
+target_link_libraries(test_advect PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/test_advect.c PROPERTIES COMPILE_OPTIONS
+                                                                          "-ffp-contract=off")
+add_test(NAME unit_advect COMMAND test_advect)
+set_tests_properties(unit_advect PROPERTIES LABELS unit TIMEOUT 300)
+
+foreach(script advect_oracles advect_ranks advect_bad_input advect_outputs)
+  add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
+  set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 900 ENVIRONMENT "${MPI_TEST_ENV}")
+endforeach()
