@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Bad decks get one clear error on every rank and leave no output behind: a
+# Courant number above 1 (named with its face and value, before step 1), sizes
+# that do not divide over the process grid, missing fields in an initial-field
+# file, a short wind file, options that need each other, a bad value in a deck
+# (file:line), a checkpoint of another grid.
+source "$(dirname "$0")/lib.sh"
+M=("$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" advect --device=cpu)
+small=(--nx=8 --ny=8 --nz=3)
+
+check_failure "Courant above 1" "Courant number 1.6 > 1 on the X face" nonzero "$WORK/out.bin" \
+    "${M[@]}" --nx=32 --ny=32 --nz=3 --dt=0.05 --steps=4 --dump="$WORK/out.bin"
+grep -q "step 1 " "$WORK/stderr" && fail "Courant above 1: a step ran before the error"
+check_failure "Courant above 1 along Z" "Courant number 1.8 > 1 on the Z face" nonzero "$WORK/none" \
+    "${M[@]}" "${small[@]}" --u=0 --w=3 --dt=0.2 --steps=4
+check_failure "nx not dividing" "nx=25 does not divide over 2 ranks" nonzero "$WORK/none" \
+    "${M[@]}" --nx=25 --ny=8 --nz=3 --px=2 --py=1 --steps=1
+check_failure "process grid of the wrong size" "process grid has 4 ranks but the run has 2" \
+    nonzero "$WORK/none" "${M[@]}" "${small[@]}" --px=2 --py=2 --steps=1
+check_failure "blocks narrower than the halo" "fewer than 2 points" nonzero "$WORK/none" \
+    "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" advect --nx=3 --ny=8 --nz=3 --px=3 --py=1 --steps=1
+python3 -c "import struct; open('$WORK/one.bin','wb').write(struct.pack('<192f', *([0.5]*192)))"
+check_failure "missing fields" "holds 1 field(s) but the deck asks for 2" nonzero "$WORK/none" \
+    "${M[@]}" "${small[@]}" --fields=2 --init=file --init-file="$WORK/one.bin" --steps=1
+check_failure "init file missing" "--init-file=$WORK/nope.bin: cannot open it" nonzero "$WORK/none" \
+    "${M[@]}" "${small[@]}" --init=file --init-file="$WORK/nope.bin" --steps=1
+check_failure "init=file without the file" "--init=file needs --init-file=FILE" nonzero "$WORK/none" \
+    "${M[@]}" "${small[@]}" --init=file
+check_failure "short wind file" "holds 192 floats, want 576" nonzero "$WORK/none" \
+    "${M[@]}" "${small[@]}" --wind=file --wind-file="$WORK/one.bin" --dt=0.01 --steps=1
+check_failure "grid too small" "--nx=2: must be 3..2^20" nonzero "$WORK/none" \
+    "${M[@]}" --nx=2 --steps=1
+check_failure "output steps without output" "--output-steps needs --output=PREFIX" nonzero \
+    "$WORK/none" "${M[@]}" "${small[@]}" --output-steps=0 --steps=1
+check_failure "steps not a whole period" "is not a whole number of steps" nonzero "$WORK/none" \
+    "${M[@]}" "${small[@]}" --dt=0.3
+check_failure "dump into a missing directory" "$WORK/no/such/dir" nonzero "$WORK/none" \
+    "${M[@]}" "${small[@]}" --steps=1 --dump="$WORK/no/such/dir/out.bin"
+printf '[advect]\nnx = 16\nny = twelve\n' >"$WORK/bad.ini"
+check_failure "bad value in a deck" "bad.ini:3" nonzero "$WORK/none" \
+    "${M[@]}" --config="$WORK/bad.ini"
+run_np 1 advect "${small[@]}" --checkpoint="$WORK/c.ckpt" --checkpoint-every=1 \
+    --steps=3 >/dev/null 2>&1 || fail "checkpoint run failed"
+check_failure "checkpoint of another grid" "written for nx=8 ny=8 nz=3 fields=1" nonzero \
+    "$WORK/none" "${M[@]}" --nx=16 --ny=8 --nz=3 --restart="$WORK/c.ckpt" --steps=4
+finish

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Outputs of `mutirao advect`: checkpoints every k steps and on a real SIGUSR1
+# or SIGTERM sent to the ranks (exit status 3), and --restart on another rank
+# count ending with bitwise the fields of a run never stopped; parallel HDF5
+# fields read back with h5dump equal to the raw dump of the same step; the PNG
+# slices; the summary JSON.
+source "$(dirname "$0")/lib.sh"
+args=(--device=cpu --nx=24 --ny=24 --nz=4 --fields=2 --wind=swirl --w=0.3 --bc-z=periodic
+    --init=cone --cy=0.7)
+
+# 1. Periodic checkpoints: steps 12 and 24 of 30; restart from 24 on 3 ranks.
+run_np 2 advect "${args[@]}" --steps=30 --dump="$WORK/ref30.bin" >/dev/null 2>"$WORK/err" ||
+    fail "reference run failed"
+run_np 2 advect "${args[@]}" --steps=30 --checkpoint="$WORK/c.ckpt" --checkpoint-every=12 \
+    >/dev/null 2>"$WORK/err" || fail "checkpointing run failed"
+grep -q "checkpoint of step 24 written" "$WORK/err" || fail "no checkpoint at step 24"
+run_np 3 advect "${args[@]}" --steps=30 --restart="$WORK/c.ckpt" --dump="$WORK/re30.bin" \
+    >/dev/null 2>"$WORK/err" || fail "restart failed"
+grep -q "restarted from .* at step 24" "$WORK/err" || fail "restart did not say where it began"
+if cmp -s "$WORK/ref30.bin" "$WORK/re30.bin"; then
+    echo "ok: restart from step 24 on 3 ranks: the same bits as 30 steps on 2"
+else
+    fail "restart from a periodic checkpoint differs"
+fi
+
+# 2. A real signal to the ranks of a run with no end in sight.
+signal_case() {
+    local sig=$1
+    rm -f "$WORK/s.ckpt"
+    "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" advect "${args[@]}" --steps=100000000 \
+        --log-every=20 --checkpoint="$WORK/s.ckpt" >"$WORK/s.out" 2>"$WORK/s.err" &
+    local pid=$! t=0
+    until grep -q "\] step 20 " "$WORK/s.err" 2>/dev/null; do
+        sleep 0.2
+        t=$((t + 1))
+        if [ $t -gt 300 ] || ! kill -0 $pid 2>/dev/null; then
+            fail "$sig: the run never reached step 20"
+            wait $pid || true
+            return
+        fi
+    done
+    local ranks
+    ranks=$(for proxy in $(pgrep -P $pid); do pgrep -P "$proxy"; done)
+    # shellcheck disable=SC2086
+    kill -"$sig" ${ranks:-$pid}
+    set +e
+    wait $pid
+    local rc=$?
+    set -e
+    expect_eq "SIG$sig: exit status" "$rc" 3
+    local k
+    k=$(grep -o 'checkpoint of step [0-9]* written' "$WORK/s.err" | awk '{print $4}')
+    [ -n "$k" ] && [ -s "$WORK/s.ckpt" ] || { fail "SIG$sig: no checkpoint"; return; }
+    local end=$((k + 17))
+    run_np 1 advect "${args[@]}" --steps=$end --restart="$WORK/s.ckpt" --dump="$WORK/sr.bin" \
+        >/dev/null 2>&1 || fail "SIG$sig: restart failed"
+    run_np 2 advect "${args[@]}" --steps=$end --dump="$WORK/sref.bin" >/dev/null 2>&1 ||
+        fail "SIG$sig: reference failed"
+    if cmp -s "$WORK/sr.bin" "$WORK/sref.bin"; then
+        echo "ok: SIG$sig stopped at step $k; restart on 1 rank to $end: the same bits"
+    else
+        fail "SIG$sig: restart from step $k differs"
+    fi
+}
+signal_case USR1
+signal_case TERM
+
+# 3. HDF5 fields (when this build has parallel HDF5), read back with h5dump.
+if grep -q "built without parallel HDF5" "$WORK/err"; then
+    echo "ok: (this build has no parallel HDF5: field output not tested)"
+elif ! command -v h5dump >/dev/null; then
+    echo "ok: (no h5dump: apt-get install hdf5-tools)"
+else
+    run_np 3 advect "${args[@]}" --steps=10 --px=3 --py=1 --output="$WORK/f" --output-steps=0,10 \
+        --dump="$WORK/d10.bin" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "HDF5 run failed"; }
+    h5dump -d /fields -b LE -o "$WORK/h10.bin" "$WORK/f000010.h5" >/dev/null 2>&1 ||
+        fail "h5dump cannot read step 10"
+    if cmp -s "$WORK/h10.bin" "$WORK/d10.bin"; then
+        echo "ok: HDF5 step 10 (3 ranks) read back by h5dump equals the raw dump"
+    else
+        fail "HDF5 step 10 differs from the raw dump"
+    fi
+    dims=$(h5dump -H "$WORK/f000000.h5" | grep -o 'DATASPACE  SIMPLE { ( [0-9, ]* )' | head -1)
+    expect_eq "HDF5 dataset shape (y, x, z, field)" "$dims" "DATASPACE  SIMPLE { ( 24, 24, 4, 2 )"
+    h5dump -a /fields/step "$WORK/f000010.h5" | grep -q '(0): 10' || fail "HDF5 step attribute"
+    ls "$WORK"/f*.tmp >/dev/null 2>&1 && fail "HDF5 temporary files left behind"
+fi
+
+# 4. PNG slices and the summary.
+run_np 2 advect "${args[@]}" --steps=5 --plot="$WORK/p-" --summary="$WORK/s.json" >/dev/null \
+    2>"$WORK/err" || { cat "$WORK/err" >&2; fail "plot run failed"; }
+for tag in start end; do
+    if [ "$(head -c 4 "$WORK/p-$tag.png" 2>/dev/null | tail -c 3)" = PNG ]; then
+        echo "ok: p-$tag.png is a PNG"
+    else
+        fail "p-$tag.png missing or not a PNG"
+    fi
+done
+got=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['result']; print(r['steps'], r['fields'], r['schedule'])" "$WORK/s.json")
+expect_eq "summary: steps fields schedule" "$got" "5 2 lines"
+finish
