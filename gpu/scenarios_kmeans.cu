@@ -23,9 +23,11 @@
  *             order over l, since each step compares with the running r.
  * Points and buffers stay on the device between calls; a call moves the k
  * centres in and only the results the CPU reads out. */
+#include <algorithm>
 #include <cuda_runtime.h>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "gpu/check.h"
 #include "gpu/scenarios_kmeans.h"
@@ -246,4 +248,32 @@ extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *i
     MU_CUDA(cudaMemcpy(r2, g->r2, m * sizeof(double), cudaMemcpyDeviceToHost));
     MU_CUDA(cudaMemcpy(l2, g->l2, m * sizeof(int), cudaMemcpyDeviceToHost));
     return 0;
+}
+
+extern "C" int mu_gpu_km_kernel_ms(mu_gpu_km *g, const double *c, int k, int reps, double *ms) {
+    *ms = 0.0;
+    if (reps < 1) reps = 1;
+    if (distances(g, c, k)) return 1; /* uploads the centres; the warm-up launch */
+    int rc = 0;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    std::vector<double> t((size_t)reps);
+    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
+    MU_CUDA_GOTO(cudaEventCreate(&e0));
+    MU_CUDA_GOTO(cudaEventCreate(&e1));
+    for (int r = 0; r < reps; r++) {
+        float f = 0.0f;
+        MU_CUDA_GOTO(cudaEventRecord(e0));
+        dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, g->c, k, g->dist);
+        MU_LAUNCHED_GOTO();
+        MU_CUDA_GOTO(cudaEventRecord(e1));
+        MU_CUDA_GOTO(cudaEventSynchronize(e1));
+        MU_CUDA_GOTO(cudaEventElapsedTime(&f, e0, e1));
+        t[(size_t)r] = f;
+    }
+    std::sort(t.begin(), t.end());
+    *ms = t[(size_t)reps / 2];
+done:
+    if (e0) MU_CUDA_KEEP(cudaEventDestroy(e0));
+    if (e1) MU_CUDA_KEEP(cudaEventDestroy(e1));
+    return rc;
 }

@@ -29,6 +29,10 @@ int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const i
                    const int *nc, const double *an1, const double *an2, const unsigned char *live,
                    double *r1, double *r2, int *l2);
 
+/* Benchmarks: the median over reps launches of the M x K distance kernel
+ * alone (CUDA events, after one warm-up launch), in milliseconds. */
+int mu_gpu_km_kernel_ms(mu_gpu_km *g, const double *c, int k, int reps, double *ms);
+
 #ifdef __cplusplus
 }
 #endif
