@@ -3,7 +3,8 @@
  * station: the same numbers as the CPU), then each thread correlates and
  * transforms its (scenario, station) values with the shared arithmetic of
  * scenarios_gen_core.h. The month's model (factor, coefficients) is small and
- * is read through the cache. */
+ * is read through the cache; the factor is uploaded transposed so that the
+ * threads of a warp (consecutive stations) read consecutive addresses. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include "gpu/check.h"
@@ -14,7 +15,8 @@ enum { SC_TX = 32, SC_TY = 8 };
 struct mu_sc_gpu {
     int nst, pmax, per_scen_past;
     int64_t max_scen;
-    double *model; /* mu, sd, sig_a (nst each), phi (nst*pmax), D (nst*nst) */
+    double *model; /* mu, sd, sig_a (nst each), phi (nst*pmax), D^T (nst*nst) */
+    double *DT;    /* host staging of the transposed factor */
     double *zpast; /* pmax*nst, or per scenario */
     double *Z;
     unsigned long long *clamped;
@@ -36,8 +38,13 @@ __global__ void sc_gen_kernel(mu_sc_gen_month g, uint64_t seed, uint64_t node, i
     const double *zp = zpast + k * zstride;
     unsigned long long nc = 0;
     for (int s = threadIdx.x; s < nst; s += SC_TX) {
+        /* mu_sc_corr_noise with the factor stored transposed (g.D = D^T), so a
+         * warp's threads read consecutive addresses; same terms, same order. */
+        int n = g.lower ? s + 1 : nst;
+        double e = 0;
+        for (int j = 0; j < n; j++) e += g.D[j * nst + s] * wk[j];
         int c;
-        Z[k * nst + s] = mu_sc_inflow(&g, zp, s, mu_sc_corr_noise(&g, wk, s), &c);
+        Z[k * nst + s] = mu_sc_inflow(&g, zp, s, e, &c);
         nc += c;
     }
     if (nc) atomicAdd(clamped, nc);
@@ -60,6 +67,11 @@ extern "C" int mu_sc_gpu_create(int nst, int pmax, int64_t max_scen, int per_sce
     MU_CUDA_GOTO(cudaMalloc(&c->model, ((size_t)3 * nst + (size_t)nst * pmax + (size_t)nst * nst) *
                                            sizeof(double)));
     MU_CUDA_GOTO(cudaMalloc(&c->zpast, past * sizeof(double)));
+    c->DT = (double *)malloc((size_t)nst * nst * sizeof(double));
+    if (!c->DT) {
+        rc = mu_gpu_fail("out of memory");
+        goto done;
+    }
     MU_CUDA_GOTO(cudaMalloc(&c->Z, (size_t)max_scen * nst * sizeof(double)));
     MU_CUDA_GOTO(cudaMalloc(&c->clamped, sizeof(unsigned long long)));
     MU_CUDA_GOTO(cudaEventCreate(&c->e0));
@@ -86,7 +98,9 @@ static int launch(mu_sc_gpu *c, const mu_sc_gen_month *g, const mu_sc_gen_draw *
     MU_CUDA(cudaMemcpy(m + 2 * nst, g->sig_a, nst * sizeof(double), cudaMemcpyHostToDevice));
     MU_CUDA(cudaMemcpy(m + 3 * nst, g->phi, (size_t)nst * pmax * sizeof(double),
                        cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(m + 3 * nst + nst * pmax, g->D, (size_t)nst * nst * sizeof(double),
+    for (int i = 0; i < nst; i++)
+        for (int j = 0; j < nst; j++) c->DT[j * nst + i] = g->D[i * nst + j];
+    MU_CUDA(cudaMemcpy(m + 3 * nst + nst * pmax, c->DT, (size_t)nst * nst * sizeof(double),
                        cudaMemcpyHostToDevice));
     size_t past = (size_t)pmax * nst + (d->zstride ? (size_t)(d->nscen - 1) * d->zstride : 0);
     MU_CUDA(cudaMemcpy(c->zpast, d->zpast, past * sizeof(double), cudaMemcpyHostToDevice));
@@ -136,6 +150,7 @@ extern "C" void mu_sc_gpu_destroy(mu_sc_gpu *c) {
     cudaFree(c->zpast);
     cudaFree(c->Z);
     cudaFree(c->clamped);
+    free(c->DT);
     if (c->e0) cudaEventDestroy(c->e0);
     if (c->e1) cudaEventDestroy(c->e1);
     free(c);
