@@ -25,7 +25,7 @@ maxsub-fasta|maxsub --fasta=inputs/maxsub/proteins.fasta
 cg-nos7-jacobi|cg --matrix=inputs/cg/nos7.mtx --pc=jacobi --rhs=Aones
 cg-poisson3d-64|cg --poisson=3d7 --nx=64 --rhs=Aones
 fuzzy-ruspini|fuzzy --input=inputs/fuzzy/ruspini.csv
-scenarios-6000|scenarios --input=inputs/scenarios/ons_inflows_64.csv --tree=1,30,200
+scenarios-6000|scenarios --config=inputs/scenarios/study_6000.ini
 '
 
 [ -x "$MUTIRAO" ] || scripts/build.sh

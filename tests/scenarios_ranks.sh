@@ -44,4 +44,13 @@ same_all "tree 1,4,3,2 hw, 8 stations" --nstations=8 --tree=1,4,3,2 --m=128 --me
 same_all "tree 1,5,3 lognormal correlation, 6 stations" --nstations=6 --tree=1,5,3 --m=200 \
     --corr=lognormal
 same_all "comb 300 x 6, 10 stations" --nstations=10 --mode=comb --series=300 --horizon=6 --seed=3
+# The job deck gives the same tree as the same settings on the command line.
+(cd "$SRCDIR" && run_np 2 scenarios --device=cpu --config=inputs/scenarios/study_6000.ini \
+    --tree=1,4,3 --m=128 --stats-series=0 --output="$WORK/deck.csv" >/dev/null 2>"$WORK/deck.err") ||
+    { cat "$WORK/deck.err" >&2; fail "run from the deck"; }
+run_np 1 scenarios --device=cpu --input="$IN" --start=2021-01 --seed=2016 --method=v2 --pmax=6 \
+    --tree=1,4,3 --m=128 --stats-series=0 --output="$WORK/nodeck.csv" >/dev/null 2>&1 ||
+    fail "run without the deck"
+cmp -s "$WORK/deck.csv" "$WORK/nodeck.csv" && echo "ok: deck inputs/scenarios/study_6000.ini = command line" ||
+    fail "the deck's tree differs from the command line's"
 finish
