@@ -17,3 +17,9 @@ foreach(script advect_oracles advect_ranks advect_bad_input advect_outputs)
   add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
   set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 900 ENVIRONMENT "${MPI_TEST_ENV}")
 endforeach()
+
+add_test(NAME slurm_advect_e2e
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm/e2e_advect.sh $<TARGET_FILE:mutirao> ${PROJECT_SOURCE_DIR}
+                 ${MPIEXEC_EXECUTABLE})
+set_tests_properties(slurm_advect_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 400
+                                                 SKIP_RETURN_CODE 77 ENVIRONMENT "${MPI_TEST_ENV}")
