@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <math.h>
 #include "core/error.h"
+#include "core/hdmath.h"
 #include "core/options.h"
 #include "core/output.h"
 #include "core/philox.h"
@@ -214,13 +216,50 @@ static void weight_partition(void **state) {
     for (int p = 0; p <= 4; p++) assert_int_equal(c[p], 3 * p);
 }
 
+/* Distance in ulps between two finite doubles of the same sign. */
+static double ulps(double got, double want) {
+    if (got == want) return 0;
+    return fabs(got - want) / (nextafter(fabs(want), INFINITY) - fabs(want));
+}
+
+/* The host/device math against libm: a few ulp everywhere they are used
+ * (lognormal noise, Box-Muller), and exact at the special points. */
+static void hdmath_accuracy(void **state) {
+    (void)state;
+    uint64_t x = 88172645463325252ull; /* xorshift: any spread of arguments will do */
+    double worst_exp = 0, worst_log = 0, worst_cos = 0;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double u = (double)(x >> 11) * 0x1p-53;
+        double a = -740.0 + 1449.0 * u;
+        if (i % 2) a = 1.4 * (u - 0.5); /* dense near 0 */
+        worst_exp = fmax(worst_exp, ulps(mu_exp(a), exp(a)));
+        double b = ldexp(0.5 + u, (int)(x % 2000) - 1000);
+        worst_log =
+            fmax(worst_log, fabs(mu_log(b) - log(b)) / fmax(fabs(log(b)) * 0x1p-52, 0x1p-1074));
+        double c = mu_cos2pi(u), want = cos(6.283185307179586 * u);
+        worst_cos = fmax(worst_cos, fabs(c - want));
+    }
+    printf("hdmath: worst exp %.2f ulp, log %.2f ulp of the result, cos2pi %.3g absolute\n",
+           worst_exp, worst_log, worst_cos);
+    assert_true(worst_exp <= 4);
+    assert_true(worst_log <= 4);
+    /* libm is given fl(2 pi u), off by up to half an ulp of 6.28 (4.4e-16). */
+    assert_true(worst_cos <= 1e-15);
+    assert_true(mu_exp(0.0) == 1.0 && mu_log(1.0) == 0.0 && mu_cos2pi(0.0) == 1.0);
+    assert_true(mu_cos2pi(0.5) == -1.0 && mu_cos2pi(0.25) == 0.0);
+    assert_true(mu_exp(-800.0) == 0.0 && isinf(mu_exp(800.0)) && isinf(mu_log(0.0)));
+    assert_true(isnan(mu_log(-1.0)) && isnan(mu_exp(NAN)));
+    assert_true(fabs(mu_log(0x1p-1074) - log(0x1p-1074)) < 1e-12);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(philox_known_answers), cmocka_unit_test(rng_ranges),
         cmocka_unit_test(parse_int_forms),      cmocka_unit_test(options_command_line),
         cmocka_unit_test(options_errors),       cmocka_unit_test(options_deck),
         cmocka_unit_test(output_is_atomic),     cmocka_unit_test(block_partition),
-        cmocka_unit_test(weight_partition),
+        cmocka_unit_test(weight_partition),     cmocka_unit_test(hdmath_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
