@@ -28,6 +28,15 @@ same_as_ref() {
     echo "ok: $name: the reference's answer"
 }
 
+# ranks_of PID: the mutirao processes below PID.
+ranks_of() {
+    local p
+    for p in $(pgrep -P "$1"); do
+        [ "$(ps -o comm= -p "$p")" = mutirao ] && echo "$p"
+        ranks_of "$p"
+    done
+}
+
 # signal_case SIG NP NP_RESTART: stop a run on NP ranks with SIG, restart on NP_RESTART.
 signal_case() {
     local sig=$1 np=$2 np2=$3
@@ -47,9 +56,10 @@ signal_case() {
             return
         fi
     done
-    # Signal the ranks themselves, as Slurm does (srun --signal).
+    # Signal the ranks themselves, as Slurm does (srun --signal): the launcher's
+    # descendants that run mutirao (MPICH: under a proxy; OpenMPI: children).
     local ranks
-    ranks=$(for proxy in $(pgrep -P $pid); do pgrep -P "$proxy"; done)
+    ranks=$(ranks_of $pid)
     # shellcheck disable=SC2086
     kill -"$sig" ${ranks:-$pid}
     set +e
