@@ -14,7 +14,7 @@ target_compile_definitions(test_scenarios
 add_test(NAME unit_scenarios COMMAND test_scenarios)
 set_tests_properties(unit_scenarios PROPERTIES LABELS unit TIMEOUT 300)
 
-foreach(script scenarios_fit scenarios_ranks scenarios_bad_input scenarios_main)
+foreach(script scenarios_fit scenarios_ranks scenarios_bad_input scenarios_main scenarios_checkpoint)
   add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
   set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 600 ENVIRONMENT "${MPI_TEST_ENV}")
 endforeach()

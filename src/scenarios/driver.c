@@ -52,6 +52,11 @@ static const mu_opt_spec sc_opts[] = {
      "statistics report (CSV): generated against historical monthly moments"},
     {"plot", MU_OPT_STRING, "", 0, "PNG fan of the tree against the record (needs gnuplot)"},
     {"plot-stations", MU_OPT_INT, "3", 0, "stations in the plot (the first ones)"},
+    {"checkpoint", MU_OPT_STRING, "scenarios.ckpt", 0,
+     "tree checkpoint, written between stages on SIGTERM/SIGUSR1 (then exit status 3) and "
+     "every --checkpoint-every stages"},
+    {"checkpoint-every", MU_OPT_INT, "0", 0, "write a checkpoint every k stages (0: never)"},
+    {"restart", MU_OPT_FLAG, "0", 0, "resume the tree from --checkpoint"},
     MU_OPT_END};
 
 static int parse_tree(const char *text, mu_sc_cfg *c) {
@@ -149,6 +154,14 @@ static int read_cfg(const mu_opts *o, mu_sc_cfg *c) {
     c->plot_stations = (int)ps;
     if (c->comb && (c->out_json || c->plot))
         return mu_error("--output-json and --plot are for the tree (--mode=tree)");
+    c->checkpoint = mu_opt_str(o, "checkpoint");
+    int64_t ce = mu_opt_int(o, "checkpoint-every");
+    if (ce < 0) return mu_error("--checkpoint-every must be >= 0");
+    c->checkpoint_every = (int)ce;
+    c->restart = mu_opt_flag(o, "restart");
+    if (!c->checkpoint) return mu_error("--checkpoint needs a file name");
+    if (c->comb && (c->restart || ce > 0))
+        return mu_error("--restart and --checkpoint-every go with --mode=tree");
     if (c->stats_path && c->stats_series == 0) return mu_error("--stats needs --stats-series > 0");
     return 0;
 }
@@ -159,6 +172,7 @@ static int check_outputs(const mu_sc_cfg *c) {
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         if (paths[i]) MU_TRY(mu_output_check(paths[i]));
     if (c->plot) MU_TRY(mu_sc_plot_check());
+    if (!c->comb && (c->checkpoint_every > 0 || c->restart)) MU_TRY(mu_output_check(c->checkpoint));
     return 0;
 }
 

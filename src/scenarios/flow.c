@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "core/output.h"
+#include "core/signals.h"
 #include "core/summary.h"
 #include "core/timer.h"
 #include "gpu/gpu.h"
@@ -160,8 +161,15 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
         if (mu_error_collective(app->comm, rc)) goto out;
     } else {
         mu_timer_begin("tree");
-        rc = mu_sc_build_tree(app, &x);
+        int sig_rc = mu_signals_install();
+        rc = sig_rc ? sig_rc : mu_sc_build_tree(app, &x);
+        if (!sig_rc) mu_signals_restore();
         mu_timer_end("tree");
+        if (rc == MU_SC_STOPPED) { /* the checkpoint is the result; no outputs */
+            app->exit_status = 3;
+            rc = 0;
+            goto out;
+        }
         if (rc) goto out;
     }
     /* The statistics sample: stats_series comb series of stats_years years after a

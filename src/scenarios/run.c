@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "core/summary.h"
+#include "core/signals.h"
 #include "core/timer.h"
 #include "gpu/gpu.h"
 #include "mpi/taskfarm.h"
@@ -149,18 +150,25 @@ static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
 
 int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
     const mu_sc_cfg *c = x->c;
-    int nst = x->md->nst;
+    int nst = x->md->nst, st0 = 0;
     mu_sc_tree *t = x->tree;
-    MU_TRY(tree_reserve(t, 1, nst));
-    t->n = 1;
-    t->parent[0] = -1;
-    t->stage[0] = 0;
-    t->prob[0] = t->pprob[0] = 1;
-    t->iters[0] = -1;
-    memcpy(t->q, x->h->q + (x->hist_end - 1) * nst, (size_t)nst * sizeof *t->q);
-    t->stage_first[0] = 0;
-    t->stage_first[1] = 1;
-    for (int st = 0; st < c->nstages; st++) {
+    uint64_t fp = mu_sc_fingerprint(c, x->h, x->hist_end);
+    if (c->restart) {
+        MU_TRY(mu_sc_checkpoint_read(app->comm, c->checkpoint, fp, nst, c->nstages, t, &st0));
+        mu_info("scenarios: restarting from %s after stage %d (%lld nodes)", c->checkpoint, st0,
+                (long long)t->n);
+    } else {
+        MU_TRY(tree_reserve(t, 1, nst));
+        t->n = 1;
+        t->parent[0] = -1;
+        t->stage[0] = 0;
+        t->prob[0] = t->pprob[0] = 1;
+        t->iters[0] = -1;
+        memcpy(t->q, x->h->q + (x->hist_end - 1) * nst, (size_t)nst * sizeof *t->q);
+        t->stage_first[0] = 0;
+        t->stage_first[1] = 1;
+    }
+    for (int st = st0; st < c->nstages; st++) {
         x->stage = st;
         int K = c->open[st];
         int64_t n0 = t->stage_first[st], nodes = t->stage_first[st + 1] - n0;
@@ -217,6 +225,22 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
                 (int)((x->hist_end + st) % 12) + 1, (long long)nodes, c->m, (long long)kids,
                 (double)itsum / (double)nodes, (long long)itmax,
                 fewer ? " (some nodes formed fewer groups than asked)" : "");
+        /* Between stages every rank holds the same tree: a safe point to stop. */
+        int done = st + 1;
+        if (done == c->nstages) break;
+        int sig = mu_signals_any(app->comm);
+        if (sig || (c->checkpoint_every > 0 && done % c->checkpoint_every == 0)) {
+            rc = app->rank == 0 ? mu_sc_checkpoint_write(c->checkpoint, fp, done, t, nst) : 0;
+            MU_TRY(mu_error_collective(app->comm, rc));
+            mu_info("scenarios: checkpoint after stage %d written to %s", done, c->checkpoint);
+        }
+        if (sig) {
+            if (app->rank == 0)
+                mu_warn("scenarios: stopped by %s after stage %d of %d: checkpoint written to %s; "
+                        "resume with --restart (exit status 3)",
+                        mu_signals_name(mu_signals_pending()), done, c->nstages, c->checkpoint);
+            return MU_SC_STOPPED;
+        }
     }
     return 0;
 }

@@ -24,6 +24,15 @@ typedef struct {
 void mu_sc_node_past(const mu_sc_ctx *x, int64_t v, double *zp);
 /* The tree, stage by stage (collective). */
 int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x);
+/* Checkpoints of the tree after a stage (checkpoint.c). */
+uint64_t mu_sc_fingerprint(const mu_sc_cfg *c, const mu_sc_hist *h, int64_t hist_end);
+int mu_sc_checkpoint_write(const char *path, uint64_t fp, int stages_done, const mu_sc_tree *t,
+                           int nst);
+/* Collective: t (empty) gets the checkpoint's tree, *stages_done its stages. */
+int mu_sc_checkpoint_read(MPI_Comm comm, const char *path, uint64_t fp, int nst, int nstages,
+                          mu_sc_tree *t, int *stages_done);
+/* mu_sc_build_tree's return when a stop signal ended it after a checkpoint. */
+#define MU_SC_STOPPED 3
 /* Generates one batch on this rank's device or CPU. */
 int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z);
 /* Philox stream ids of the comb series and of the statistics sample, month t. */

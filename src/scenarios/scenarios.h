@@ -117,6 +117,9 @@ typedef struct {
     int stats_years;      /* and years each (after a year of burn-in) */
     const char *out_csv, *out_json, *model_json, *stats_path, *plot;
     int plot_stations;
+    const char *checkpoint; /* tree: file written on SIGTERM/SIGUSR1 and every k stages */
+    int checkpoint_every;
+    int restart;
 } mu_sc_cfg;
 
 /* The tree: nodes in id order, stage by stage. */
