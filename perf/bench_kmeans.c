@@ -20,7 +20,10 @@
  *   hw-cpu-ws   the same decisions, every distance of a pass computed first on
  *               the CPU (the GPU's shape, for the split);
  *   hw-gpu      the same with the device computing the steps;
- *   v2-cpu / v2-gpu   Version 2 (kmeans_v2.c), its scan on the CPU / device.
+ *   v2-cpu / v2-gpu   Version 2 (kmeans_v2.c), its scan on the CPU / device,
+ *               one quick-transfer sweep per pass (the default);
+ *   v2-*-q50    the same with up to 50 sweeps per pass (fewer passes, more
+ *               serial work).
  *
  * Each path runs --reps times (the NEWAVE case once) and the run with the
  * median total is shown. Then the distance step alone: the CPU loop (one
@@ -108,7 +111,7 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
            "total_s", "dist_s", "serial_s", "dist%", "step_ms", "GFLOP/s", "cpu_dists", "groups");
     int *ref = malloc(sizeof(int) * m), *ic1 = malloc(sizeof(int) * m),
         *nc = malloc(sizeof(int) * k);
-    int have_ref[2] = {0, 0};
+    int have_ref[3] = {0, 0, 0};
     mu_gpu_km *g = NULL;
     if (gpu && mu_gpu_km_create(y, m, r, k, &g)) {
         printf("  gpu: %s\n", mu_gpu_error());
@@ -118,14 +121,13 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
     mu_km_backend cbe = mu_km_cpu_backend(&pts), gbe = {g, g_all, g_near, g_scan};
     struct {
         const char *name;
-        int v2, on;
+        int v2, on, sweeps;
         const mu_km_backend *be;
-    } paths[] = {{"hw-cpu", 0, cpu, NULL},
-                 {"hw-cpu-ws", 0, cpu, &cbe},
-                 {"hw-gpu", 0, g != NULL, &gbe},
-                 {"v2-cpu", 1, cpu, &cbe},
-                 {"v2-gpu", 1, g != NULL, &gbe}};
-    int *refs[2] = {ref, malloc(sizeof(int) * m)};
+    } paths[] = {{"hw-cpu", 0, cpu, 0, NULL},           {"hw-cpu-ws", 0, cpu, 0, &cbe},
+                 {"hw-gpu", 0, g != NULL, 0, &gbe},     {"v2-cpu", 1, cpu, 0, &cbe},
+                 {"v2-gpu", 1, g != NULL, 0, &gbe},     {"v2-cpu-q50", 2, cpu, 50, &cbe},
+                 {"v2-gpu-q50", 2, g != NULL, 50, &gbe}};
+    int *refs[3] = {ref, malloc(sizeof(int) * m), malloc(sizeof(int) * m)};
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
         if (!paths[p].on) continue;
         /* reps runs; the one with the median total time is shown */
@@ -136,7 +138,7 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
             mu_km_out o = {0};
             o.ic1 = ic1;
             o.nc = nc;
-            f = paths[p].v2 ? mu_km_version2(y, m, r, c, k, maxit, paths[p].be, &o)
+            f = paths[p].v2 ? mu_km_version2(y, m, r, c, k, maxit, paths[p].sweeps, paths[p].be, &o)
                             : mu_km_hartigan_wong(y, m, r, c, k, maxit, 0, paths[p].be, &o);
             if (f == MU_KM_BACKEND) break;
             int at = q;
@@ -204,6 +206,7 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
     free(dist);
     mu_gpu_km_destroy(g);
     free(refs[1]);
+    free(refs[2]);
     free(x), free(y), free(c0), free(c), free(ref), free(ic1), free(nc);
 }
 

@@ -198,7 +198,7 @@ static void test_fixed_points(void **state) {
             mu_km_out o = {0};
             o.ic1 = ic1;
             o.nc = nc;
-            int f = v2 ? mu_km_version2(a, m, d, c, k, 200, NULL, &o)
+            int f = v2 ? mu_km_version2(a, m, d, c, k, 200, 0, NULL, &o)
                        : mu_km_hartigan_wong(a, m, d, c, k, 200, 0, NULL, &o);
             assert_int_equal(f, MU_KM_OK);
             assert_true(o.iter >= 1 && o.iter <= 200);
@@ -239,9 +239,9 @@ static void test_whole_steps_equal(void **state) {
             mu_km_backend be = mu_km_cpu_backend(&pts);
             mu_km_out o1 = {0}, o2 = {0};
             o1.ic1 = g1, o1.nc = n1, o2.ic1 = g2, o2.nc = n2;
-            int f1 = v2 ? mu_km_version2(a, m, d, c0, k, 100, NULL, &o1)
+            int f1 = v2 ? mu_km_version2(a, m, d, c0, k, 100, 0, NULL, &o1)
                         : mu_km_hartigan_wong(a, m, d, c0, k, 100, 0, NULL, &o1);
-            int f2 = v2 ? mu_km_version2(a, m, d, c2, k, 100, &be, &o2)
+            int f2 = v2 ? mu_km_version2(a, m, d, c2, k, 100, 0, &be, &o2)
                         : mu_km_hartigan_wong(a, m, d, c2, k, 100, 0, &be, &o2);
             assert_int_equal(f1, f2);
             assert_int_equal(o1.iter, o2.iter);

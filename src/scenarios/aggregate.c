@@ -172,7 +172,7 @@ int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, i
         out.nc = nc;
         int f = method == MU_AGG_HARTIGAN_WONG
                     ? mu_km_hartigan_wong(y, m, r, c, k, max_iter, 0, be, &out)
-                    : mu_km_version2(y, m, r, c, k, max_iter, be, &out);
+                    : mu_km_version2(y, m, r, c, k, max_iter, 0, be, &out);
         if (f == MU_KM_BACKEND) {
             snprintf(err, errlen, "aggregation: %s", use_gpu ? mu_gpu_error() : "out of memory");
             goto done;

@@ -85,8 +85,10 @@ int mu_km_hartigan_wong(const double *a, int m, int d, double *c, int k, int max
                         const mu_km_backend *be, mu_km_out *out);
 
 /* The study's Version 2 (report 4.7): centres frozen during each pass and
- * recomputed from the members after it (see kmeans_v2.c). be == NULL: CPU. */
-int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit,
+ * recomputed from the members after it, then qsweeps quick-transfer sweeps
+ * (<= 0: MU_KM_V2_SWEEPS); see kmeans_v2.c. be == NULL: CPU. */
+#define MU_KM_V2_SWEEPS 1
+int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, int qsweeps,
                    const mu_km_backend *be, mu_km_out *out);
 
 double mu_km_now(void);

@@ -26,7 +26,13 @@
  *  - after each optimal-transfer pass, quick-transfer sweeps (each point
  *    against its second choice, for points whose two clusters changed in the
  *    last sweep) with the centres recomputed after every sweep, which avoids
- *    the flip-flop that frozen centres and counts allow; at most 50 sweeps;
+ *    the flip-flop that frozen centres and counts allow. How many: qsweeps,
+ *    MU_KM_V2_SWEEPS = 1 by default. More sweeps mean fewer passes (8-10
+ *    instead of 12-24 on the Table 3-2 shapes, bench_kmeans) but each sweep is
+ *    serial CPU work, and the late ones move few points: at M = 100000,
+ *    K = 20, 50 sweeps a stage made the serial part ten times the single
+ *    sweep's. The device makes passes cheap, so one sweep; 12-24 passes is
+ *    also what the study saw (8-21, Table 3-2);
  *  - the live set of a pass is the clusters whose members changed since the
  *    previous pass began. A cluster that is not live has the same members, so
  *    the same centre bits (means are summed in point order), as when its
@@ -40,7 +46,6 @@
 #include "scenarios/kmeans.h"
 
 #define MU_KM_BIG 1.0e30
-#define MU_KM_QSWEEPS 50
 
 typedef struct {
     const double *a;
@@ -132,10 +137,10 @@ static int batch(v2 *s, unsigned char *touched) {
 
 /* Quick-transfer sweeps: each point whose two clusters changed in the last
  * sweep against its second choice; chg collects the clusters that changed. */
-static void quick_sweeps(v2 *s, unsigned char *chg, unsigned char *qchg, unsigned char *nchg,
-                         long long *evals) {
+static void quick_sweeps(v2 *s, int sweeps, unsigned char *chg, unsigned char *qchg,
+                         unsigned char *nchg, long long *evals) {
     memcpy(qchg, chg, (size_t)s->k);
-    for (int sw = 0; sw < MU_KM_QSWEEPS; sw++) {
+    for (int sw = 0; sw < sweeps; sw++) {
         for (int i = 0; i < s->m; i++) {
             int l1 = s->ic1[i], l2 = s->ic2[i];
             s->cand[i] = -1;
@@ -150,7 +155,7 @@ static void quick_sweeps(v2 *s, unsigned char *chg, unsigned char *qchg, unsigne
     }
 }
 
-int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit,
+int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, int qsweeps,
                    const mu_km_backend *be, mu_km_out *out) {
     double t0 = mu_km_now(), t;
     out->ifault = MU_KM_BADK;
@@ -230,7 +235,8 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit,
             out->iter = it;
             break;
         }
-        quick_sweeps(&s, chg, qchg, nchg, &out->dist_evals);
+        quick_sweeps(&s, qsweeps > 0 ? qsweeps : MU_KM_V2_SWEEPS, chg, qchg, nchg,
+                     &out->dist_evals);
         memcpy(live, chg, kk);
     }
     if (out->wss) {
