@@ -211,6 +211,26 @@ static void test_fixed_points(void **state) {
     }
 }
 
+/* The CPU's whole distance step (8 centres at a time) has mu_km_d2's bits. */
+static void test_distance_rows(void **state) {
+    (void)state;
+    int dims[][3] = {{37, 13, 19}, {5, 1, 8}, {64, 64, 513}, {3, 100, 7}};
+    for (int t = 0; t < 4; t++) {
+        int m = dims[t][0], d = dims[t][1], k = dims[t][2];
+        double *a = make_data(m, d, 3, 5.0, 0), *c = make_data(k, d, 3, 5.0, 0);
+        double *dist = malloc(sizeof(double) * m * k);
+        mu_km_all_cpu(a, m, d, c, k, dist);
+        for (int i = 0; i < m; i++)
+            for (int l = 0; l < k; l++) {
+                double want = mu_km_d2(a + i * d, c + l * d, d);
+                assert_memory_equal(&dist[i * k + l], &want, sizeof want);
+            }
+        free(a);
+        free(c);
+        free(dist);
+    }
+}
+
 /* Whole distance steps (the path the GPU takes) give AS 136's decisions. */
 static void test_whole_steps_equal(void **state) {
     (void)state;
@@ -559,8 +579,9 @@ int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "--gpu")) return gpu_compare();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_whiten_mahalanobis), cmocka_unit_test(test_whiten_singular),
-        cmocka_unit_test(test_fixed_points),       cmocka_unit_test(test_whole_steps_equal),
-        cmocka_unit_test(test_aggregate),          cmocka_unit_test(test_aggregate_edges),
+        cmocka_unit_test(test_fixed_points),       cmocka_unit_test(test_distance_rows),
+        cmocka_unit_test(test_whole_steps_equal),  cmocka_unit_test(test_aggregate),
+        cmocka_unit_test(test_aggregate_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

