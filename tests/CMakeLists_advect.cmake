@@ -23,3 +23,8 @@ add_test(NAME slurm_advect_e2e
                  ${MPIEXEC_EXECUTABLE})
 set_tests_properties(slurm_advect_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 400
                                                  SKIP_RETURN_CODE 77 ENVIRONMENT "${MPI_TEST_ENV}")
+
+# GPU (label gpu, exit 77 without a device): CPU vs GPU, bitwise, both schedules, 1-4 ranks.
+add_test(NAME gpu_advect COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/advect_gpu.sh)
+set_tests_properties(gpu_advect PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
+                                           ENVIRONMENT "${MPI_TEST_ENV}")

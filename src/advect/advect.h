@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "app.h"
 #include "advect/engine.h"
+#include "gpu/advect_gpu.h"
 #include "mpi/cart.h"
 
 #define ADV_PI 3.14159265358979323846
@@ -68,6 +69,7 @@ typedef struct {
     int64_t step;
     double cmax;       /* largest Courant number of the last step */
     int64_t ntasks[3]; /* dataflow: streams per axis in the last step */
+    mu_gpu_adv *gpu;   /* the device copy, or NULL: the CPU runs the sweeps */
 } adv_state;
 
 static inline int64_t adv_idx(const adv_state *s, int x, int y, int z) {

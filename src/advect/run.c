@@ -15,6 +15,7 @@
 #include "core/signals.h"
 #include "core/summary.h"
 #include "core/timer.h"
+#include "gpu/gpu.h"
 
 typedef struct {
     double *mass, *min, *max;
@@ -205,8 +206,6 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
             s->cart.dims[1], s->nl[0], s->nl[1],
             cfg->schedule == ADV_SCHED_DATAFLOW ? "dataflow" : "lines", (long long)cfg->steps,
             cfg->dt);
-    if (app->dev.use_gpu)
-        mu_info("advect: the GPU kernels are not part of this build; the CPU runs the steps");
     rc = alloc_state(s)
              ? mu_error("out of memory for %lld cells x %d fields", (long long)owned(s), s->N)
              : 0;
@@ -222,6 +221,25 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
         rc = adv_checkpoint_read(s, cfg->restart);
         if (!rc) mu_info("restarted from %s at step %lld", cfg->restart, (long long)s->step);
     }
+    int grc = 0;
+    if (!rc && app->dev.use_gpu) {
+        int64_t padded = (int64_t)s->N * s->nl[2] * s->sx * (s->nl[1] + 2 * ADV_HALO);
+        int mmax = s->nl[0] > s->nl[1] ? s->nl[0] : s->nl[1];
+        if (s->nl[2] > mmax) mmax = s->nl[2];
+        int64_t gmax = 0;
+        for (int a = 0; a < 3; a++)
+            if (owned(s) / s->nl[a] > gmax) gmax = owned(s) / s->nl[a];
+        int64_t halo = (int64_t)ADV_HALO * s->N * s->nl[2] * mmax;
+        if (mu_gpu_adv_create(padded, gmax, mmax, s->N, halo, &s->gpu) ||
+            mu_gpu_adv_put(s->gpu, s->q))
+            grc = mu_error("advect: GPU %d: %s", app->dev.info.ordinal, mu_gpu_error());
+    }
+    if (!rc) rc = mu_error_collective(app->comm, grc);
+    int ngpu = s->gpu != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ngpu, 1, MPI_INT, MPI_SUM, app->comm);
+    if (!rc && ngpu)
+        mu_info("advect: %d rank(s) run the sweeps on their GPU (classification, %s kernels)", ngpu,
+                cfg->schedule == ADV_SCHED_DATAFLOW ? "stream and inflow-only-cell" : "line");
     int N = s->N;
     adv_diag d0, d;
     d0.mass = malloc((size_t)N * 6 * sizeof(double));
@@ -241,6 +259,12 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
     if (!rc && (cfg->checkpoint || cfg->checkpoint_every)) rc = mu_signals_install();
     while (!rc && s->step < cfg->steps) {
         rc = adv_step(s, s->step);
+        if (!rc && s->gpu) {
+            mu_timer_begin("advect: GPU to host");
+            if (mu_gpu_adv_get(s->gpu, s->q)) rc = mu_error("advect: %s", mu_gpu_error());
+            mu_timer_end("advect: GPU to host");
+            rc = mu_error_collective(app->comm, rc);
+        }
         if (rc) break;
         s->step++;
         mu_timer_begin("advect: diagnostics");
@@ -297,7 +321,16 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
         if (cfg->dump) rc = adv_write_raw(s, cfg->dump);
         if (!rc) rc = plot_at(s, "end");
     }
+    if (s->gpu) {
+        double ks, cs, bytes;
+        mu_gpu_adv_times(s->gpu, &ks, &cs, &bytes);
+        mu_log_all(MU_LOG_INFO, "advect: GPU kernels %.4f s, host-device copies %.4f s (%.3f GB)",
+                   ks, cs, bytes / 1e9);
+        mu_summary_real("gpu_kernel_s_rank0", ks);
+        mu_summary_real("gpu_copy_s_rank0", cs);
+    }
     free(d0.mass);
+    mu_gpu_adv_destroy(s->gpu);
     free_state(s);
     adv_wind_free();
     return rc;

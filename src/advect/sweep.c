@@ -10,6 +10,7 @@
 #include "advect/advect.h"
 #include "core/error.h"
 #include "core/timer.h"
+#include "gpu/gpu.h"
 
 typedef struct {
     int axis, m, G, wrap, P, periodic;
@@ -194,6 +195,77 @@ static int any_cycle(const adv_state *s, const sweep_geom *w, int sign) {
     return 0;
 }
 
+/* The densities after the sweep: the next sweep's D0. */
+static void update_dens(adv_state *s, const sweep_geom *w) {
+    for (int g = 0; g < w->G; g++) {
+        int64_t doff, dstr, gc[3];
+        line_off(s, w->axis, g, &doff, &dstr, gc);
+        const float *d1 = s->wd1 + (int64_t)g * w->m;
+        for (int i = 0; i < w->m; i++) s->dens[doff + i * dstr] = d1[i];
+    }
+}
+
+/* The device's halo: packed there, exchanged through host buffers. */
+static int gpu_halo(adv_state *s, int axis) {
+    int m = s->nl[axis], nxl = s->nl[0], nyl = s->nl[1], nz = s->nl[2], N = s->N;
+    int64_t count = (int64_t)ADV_HALO * N * nz * (axis == 0 ? nyl : nxl);
+    if (mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, m - ADV_HALO, s->sbuf, 0)) return 1;
+    MPI_Sendrecv(s->sbuf, (int)count, MPI_FLOAT, s->cart.next[axis], 50 + axis, s->rbuf, (int)count,
+                 MPI_FLOAT, s->cart.prev[axis], 50 + axis, s->cart.comm, MPI_STATUS_IGNORE);
+    if (s->cart.prev[axis] != MPI_PROC_NULL &&
+        mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, -ADV_HALO, s->rbuf, 1))
+        return 1;
+    if (mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, 0, s->sbuf, 0)) return 1;
+    MPI_Sendrecv(s->sbuf, (int)count, MPI_FLOAT, s->cart.prev[axis], 60 + axis, s->rbuf, (int)count,
+                 MPI_FLOAT, s->cart.next[axis], 60 + axis, s->cart.comm, MPI_STATUS_IGNORE);
+    if (s->cart.next[axis] != MPI_PROC_NULL &&
+        mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, m, s->rbuf, 1))
+        return 1;
+    return 0;
+}
+
+/* The sweep on the device, phase for phase as below; the host moves the end fluxes. */
+static int gpu_sweep(adv_state *s, const sweep_geom *w, int rounds, int *lost) {
+    const adv_cfg *c = s->cfg;
+    mu_gpu_adv_geom d;
+    d.axis = w->axis;
+    d.m = w->m;
+    d.G = w->G;
+    d.N = s->N;
+    d.wrap = w->wrap;
+    d.periodic = w->periodic;
+    d.first = s->lo[w->axis] == 0;
+    d.last = s->lo[w->axis] + w->m == c->n[w->axis];
+    d.dataflow = c->schedule == ADV_SCHED_DATAFLOW;
+    d.nxl = s->nl[0];
+    d.nz = s->nl[2];
+    d.sx = s->sx;
+    d.qs = w->qs;
+    d.dt = w->dt;
+    d.dx = w->dx;
+    d.eb0 = !w->periodic && d.first ? 0 : -9;
+    d.eb1 = !w->periodic && d.last ? w->m - 1 : -9;
+    int64_t nt = 0;
+    if (mu_gpu_adv_begin(s->gpu, &d, s->wu, s->wrs, s->wd0, s->wd1, s->cyc, &nt)) return 1;
+    s->ntasks[w->axis] = nt;
+    for (int pass = 0; pass < 2; pass++) {
+        int dir = pass == 0 ? 1 : -1;
+        if (pass == 1 && mu_gpu_adv_backward(s->gpu, &d)) return 1;
+        for (int lap = 0; lap < 2; lap++) {
+            if (lap == 1) {
+                if (!any_cycle(s, w, dir)) break;
+                if (mu_gpu_adv_lap2(s->gpu, &d, dir)) return 1;
+            }
+            for (int r = 0; r < rounds; r++) {
+                if (mu_gpu_adv_pack(s->gpu, &d, dir, s->sbuf)) return 1;
+                exchange(s, w, dir);
+                if (mu_gpu_adv_unpack(s->gpu, &d, dir, s->rbuf)) return 1;
+            }
+        }
+    }
+    return mu_gpu_adv_end(s->gpu, &d, lost);
+}
+
 static int sweep(adv_state *s, int axis, double t, double *cmax) {
     const adv_cfg *c = s->cfg;
     sweep_geom w;
@@ -210,7 +282,11 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     w.dx = (float)(c->len[axis] / (double)c->n[axis]);
     int N = s->N, m = w.m;
 
-    if (axis < 2) MU_TRY(adv_halo(s, axis));
+    if (axis < 2) {
+        int rc = s->gpu ? gpu_halo(s, axis) : adv_halo(s, axis);
+        if (rc) rc = mu_error("advect halo on the GPU: %s", mu_gpu_error());
+        if (mu_error_collective(s->cart.comm, rc)) return 1;
+    }
     int bad = sweep_winds(s, &w, t, cmax);
     if (mu_error_collective(s->cart.comm, bad)) return 1;
 
@@ -231,6 +307,17 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
         if (axis < 2 && w.P > 1)
             MPI_Allreduce(MPI_IN_PLACE, pn, 2 * w.G, MPI_INT, MPI_LOR, s->cart.line[axis]);
         for (int g = 0; g < w.G; g++) s->cyc[g] = !pn[2 * g + 1] ? 1 : !pn[2 * g] ? -1 : 0;
+    }
+    int rounds = w.P > 1 || w.periodic ? w.P : 0;
+    if (s->gpu) {
+        int lost = 0;
+        int rc = gpu_sweep(s, &w, rounds, &lost) ? mu_error("advect on the GPU: %s", mu_gpu_error())
+                 : lost ? mu_error("internal: a flux chain of the %c sweep was never closed",
+                                   "XYZ"[axis])
+                        : 0;
+        if (mu_error_collective(s->cart.comm, rc)) return 1;
+        update_dens(s, &w);
+        return 0;
     }
     int64_t n = c->n[axis];
     int first = s->lo[axis] == 0, last = s->lo[axis] + m == n;
@@ -274,7 +361,6 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
             }
         }
 
-    int rounds = w.P > 1 || w.periodic ? w.P : 0;
     /* Forward chains across ranks. */
     for (int g = 0; g < w.G; g++) {
         adv_seg *sg = &s->seg[g];
@@ -342,12 +428,7 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     float *tmp = s->q;
     s->q = s->qn;
     s->qn = tmp;
-    for (int g = 0; g < w.G; g++) {
-        int64_t doff, dstr, gc[3];
-        line_off(s, axis, g, &doff, &dstr, gc);
-        const float *d1 = s->wd1 + (int64_t)g * m;
-        for (int i = 0; i < m; i++) s->dens[doff + i * dstr] = d1[i];
-    }
+    update_dens(s, &w);
     return 0;
 }
 

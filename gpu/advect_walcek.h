@@ -1,5 +1,6 @@
 /* The corrected 1-D Walcek (2000) update of report §1.4, one cell at a time,
- * shared by every schedule (lines, dataflow) and the GPU kernels so that they
+ * and the segment engine of src/advect/engine.h, shared by every schedule
+ * (lines, dataflow) and the GPU kernels (gpu/advect_gpu.cu) so that they
  * do the same float operations in the same order: the schedules differ only in
  * the order of cells, never in the arithmetic. Build without FMA contraction.
  *
@@ -7,11 +8,11 @@
  * (halo cells, or wrapped when the whole periodic line is on this rank). Face j
  * is the right face of cell j; u, rs (face density rho*) and F hold face j at
  * [j + 1], j = -1..m-1. A velocity of exactly zero counts as positive. */
-#ifndef MU_ADVECT_WALCEK_H
-#define MU_ADVECT_WALCEK_H
+#ifndef MU_GPU_ADVECT_WALCEK_H
+#define MU_GPU_ADVECT_WALCEK_H
 #include <stddef.h>
 #include <stdint.h>
-#include "core/hd.h"
+#include "gpu/hd.h"
 
 /* Cell classes (report §2, Figure 2) by the signs of the left and right face winds. */
 /* ADV_K: the cell that closes a chain going once around a periodic line with
@@ -133,6 +134,97 @@ MU_HD void adv_seed_flux(const adv_line *l, int i, int dir) {
 
 MU_HD int adv_class(float ul, float ur) {
     return ul >= 0 ? (ur >= 0 ? ADV_D : ADV_F) : (ur >= 0 ? ADV_C : ADV_E);
+}
+
+/* ---- the segment engine (declared and described in src/advect/engine.h) ---- */
+
+enum { ADV_SRC_NONE = 0, ADV_SRC_BORDER = 1, ADV_SRC_SEED = 2 };
+
+typedef struct {
+    int32_t a, b;          /* updated cells [a, b); faces L = a-1 and R = b-1 are the ends */
+    int32_t h, t;          /* head [a, h) waits for F[L]; tail [t, b) waits for F[R] */
+    int8_t src_l, src_r;   /* F[L], F[R] computed here at the start (ADV_SRC_*) */
+    int8_t need_l, need_r; /* F[L], F[R] come from the neighbouring rank */
+    int8_t head_done, tail_done;
+    int8_t out_r, out_l; /* F[R] (wind >= 0) / F[L] (wind < 0) known, for the neighbour */
+} adv_seg;
+
+typedef struct {
+    int32_t g, root, lo, hi; /* geometric line; a stream [lo, hi) rooted at cell root */
+} adv_task;
+
+MU_HD void adv_seg_init(adv_seg *s, uint8_t *cls, const float *u, int m, int border_lo,
+                        int border_hi, int cycle, int first, int last) {
+    s->a = s->b = s->h = s->t = 0;
+    s->src_l = s->src_r = s->need_l = s->need_r = 0;
+    s->head_done = s->tail_done = s->out_r = s->out_l = 0;
+    int a = border_lo ? 1 : 0, b = border_hi ? m - 1 : m;
+    s->a = a;
+    s->b = b;
+    for (int i = 0; i < m; i++) cls[i] = ADV_FIXED;
+    if (a >= b) { /* nothing to update (a line of fixed cells) */
+        s->h = s->t = a;
+        s->head_done = s->tail_done = 1;
+        return;
+    }
+    for (int i = a; i < b; i++) cls[i] = (uint8_t)adv_class(u[i], u[i + 1]);
+    float ul = u[a], ur = u[b]; /* faces L = a-1 and R = b-1 */
+    /* Lap 1 of a chain around the line starts from a seed on the upwind face
+     * of the line's last (first) cell; see adv_seg_lap2. */
+    if (cycle > 0 && last) s->src_r = ADV_SRC_SEED;
+    if (cycle < 0 && first) s->src_l = ADV_SRC_SEED;
+    if (border_lo && ul >= 0) s->src_l = ADV_SRC_BORDER;
+    if (border_hi && ur < 0) s->src_r = ADV_SRC_BORDER;
+    s->need_l = !s->src_l && !border_lo && ul >= 0;
+    s->need_r = !s->src_r && !border_hi && ur < 0;
+    int h = a;
+    if (ul >= 0)
+        while (h < b && cls[h] == ADV_D) h++;
+    int t = b;
+    if (ur < 0) {
+        int i = b - 1;
+        while (i >= a && cls[i] == ADV_E) i--;
+        t = i >= a && (cls[i] == ADV_F || cls[i] == ADV_K) ? i : i + 1;
+    }
+    s->h = h;
+    s->t = t;
+}
+
+MU_HD void adv_seg_lap2(adv_seg *s, uint8_t *cls, int cycle, int first, int last) {
+    if (cycle > 0) {
+        if (last) cls[s->b - 1] = ADV_K;
+        s->h = last ? s->b - 1 : s->b;
+        s->head_done = 0;
+        s->out_r = (int8_t)last;
+    } else if (cycle < 0) {
+        if (first) cls[s->a] = ADV_K;
+        s->t = s->a;
+        s->tail_done = 0;
+        s->out_l = (int8_t)first;
+    }
+}
+
+MU_HD void adv_seg_sources(const adv_seg *s, const adv_line *l) {
+    if (s->src_l == ADV_SRC_BORDER) adv_border_flux(l, s->a - 1, s->a - 1);
+    if (s->src_l == ADV_SRC_SEED) adv_seed_flux(l, s->a, -1);
+    if (s->src_r == ADV_SRC_BORDER) adv_border_flux(l, s->b, s->b - 1);
+    if (s->src_r == ADV_SRC_SEED) adv_seed_flux(l, s->b - 1, 1);
+}
+
+MU_HD void adv_forward_range(const adv_line *l, const uint8_t *cls, int i0, int i1) {
+    for (int i = i0; i < i1; i++)
+        if (cls[i] == ADV_C || cls[i] == ADV_D) adv_forward(l, i, cls[i]);
+}
+
+MU_HD void adv_backward_range(const adv_line *l, const uint8_t *cls, int i0, int i1) {
+    for (int i = i1 - 1; i >= i0; i--)
+        if (cls[i] == ADV_C || cls[i] == ADV_E || cls[i] == ADV_F || cls[i] == ADV_K)
+            adv_backward(l, i, cls[i]);
+}
+
+MU_HD void adv_run_task(const adv_line *l, const uint8_t *cls, const adv_task *k) {
+    adv_forward_range(l, cls, k->root, k->hi);
+    adv_backward_range(l, cls, k->lo, k->root + 1);
 }
 
 #endif

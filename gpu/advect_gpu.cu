@@ -1,0 +1,497 @@
+/* The advect kernels (see gpu/advect_gpu.h). One stream; the host waits at
+ * the end of each entry point, which is where MPI needs the end fluxes. */
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include "gpu/advect_gpu.h"
+#include "gpu/advect_walcek.h"
+#include "gpu/check.h"
+
+struct mu_gpu_adv {
+    float *q, *qn, *flux, *wu, *wrs, *wd0, *wd1, *buf;
+    uint8_t *cls;
+    adv_seg *seg;
+    adv_task *tasks;
+    int32_t *fcells;
+    int *cyc;
+    unsigned long long *counters; /* streams, inflow-only cells, errors */
+    int64_t qlen, gmax, nbuf;
+    int mmax, N;
+    int64_t ntasks, nf;
+    cudaStream_t st;
+    double kernel_s, copy_s, bytes;
+};
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+
+double since(clk::time_point t0) {
+    return std::chrono::duration<double>(clk::now() - t0).count();
+}
+
+struct dgeom {
+    int axis, m, G, N, wrap, periodic, first, last, nxl, nz, sx, eb0, eb1;
+    long long qs;
+    float dt, dx;
+};
+
+dgeom to_dev(const mu_gpu_adv_geom *w) {
+    dgeom d;
+    d.axis = w->axis;
+    d.m = w->m;
+    d.G = w->G;
+    d.N = w->N;
+    d.wrap = w->wrap;
+    d.periodic = w->periodic;
+    d.first = w->first;
+    d.last = w->last;
+    d.nxl = w->nxl;
+    d.nz = w->nz;
+    d.sx = w->sx;
+    d.eb0 = w->eb0;
+    d.eb1 = w->eb1;
+    d.qs = w->qs;
+    d.dt = w->dt;
+    d.dx = w->dx;
+    return d;
+}
+
+struct bufs {
+    float *q, *qn, *flux, *wu, *wrs, *wd0, *wd1, *buf;
+    uint8_t *cls;
+    adv_seg *seg;
+    adv_task *tasks;
+    int32_t *fcells;
+    int *cyc;
+    unsigned long long *counters;
+};
+
+bufs of(const mu_gpu_adv *g) {
+    return bufs{g->q,   g->qn,  g->flux, g->wu,    g->wrs,    g->wd0, g->wd1,
+                g->buf, g->cls, g->seg,  g->tasks, g->fcells, g->cyc, g->counters};
+}
+
+/* The same offsets as sweep.c's line_off. */
+__device__ long long line_off(const dgeom &w, int g) {
+    int x = 0, y = 0, z = 0;
+    if (w.axis == 0) {
+        z = g % w.nz;
+        y = g / w.nz;
+    } else if (w.axis == 1) {
+        z = g % w.nz;
+        x = g / w.nz;
+    } else {
+        x = g % w.nxl;
+        y = g / w.nxl;
+    }
+    return (long long)w.N * (z + (long long)w.nz * ((x + 2) + (long long)w.sx * (y + 2)));
+}
+
+__device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
+    long long off = line_off(w, g);
+    adv_line l;
+    l.q = b.q + off + f;
+    l.qn = b.qn + off + f;
+    l.qs = (ptrdiff_t)w.qs;
+    l.m = w.m;
+    l.wrap = w.wrap;
+    l.eb0 = w.eb0;
+    l.eb1 = w.eb1;
+    l.u = b.wu + (long long)g * (w.m + 1);
+    l.rs = b.wrs + (long long)g * (w.m + 1);
+    l.d0 = b.wd0 + (long long)g * w.m;
+    l.d1 = b.wd1 + (long long)g * w.m;
+    l.F = b.flux + ((long long)g * w.N + f) * (w.m + 1);
+    l.dt = w.dt;
+    l.dx = w.dx;
+    return l;
+}
+
+__global__ void k_classify(dgeom w, bufs b) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= w.G) return;
+    adv_seg_init(&b.seg[g], b.cls + (long long)g * w.m, b.wu + (long long)g * (w.m + 1), w.m,
+                 !w.periodic && w.first, !w.periodic && w.last, b.cyc[g], w.first, w.last);
+}
+
+/* Task list of the middle [h, t) of each line: counted, slots taken with one
+ * atomic per line (the order of independent tasks changes no result), written. */
+__global__ void k_tasks(dgeom w, bufs b) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= w.G) return;
+    const uint8_t *cls = b.cls + (long long)g * w.m;
+    const adv_seg s = b.seg[g];
+    unsigned long long nt = 0, nf = 0;
+    for (int i = s.h; i < s.t;) {
+        if (cls[i] == ADV_F || cls[i] == ADV_K) {
+            nf++;
+            i++;
+            continue;
+        }
+        while (i < s.t && cls[i] != ADV_F && cls[i] != ADV_K) i++;
+        nt++;
+    }
+    unsigned long long t0 = atomicAdd(&b.counters[0], nt), f0 = atomicAdd(&b.counters[1], nf);
+    for (int i = s.h; i < s.t;) {
+        if (cls[i] == ADV_F || cls[i] == ADV_K) {
+            b.fcells[2 * f0] = g;
+            b.fcells[2 * f0 + 1] = i;
+            f0++;
+            i++;
+            continue;
+        }
+        int lo = i, root = -1;
+        while (i < s.t && cls[i] != ADV_F && cls[i] != ADV_K) {
+            if (cls[i] == ADV_C) root = i;
+            i++;
+        }
+        if (root < 0) atomicAdd(&b.counters[2], 1ull);
+        adv_task k;
+        k.g = g;
+        k.root = root < 0 ? lo : root;
+        k.lo = lo;
+        k.hi = i;
+        b.tasks[t0++] = k;
+    }
+}
+
+/* Sources, heads fed by an open border, and (lines) the local forward chains. */
+__global__ void k_local(dgeom w, bufs b, int lines) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (long long)w.G * w.N) return;
+    int g = (int)(k / w.N), f = (int)(k % w.N);
+    const adv_seg s = b.seg[g];
+    const uint8_t *cls = b.cls + (long long)g * w.m;
+    adv_line l = view(w, b, g, f);
+    adv_seg_sources(&s, &l);
+    if (s.src_l) adv_forward_range(&l, cls, s.a, s.h);
+    if (lines) adv_forward_range(&l, cls, s.h, s.b);
+}
+
+/* Dataflow: a stream per warp, its fields on the lanes. */
+__global__ void k_streams(dgeom w, bufs b, long long nt) {
+    long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x % 32;
+    if (t >= nt) return;
+    adv_task k = b.tasks[t];
+    for (int f = lane; f < w.N; f += 32) {
+        adv_line l = view(w, b, k.g, f);
+        adv_run_task(&l, b.cls + (long long)k.g * w.m, &k);
+    }
+}
+
+__global__ void k_out_r(dgeom w, bufs b) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= w.G) return;
+    adv_seg *s = &b.seg[g];
+    if (s->src_l) s->head_done = 1;
+    float ur = b.wu[(long long)g * (w.m + 1) + s->b];
+    s->out_r = ur >= 0 && (s->h < s->b || s->head_done || s->src_r == ADV_SRC_SEED);
+}
+
+__global__ void k_pack(dgeom w, bufs b, int dir) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= w.G) return;
+    const adv_seg s = b.seg[g];
+    int known = dir > 0 ? s.out_r : s.out_l, face = dir > 0 ? s.b : s.a;
+    float *sb = b.buf + (long long)g * (w.N + 1);
+    sb[w.N] = (float)known;
+    for (int f = 0; f < w.N; f++)
+        sb[f] = known ? b.flux[((long long)g * w.N + f) * (w.m + 1) + face] : 0.f;
+}
+
+__global__ void k_unpack(dgeom w, bufs b, int dir) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (long long)w.G * w.N) return;
+    int g = (int)(k / w.N), f = (int)(k % w.N);
+    const adv_seg s = b.seg[g];
+    const float *rb = b.buf + (long long)g * (w.N + 1);
+    const uint8_t *cls = b.cls + (long long)g * w.m;
+    adv_line l = view(w, b, g, f);
+    if (dir > 0) {
+        if (!s.need_l || s.head_done || rb[w.N] == 0) return;
+        l.F[s.a] = rb[f];
+        adv_forward_range(&l, cls, s.a, s.h);
+    } else {
+        if (!s.need_r || s.tail_done || rb[w.N] == 0) return;
+        l.F[s.b] = rb[f];
+        adv_backward_range(&l, cls, s.t, s.b);
+    }
+}
+
+__global__ void k_unpack_flags(dgeom w, bufs b, int dir) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= w.G) return;
+    adv_seg *s = &b.seg[g];
+    const float *rb = b.buf + (long long)g * (w.N + 1);
+    const float *u = b.wu + (long long)g * (w.m + 1);
+    if (dir > 0) {
+        if (!s->need_l || s->head_done || rb[w.N] == 0) return;
+        s->head_done = 1;
+        if (s->h == s->b && u[s->b] >= 0) s->out_r = 1;
+    } else {
+        if (!s->need_r || s->tail_done || rb[w.N] == 0) return;
+        s->tail_done = 1;
+        if (s->t == s->a && u[s->a] < 0) s->out_l = 1;
+    }
+}
+
+__global__ void k_lap2(dgeom w, bufs b, int sign) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= w.G || b.cyc[g] != sign) return;
+    adv_seg_lap2(&b.seg[g], b.cls + (long long)g * w.m, sign, w.first, w.last);
+}
+
+/* Lines: the local backward loop; both: closing cells (dataflow) and tails fed by an open border. */
+__global__ void k_backward(dgeom w, bufs b, int lines) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (long long)w.G * w.N) return;
+    int g = (int)(k / w.N), f = (int)(k % w.N);
+    const adv_seg s = b.seg[g];
+    const uint8_t *cls = b.cls + (long long)g * w.m;
+    adv_line l = view(w, b, g, f);
+    if (lines) adv_backward_range(&l, cls, s.a, s.t);
+    else if (w.last && b.cyc[g] > 0) adv_backward(&l, s.b - 1, ADV_K);
+    if (s.src_r) adv_backward_range(&l, cls, s.t, s.b);
+}
+
+__global__ void k_fcells(dgeom w, bufs b, long long nf) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= nf * w.N) return;
+    long long c = k / w.N;
+    int f = (int)(k % w.N), g = b.fcells[2 * c], i = b.fcells[2 * c + 1];
+    adv_line l = view(w, b, g, f);
+    adv_backward(&l, i, b.cls[(long long)g * w.m + i]);
+}
+
+__global__ void k_out_l(dgeom w, bufs b) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= w.G) return;
+    adv_seg *s = &b.seg[g];
+    if (s->src_r) s->tail_done = 1;
+    float ul = b.wu[(long long)g * (w.m + 1) + s->a];
+    s->out_l = ul < 0 && (s->t > s->a || s->tail_done || s->src_l == ADV_SRC_SEED);
+}
+
+__global__ void k_lost(dgeom w, bufs b) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= w.G) return;
+    const adv_seg s = b.seg[g];
+    if ((s.need_l && !s.head_done) || (s.need_r && !s.tail_done)) atomicAdd(&b.counters[2], 1ull);
+}
+
+__global__ void k_halo(float *q, float *buf, int axis, int nxl, int nyl, int nz, int N, int from,
+                       int unpack) {
+    long long col = (long long)N * nz * (axis == 0 ? 1 : nxl);
+    long long n = 2 * col * (axis == 0 ? nyl : 1);
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    int sx = nxl + 4;
+    long long idx;
+    if (axis == 0) {
+        long long c = k / col, e = k % col; /* c = y * 2 + (x - from) */
+        int y = (int)(c / 2), x = from + (int)(c % 2);
+        idx = (long long)N * nz * ((x + 2) + (long long)sx * (y + 2)) + e;
+    } else {
+        long long r = k / col, e = k % col;
+        int y = from + (int)r;
+        idx = (long long)N * nz * (2 + (long long)sx * (y + 2)) + e;
+    }
+    if (unpack) q[idx] = buf[k];
+    else buf[k] = q[idx];
+}
+
+int blocks(long long n, int t) {
+    return (int)((n + t - 1) / t);
+}
+
+int copy(mu_gpu_adv *g, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
+    auto t0 = clk::now();
+    MU_CUDA(cudaMemcpyAsync(dst, src, bytes, kind, g->st));
+    MU_CUDA(cudaStreamSynchronize(g->st));
+    g->copy_s += since(t0);
+    g->bytes += (double)bytes;
+    return 0;
+}
+
+int sync(mu_gpu_adv *g, clk::time_point t0) {
+    MU_LAUNCHED();
+    MU_CUDA(cudaStreamSynchronize(g->st));
+    g->kernel_s += since(t0);
+    return 0;
+}
+
+} // namespace
+
+extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, int64_t halo,
+                                 mu_gpu_adv **out) {
+    *out = nullptr;
+    mu_gpu_adv *g = new mu_gpu_adv();
+    std::memset(g, 0, sizeof *g);
+    g->qlen = qlen;
+    g->gmax = gmax;
+    g->mmax = mmax;
+    g->N = N;
+    g->nbuf = gmax * (N + 1) > halo ? gmax * (N + 1) : halo;
+    int rc = 0;
+    MU_CUDA_GOTO(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
+    MU_CUDA_GOTO(cudaMalloc(&g->q, (size_t)qlen * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->qn, (size_t)qlen * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->flux, (size_t)(gmax * N * (mmax + 1)) * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->wu, (size_t)(gmax * (mmax + 1)) * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->wrs, (size_t)(gmax * (mmax + 1)) * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->wd0, (size_t)(gmax * mmax) * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->wd1, (size_t)(gmax * mmax) * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->buf, (size_t)g->nbuf * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->cls, (size_t)(gmax * mmax)));
+    MU_CUDA_GOTO(cudaMalloc(&g->seg, (size_t)gmax * sizeof(adv_seg)));
+    MU_CUDA_GOTO(cudaMalloc(&g->tasks, (size_t)(gmax * (mmax / 2 + 1)) * sizeof(adv_task)));
+    MU_CUDA_GOTO(cudaMalloc(&g->fcells, (size_t)(gmax * (mmax + 1)) * 2 * sizeof(int32_t)));
+    MU_CUDA_GOTO(cudaMalloc(&g->cyc, (size_t)gmax * sizeof(int)));
+    MU_CUDA_GOTO(cudaMalloc(&g->counters, 4 * sizeof(unsigned long long)));
+done:
+    if (rc) {
+        mu_gpu_adv_destroy(g);
+        return rc;
+    }
+    *out = g;
+    return 0;
+}
+
+extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
+    if (!g) return;
+    void *p[] = {g->q,   g->qn,  g->flux, g->wu,    g->wrs,    g->wd0, g->wd1,
+                 g->buf, g->cls, g->seg,  g->tasks, g->fcells, g->cyc, g->counters};
+    for (void *x : p)
+        if (x) cudaFree(x);
+    if (g->st) cudaStreamDestroy(g->st);
+    delete g;
+}
+
+extern "C" int mu_gpu_adv_put(mu_gpu_adv *g, const float *q) {
+    return copy(g, g->q, q, (size_t)g->qlen * sizeof(float), cudaMemcpyHostToDevice);
+}
+
+extern "C" int mu_gpu_adv_get(mu_gpu_adv *g, float *q) {
+    return copy(g, q, g->q, (size_t)g->qlen * sizeof(float), cudaMemcpyDeviceToHost);
+}
+
+extern "C" int mu_gpu_adv_halo(mu_gpu_adv *g, int axis, int nxl, int nyl, int nz, int N, int from,
+                               float *host, int unpack) {
+    long long n = 2LL * N * nz * (axis == 0 ? nyl : nxl);
+    if (n > g->nbuf) return mu_gpu_fail("advect halo of %lld values: buffer too small", n);
+    if (unpack && copy(g, g->buf, host, (size_t)n * sizeof(float), cudaMemcpyHostToDevice))
+        return 1;
+    auto t0 = clk::now();
+    k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->q, g->buf, axis, nxl, nyl, nz, N, from, unpack);
+    if (sync(g, t0)) return 1;
+    if (!unpack) return copy(g, host, g->buf, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost);
+    return 0;
+}
+
+extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const float *wu,
+                                const float *wrs, const float *wd0, const float *wd1,
+                                const int *cyc, int64_t *ntasks) {
+    dgeom w = to_dev(wp);
+    bufs b = of(g);
+    size_t faces = (size_t)w.G * (w.m + 1) * sizeof(float), cells = (size_t)w.G * w.m * sizeof(float);
+    if (copy(g, g->wu, wu, faces, cudaMemcpyHostToDevice) ||
+        copy(g, g->wrs, wrs, faces, cudaMemcpyHostToDevice) ||
+        copy(g, g->wd0, wd0, cells, cudaMemcpyHostToDevice) ||
+        copy(g, g->wd1, wd1, cells, cudaMemcpyHostToDevice) ||
+        copy(g, g->cyc, cyc, (size_t)w.G * sizeof(int), cudaMemcpyHostToDevice))
+        return 1;
+    auto t0 = clk::now();
+    MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
+    MU_CUDA(cudaMemcpyAsync(g->qn, g->q, (size_t)g->qlen * sizeof(float), cudaMemcpyDeviceToDevice,
+                            g->st));
+    k_classify<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
+    MU_LAUNCHED();
+    long long gf = (long long)w.G * w.N;
+    g->ntasks = g->nf = 0;
+    if (wp->dataflow) {
+        k_tasks<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
+        MU_LAUNCHED();
+        unsigned long long c[3];
+        MU_CUDA(cudaMemcpyAsync(c, g->counters, sizeof c, cudaMemcpyDeviceToHost, g->st));
+        MU_CUDA(cudaStreamSynchronize(g->st));
+        if (c[2]) return mu_gpu_fail("advect: a stream without a root (inconsistent classes)");
+        g->ntasks = (int64_t)c[0];
+        g->nf = (int64_t)c[1];
+    }
+    k_local<<<blocks(gf, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
+    MU_LAUNCHED();
+    if (wp->dataflow && g->ntasks) {
+        k_streams<<<blocks(g->ntasks * 32, 128), 128, 0, g->st>>>(w, b, g->ntasks);
+        MU_LAUNCHED();
+    }
+    k_out_r<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
+    if (sync(g, t0)) return 1;
+    *ntasks = g->ntasks;
+    return 0;
+}
+
+extern "C" int mu_gpu_adv_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir, float *host) {
+    dgeom w = to_dev(wp);
+    auto t0 = clk::now();
+    k_pack<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), dir);
+    if (sync(g, t0)) return 1;
+    return copy(g, host, g->buf, (size_t)w.G * (w.N + 1) * sizeof(float), cudaMemcpyDeviceToHost);
+}
+
+extern "C" int mu_gpu_adv_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir,
+                                 const float *host) {
+    dgeom w = to_dev(wp);
+    if (copy(g, g->buf, host, (size_t)w.G * (w.N + 1) * sizeof(float), cudaMemcpyHostToDevice))
+        return 1;
+    auto t0 = clk::now();
+    k_unpack<<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, of(g), dir);
+    MU_LAUNCHED();
+    k_unpack_flags<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), dir);
+    return sync(g, t0);
+}
+
+extern "C" int mu_gpu_adv_lap2(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int sign) {
+    dgeom w = to_dev(wp);
+    auto t0 = clk::now();
+    k_lap2<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), sign);
+    return sync(g, t0);
+}
+
+extern "C" int mu_gpu_adv_backward(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
+    dgeom w = to_dev(wp);
+    bufs b = of(g);
+    auto t0 = clk::now();
+    if (wp->dataflow && g->nf) {
+        k_fcells<<<blocks(g->nf * w.N, 128), 128, 0, g->st>>>(w, b, g->nf);
+        MU_LAUNCHED();
+    }
+    k_backward<<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
+    MU_LAUNCHED();
+    k_out_l<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
+    return sync(g, t0);
+}
+
+extern "C" int mu_gpu_adv_end(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *lost) {
+    dgeom w = to_dev(wp);
+    auto t0 = clk::now();
+    MU_CUDA(cudaMemsetAsync(g->counters + 2, 0, sizeof(unsigned long long), g->st));
+    k_lost<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g));
+    MU_LAUNCHED();
+    unsigned long long c = 0;
+    MU_CUDA(cudaMemcpyAsync(&c, g->counters + 2, sizeof c, cudaMemcpyDeviceToHost, g->st));
+    if (sync(g, t0)) return 1;
+    *lost = c != 0;
+    float *t = g->q;
+    g->q = g->qn;
+    g->qn = t;
+    return 0;
+}
+
+extern "C" void mu_gpu_adv_times(const mu_gpu_adv *g, double *kernel_s, double *copy_s,
+                                 double *bytes) {
+    *kernel_s = g->kernel_s;
+    *copy_s = g->copy_s;
+    *bytes = g->bytes;
+}
