@@ -6,7 +6,7 @@
 # memberships and labels as a run never stopped. Periodic checkpoints alone
 # leave the answer unchanged, and a checkpoint of other data is refused.
 source "$(dirname "$0")/lib.sh"
-ARGS=(--gen=blobs --n=3000 --seed=11)
+ARGS=(--gen=blobs --n=2000 --seed=11)
 
 iterations() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['result']['iterations_total'])" "$1"; }
 line() { echo "$(grep '^fuzzy: ' "$1.out") it=$(iterations "$1.json")"; }
@@ -42,7 +42,7 @@ signal_case() {
     local sig=$1 np=$2 np2=$3
     rm -f "$WORK/fz.ckpt"
     "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu "${ARGS[@]}" \
-        --checkpoint="$WORK/fz.ckpt" --checkpoint-every=100 --output-prefix="$WORK/stopped-" \
+        --checkpoint="$WORK/fz.ckpt" --checkpoint-every=60 --output-prefix="$WORK/stopped-" \
         >"$WORK/sig.out" 2>"$WORK/sig.err" &
     local pid=$! t=0
     # Wait for the first periodic checkpoint: the run is then inside its rounds.
@@ -68,10 +68,10 @@ signal_case() {
     set -e
     expect_eq "SIG$sig on $np rank(s): exit status" "$rc" 3
     [ "$rc" = 3 ] || { tail -n 5 "$WORK/sig.err" >&2; return; }
-    grep -q "stopped by SIG$sig after [0-9]* of 3000 starts" "$WORK/sig.err" ||
+    grep -q "stopped by SIG$sig after [0-9]* of 2000 starts" "$WORK/sig.err" ||
         fail "SIG$sig: no stop message"
     [ ! -e "$WORK/stopped-prototypes.csv" ] || fail "SIG$sig: a stopped run wrote results"
-    echo "ok: $(grep -o "stopped by SIG$sig after [0-9]* of 3000 starts" "$WORK/sig.err")"
+    echo "ok: $(grep -o "stopped by SIG$sig after [0-9]* of 2000 starts" "$WORK/sig.err")"
     if run_np "$np2" fuzzy --device=cpu "${ARGS[@]}" --checkpoint="$WORK/fz.ckpt" --restart \
         --output-prefix="$WORK/restart-" --summary="$WORK/restart.json" >"$WORK/restart.out" \
         2>"$WORK/restart.err"; then
@@ -88,14 +88,14 @@ signal_case TERM 1 3
 
 # Periodic checkpoints only: the same answer.
 run_np 3 fuzzy --device=cpu "${ARGS[@]}" --checkpoint="$WORK/periodic.ckpt" \
-    --checkpoint-every=700 --output-prefix="$WORK/periodic-" --summary="$WORK/periodic.json" \
+    --checkpoint-every=500 --output-prefix="$WORK/periodic-" --summary="$WORK/periodic.json" \
     >"$WORK/periodic.out" 2>"$WORK/periodic.err" || fail "periodic run"
 [ -s "$WORK/periodic.ckpt" ] || fail "no periodic checkpoint"
-same_as_ref "checkpoints every 700 starts on 3 ranks" "$WORK/periodic"
+same_as_ref "checkpoints every 500 starts on 3 ranks" "$WORK/periodic"
 
 # A checkpoint of other data is refused, on every rank, with one message.
 check_failure "restart on other data" "written for other data or settings" nonzero "restart2-*" \
-    "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu --gen=blobs --n=3000 --seed=12 \
+    "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu --gen=blobs --n=2000 --seed=12 \
     --checkpoint="$WORK/periodic.ckpt" --restart --output-prefix="$WORK/restart2-"
 check_failure "restart without a checkpoint" "cannot open checkpoint" nonzero "restart3-*" \
     "$MPIEXEC" -n 1 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu "${ARGS[@]}" \

@@ -51,9 +51,9 @@ ring_case() {
     done
 }
 
-ring_case blobs1500 --ring=yes -- --gen=blobs --n=1500 --seed=4 --sum-block=256
-ring_case blobs1k-auto --mem-limit=0.01 -- --gen=blobs --n=1000 --seed=8 --sum-block=256 --zscore
-ring_case blobs4d --ring=yes -- --gen=blobs --n=800 --seed=3 --sum-block=256 \
+ring_case blobs1000 --ring=yes -- --gen=blobs --n=1000 --seed=4 --sum-block=256
+ring_case blobs700-auto --mem-limit=0.01 -- --gen=blobs --n=700 --seed=8 --sum-block=256 --zscore
+ring_case blobs4d --ring=yes -- --gen=blobs --n=600 --seed=3 --sum-block=256 \
     --centers="0,0,0,0;300,300,300,300;600,0,600,0" --sigma=90
 # The partitioned mode has no ring: asking for one is refused.
 check_failure "ring in partitioned mode" "--ring goes with --mode=exact" nonzero "none" \
