@@ -29,6 +29,9 @@
  * median total is shown. Then the distance step alone: the CPU loop (one
  * thread), the device kernel by CUDA events, and kernel + copy to the host.
  *
+ * A closing markdown table gives each case's totals next to the study's
+ * (Table 3-2: serial Versions 1 and 2; Table 5-3: Version 2 on its GPU).
+ *
  * Options: --cases=pmo,newave (default both)  --no-cpu  --no-gpu  --d=64
  *          --maxit=200  --reps=3  --seed=N */
 #define _POSIX_C_SOURCE 200809L
@@ -87,10 +90,28 @@ static int g_scan(void *ctx, const double *c, int k, const int *ic1, const int *
 typedef struct {
     int m, k;
     const char *name;
+    /* The study's Table 3-2 (serial Fortran, 6-core 2.0 GHz Xeon, N = 58
+     * stations, Mahalanobis) and Table 5-3 (Version 2, sh_float on a Quadro K600). */
+    double v1_s, v2_s, v2gpu_s;
+    int v1_it, v2_it;
 } bcase;
+
+/* One row of the closing table per case: totals and passes of each path. */
+#define NPATHS 7
+static struct {
+    bcase bc;
+    char name[64]; /* bc.name points at the caller's buffer */
+    double tot[NPATHS], share[NPATHS];
+    int it[NPATHS];
+} summary[16];
+static int nsummary;
 
 static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int gpu) {
     int m = bc->m, k = bc->k, r;
+    int row = nsummary++;
+    summary[row].bc = *bc;
+    snprintf(summary[row].name, sizeof summary[row].name, "%s", bc->name);
+    for (int p = 0; p < NPATHS; p++) summary[row].tot[p] = -1.0;
     double *x = scenarios(m, d), *y = malloc(sizeof(double) * (size_t)m * d);
     char err[256];
     double t = mu_km_now();
@@ -153,6 +174,9 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
             continue;
         }
         mu_km_out o = runs[nr / 2];
+        summary[row].tot[p] = o.total_s;
+        summary[row].it[p] = o.iter;
+        summary[row].share[p] = paths[p].be ? o.dist_s / o.total_s : -1.0;
         int v = paths[p].v2;
         const char *same = "reference";
         if (have_ref[v])
@@ -250,16 +274,54 @@ int main(int argc, char **argv) {
     static const char *months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     static const int ks[] = {136, 116, 143, 143, 193, 267, 513, 353, 303, 251, 228, 152};
+    static const double v1s[] = {27.87, 20.45, 22.69, 22.71, 31.41, 34.93,
+                                 47.07, 41.16, 36.66, 33.87, 31.60, 30.46};
+    static const int v1it[] = {9, 6, 6, 6, 9, 7, 6, 7, 6, 6, 6, 10};
+    static const double v2s[] = {31.45,  27.67,  34.23, 34.33, 54.97, 70.04,
+                                 186.62, 119.03, 88.16, 74.58, 61.19, 35.55};
+    static const int v2it[] = {8, 10, 9, 9, 15, 14, 21, 21, 18, 15, 13, 9};
+    static const double gpus[] = {1.491, 1.753, 1.722, 1.896, 1.906, 2.044,
+                                  4.502, 2.212, 2.43,  1.925, 1.971, 1.573};
     if (pmo)
         for (int t = 0; t < 12; t++) {
             char name[64];
             snprintf(name, sizeof name, "Table 3-2 %s", months[t]);
-            bcase bc = {1024, ks[t], name};
+            bcase bc = {1024, ks[t], name, v1s[t], v2s[t], gpus[t], v1it[t], v2it[t]};
             run_case(&bc, d, maxit, reps, cpu, gpu);
         }
     if (newave) {
-        bcase bc = {100000, 20, "NEWAVE selective sampling"};
+        bcase bc = {100000, 20, "NEWAVE selective sampling", 0, 0, 0, 0, 0};
         run_case(&bc, d, maxit, 1, cpu, gpu); /* one run each: seconds on the CPU */
+    }
+    /* Closing table: seconds (passes) per path; the study's figures for the
+     * same K (its d = 58 and its Mahalanobis O(d^2) distances; ours d = 64, whitened). */
+    printf("\n| case | M | K | hw-cpu s (it) | hw-gpu s | v2-cpu s (it) | v2-gpu s | v2-gpu "
+           "distance share | study V1 s (it) | study V2 s (it) | study V2 GPU s |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int q = 0; q < nsummary; q++) {
+        char cell[5][48];
+        const int col[5] = {0, 2, 3, 4, 4};
+        for (int u = 0; u < 4; u++) {
+            int p = col[u];
+            if (summary[q].tot[p] < 0)
+                snprintf(cell[u], sizeof cell[u], "-");
+            else if (u == 0 || u == 2)
+                snprintf(cell[u], sizeof cell[u], "%.4f (%d)", summary[q].tot[p], summary[q].it[p]);
+            else
+                snprintf(cell[u], sizeof cell[u], "%.4f", summary[q].tot[p]);
+        }
+        if (summary[q].tot[4] < 0)
+            snprintf(cell[4], sizeof cell[4], "-");
+        else
+            snprintf(cell[4], sizeof cell[4], "%.0f%%", 100.0 * summary[q].share[4]);
+        const bcase *b = &summary[q].bc;
+        if (b->v1_s > 0)
+            printf("| %s | %d | %d | %s | %s | %s | %s | %s | %.2f (%d) | %.2f (%d) | %.3f |\n",
+                   summary[q].name, b->m, b->k, cell[0], cell[1], cell[2], cell[3], cell[4],
+                   b->v1_s, b->v1_it, b->v2_s, b->v2_it, b->v2gpu_s);
+        else
+            printf("| %s | %d | %d | %s | %s | %s | %s | %s | - | - | - |\n", summary[q].name, b->m,
+                   b->k, cell[0], cell[1], cell[2], cell[3], cell[4]);
     }
     return 0;
 }
