@@ -96,6 +96,11 @@ int adv_plot(adv_state *s, const char *path, const char *title);
 int adv_plot_check(void);
 int adv_hdf5_available(void);
 int adv_hdf5_write(adv_state *s, const char *path, int64_t step);
+/* run.c: the state of a run (collective: blocks, buffers, initial fields), its
+ * device copy (local: 0 or 1 with mu_error), and the end of both. */
+int adv_state_open(adv_state *s, const adv_cfg *cfg, MPI_Comm comm);
+int adv_gpu_open(adv_state *s);
+void adv_state_close(adv_state *s);
 int adv_run(mu_app *app, adv_cfg *cfg);
 
 #endif

@@ -181,16 +181,14 @@ static int plot_at(adv_state *s, const char *tag) {
     return 0;
 }
 
-int adv_run(mu_app *app, adv_cfg *cfg) {
-    adv_state st;
-    memset(&st, 0, sizeof st);
-    adv_state *s = &st;
+int adv_state_open(adv_state *s, const adv_cfg *cfg, MPI_Comm comm) {
+    memset(s, 0, sizeof *s);
     s->cfg = cfg;
     s->N = cfg->nf;
     static const char *const names[] = {"nx", "ny"};
     int per[2] = {cfg->periodic[0], cfg->periodic[1]};
-    int rc = mu_cart_create(app->comm, 2, cfg->n, cfg->pgrid, per, ADV_HALO, names, &s->cart);
-    if (mu_error_collective(app->comm, rc)) {
+    int rc = mu_cart_create(comm, 2, cfg->n, cfg->pgrid, per, ADV_HALO, names, &s->cart);
+    if (mu_error_collective(comm, rc)) {
         mu_cart_free(&s->cart);
         return 1;
     }
@@ -200,40 +198,56 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
     }
     s->nl[2] = (int)cfg->n[2];
     s->sx = s->nl[0] + 2 * ADV_HALO;
+    rc = alloc_state(s)
+             ? mu_error("out of memory for %lld cells x %d fields", (long long)owned(s), s->N)
+             : 0;
+    if (!rc) rc = adv_wind_load(cfg, comm);
+    if (!rc) rc = adv_init_fields(s);
+    if (mu_error_collective(comm, rc)) {
+        free_state(s);
+        adv_wind_free();
+        return 1;
+    }
+    keep_initial(s);
+    return 0;
+}
+
+int adv_gpu_open(adv_state *s) {
+    int64_t padded = (int64_t)s->N * s->nl[2] * s->sx * (s->nl[1] + 2 * ADV_HALO);
+    int mmax = s->nl[0] > s->nl[1] ? s->nl[0] : s->nl[1];
+    if (s->nl[2] > mmax) mmax = s->nl[2];
+    int64_t gmax = 0;
+    for (int a = 0; a < 3; a++)
+        if (owned(s) / s->nl[a] > gmax) gmax = owned(s) / s->nl[a];
+    int64_t halo = (int64_t)ADV_HALO * s->N * s->nl[2] * mmax;
+    if (mu_gpu_adv_create(padded, gmax, mmax, s->N, halo, &s->gpu) || mu_gpu_adv_put(s->gpu, s->q))
+        return mu_error("advect on the GPU: %s", mu_gpu_error());
+    return 0;
+}
+
+void adv_state_close(adv_state *s) {
+    mu_gpu_adv_destroy(s->gpu);
+    s->gpu = NULL;
+    free_state(s);
+    adv_wind_free();
+}
+
+int adv_run(mu_app *app, adv_cfg *cfg) {
+    adv_state st;
+    adv_state *s = &st;
+    if (adv_state_open(s, cfg, app->comm)) return 1;
     mu_info("advect: %lld x %lld x %lld cells (x, y, z), %d field(s), %d x %d ranks (blocks of "
             "%d x %d), schedule %s, %lld step(s) of dt=%g",
             (long long)cfg->n[0], (long long)cfg->n[1], (long long)cfg->n[2], s->N, s->cart.dims[0],
             s->cart.dims[1], s->nl[0], s->nl[1],
             cfg->schedule == ADV_SCHED_DATAFLOW ? "dataflow" : "lines", (long long)cfg->steps,
             cfg->dt);
-    rc = alloc_state(s)
-             ? mu_error("out of memory for %lld cells x %d fields", (long long)owned(s), s->N)
-             : 0;
-    if (!rc) rc = adv_wind_load(cfg, app->comm);
-    if (!rc) rc = adv_init_fields(s);
-    if (mu_error_collective(app->comm, rc)) {
-        free_state(s);
-        adv_wind_free();
-        return 1;
-    }
-    keep_initial(s);
+    int rc = 0;
     if (cfg->restart) {
         rc = adv_checkpoint_read(s, cfg->restart);
         if (!rc) mu_info("restarted from %s at step %lld", cfg->restart, (long long)s->step);
     }
-    int grc = 0;
-    if (!rc && app->dev.use_gpu) {
-        int64_t padded = (int64_t)s->N * s->nl[2] * s->sx * (s->nl[1] + 2 * ADV_HALO);
-        int mmax = s->nl[0] > s->nl[1] ? s->nl[0] : s->nl[1];
-        if (s->nl[2] > mmax) mmax = s->nl[2];
-        int64_t gmax = 0;
-        for (int a = 0; a < 3; a++)
-            if (owned(s) / s->nl[a] > gmax) gmax = owned(s) / s->nl[a];
-        int64_t halo = (int64_t)ADV_HALO * s->N * s->nl[2] * mmax;
-        if (mu_gpu_adv_create(padded, gmax, mmax, s->N, halo, &s->gpu) ||
-            mu_gpu_adv_put(s->gpu, s->q))
-            grc = mu_error("advect: GPU %d: %s", app->dev.info.ordinal, mu_gpu_error());
-    }
+    int grc = !rc && app->dev.use_gpu ? adv_gpu_open(s) : 0;
     if (!rc) rc = mu_error_collective(app->comm, grc);
     int ngpu = s->gpu != NULL;
     MPI_Allreduce(MPI_IN_PLACE, &ngpu, 1, MPI_INT, MPI_SUM, app->comm);
@@ -330,8 +344,6 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
         mu_summary_real("gpu_copy_s_rank0", cs);
     }
     free(d0.mass);
-    mu_gpu_adv_destroy(s->gpu);
-    free_state(s);
-    adv_wind_free();
+    adv_state_close(s);
     return rc;
 }

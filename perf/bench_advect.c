@@ -1,0 +1,217 @@
+/* bench_advect: the GPU path of `mutirao advect` on one GPU (issue 5, Benchmarks).
+ *
+ *  (a) copy bandwidths measured in this run: device to device (bytes read +
+ *      written, bench_util) and host to device / device to host from the
+ *      fields' own (pageable) host buffer;
+ *  (b) the study's case, 22 fields x 38 x 336 x 336, one step (X, Y, Z sweeps),
+ *      both schedules: the fields up, the step, the fields down, with the split
+ *      kernels / host-device copies (fields, winds, end fluxes) / host work
+ *      (winds, densities, Courant check); the step's kernel time against the
+ *      device floor (each sweep reads and writes the fields and the face
+ *      fluxes once: 3 x 2 x (fields + fluxes) bytes over the D2D bandwidth),
+ *      and the total against the transfer floor (the fields up and down over
+ *      the measured H2D / D2H bandwidths): the issue's goal is 1.3x;
+ *  (c) N = 1 ... 60 fields on 168 x 168 x 38 and (d) X = Y = 42 ... 336 with
+ *      N = 10, Z = 38, each with the kernel / transfer / total split.
+ * Every case runs one warm-up step first, then --reps measured steps (median).
+ * The wind is LeVeque's swirl with a vertical wind, open borders, dt at
+ * Courant 0.9 (the study's winds are not published).
+ *
+ * Options: --reps=3 --schedule=both|lines|dataflow --no-sweeps
+ * Run: mpiexec -n 1 perf/bench_advect (one rank, one GPU). */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advect/advect.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "gpu/gpu.h"
+#include "bench_util.h"
+
+static double h2d_bw, d2h_bw, d2d_bw;
+
+static void host_bandwidth(void) {
+    size_t bytes = (size_t)512 << 20;
+    char *h = malloc(bytes);
+    void *d = NULL;
+    CK(cudaMalloc(&d, bytes));
+    memset(h, 1, bytes);
+    double t[5], u[5];
+    for (int r = 0; r < 5; r++) {
+        double t0 = bench_now();
+        CK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+        double t1 = bench_now();
+        CK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+        t[r] = t1 - t0;
+        u[r] = bench_now() - t1;
+    }
+    h2d_bw = (double)bytes / bench_median(t, 5);
+    d2h_bw = (double)bytes / bench_median(u, 5);
+    CK(cudaFree(d));
+    free(h);
+}
+
+typedef struct {
+    double up, step, kernel, copies, host, down, total;
+} one;
+
+static int run_case(int64_t nx, int64_t nz, int nf, int schedule, int reps, one *out) {
+    adv_cfg c;
+    memset(&c, 0, sizeof c);
+    c.n[0] = c.n[1] = nx;
+    c.n[2] = nz;
+    c.nf = nf;
+    c.len[0] = c.len[1] = c.len[2] = 1;
+    c.wind = ADV_WIND_SWIRL;
+    c.u0[2] = 0.2;
+    c.period = 1;
+    c.init = ADV_INIT_COSINE;
+    c.init_3d = 1;
+    for (int k = 0; k < 3; k++) c.center[k] = 0.5;
+    c.radius = 0.25;
+    c.amp = 1;
+    c.schedule = schedule;
+    c.dt = 0.9 * (1.0 / (double)(nx > nz ? nx : nz));
+    c.steps = reps + 1;
+    adv_state s;
+    if (adv_state_open(&s, &c, MPI_COMM_WORLD)) return 1;
+    int rc = adv_gpu_open(&s);
+    double up[16], step[16], kern[16], cop[16], down[16];
+    for (int r = 0; !rc && r <= reps && r < 16; r++) {
+        double k0, c0, b0, k1, c1, b1;
+        double t0 = bench_now();
+        rc = mu_gpu_adv_put(s.gpu, s.q);
+        double t1 = bench_now();
+        mu_gpu_adv_times(s.gpu, &k0, &c0, &b0);
+        if (!rc) rc = adv_step(&s, 0); /* the same step each time, from the initial fields */
+        mu_gpu_adv_times(s.gpu, &k1, &c1, &b1);
+        double t2 = bench_now();
+        if (!rc) rc = mu_gpu_adv_get(s.gpu, s.qn); /* into the spare host copy */
+        double t3 = bench_now();
+        if (r > 0) {
+            up[r - 1] = t1 - t0;
+            step[r - 1] = t2 - t1;
+            kern[r - 1] = k1 - k0;
+            cop[r - 1] = c1 - c0;
+            down[r - 1] = t3 - t2;
+        }
+    }
+    if (rc) fprintf(stderr, "bench_advect: %s\n", mu_error_message());
+    int n = reps < 15 ? reps : 15;
+    if (!rc) {
+        out->up = bench_median(up, n);
+        out->step = bench_median(step, n);
+        out->kernel = bench_median(kern, n);
+        out->copies = bench_median(cop, n);
+        out->host = out->step - out->kernel - out->copies;
+        out->down = bench_median(down, n);
+        out->total = out->up + out->step + out->down;
+    }
+    adv_state_close(&s);
+    return rc;
+}
+
+static const char *sched_name(int s) {
+    return s == ADV_SCHED_DATAFLOW ? "dataflow" : "lines";
+}
+
+static void header(void) {
+    printf("%-9s %4s %5s %4s %9s %9s %9s %9s %9s %9s %9s\n", "schedule", "N", "X=Y", "Z", "up s",
+           "step s", "kernel s", "copies s", "host s", "down s", "total s");
+}
+
+static void row(int sched, int nf, int64_t nx, int64_t nz, const one *o) {
+    printf("%-9s %4d %5lld %4lld %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f\n", sched_name(sched),
+           nf, (long long)nx, (long long)nz, o->up, o->step, o->kernel, o->copies, o->host, o->down,
+           o->total);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    mu_log_init(0, 1);
+    mu_log_set_level("warn");
+    int reps = 3, sweeps = 1, which = 3;
+    for (int i = 1; i < argc; i++) {
+        if (!strncmp(argv[i], "--reps=", 7))
+            reps = atoi(argv[i] + 7);
+        else if (!strcmp(argv[i], "--no-sweeps"))
+            sweeps = 0;
+        else if (!strcmp(argv[i], "--schedule=lines"))
+            which = 1;
+        else if (!strcmp(argv[i], "--schedule=dataflow"))
+            which = 2;
+    }
+    if (reps < 1) reps = 1;
+    if (mu_gpu_device_count() < 1) {
+        fprintf(stderr, "bench_advect: no CUDA device\n");
+        MPI_Finalize();
+        return 77;
+    }
+    mu_gpu_info info;
+    if (mu_gpu_select(0, &info)) {
+        fprintf(stderr, "bench_advect: %s\n", mu_gpu_error());
+        MPI_Finalize();
+        return 1;
+    }
+    double med;
+    d2d_bw = bench_copy_bandwidth(10, &med);
+    host_bandwidth();
+    printf("bench_advect: %s (cc %d.%d, %d SMs)\n", info.name, info.cc_major, info.cc_minor,
+           info.sm_count);
+    printf("copy bandwidth: D2D %.1f GB/s (read + write), H2D %.1f GB/s, D2H %.1f GB/s "
+           "(pageable)\n",
+           d2d_bw / 1e9, h2d_bw / 1e9, d2h_bw / 1e9);
+
+    /* (b) the study's case */
+    int64_t cells = 336LL * 336 * 38;
+    double fields = 4.0 * 22 * (double)cells, fluxes = 4.0 * 22 * (double)cells;
+    double dev_floor = 3 * 2 * (fields + fluxes) / d2d_bw;
+    double xfer_floor = fields / h2d_bw + fields / d2h_bw;
+    printf("\n(b) 22 fields x 38 x 336 x 336, one step: fields %.0f MB; device floor %.4f s "
+           "(3 sweeps x read+write of fields and fluxes), transfer floor %.4f s (fields up and "
+           "down)\n",
+           fields / 1e6, dev_floor, xfer_floor);
+    header();
+    for (int sc = 0; sc < 2; sc++) {
+        if (!(which & (1 << sc))) continue;
+        one o;
+        if (run_case(336, 38, 22, sc, reps, &o)) {
+            MPI_Finalize();
+            return 1;
+        }
+        row(sc, 22, 336, 38, &o);
+        printf("          kernel / device floor %.2fx; total / transfer floor %.2fx (goal 1.3x); "
+               "the study: 0.74 s per step on a C2050\n",
+               o.kernel / dev_floor, o.total / xfer_floor);
+    }
+    if (sweeps) {
+        printf("\n(c) N = 1 ... 60 fields on 168 x 168 x 38, one step\n");
+        header();
+        static const int ns[] = {1, 5, 10, 20, 30, 40, 50, 60};
+        for (int sc = 0; sc < 2; sc++) {
+            if (!(which & (1 << sc))) continue;
+            for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+                one o;
+                if (run_case(168, 38, ns[i], sc, reps, &o)) break;
+                row(sc, ns[i], 168, 38, &o);
+            }
+        }
+        printf("\n(d) X = Y = 42 ... 336, N = 10, Z = 38, one step\n");
+        header();
+        static const int64_t xs[] = {42, 84, 168, 336};
+        for (int sc = 0; sc < 2; sc++) {
+            if (!(which & (1 << sc))) continue;
+            for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+                one o;
+                if (run_case(xs[i], 38, 10, sc, reps, &o)) break;
+                row(sc, 10, xs[i], 38, &o);
+            }
+        }
+    }
+    MPI_Finalize();
+    return 0;
+}
