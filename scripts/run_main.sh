@@ -25,6 +25,7 @@ maxsub-fasta|maxsub --fasta=inputs/maxsub/proteins.fasta
 cg-nos7-jacobi|cg --matrix=inputs/cg/nos7.mtx --pc=jacobi --rhs=Aones
 cg-poisson3d-64|cg --poisson=3d7 --nx=64 --rhs=Aones
 fuzzy-ruspini|fuzzy --input=inputs/fuzzy/ruspini.csv
+advect-rotation|advect --config=inputs/advect/rotation.ini
 scenarios-6000|scenarios --config=inputs/scenarios/study_6000.ini
 '
 

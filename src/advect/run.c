@@ -323,6 +323,12 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
         mu_summary_result_str("schedule",
                               cfg->schedule == ADV_SCHED_DATAFLOW ? "dataflow" : "lines");
         mu_summary_real("max_courant_last_step", s->cmax);
+        char txt[64];
+        snprintf(txt, sizeof txt, "%.3e", li[0] >= 0 ? l1[0] : 0.0);
+        mu_summary_result_str("l1_error_field0", txt);
+        snprintf(txt, sizeof txt, "%.3e",
+                 d0.mass[0] != 0 ? (d.mass[0] - d0.mass[0]) / fabs(d0.mass[0]) : 0.0);
+        mu_summary_result_str("mass_change_field0", txt);
         mu_summary_real("mass_field0", d.mass[0]);
         mu_summary_real("mass_change_field0",
                         d0.mass[0] != 0 ? (d.mass[0] - d0.mass[0]) / fabs(d0.mass[0]) : 0);
