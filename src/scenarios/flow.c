@@ -217,6 +217,15 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
         }
         if (!rc && sample)
             rc = mu_sc_write_stats(c->stats_path, &h, &md, sample, S, H, 12, x.start_m);
+        if (!rc && sample && !c->comb) {
+            /* Appended after the atomic write: the file is complete either way. */
+            double worst = 0;
+            rc = mu_sc_write_tree_stats(c->stats_path, &h, &tree, c->nstages, sample, S, H, &worst);
+            if (!rc)
+                mu_info("scenarios: tree stages against the sample: largest relative "
+                        "difference of a stage mean %.4f (%s)",
+                        worst, c->stats_path);
+        }
         mu_timer_end("output");
         if (!rc && c->plot && !c->comb) {
             mu_timer_begin("plot");

@@ -148,6 +148,12 @@ int mu_sc_write_tree(const char *csv, const char *json, const mu_sc_hist *h, con
  * in month start_m; the first burn months of each are left out. */
 int mu_sc_write_stats(const char *path, const mu_sc_hist *h, const mu_sc_model *md,
                       const double *gen, int64_t nser, int len, int burn, int start_m);
+/* Appends to the report: each tree stage's probability-weighted mean and
+ * standard deviation per station against the same month of the sample (whose
+ * series start from the same record, so its first months are the distribution
+ * the tree's stages stand for). Returns the largest |tree/sample - 1| of a mean. */
+int mu_sc_write_tree_stats(const char *path, const mu_sc_hist *h, const mu_sc_tree *t, int nstages,
+                           const double *gen, int64_t nser, int len, double *worst_mean);
 int mu_sc_plot(const char *png, const mu_sc_hist *h, const mu_sc_tree *t, int nplot,
                int64_t hist_end);
 int mu_sc_plot_check(void);

@@ -134,3 +134,44 @@ done:
     free(hh);
     return rc;
 }
+
+int mu_sc_write_tree_stats(const char *path, const mu_sc_hist *h, const mu_sc_tree *t, int nstages,
+                           const double *gen, int64_t nser, int len, double *worst_mean) {
+    FILE *f = fopen(path, "a");
+    if (!f) return mu_error("cannot append to '%s'", path);
+    int nst = h->nst;
+    *worst_mean = 0;
+    fprintf(f,
+            "#\n# tree stages (weighted by path probability) against the same months of the "
+            "sample (%lld series from the same record)\n"
+            "stage,station,tree_mean,sample_mean,tree_std,sample_std\n",
+            (long long)nser);
+    for (int st = 1; st <= nstages && st <= len; st++) {
+        for (int s = 0; s < nst; s++) {
+            double w = 0, m1 = 0, m2 = 0, g1 = 0, g2 = 0;
+            for (int64_t v = t->stage_first[st]; v < t->stage_first[st + 1]; v++) {
+                double q = t->q[v * nst + s];
+                w += t->pprob[v];
+                m1 += t->pprob[v] * q;
+                m2 += t->pprob[v] * q * q;
+            }
+            m1 /= w;
+            m2 = m2 / w - m1 * m1;
+            for (int64_t k = 0; k < nser; k++) {
+                double q = gen[((size_t)k * len + st - 1) * nst + s];
+                g1 += q;
+                g2 += q * q;
+            }
+            g1 /= (double)nser;
+            g2 = g2 / (double)nser - g1 * g1;
+            fprintf(f, "%d,%s,%.6g,%.6g,%.6g,%.6g\n", st, h->names[s], m1, g1,
+                    sqrt(m2 > 0 ? m2 : 0), sqrt(g2 > 0 ? g2 : 0));
+            double d = fabs(m1 / g1 - 1);
+            if (d > *worst_mean) *worst_mean = d;
+        }
+    }
+    fprintf(f, "# largest relative difference of a stage mean, tree against sample: %.4f\n",
+            *worst_mean);
+    if (fclose(f) != 0) return mu_error("cannot write '%s'", path);
+    return 0;
+}
