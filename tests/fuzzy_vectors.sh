@@ -100,4 +100,10 @@ fi
 if fz blobs3k 2 --gen=blobs --n=3000 --seed=2017; then
     check "blobs 3k exact: 3 prototypes" protos "$WORK/blobs3k-" "400,400;400,1090;1125,750" 30
 fi
+# ---- The stand-in for the study's test 4 (--gen=schools, latitude/longitude): exact FM finds
+# one prototype in each of the five metro areas of the study's Table 5.10, on 2 ranks.
+if fz schools4k 2 --gen=schools --n=4000 --seed=3; then
+    check "schools stand-in: the five metro areas" protos "$WORK/schools4k-" \
+        "26.03236,-80.25505;26.24011,-98.08960;33.97310,-118.07499;42.17509,-71.88173;44.92812,-93.23445" 0.1
+fi
 finish
