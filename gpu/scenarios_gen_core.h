@@ -1,18 +1,18 @@
 /* The per-draw arithmetic of scenario generation, shared by the CPU reference
  * (src/scenarios/gen.c) and the CUDA kernel (gpu/scenarios_gen.cu), so both
- * compute the same numbers (up to the last bits of exp/log/cos and fused
- * multiply-adds). Report 2.4-2.6: for station s of month m, with the node's past
- * z (standardized by the months they belong to),
- *   cond = sum_i phi_i z_{t-i},  Delta = -mu/sd - cond  (the lower bound of a_t),
- *   a = exp(xi) + Delta, xi ~ N(mu_xi, s_xi^2), E[a] = 0, Var[a] = sig_a^2,
- *   theta = 1 + sig_a^2/Delta^2, s_xi = sqrt(ln theta), mu_xi = ln|Delta| - ln(theta)/2,
- *   Z = mu + sd (cond + a) = sd * exp(xi) >= 0.
- * The normal-space noise eps of a scenario is D w, D D^T = the month's residual
- * correlation, w ~ N(0, I) from Philox keyed by (seed, node, scenario, station). */
+ * compute the same bits: exp, log and cos come from core/hdmath.h, and the
+ * kernel is compiled without FMA contraction (CMakeLists.txt), as C11 is. Report 2.4-2.6: for
+ * station s of month m, with the node's past z (standardized by the months they belong to), cond =
+ * sum_i phi_i z_{t-i},  Delta = -mu/sd - cond  (the lower bound of a_t), a = exp(xi) + Delta, xi ~
+ * N(mu_xi, s_xi^2), E[a] = 0, Var[a] = sig_a^2, theta = 1 + sig_a^2/Delta^2, s_xi = sqrt(ln theta),
+ * mu_xi = ln|Delta| - ln(theta)/2, Z = mu + sd (cond + a) = sd * exp(xi) >= 0. The normal-space
+ * noise eps of a scenario is D w, D D^T = the month's residual correlation, w ~ N(0, I) from Philox
+ * keyed by (seed, node, scenario, station). */
 #ifndef MU_GPU_SCENARIOS_GEN_CORE_H
 #define MU_GPU_SCENARIOS_GEN_CORE_H
 #include <math.h>
 #include <stdint.h>
+#include "core/hdmath.h"
 #include "core/philox.h"
 
 /* One month's model, as the generator needs it (arrays of this month only). */
@@ -46,7 +46,7 @@ MU_HD double mu_sc_normal(uint64_t seed, uint64_t node, uint64_t scen, int st) {
     uint32_t r[4];
     mu_rng4(seed, node, (scen << MU_SC_STATION_BITS) | (uint64_t)st, r);
     double u1 = mu_rng_open01(r[0], r[1]), u2 = mu_rng_open01(r[2], r[3]);
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    return sqrt(-2.0 * mu_hd_log(u1)) * mu_hd_cos2pi(u2);
 }
 
 /* The inflow of station s given its normal-space noise eps; *clamped is set when
@@ -60,8 +60,8 @@ MU_HD double mu_sc_inflow(const mu_sc_gen_month *g, const double *zpast, int s, 
     double dtrue = -g->mu[s] / g->sd[s] - cond, dmin = -g->delta_min * sa;
     double delta = dtrue < dmin ? dtrue : dmin;
     *clamped = !(dtrue < dmin);
-    double lt = log(1.0 + sa * sa / (delta * delta));
-    double e = exp(log(-delta) - 0.5 * lt + sqrt(lt) * eps);
+    double lt = mu_hd_log(1.0 + sa * sa / (delta * delta));
+    double e = mu_hd_exp(mu_hd_log(-delta) - 0.5 * lt + sqrt(lt) * eps);
     /* mu + sd (cond + e + delta) with mu + sd (cond + dtrue) = 0: exact when not clamped. */
     double z = g->sd[s] * (e + (delta - dtrue));
     return z > 0 ? z : 0;
@@ -76,7 +76,7 @@ MU_HD double mu_sc_sigma_xi2(const mu_sc_gen_month *g, const double *zpast, int 
     double sa = g->sig_a[s];
     double dtrue = -g->mu[s] / g->sd[s] - cond, dmin = -g->delta_min * sa;
     double delta = dtrue < dmin ? dtrue : dmin;
-    return log(1.0 + sa * sa / (delta * delta));
+    return mu_hd_log(1.0 + sa * sa / (delta * delta));
 }
 
 /* eps_s = sum_j D[s][j] w_j over the factor's nonzero columns. */

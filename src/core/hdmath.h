@@ -26,14 +26,14 @@
 #define MU_LN2_LO 1.90821492927058770002e-10
 
 /* 2^k for k in [-1022, 1023], built from its bits. */
-MU_HD double mu_pow2i(int k) {
+MU_HD double mu_hd_pow2i(int k) {
     uint64_t b = (uint64_t)(k + 1023) << 52;
     double d;
     memcpy(&d, &b, sizeof d);
     return d;
 }
 
-MU_HD double mu_exp(double x) {
+MU_HD double mu_hd_exp(double x) {
     if (x != x) return x;
     if (x > 709.782712893384) return INFINITY;
     if (x < -745.1332191019412) return 0.0;
@@ -59,10 +59,10 @@ MU_HD double mu_exp(double x) {
     p = MU_ADD(MU_MUL(p, r), 1.0);
     /* Scale by 2^k in two exact steps so that neither overflows nor underflows early. */
     int k1 = k / 2, k2 = k - k1;
-    return MU_MUL(MU_MUL(p, mu_pow2i(k1)), mu_pow2i(k2));
+    return MU_MUL(MU_MUL(p, mu_hd_pow2i(k1)), mu_hd_pow2i(k2));
 }
 
-MU_HD double mu_log(double x) {
+MU_HD double mu_hd_log(double x) {
     if (x != x || x == INFINITY) return x;
     if (x < 0) return NAN;
     if (x == 0) return -INFINITY;
@@ -83,7 +83,7 @@ MU_HD double mu_log(double x) {
 }
 
 /* cos x and sin x for |x| <= pi/4 by Taylor in s = x^2 (last terms below 1e-17). */
-MU_HD double mu_cos_small(double x) {
+MU_HD double mu_hd_cos_small(double x) {
     double s = MU_MUL(x, x), p = 1.0 / 6402373705728000.0; /* 1/18! */
     p = MU_ADD(MU_MUL(p, s), -1.0 / 20922789888000.0);
     p = MU_ADD(MU_MUL(p, s), 1.0 / 87178291200.0);
@@ -96,7 +96,7 @@ MU_HD double mu_cos_small(double x) {
     return MU_ADD(1.0, -MU_MUL(p, s));
 }
 
-MU_HD double mu_sin_small(double x) {
+MU_HD double mu_hd_sin_small(double x) {
     double s = MU_MUL(x, x), p = -1.0 / 121645100408832000.0; /* -1/19! */
     p = MU_ADD(MU_MUL(p, s), 1.0 / 355687428096000.0);
     p = MU_ADD(MU_MUL(p, s), -1.0 / 1307674368000.0);
@@ -111,7 +111,7 @@ MU_HD double mu_sin_small(double x) {
 
 /* cos(2 pi u) for finite u. The reductions to [0, 1/8] subtract numbers of
  * u's own scale and are exact; only 2 pi u' is rounded. */
-MU_HD double mu_cos2pi(double u) {
+MU_HD double mu_hd_cos2pi(double u) {
     const double two_pi = 6.283185307179586;
     u = fabs(u);
     u = MU_ADD(u, -floor(u)); /* [0, 1) */
@@ -121,8 +121,8 @@ MU_HD double mu_cos2pi(double u) {
         u = MU_ADD(0.5, -u); /* cos(2 pi u) = -cos(2 pi (1/2 - u)) */
         sign = -1.0;
     }
-    double v = u <= 0.125 ? mu_cos_small(MU_MUL(two_pi, u))
-                          : mu_sin_small(MU_MUL(two_pi, MU_ADD(0.25, -u)));
+    double v = u <= 0.125 ? mu_hd_cos_small(MU_MUL(two_pi, u))
+                          : mu_hd_sin_small(MU_MUL(two_pi, MU_ADD(0.25, -u)));
     return MU_MUL(sign, v);
 }
 
