@@ -214,8 +214,9 @@ static void study_set(const char *name, const double *x, int64_t n, int F, int r
     printf("\n%s: n = %lld, r = %.10g (density form, %.3f s on the CPU), eps1 = (1e-6/r)^2, "
            "eps2 = (0.5/r)^2\n",
            name, (long long)n, r, r_s);
-    printf("  %-12s %5s %6s %9s %10s %10s %9s %9s %7s %10s %11s\n", "run", "raw", "final",
-           "it mean", "it max", "time (s)", "kernel(s)", "GFLOP", "TFLOP/s", "% peak", "study GPU");
+    printf("  %-13s %5s %6s %8s %7s %10s %10s %9s %8s %8s %8s %11s\n", "run", "raw", "final",
+           "it mean", "it max", "time (s)", "kernel(s)", "GFLOP", "TFLOP/s", "%cores", "%of 67",
+           "study GPU");
     outcome ex, part[4];
     timed(x, n, F, r, r_s, 0, reps, &ex);
     int ps[4] = {1, 2, 4, 8};
@@ -231,10 +232,10 @@ static void study_set(const char *name, const double *x, int64_t n, int F, int r
             snprintf(study, sizeof study, "(seq %.1f)", study_seq);
         }
         double rate = o->flops / o->kernel_s;
-        printf("  %-12s %5lld %6lld %9.1f %10lld %10.4f %9.4f %9.1f %7.2f %9.1f%% %11s\n", label,
-               (long long)o->raw, (long long)o->m, (double)o->it_total / n, (long long)o->it_max,
-               o->total_s, o->kernel_s, o->flops * 1e-9, rate * 1e-12, 100 * rate / peak_cuda,
-               study);
+        printf("  %-13s %5lld %6lld %8.1f %7lld %10.4f %10.4f %9.1f %8.2f %7.1f%% %7.1f%% %11s\n",
+               label, (long long)o->raw, (long long)o->m, (double)o->it_total / n,
+               (long long)o->it_max, o->total_s, o->kernel_s, o->flops * 1e-9, rate * 1e-12,
+               100 * rate / peak_cuda, 100 * rate / 67e12, study);
     }
     printf("  study (GTS 450): sequential %.3f s; GPU p=1,2,4,8: %.3f, %.3f, %.3f, %.3f s; "
            "here exact is %.0fx faster than the study's sequential run and %.0fx faster "
