@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "fuzzy/fm.h"
 #include "fuzzy/fuzzy.h"
+#include "fuzzy/run.h"
 
 #ifndef MU_TEST_FUZZY_INPUTS
 #error "MU_TEST_FUZZY_INPUTS (the inputs/fuzzy folder) must be defined"
@@ -438,6 +439,89 @@ static void blobs_deterministic(void **state) {
     assert_int_equal(mu_fz_gen_blobs(10, 1, "1,2;3", 1, &a), 1);
 }
 
+/* ---- summation blocks, the ring's pieces, checkpoints ---------------------- */
+
+static void fill_points(double *x, int64_t n, int F, unsigned seed) {
+    uint64_t s = 0x9E3779B97F4A7C15ull * (seed + 1);
+    for (int64_t i = 0; i < n * F; i++) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        x[i] = (double)(s >> 11) * 0x1.0p-53 * 10.0 + (i % F == 0 && (i / F) % 3 == 0 ? 20 : 0);
+    }
+}
+
+/* One block as large as the set is the one-block order; a step summed chunk by
+ * chunk (mu_fm_partials on whole blocks, mu_fm_combine in block order) is the
+ * step of mu_fm_run_cpu with those blocks, bit for bit: what the ring relies on. */
+static void summation_blocks(void **state) {
+    (void)state;
+    for (int F = 2; F <= 3; F++) {
+        const int64_t n = 1000, B = 256;
+        double *x = malloc((size_t)(n * F) * sizeof *x), v1[8], v2[8], v3[8], step[8], acc[8];
+        double part[5 * 4];
+        mu_fm_stat st1, st2;
+        fill_points(x, n, F, (unsigned)F);
+        mu_fm_set one = {x, n, F, 0.5, 1e-20, 1000, 0}, big = one, blk = one;
+        big.sum_block = 4096;
+        blk.sum_block = B;
+        assert_int_equal(mu_fm_run_cpu(&one, 17, 1, v1, &st1), 0);
+        assert_int_equal(mu_fm_run_cpu(&big, 17, 1, v2, &st2), 0);
+        assert_memory_equal(v1, v2, (size_t)F * sizeof *v1);
+        assert_int_equal(st1.iterations, st2.iterations);
+        /* One step with blocks of 256, by hand in two chunks (512 + 488 rows). */
+        blk.max_it = 1;
+        assert_int_equal(mu_fm_run_cpu(&blk, 17, 1, v3, &st1), 0);
+        int64_t nb = mu_fm_partials(x, 512, F, 0.5, B, x + 17 * F, part);
+        assert_int_equal(nb, 2);
+        nb += mu_fm_partials(x + 512 * F, n - 512, F, 0.5, B, x + 17 * F, part + nb * (F + 1));
+        assert_int_equal(nb, 4);
+        mu_fm_combine(part, nb, F, acc, step);
+        assert_memory_equal(step, v3, (size_t)F * sizeof *v3);
+        /* Blocks change the order, so the step differs from the one-block one in the last bits
+         * only. */
+        one.max_it = 1;
+        assert_int_equal(mu_fm_run_cpu(&one, 17, 1, v1, &st1), 0);
+        for (int f = 0; f < F; f++) assert_true(fabs(v1[f] - v3[f]) <= 1e-12 * fabs(v1[f]));
+        free(x);
+    }
+}
+
+static void checkpoint_files(void **state) {
+    (void)state;
+    const int64_t n = 50;
+    const int F = 2;
+    double x[100], rec[50 * 4], back[50 * 4];
+    fill_points(x, n, F, 9);
+    for (int i = 0; i < 50 * 4; i++) rec[i] = i * 0.25 - 3;
+    mu_fm_set set = {x, n, F, 0.5, 1e-12, 100, 0};
+    uint64_t fp = mu_fz_fingerprint(x, n, F, &set);
+    char path[512];
+    snprintf(path, sizeof path, "%s/fz.ckpt", tmpdir);
+    assert_int_equal(mu_fz_ckpt_write(path, n, F, fp, 30, rec), 0);
+    int64_t done = -1;
+    assert_int_equal(mu_fz_ckpt_read(path, n, F, fp, &done, back), 0);
+    assert_int_equal(done, 30);
+    assert_memory_equal(back, rec, 30 * 4 * sizeof *rec);
+    /* Other settings, other data, another size: refused with a message. */
+    mu_fm_set other = set;
+    other.eps1 = 1e-11;
+    assert_true(mu_fz_fingerprint(x, n, F, &other) != fp);
+    assert_int_equal(mu_fz_ckpt_read(path, n, F, fp ^ 1, &done, back), 1);
+    assert_non_null(strstr(mu_error_message(), "other data or settings"));
+    assert_int_equal(mu_fz_ckpt_read(path, n + 1, F, fp, &done, back), 1);
+    assert_non_null(strstr(mu_error_message(), "50 objects of 2 features"));
+    /* A truncated file. */
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), 64 + 8 * 10), 0);
+    fclose(f);
+    assert_int_equal(mu_fz_ckpt_read(path, n, F, fp, &done, back), 1);
+    assert_non_null(strstr(mu_error_message(), "truncated"));
+    assert_int_equal(mu_fz_ckpt_read("/nonexistent/fz.ckpt", n, F, fp, &done, back), 1);
+    mu_error_clear();
+}
+
 int main(void) {
     mu_log_init(0, 1);
     snprintf(tmpdir, sizeof tmpdir, "%s/mutirao_test_fuzzy.XXXXXX",
@@ -451,6 +535,7 @@ int main(void) {
         cmocka_unit_test(deal_round_robin),     cmocka_unit_test(accuracy_measures),
         cmocka_unit_test(eigen_jacobi),         cmocka_unit_test(reader_formats),
         cmocka_unit_test(reader_errors),        cmocka_unit_test(blobs_deterministic),
+        cmocka_unit_test(summation_blocks),     cmocka_unit_test(checkpoint_files),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];
