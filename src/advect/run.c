@@ -131,9 +131,20 @@ static int alloc_state(adv_state *s) {
     s->tasks = malloc((size_t)(gmax * (mmax / 2 + 1)) * sizeof *s->tasks);
     s->fcells = malloc((size_t)(gmax * (mmax + 1)) * 2 * sizeof *s->fcells);
     s->cyc = malloc((size_t)(3 * gmax) * sizeof *s->cyc);
-    return !s->q || !s->qn || !s->q0 || !s->dens || !s->wu || !s->wrs || !s->wd0 || !s->wd1 ||
-           !s->flux || !s->sbuf || !s->rbuf || !s->cls || !s->seg || !s->tasks || !s->fcells ||
-           !s->cyc;
+    int bad = !s->q || !s->qn || !s->q0 || !s->dens || !s->wu || !s->wrs || !s->wd0 || !s->wd1 ||
+              !s->flux || !s->sbuf || !s->rbuf || !s->cls || !s->seg || !s->tasks || !s->fcells ||
+              !s->cyc;
+    if (!bad) { /* touch the sweep buffers now, so that the first step does not pay their page
+                   faults */
+        memset(s->wu, 0, (size_t)(gmax * (mmax + 1)) * sizeof *s->wu);
+        memset(s->wrs, 0, (size_t)(gmax * (mmax + 1)) * sizeof *s->wrs);
+        memset(s->wd0, 0, (size_t)(gmax * mmax) * sizeof *s->wd0);
+        memset(s->wd1, 0, (size_t)(gmax * mmax) * sizeof *s->wd1);
+        memset(s->flux, 0, (size_t)(gmax * N * (mmax + 1)) * sizeof *s->flux);
+        memset(s->qn, 0, (size_t)padded * sizeof *s->qn);
+        memset(s->cls, 0, (size_t)(gmax * mmax));
+    }
+    return bad;
 }
 
 static void free_state(adv_state *s) {
