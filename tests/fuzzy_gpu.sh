@@ -75,6 +75,9 @@ cpu_gpu blobs10k-p8 --gen=blobs --n=10000 --seed=2017 --mode=partitioned --parti
 cpu_gpu blobs10k-p3 --gen=blobs --n=10000 --seed=2017 --mode=partitioned --partitions=3
 cpu_gpu blobs5k-sum256 --gen=blobs --n=5000 --seed=9 --sum-block=256 --farm-chunk=700
 # The seeded 10000-point set: 3 prototypes at the study's centres.
-check_out=$($CHECK protos "$WORK/blobs10k-gpu1-" "400,400;400,1090;1125,750" 30) &&
-    echo "ok: blobs 10k exact on the GPU: $check_out" || fail "blobs 10k exact on the GPU: $check_out"
+if check_out=$($CHECK protos "$WORK/blobs10k-gpu1-" "400,400;400,1090;1125,750" 30); then
+    echo "ok: blobs 10k exact on the GPU: $check_out"
+else
+    fail "blobs 10k exact on the GPU: $check_out"
+fi
 finish
