@@ -15,7 +15,7 @@
  *    n/(n+1) factors, lowers the sum of squares when made alone, and two such
  *    moves between the same clusters can undo each other pass after pass (it
  *    happened on 3 of 5 test sets). So a pass takes all its moves, as the
- *    study does, only if the within sum of squares (recomputed, O(M d)) goes
+ *    study does, only if the within sum of squares (kept per cluster, below) goes
  *    down; otherwise it is redone with a safe subset: moves to a strictly
  *    nearer centre (as in Lloyd's method: with the centres frozen each lowers
  *    a bound on the new sum), and a move to a farther centre only when neither
@@ -37,6 +37,11 @@
  *    previous pass began. A cluster that is not live has the same members, so
  *    the same centre bits (means are summed in point order), as when its
  *    points were last tested; so the live-set rule loses no move;
+ *  - the within sum of squares is kept per cluster (members in point order)
+ *    and totalled in cluster order; after a batch only the clusters that
+ *    gained or lost a point get their centre and their sum recomputed (the
+ *    others have the same members, so the same bits), which makes the serial
+ *    part proportional to the points of the changed clusters, not to M;
  *  - it stops after a pass with no transfer. Then every point passed the test
  *    against every cluster with the final means, which implies it is nearest
  *    its own centre (n1/(n1-1) >= 1 >= n/(n+1)): a fixed point of k-means. */
@@ -50,7 +55,7 @@
 typedef struct {
     const double *a;
     int m, d, k;
-    double *c, *an1, *an2, *csave;
+    double *c, *an1, *an2, *csave, *cw, *cwsave; /* cw: within sum of squares per cluster */
     int *ic1, *ic2, *nc, *ncrun, *save1, *save2, *ncsave, *cand;
     unsigned char *lock;
     double wss; /* within sum of squares of the current partition */
@@ -68,10 +73,35 @@ static double dist(const v2 *s, int i, int l) {
     return mu_km_d2(s->a + (size_t)i * s->d, s->c + (size_t)l * s->d, s->d);
 }
 
-static double within(const v2 *s) {
+/* Centres and per-cluster sums of squares of the clusters flagged in touched
+ * (all when touched is NULL), from their members in point order: the bits of
+ * mu_km_means for those rows. nc is recounted; wss = the cw in cluster order. */
+static void recompute(v2 *s, const unsigned char *touched) {
+    int d = s->d;
+    memset(s->nc, 0, sizeof(int) * (size_t)s->k);
+    for (int i = 0; i < s->m; i++) s->nc[s->ic1[i]]++;
+    for (int l = 0; l < s->k; l++)
+        if (!touched || touched[l]) {
+            memset(s->c + (size_t)l * d, 0, sizeof(double) * (size_t)d);
+            s->cw[l] = 0.0;
+        }
+    for (int i = 0; i < s->m; i++) {
+        int l = s->ic1[i];
+        if (touched && !touched[l]) continue;
+        const double *ai = s->a + (size_t)i * d;
+        double *cl = s->c + (size_t)l * d;
+        for (int j = 0; j < d; j++) cl[j] += ai[j];
+    }
+    for (int l = 0; l < s->k; l++)
+        if ((!touched || touched[l]) && s->nc[l] > 0)
+            for (int j = 0; j < d; j++) s->c[(size_t)l * d + j] /= (double)s->nc[l];
+    for (int i = 0; i < s->m; i++) {
+        int l = s->ic1[i];
+        if (!touched || touched[l]) s->cw[l] += dist(s, i, l);
+    }
     double w = 0.0;
-    for (int i = 0; i < s->m; i++) w += dist(s, i, s->ic1[i]);
-    return w;
+    for (int l = 0; l < s->k; l++) w += s->cw[l];
+    s->wss = w;
 }
 
 /* Moves each point i with cand[i] >= 0 there, in point order, never emptying a
@@ -112,25 +142,25 @@ static int apply(v2 *s, int safe, unsigned char *touched) {
  * with the centres recomputed after it: all of cand if that lowers the within
  * sum of squares, else the safe subset. */
 static int batch(v2 *s, unsigned char *touched) {
-    size_t kd = (size_t)s->k * (size_t)s->d;
+    size_t kd = (size_t)s->k * (size_t)s->d, kk = (size_t)s->k;
     memcpy(s->save1, s->ic1, sizeof(int) * (size_t)s->m);
     memcpy(s->save2, s->ic2, sizeof(int) * (size_t)s->m);
     memcpy(s->csave, s->c, sizeof(double) * kd);
-    memcpy(s->ncsave, s->nc, sizeof(int) * (size_t)s->k);
+    memcpy(s->cwsave, s->cw, sizeof(double) * kk);
+    memcpy(s->ncsave, s->nc, sizeof(int) * kk);
+    double w0 = s->wss;
     int moved = apply(s, 0, touched);
     if (!moved) return 0;
-    mu_km_means(s->a, s->m, s->d, s->ic1, s->k, s->c, s->nc);
-    double w = within(s);
-    if (!(w < s->wss)) {
+    recompute(s, touched);
+    if (!(s->wss < w0)) {
         memcpy(s->ic1, s->save1, sizeof(int) * (size_t)s->m);
         memcpy(s->ic2, s->save2, sizeof(int) * (size_t)s->m);
         memcpy(s->c, s->csave, sizeof(double) * kd);
-        memcpy(s->nc, s->ncsave, sizeof(int) * (size_t)s->k);
+        memcpy(s->cw, s->cwsave, sizeof(double) * kk);
+        memcpy(s->nc, s->ncsave, sizeof(int) * kk);
         moved = apply(s, 1, touched);
-        mu_km_means(s->a, s->m, s->d, s->ic1, s->k, s->c, s->nc);
-        w = within(s);
+        recompute(s, touched);
     }
-    s->wss = w;
     factors(s);
     return moved;
 }
@@ -163,12 +193,20 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
     out->dist_s = 0.0;
     out->dist_evals = 0;
     if (k <= 1 || k >= m) return out->ifault;
-    v2 s = {a,    m,       d,    k,    c,    NULL, NULL, NULL, out->ic1,
-            NULL, out->nc, NULL, NULL, NULL, NULL, NULL, NULL, 0.0};
+    v2 s = {0};
+    s.a = a;
+    s.m = m;
+    s.d = d;
+    s.k = k;
+    s.c = c;
+    s.ic1 = out->ic1;
+    s.nc = out->nc;
     size_t mm = (size_t)m, kk = (size_t)k;
     s.an1 = malloc(sizeof(double) * kk);
     s.an2 = malloc(sizeof(double) * kk);
     s.csave = malloc(sizeof(double) * kk * (size_t)d);
+    s.cw = malloc(sizeof(double) * kk);
+    s.cwsave = malloc(sizeof(double) * kk);
     s.ic2 = malloc(sizeof(int) * mm);
     s.ncrun = malloc(sizeof(int) * kk);
     s.save1 = malloc(sizeof(int) * mm);
@@ -178,8 +216,8 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
     double *r1 = malloc(sizeof(double) * mm), *r2 = malloc(sizeof(double) * mm);
     int *l2 = malloc(sizeof(int) * mm);
     unsigned char *flags = malloc(5 * kk);
-    if (!s.an1 || !s.an2 || !s.csave || !s.ic2 || !s.ncrun || !s.save1 || !s.save2 || !s.ncsave ||
-        !s.cand || !r1 || !r2 || !l2 || !flags) {
+    if (!s.an1 || !s.an2 || !s.csave || !s.cw || !s.cwsave || !s.ic2 || !s.ncrun || !s.save1 ||
+        !s.save2 || !s.ncsave || !s.cand || !r1 || !r2 || !l2 || !flags) {
         out->ifault = MU_KM_BACKEND;
         goto done;
     }
@@ -204,7 +242,7 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
             goto done;
         }
     factors(&s);
-    s.wss = within(&s);
+    recompute(&s, NULL);
     memset(live, 1, kk);
     out->ifault = MU_KM_MAXITER;
     out->iter = maxit + 1;
@@ -239,14 +277,13 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
                      &out->dist_evals);
         memcpy(live, chg, kk);
     }
-    if (out->wss) {
-        for (int l = 0; l < k; l++) out->wss[l] = 0.0;
-        for (int i = 0; i < m; i++) out->wss[s.ic1[i]] += dist(&s, i, s.ic1[i]);
-    }
+    if (out->wss) memcpy(out->wss, s.cw, sizeof(double) * kk);
 done:
     free(s.an1);
     free(s.an2);
     free(s.csave);
+    free(s.cw);
+    free(s.cwsave);
     free(s.ic2);
     free(s.ncrun);
     free(s.save1);
