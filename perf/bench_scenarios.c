@@ -9,7 +9,13 @@
  *           written and the normals drawn (the memory and random-number limits)
  * usage: bench_scenarios [--device=gpu|cpu] [--case=all|tree|newave|table|rate]
  *                        [--input=inputs/scenarios/ons_inflows_64.csv] [--method=v2|hw]
- *                        [--newave-m=100000]
+ *                        [--newave-m=100000] [--newave-stages=12] [--newave-budget=90]
+ * Each case prints as it finishes (stdout line-buffered). The aggregation is
+ * split into the k-means' distance steps (the device's on the GPU), its serial
+ * part (the rest of the k-means call) and the rest (whitening, duplicates,
+ * centre draw, representatives, device buffers). newave runs M = 20000 first
+ * (12 stages), then --newave-m, stage by stage, stopping after the stage that
+ * passes --newave-budget seconds (it then says so and gives the per-stage mean).
  * The CPU path on many ranks is the command itself, e.g.
  *   mpiexec -n 16 mutirao scenarios --device=cpu --input=... --tree=1,30,200 */
 #define _POSIX_C_SOURCE 200809L
@@ -83,7 +89,7 @@ static void free_ctx(mu_sc_ctx *x) {
 
 /* One tree through the workload's stage loop (task farm on one rank). */
 static double run_tree(bench *b, mu_app *app, const int *open, int nstages, int m, int64_t hist_end,
-                       double *gen_s, double *agg_s, int64_t *leaves, double *iters) {
+                       double *gen_s, double *agg_s, int64_t *leaves, double *iters, double km[2]) {
     b->c.nstages = nstages;
     for (int i = 0; i < nstages; i++) b->c.open[i] = open[i];
     b->c.m = m;
@@ -98,6 +104,8 @@ static double run_tree(bench *b, mu_app *app, const int *open, int nstages, int 
     *gen_s = mu_timer_seconds("generate") - g0;
     *agg_s = mu_timer_seconds("aggregate") - a0;
     *leaves = t.n - t.stage_first[nstages];
+    km[0] = x.km_dist_s;
+    km[1] = x.km_s - x.km_dist_s;
     double it = 0;
     int64_t inner = 0;
     for (int64_t v = 0; v < t.stage_first[nstages]; v++, inner++) it += t.iters[v];
@@ -107,10 +115,78 @@ static double run_tree(bench *b, mu_app *app, const int *open, int nstages, int 
     return wall;
 }
 
+/* NEWAVE scale: stages monthly stages, each M generated noise vectors clustered
+ * into 20 (selective sampling), one line per stage as it finishes; stops after
+ * the stage that passes budget seconds. */
+static int newave(bench *b, int64_t rec, int m, int stages, double budget) {
+    mu_sc_tree t;
+    memset(&t, 0, sizeof t);
+    mu_sc_ctx x;
+    setup_ctx(b, &x, &t, rec, m, 0);
+    int nst = b->md.nst;
+    double tg = 0, ta = 0, td = 0, tk = 0;
+    int itsum = 0, st;
+    printf("NEWAVE scale: %d stages x M=%d into 20 (%s)\n", stages, m,
+           b->c.method == MU_AGG_HARTIGAN_WONG ? "hw" : "v2");
+    for (st = 0; st < stages; st++) {
+        int month = st % 12;
+        int64_t hist_end = rec - 12 + month;
+        /* The past of every stage: the record's last months (selective sampling
+         * of the noise of each month, one backward opening set per stage). */
+        for (int i = 0; i < b->md.pmax; i++)
+            for (int s = 0; s < nst; s++) {
+                int64_t tt = hist_end - 1 - i;
+                int mm = (int)(tt % 12);
+                x.zpast[i * nst + s] =
+                    (b->h.q[tt * nst + s] - b->md.mu[mm * nst + s]) / b->md.sd[mm * nst + s];
+            }
+        mu_sc_gen_draw d = {b->c.seed, MU_SC_COMB_STREAM(st), 0, m, x.zpast, 0};
+        double t1 = now();
+        if (mu_sc_generate(&x, month, &d, x.Z)) die("generate");
+        double t2 = now();
+        mu_agg_result ar;
+        memset(&ar, 0, sizeof ar);
+        char err[256];
+        if (mu_agg_cluster(x.Z, m, nst, 20, b->c.method, b->c.max_iter, 77 + st, b->use_gpu, &ar,
+                           err, sizeof err)) {
+            fprintf(stderr, "bench_scenarios: newave stage %d: %s\n", st + 1, err);
+            free_ctx(&x);
+            return 1;
+        }
+        double t3 = now();
+        tg += t2 - t1;
+        ta += t3 - t2;
+        td += ar.dist_s;
+        tk += ar.kmeans_s;
+        itsum += ar.iterations;
+        printf("  stage %2d: generation %.3f s, aggregation %.3f s (distances %.3f, serial %.3f, "
+               "rest %.3f), %d iterations%s\n",
+               st + 1, t2 - t1, t3 - t2, ar.dist_s, ar.kmeans_s - ar.dist_s, t3 - t2 - ar.kmeans_s,
+               ar.iterations, ar.converged ? "" : " (max_iter)");
+        mu_agg_result_free(&ar);
+        if (tg + ta > budget && st + 1 < stages) {
+            st++;
+            break;
+        }
+    }
+    double tot = tg + ta;
+    printf("NEWAVE M=%d: %d of %d stages in %.3f s (%.3f s per stage); generation %.1f%%, "
+           "k-means distance steps %.1f%%, k-means serial part %.1f%%, rest of the aggregation "
+           "%.1f%%; %.1f k-means iterations per stage%s\n",
+           m, st, stages, tot, tot / st, 100 * tg / tot, 100 * td / tot, 100 * (tk - td) / tot,
+           100 * (ta - tk) / tot, (double)itsum / st,
+           st < stages ? " (stopped at the time budget: the full case takes about stages x the "
+                         "per-stage time)"
+                       : "");
+    free_ctx(&x);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     mu_log_init(0, 1);
     mu_log_set_level("warn");
+    setvbuf(stdout, NULL, _IOLBF, 0);
     const char *dev = arg(argc, argv, "--device", "gpu"), *which = arg(argc, argv, "--case", "all");
     const char *input = arg(argc, argv, "--input", "inputs/scenarios/ons_inflows_64.csv");
     const char *method = arg(argc, argv, "--method", "v2");
@@ -151,22 +227,28 @@ int main(int argc, char **argv) {
 
     if (all || !strcmp(which, "tree")) {
         const int open[2] = {30, 200};
-        double g, a, it;
+        double g, a, it, km[2], bkm[2] = {0, 0};
         int64_t leaves;
-        run_tree(&b, &app, open, 2, 1024, rec, &g, &a, &leaves, &it); /* warm-up */
+        double w0 = run_tree(&b, &app, open, 2, 1024, rec, &g, &a, &leaves, &it, km);
+        printf("tree warm-up run: %.4f s\n", w0);
         double best = INFINITY, bg = 0, ba = 0;
         for (int r = 0; r < 3; r++) {
-            double w = run_tree(&b, &app, open, 2, 1024, rec, &g, &a, &leaves, &it);
+            double w = run_tree(&b, &app, open, 2, 1024, rec, &g, &a, &leaves, &it, km);
             if (w < best) {
                 best = w;
                 bg = g;
                 ba = a;
+                bkm[0] = km[0];
+                bkm[1] = km[1];
             }
         }
         printf("tree 1,30,200 M=1024 %s: %lld leaves, %d stations: %.4f s (best of 3; "
-               "generation %.4f s, aggregation %.4f s, k-means iterations %.1f per node); "
+               "generation %.4f s = %.1f%%, aggregation %.4f s = %.1f%%: k-means distance steps "
+               "%.4f s = %.1f%%, k-means serial part %.4f s = %.1f%%, rest %.4f s; "
+               "k-means iterations %.1f per node); "
                "study: 3210.7 s serial, 122.4 s CUDA, 74.9 s 3 ranks + GPU\n",
-               method, (long long)leaves, nst, best, bg, ba, it);
+               method, (long long)leaves, nst, best, bg, 100 * bg / best, ba, 100 * ba / best,
+               bkm[0], 100 * bkm[0] / best, bkm[1], 100 * bkm[1] / best, ba - bkm[0] - bkm[1], it);
     }
     if (all || !strcmp(which, "table")) {
         static const char *mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
@@ -178,59 +260,22 @@ int main(int argc, char **argv) {
                method, b.h.first_year + b.h.nyears - 1);
         double total = 0;
         for (int m = 0; m < 12; m++) {
-            double g, a, it;
+            double g, a, it, km[2];
             int64_t leaves;
             int64_t hist_end = rec - 12 + m;
-            double w = run_tree(&b, &app, &K[m], 1, 1024, hist_end, &g, &a, &leaves, &it);
+            double w = run_tree(&b, &app, &K[m], 1, 1024, hist_end, &g, &a, &leaves, &it, km);
             total += w;
-            printf("  %s K=%3d: %.4f s (generation %.4f, aggregation %.4f), %d iterations, "
-                   "%lld groups; study serial V2 %.2f s\n",
-                   mon[m], K[m], w, g, a, (int)it, (long long)leaves, v2_s[m]);
+            printf("  %s K=%3d: %.4f s (generation %.4f, aggregation %.4f: distances %.4f, "
+                   "serial %.4f), %d iterations, %lld groups; study serial V2 %.2f s\n",
+                   mon[m], K[m], w, g, a, km[0], km[1], (int)it, (long long)leaves, v2_s[m]);
         }
         printf("  12 cases: %.4f s\n", total);
     }
     if (all || !strcmp(which, "newave")) {
-        mu_sc_tree t;
-        memset(&t, 0, sizeof t);
-        mu_sc_ctx x;
-        setup_ctx(&b, &x, &t, rec, newave_m, 0);
-        /* The past of every stage: the record's last months (selective sampling
-         * of the noise of each month, one backward opening set per stage). */
-        double tg = 0, ta = 0;
-        int itsum = 0;
-        for (int st = 0; st < 12; st++) {
-            int month = st % 12;
-            int64_t hist_end = rec - 12 + month;
-            for (int i = 0; i < b.md.pmax; i++)
-                for (int s = 0; s < nst; s++) {
-                    int64_t tt = hist_end - 1 - i;
-                    int mm = (int)(tt % 12);
-                    x.zpast[i * nst + s] =
-                        (b.h.q[tt * nst + s] - b.md.mu[mm * nst + s]) / b.md.sd[mm * nst + s];
-                }
-            mu_sc_gen_draw d = {b.c.seed, MU_SC_COMB_STREAM(st), 0, newave_m, x.zpast, 0};
-            double t1 = now();
-            if (mu_sc_generate(&x, month, &d, x.Z)) die("generate");
-            double t2 = now();
-            mu_agg_result ar;
-            memset(&ar, 0, sizeof ar);
-            char err[256];
-            if (mu_agg_cluster(x.Z, newave_m, nst, 20, b.c.method, b.c.max_iter, 77 + st, b.use_gpu,
-                               &ar, err, sizeof err)) {
-                fprintf(stderr, "bench_scenarios: newave stage %d: %s\n", st + 1, err);
-                return 1;
-            }
-            double t3 = now();
-            tg += t2 - t1;
-            ta += t3 - t2;
-            itsum += ar.iterations;
-            mu_agg_result_free(&ar);
-        }
-        printf("NEWAVE scale: 12 stages x M=%d into 20 (%s): %.3f s; generation %.3f s (%.1f%%), "
-               "aggregation %.3f s (%.1f%%), %.1f k-means iterations per stage\n",
-               newave_m, method, tg + ta, tg, 100 * tg / (tg + ta), ta, 100 * ta / (tg + ta),
-               itsum / 12.0);
-        free_ctx(&x);
+        int stages = atoi(arg(argc, argv, "--newave-stages", "12"));
+        double budget = atof(arg(argc, argv, "--newave-budget", "90"));
+        if (newave_m != 20000 && newave(&b, rec, 20000, stages, 1e30)) return 1;
+        if (newave(&b, rec, newave_m, stages, budget)) return 1;
     }
     if ((all || !strcmp(which, "rate")) && b.use_gpu) {
         const int64_t n = 1 << 20;

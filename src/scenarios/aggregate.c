@@ -183,6 +183,8 @@ int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, i
             goto done;
         }
         res->iterations = out.iter;
+        res->kmeans_s = out.total_s;
+        res->dist_s = out.dist_s;
         res->converged = f == MU_KM_OK;
     }
 

@@ -18,6 +18,9 @@ typedef struct {
     int iterations;
     int converged; /* 1: the k-means stopped at its fixed point (not at max_iter) */
     int rank;      /* dimension after whitening (< d: singular covariance, see whiten.c) */
+    /* Seconds (benchmarks' split): the k-means call, and within it the whole
+     * distance steps (the device's on the GPU); the rest of it is the serial part. */
+    double kmeans_s, dist_s;
 } mu_agg_result;
 
 /* Clusters the m scenarios (rows of x, m x d, row-major). Deterministic in

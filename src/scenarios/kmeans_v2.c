@@ -231,8 +231,10 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
             goto done;
         }
         out->dist_s += mu_km_now() - t;
-    } else {
+    } else { /* timed as the distance step too, for the benchmarks' split */
+        t = mu_km_now();
         mu_km_nearest2_cpu(a, m, d, c, k, s.ic1, s.ic2);
+        out->dist_s += mu_km_now() - t;
         out->dist_evals += (long long)m * k;
     }
     mu_km_means(a, m, d, s.ic1, k, c, s.nc);
@@ -256,7 +258,9 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
             }
             out->dist_s += mu_km_now() - t;
         } else {
+            t = mu_km_now();
             mu_km_scan_cpu(a, m, d, c, k, s.ic1, s.ic2, s.nc, s.an1, s.an2, live, r1, r2, l2);
+            out->dist_s += mu_km_now() - t;
             out->dist_evals += (long long)m * k;
         }
         /* The serial part: the moves, in point order. */

@@ -133,6 +133,8 @@ static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
         rc = mu_agg_cluster(x->Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
                             x->use_gpu, &ar, err, sizeof err);
         mu_timer_end("aggregate");
+        x->km_s += ar.kmeans_s;
+        x->km_dist_s += ar.dist_s;
         if (rc)
             return mu_error("scenarios: node %lld (stage %d): aggregation: %s", (long long)v,
                             x->stage, err);

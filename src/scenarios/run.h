@@ -15,7 +15,8 @@ typedef struct {
     int use_gpu;
     mu_sc_gpu *gpu;
     int64_t clamped;
-    double *Dnode; /* --corr=lognormal: this node's factor (nst x nst) */
+    double km_s, km_dist_s; /* seconds in the k-means calls and in their distance steps */
+    double *Dnode;          /* --corr=lognormal: this node's factor (nst x nst) */
     int lower_node;
     double *Z, *zpast; /* scratch: M x nst, pmax x nst (tree) or per series (comb) */
 } mu_sc_ctx;
