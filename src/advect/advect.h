@@ -70,6 +70,8 @@ typedef struct {
     double cmax;       /* largest Courant number of the last step */
     int64_t ntasks[3]; /* dataflow: streams per axis in the last step */
     mu_gpu_adv *gpu;   /* the device copy, or NULL: the CPU runs the sweeps */
+    double *wcache[3]; /* per axis: the steady part of the face winds (G x (m+1)) */
+    float *rcache[3];  /* and the face densities */
 } adv_state;
 
 static inline int64_t adv_idx(const adv_state *s, int x, int y, int z) {
@@ -77,8 +79,10 @@ static inline int64_t adv_idx(const adv_state *s, int x, int y, int z) {
            (z + (int64_t)s->nl[2] * ((x + ADV_HALO) + (int64_t)s->sx * (y + ADV_HALO)));
 }
 
-/* wind.c: face winds and densities */
-double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz, double t);
+/* wind.c: face winds and densities. The wind on the face right of cell (gx,
+ * gy, gz) along axis is adv_wind() times, for X and Y, adv_wind_factor(t). */
+double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz);
+double adv_wind_factor(const adv_cfg *c, double t);
 double adv_rho(const adv_cfg *c, int64_t gz);
 int adv_wind_load(const adv_cfg *c, MPI_Comm comm);
 void adv_wind_free(void);

@@ -151,6 +151,10 @@ static void free_state(adv_state *s) {
     void *p[] = {s->q,    s->qn,   s->q0,   s->dens, s->wu,  s->wrs,   s->wd0,    s->wd1,
                  s->flux, s->sbuf, s->rbuf, s->cls,  s->seg, s->tasks, s->fcells, s->cyc};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
+    for (int a = 0; a < 3; a++) {
+        free(s->wcache[a]);
+        free(s->rcache[a]);
+    }
     mu_cart_free(&s->cart);
 }
 

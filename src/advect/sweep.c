@@ -6,6 +6,7 @@
  * computed upstream), and the inflow-only cells last. The cells do the same
  * arithmetic in any schedule and on any number of ranks. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "advect/advect.h"
 #include "core/error.h"
@@ -74,21 +75,39 @@ static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax
     double dtdx = c->dt / (c->len[ax] / (double)n);
     float fdtdx = (float)dtdx;
     int bad = 0;
+    if (!s->wcache[ax]) { /* the steady part, once per run */
+        s->wcache[ax] = malloc((size_t)w->G * (m + 1) * sizeof(double));
+        s->rcache[ax] = malloc((size_t)w->G * (m + 1) * sizeof(float));
+        if (!s->wcache[ax] || !s->rcache[ax]) return mu_error("out of memory for the winds");
+        for (int g = 0; g < w->G; g++) {
+            int64_t doff, dstr, gc[3];
+            line_off(s, ax, g, &doff, &dstr, gc);
+            for (int j = -1; j < m; j++) {
+                int64_t p[3] = {gc[0], gc[1], gc[2]};
+                p[ax] = ((s->lo[ax] + j) % n + n) % n; /* the face right of this cell; wrapped */
+                int64_t k = (int64_t)g * (m + 1) + j + 1;
+                s->wcache[ax][k] = adv_wind(c, ax, p[0], p[1], p[2]);
+                if (ax < 2) {
+                    s->rcache[ax][k] = (float)adv_rho(c, p[2]);
+                } else {
+                    int64_t zn = p[2] + 1 < n ? p[2] + 1 : (w->periodic ? 0 : p[2]);
+                    s->rcache[ax][k] = (float)(0.5 * (adv_rho(c, p[2]) + adv_rho(c, zn)));
+                }
+            }
+        }
+    }
+    double tf = ax < 2 ? adv_wind_factor(c, t) : 1.0;
     for (int g = 0; g < w->G; g++) {
         int64_t doff, dstr, gc[3];
         line_off(s, ax, g, &doff, &dstr, gc);
         float *u = s->wu + (int64_t)g * (m + 1), *rs = s->wrs + (int64_t)g * (m + 1);
+        const double *wc = s->wcache[ax] + (int64_t)g * (m + 1);
+        memcpy(rs, s->rcache[ax] + (int64_t)g * (m + 1), (size_t)(m + 1) * sizeof *rs);
         for (int j = -1; j < m; j++) {
             int64_t p[3] = {gc[0], gc[1], gc[2]};
             int64_t gi = s->lo[ax] + j;
-            p[ax] = ((gi % n) + n) % n; /* the face right of this cell; periodic wrap */
-            u[j + 1] = (float)adv_wind(c, ax, p[0], p[1], p[2], t);
-            if (ax < 2) {
-                rs[j + 1] = (float)adv_rho(c, p[2]);
-            } else {
-                int64_t zn = p[2] + 1 < n ? p[2] + 1 : (w->periodic ? 0 : p[2]);
-                rs[j + 1] = (float)(0.5 * (adv_rho(c, p[2]) + adv_rho(c, zn)));
-            }
+            p[ax] = ((gi % n) + n) % n;
+            u[j + 1] = (float)(wc[j + 1] * tf);
             /* Faces inside the domain, each counted by the rank owning its left cell. */
             if (j >= 0 && (w->periodic || gi + 1 < n)) {
                 double cn = fabs((double)u[j + 1]) * dtdx;

@@ -10,17 +10,22 @@
 
 static float *file_wind; /* 3 arrays nz x nx x ny (z fastest), or NULL */
 
-static double psi(const adv_cfg *c, double x, double y, double t) {
+static double psi(const adv_cfg *c, double x, double y) {
     if (c->wind == ADV_WIND_ROTATION) {
         double om = 2 * ADV_PI / c->period, dx = x - 0.5 * c->len[0], dy = y - 0.5 * c->len[1];
         return -0.5 * om * (dx * dx + dy * dy);
     }
-    /* LeVeque's swirling deformation, reversing at t = period / 2. */
+    /* LeVeque's swirling deformation (its time factor: adv_wind_factor). */
     double sx = sin(ADV_PI * x / c->len[0]), sy = sin(ADV_PI * y / c->len[1]);
-    return c->len[1] / ADV_PI * sx * sx * sy * sy * cos(ADV_PI * t / c->period);
+    return c->len[1] / ADV_PI * sx * sx * sy * sy;
 }
 
-double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz, double t) {
+double adv_wind_factor(const adv_cfg *c, double t) {
+    /* The swirl reverses at t = period / 2; the other winds are steady. */
+    return c->wind == ADV_WIND_SWIRL ? cos(ADV_PI * t / c->period) : 1.0;
+}
+
+double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz) {
     double d[3];
     for (int k = 0; k < 3; k++) d[k] = c->len[k] / (double)c->n[k];
     switch (c->wind) {
@@ -47,8 +52,8 @@ double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz, 
     }
     if (axis == 2) return c->u0[2];
     double x1 = (double)(gx + 1) * d[0], y1 = (double)(gy + 1) * d[1];
-    if (axis == 0) return (psi(c, x1, y1, t) - psi(c, x1, (double)gy * d[1], t)) / d[1];
-    return -(psi(c, x1, y1, t) - psi(c, (double)gx * d[0], y1, t)) / d[0];
+    if (axis == 0) return (psi(c, x1, y1) - psi(c, x1, (double)gy * d[1])) / d[1];
+    return -(psi(c, x1, y1) - psi(c, (double)gx * d[0], y1)) / d[0];
 }
 
 double adv_rho(const adv_cfg *c, int64_t gz) {
