@@ -243,7 +243,8 @@ __global__ void k_lap2(dgeom w, bufs b, int sign) {
     adv_seg_lap2(&b.seg[g], b.cls + (long long)g * w.m, sign, w.first, w.last);
 }
 
-/* Lines: the local backward loop; both: closing cells (dataflow) and tails fed by an open border. */
+/* Lines: the local backward loop; both: closing cells (dataflow) and tails fed by an open border.
+ */
 __global__ void k_backward(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
@@ -251,8 +252,10 @@ __global__ void k_backward(dgeom w, bufs b, int lines) {
     const adv_seg s = b.seg[g];
     const uint8_t *cls = b.cls + (long long)g * w.m;
     adv_line l = view(w, b, g, f);
-    if (lines) adv_backward_range(&l, cls, s.a, s.t);
-    else if (w.last && b.cyc[g] > 0) adv_backward(&l, s.b - 1, ADV_K);
+    if (lines)
+        adv_backward_range(&l, cls, s.a, s.t);
+    else if (w.last && b.cyc[g] > 0)
+        adv_backward(&l, s.b - 1, ADV_K);
     if (s.src_r) adv_backward_range(&l, cls, s.t, s.b);
 }
 
@@ -298,8 +301,10 @@ __global__ void k_halo(float *q, float *buf, int axis, int nxl, int nyl, int nz,
         int y = from + (int)r;
         idx = (long long)N * nz * (2 + (long long)sx * (y + 2)) + e;
     }
-    if (unpack) q[idx] = buf[k];
-    else buf[k] = q[idx];
+    if (unpack)
+        q[idx] = buf[k];
+    else
+        buf[k] = q[idx];
 }
 
 int blocks(long long n, int t) {
@@ -395,7 +400,8 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
                                 const int *cyc, int64_t *ntasks) {
     dgeom w = to_dev(wp);
     bufs b = of(g);
-    size_t faces = (size_t)w.G * (w.m + 1) * sizeof(float), cells = (size_t)w.G * w.m * sizeof(float);
+    size_t faces = (size_t)w.G * (w.m + 1) * sizeof(float),
+           cells = (size_t)w.G * w.m * sizeof(float);
     if (copy(g, g->wu, wu, faces, cudaMemcpyHostToDevice) ||
         copy(g, g->wrs, wrs, faces, cudaMemcpyHostToDevice) ||
         copy(g, g->wd0, wd0, cells, cudaMemcpyHostToDevice) ||
