@@ -22,7 +22,21 @@
  *   scan      Version 2's optimal-transfer test (r1, r2, l2), in the CPU's
  *             order over l, since each step compares with the running r.
  * Points and buffers stay on the device between calls; a call moves the k
- * centres in and only the results the CPU reads out. */
+ * centres in and only the results the CPU reads out.
+ *
+ * Version 2's bookkeeping (used from MU_GPU_KM_BOOK_MIN points):
+ *   qtest      the quick-transfer test, one thread per point, its two
+ *              distances summed side by side in the CPU's order;
+ *   recompute  the flagged clusters' centres and sums of squares: the host
+ *              lists each flagged cluster's members in point order (O(M)),
+ *              one thread per (cluster, coordinate) adds them in that order
+ *              (row-major copy of the points, coalesced over coordinates), a
+ *              thread per point its distance to its new centre, and a thread
+ *              per cluster those distances in member order: the CPU's sums.
+ *
+ * A destroyed context is parked (one per process) and reused by the next
+ * create of the same sizes on the same device: the tree makes one per node,
+ * and cudaMalloc/cudaFree cost more than a node's k-means at M = 1024. */
 #include <algorithm>
 #include <cuda_runtime.h>
 #include <cstdlib>
@@ -141,45 +155,182 @@ __global__ void scan_kernel(const double *__restrict__ dist, int m, int k, scan_
     sa.l2[i] = best;
 }
 
+/* Version 2's quick-transfer test (mu_km_qtest_cpu). */
+__global__ void qtest_kernel(const double *__restrict__ pt, int m, int d,
+                             const double *__restrict__ c, const int *__restrict__ ic1,
+                             const int *__restrict__ ic2, const int *__restrict__ nc,
+                             const double *__restrict__ an1, const double *__restrict__ an2,
+                             const unsigned char *__restrict__ qchg, int *__restrict__ cand) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const int l1 = ic1[i], l2 = ic2[i];
+    int out = -1;
+    if (nc[l1] != 1 && (qchg[l1] || qchg[l2])) {
+        const double *c1 = c + (size_t)l1 * d, *c2 = c + (size_t)l2 * d;
+        double s1 = 0.0, s2 = 0.0;
+        for (int j = 0; j < d; j++) {
+            const double a = pt[(size_t)j * m + i];
+            double u = __dsub_rn(a, c1[j]), v = __dsub_rn(a, c2[j]);
+            s1 = __dadd_rn(s1, __dmul_rn(u, u));
+            s2 = __dadd_rn(s2, __dmul_rn(v, v));
+        }
+        const double r1 = __dmul_rn(s1, an1[l1]);
+        if (s2 < __ddiv_rn(r1, an2[l2])) out = l2;
+    }
+    cand[i] = out;
+}
+
+constexpr int SUMB = 8; /* members loaded ahead of the in-order additions */
+
+/* Centre rows of the flagged clusters (block l, threads over coordinates):
+ * members list[start[l] .. start[l+1]) in point order, added one by one. */
+__global__ void centre_kernel(const double *__restrict__ prow, int d, const int *__restrict__ list,
+                              const int *__restrict__ start, const int *__restrict__ nc,
+                              const unsigned char *__restrict__ flag, double *__restrict__ c) {
+    const int l = blockIdx.x;
+    if (!flag[l]) return;
+    const int p0 = start[l], p1 = start[l + 1];
+    for (int j = threadIdx.x; j < d; j += blockDim.x) {
+        double s = 0.0;
+        int p = p0;
+        for (; p + SUMB <= p1; p += SUMB) {
+            double v[SUMB];
+#pragma unroll
+            for (int q = 0; q < SUMB; q++) v[q] = prow[(size_t)list[p + q] * d + j];
+#pragma unroll
+            for (int q = 0; q < SUMB; q++) s = __dadd_rn(s, v[q]);
+        }
+        for (; p < p1; p++) s = __dadd_rn(s, prow[(size_t)list[p] * d + j]);
+        c[(size_t)l * d + j] = nc[l] > 0 ? __ddiv_rn(s, (double)nc[l]) : 0.0;
+    }
+}
+
+/* dd[i] = distance from point i to its (new) centre, for flagged clusters. */
+__global__ void own_kernel(const double *__restrict__ pt, int m, int d,
+                           const double *__restrict__ c, const int *__restrict__ ic1,
+                           const unsigned char *__restrict__ flag, double *__restrict__ dd) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const int l = ic1[i];
+    if (!flag[l]) return;
+    const double *cl = c + (size_t)l * d;
+    double s = 0.0;
+    for (int j = 0; j < d; j++) {
+        double u = __dsub_rn(pt[(size_t)j * m + i], cl[j]);
+        s = __dadd_rn(s, __dmul_rn(u, u));
+    }
+    dd[i] = s;
+}
+
+/* cw[l] = the flagged cluster's dd in member (point) order. */
+__global__ void wss_kernel(int k, const int *__restrict__ list, const int *__restrict__ start,
+                           const unsigned char *__restrict__ flag, const double *__restrict__ dd,
+                           double *__restrict__ cw) {
+    const int l = blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= k || !flag[l]) return;
+    const int p0 = start[l], p1 = start[l + 1];
+    double s = 0.0;
+    int p = p0;
+    for (; p + SUMB <= p1; p += SUMB) {
+        double v[SUMB];
+#pragma unroll
+        for (int q = 0; q < SUMB; q++) v[q] = dd[list[p + q]];
+#pragma unroll
+        for (int q = 0; q < SUMB; q++) s = __dadd_rn(s, v[q]);
+    }
+    for (; p < p1; p++) s = __dadd_rn(s, dd[list[p]]);
+    cw[l] = s;
+}
+
 } // namespace
 
 struct mu_gpu_km {
-    int m, d, kmax;
+    int m, d, kmax, dev;
     double *pt, *c, *dist, *an1, *an2, *r1, *r2;
     int *ic1, *ic2, *nc, *l2;
     unsigned char *live;
+    /* Version 2's bookkeeping: row-major points (uploaded on first use), member
+     * lists, per-point and per-cluster sums, candidates, cluster flags. */
+    double *prow, *dd, *cw;
+    int *list, *start, *cand;
+    unsigned char *flag;
+    const double *host_pts; /* the caller's points, for the row-major upload */
+    int prow_ok;
+    /* host scratch */
+    int *h_list, *h_start, *h_pos;
+    unsigned char *h_flag;
+    double *h_c, *h_cw;
 };
 
-extern "C" void mu_gpu_km_destroy(mu_gpu_km *g) {
-    if (!g) return;
+/* One parked context per process (see the top). */
+static mu_gpu_km *parked;
+
+static void release(mu_gpu_km *g) {
     int rc = 0;
-    void *bufs[] = {g->pt, g->c,   g->dist, g->an1, g->an2, g->r1,
-                    g->r2, g->ic1, g->ic2,  g->nc,  g->l2,  g->live};
+    void *bufs[] = {g->pt,  g->c,    g->dist,  g->an1,  g->an2,  g->r1,   g->r2,
+                    g->ic1, g->ic2,  g->nc,    g->l2,   g->live, g->prow, g->dd,
+                    g->cw,  g->list, g->start, g->cand, g->flag};
     for (void *b : bufs)
         if (b) MU_CUDA_KEEP(cudaFree(b));
     (void)rc;
+    free(g->h_list);
+    free(g->h_start);
+    free(g->h_pos);
+    free(g->h_flag);
+    free(g->h_c);
+    free(g->h_cw);
     free(g);
+}
+
+extern "C" void mu_gpu_km_destroy(mu_gpu_km *g) {
+    if (!g) return;
+    if (parked) release(parked);
+    parked = g;
 }
 
 extern "C" int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out) {
     *out = NULL;
     if (m < 1 || d < 1 || kmax < 1)
         return mu_gpu_fail("k-means on the GPU: bad sizes m %d, d %d, k %d", m, d, kmax);
-    int rc = 0;
+    int rc = 0, dev = 0;
     size_t md = (size_t)m * d;
     double *tr = NULL;
-    mu_gpu_km *g = (mu_gpu_km *)calloc(1, sizeof *g);
+    mu_gpu_km *g = NULL;
+    MU_CUDA(cudaGetDevice(&dev));
+    if (parked && parked->m == m && parked->d == d && parked->kmax >= kmax && parked->dev == dev) {
+        g = parked; /* same sizes: only the points change */
+        parked = NULL;
+        g->host_pts = pts;
+        g->prow_ok = 0;
+        tr = (double *)malloc(md * sizeof(double));
+        if (!tr) {
+            rc = mu_gpu_fail("k-means on the GPU: out of host memory");
+            goto done;
+        }
+        goto upload;
+    }
+    g = (mu_gpu_km *)calloc(1, sizeof *g);
     if (!g) return mu_gpu_fail("k-means on the GPU: out of host memory");
     g->m = m;
     g->d = d;
     g->kmax = kmax;
+    g->dev = dev;
+    g->host_pts = pts;
+    g->h_list = (int *)malloc((size_t)m * sizeof(int));
+    g->h_start = (int *)malloc(((size_t)kmax + 1) * sizeof(int));
+    g->h_pos = (int *)malloc(((size_t)kmax + 1) * sizeof(int));
+    g->h_flag = (unsigned char *)malloc((size_t)kmax);
+    g->h_c = (double *)malloc((size_t)kmax * d * sizeof(double));
+    g->h_cw = (double *)malloc((size_t)kmax * sizeof(double));
     tr = (double *)malloc(md * sizeof(double));
+    if (!g->h_list || !g->h_start || !g->h_pos || !g->h_flag || !g->h_c || !g->h_cw) {
+        rc = mu_gpu_fail("k-means on the GPU: out of host memory");
+        goto done;
+    }
     if (!tr) {
         rc = mu_gpu_fail("k-means on the GPU: out of host memory");
         goto done;
     }
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < d; j++) tr[(size_t)j * m + i] = pts[(size_t)i * d + j];
     MU_CUDA_GOTO(cudaMalloc(&g->pt, md * sizeof(double)));
     MU_CUDA_GOTO(cudaMalloc(&g->c, (size_t)kmax * d * sizeof(double)));
     MU_CUDA_GOTO(cudaMalloc(&g->dist, (size_t)m * kmax * sizeof(double)));
@@ -192,11 +343,20 @@ extern "C" int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gp
     MU_CUDA_GOTO(cudaMalloc(&g->l2, (size_t)m * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->nc, (size_t)kmax * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->live, (size_t)kmax));
+    MU_CUDA_GOTO(cudaMalloc(&g->dd, (size_t)m * sizeof(double)));
+    MU_CUDA_GOTO(cudaMalloc(&g->cw, (size_t)kmax * sizeof(double)));
+    MU_CUDA_GOTO(cudaMalloc(&g->list, (size_t)m * sizeof(int)));
+    MU_CUDA_GOTO(cudaMalloc(&g->start, ((size_t)kmax + 1) * sizeof(int)));
+    MU_CUDA_GOTO(cudaMalloc(&g->cand, (size_t)m * sizeof(int)));
+    MU_CUDA_GOTO(cudaMalloc(&g->flag, (size_t)kmax));
+upload:
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < d; j++) tr[(size_t)j * m + i] = pts[(size_t)i * d + j];
     MU_CUDA_GOTO(cudaMemcpy(g->pt, tr, md * sizeof(double), cudaMemcpyHostToDevice));
 done:
     free(tr);
     if (rc) {
-        mu_gpu_km_destroy(g);
+        if (g) release(g);
         return rc;
     }
     *out = g;
@@ -247,6 +407,73 @@ extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *i
     MU_CUDA(cudaMemcpy(r1, g->r1, m * sizeof(double), cudaMemcpyDeviceToHost));
     MU_CUDA(cudaMemcpy(r2, g->r2, m * sizeof(double), cudaMemcpyDeviceToHost));
     MU_CUDA(cudaMemcpy(l2, g->l2, m * sizeof(int), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int mu_gpu_km_qtest(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
+                               const int *nc, const double *an1, const double *an2,
+                               const unsigned char *qchg, int *cand) {
+    if (!g || k < 1 || k > g->kmax)
+        return mu_gpu_fail("k-means on the GPU: %d centres for a context of at most %d", k,
+                           g ? g->kmax : 0);
+    size_t m = (size_t)g->m;
+    MU_CUDA(cudaMemcpy(g->c, c, (size_t)k * g->d * sizeof(double), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->ic1, ic1, m * sizeof(int), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->ic2, ic2, m * sizeof(int), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->nc, nc, (size_t)k * sizeof(int), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->an1, an1, (size_t)k * sizeof(double), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->an2, an2, (size_t)k * sizeof(double), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->flag, qchg, (size_t)k, cudaMemcpyHostToDevice));
+    qtest_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->pt, g->m, g->d, g->c, g->ic1, g->ic2,
+                                                           g->nc, g->an1, g->an2, g->flag, g->cand);
+    MU_LAUNCHED();
+    MU_CUDA(cudaMemcpy(cand, g->cand, m * sizeof(int), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int mu_gpu_km_recompute(mu_gpu_km *g, const int *ic1, const int *nc, int k,
+                                   const unsigned char *touched, double *c, double *cw) {
+    if (!g || k < 1 || k > g->kmax)
+        return mu_gpu_fail("k-means on the GPU: %d clusters for a context of at most %d", k,
+                           g ? g->kmax : 0);
+    const int m = g->m, d = g->d;
+    if (!g->prow) MU_CUDA(cudaMalloc(&g->prow, (size_t)m * d * sizeof(double)));
+    if (!g->prow_ok) { /* this context's points, row-major, on first use */
+        MU_CUDA(cudaMemcpy(g->prow, g->host_pts, (size_t)m * d * sizeof(double),
+                           cudaMemcpyHostToDevice));
+        g->prow_ok = 1;
+    }
+    /* Members of the flagged clusters, each cluster's in point order. */
+    unsigned char *fl = g->h_flag;
+    int *start = g->h_start, *pos = g->h_pos, n = 0;
+    for (int l = 0; l < k; l++) {
+        fl[l] = touched ? (touched[l] != 0) : 1;
+        start[l] = n;
+        n += fl[l] ? nc[l] : 0;
+    }
+    start[k] = n;
+    memcpy(pos, start, sizeof(int) * (size_t)k);
+    for (int i = 0; i < m; i++)
+        if (fl[ic1[i]]) g->h_list[pos[ic1[i]]++] = i;
+    MU_CUDA(cudaMemcpy(g->flag, fl, (size_t)k, cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->start, start, ((size_t)k + 1) * sizeof(int), cudaMemcpyHostToDevice));
+    if (n > 0)
+        MU_CUDA(cudaMemcpy(g->list, g->h_list, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->nc, nc, (size_t)k * sizeof(int), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->ic1, ic1, (size_t)m * sizeof(int), cudaMemcpyHostToDevice));
+    centre_kernel<<<k, 64>>>(g->prow, d, g->list, g->start, g->nc, g->flag, g->c);
+    MU_LAUNCHED();
+    own_kernel<<<(m + SELECT - 1) / SELECT, SELECT>>>(g->pt, m, d, g->c, g->ic1, g->flag, g->dd);
+    MU_LAUNCHED();
+    wss_kernel<<<(k + SELECT - 1) / SELECT, SELECT>>>(k, g->list, g->start, g->flag, g->dd, g->cw);
+    MU_LAUNCHED();
+    MU_CUDA(cudaMemcpy(g->h_c, g->c, (size_t)k * d * sizeof(double), cudaMemcpyDeviceToHost));
+    MU_CUDA(cudaMemcpy(g->h_cw, g->cw, (size_t)k * sizeof(double), cudaMemcpyDeviceToHost));
+    for (int l = 0; l < k; l++)
+        if (fl[l]) {
+            memcpy(c + (size_t)l * d, g->h_c + (size_t)l * d, sizeof(double) * (size_t)d);
+            cw[l] = g->h_cw[l];
+        }
     return 0;
 }
 

@@ -16,9 +16,12 @@ extern "C" {
 
 typedef struct mu_gpu_km mu_gpu_km;
 
-/* Copies the m points to the current device; kmax bounds k in later calls. */
+/* Copies the m points to the current device; kmax bounds k in later calls.
+ * pts must stay valid while the context is used (mu_gpu_km_recompute copies
+ * them row-major on its first call). */
 int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out);
-/* NULL is accepted. */
+/* NULL is accepted. The context is parked for reuse by the next create of the
+ * same sizes on the same device (one per process; not thread-safe). */
 void mu_gpu_km_destroy(mu_gpu_km *g);
 /* dist[i*k + l] = squared distance from point i to centre l (host, m x k). */
 int mu_gpu_km_all(mu_gpu_km *g, const double *c, int k, double *dist);
@@ -28,6 +31,21 @@ int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1, int *ic2)
 int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                    const int *nc, const double *an1, const double *an2, const unsigned char *live,
                    double *r1, double *r2, int *l2);
+
+/* From this many points on, the aggregation also gives the device Version 2's
+ * bookkeeping steps (below); under it their launches and copies cost more
+ * than the CPU's O(M d) loops. */
+#define MU_GPU_KM_BOOK_MIN 8192
+/* Version 2's quick-transfer test of every point (mu_km_qtest_cpu). */
+int mu_gpu_km_qtest(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
+                    const int *nc, const double *an1, const double *an2, const unsigned char *qchg,
+                    int *cand);
+/* Centres and within sums of squares of the flagged clusters (all when touched
+ * is NULL) from their members in point order (mu_km_recompute_cpu): one
+ * thread per (cluster, coordinate) adds the members in order, so the bits are
+ * the CPU's. Writes only the flagged rows of c and entries of cw (host). */
+int mu_gpu_km_recompute(mu_gpu_km *g, const int *ic1, const int *nc, int k,
+                        const unsigned char *touched, double *c, double *cw);
 
 /* Benchmarks: the median over reps launches of the M x K distance kernel
  * alone (CUDA events, after one warm-up launch), in milliseconds. */

@@ -86,6 +86,14 @@ static int g_scan(void *ctx, const double *c, int k, const int *ic1, const int *
                   double *r2, int *l2) {
     return mu_gpu_km_scan(ctx, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
 }
+static int g_qtest(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
+                   const double *an1, const double *an2, const unsigned char *qchg, int *cand) {
+    return mu_gpu_km_qtest(ctx, c, k, ic1, ic2, nc, an1, an2, qchg, cand);
+}
+static int g_recompute(void *ctx, const int *ic1, const int *nc, int k,
+                       const unsigned char *touched, double *c, double *cw) {
+    return mu_gpu_km_recompute(ctx, ic1, nc, k, touched, c, cw);
+}
 
 typedef struct {
     int m, k;
@@ -139,7 +147,14 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
         g = NULL;
     }
     mu_km_points pts = {y, m, r};
-    mu_km_backend cbe = mu_km_cpu_backend(&pts), gbe = {g, g_all, g_near, g_scan};
+    /* Version 2's bookkeeping on the device from MU_GPU_KM_BOOK_MIN points, as
+     * mu_agg_cluster does (then in the dist_s column). */
+    int book = m >= MU_GPU_KM_BOOK_MIN;
+    mu_km_backend cbe = mu_km_cpu_backend(&pts),
+                  gbe = {
+                      g, g_all, g_near, g_scan, book ? g_qtest : NULL, book ? g_recompute : NULL};
+    cbe.qtest = NULL; /* v2-cpu: the bookkeeping stays in the serial column */
+    cbe.recompute = NULL;
     struct {
         const char *name;
         int v2, on, sweeps;

@@ -279,6 +279,61 @@ static void test_whole_steps_equal(void **state) {
     free(a);
 }
 
+/* Version 2's bookkeeping steps: recomputing only flagged clusters gives
+ * mu_km_means's rows for them and leaves the others; the sums of squares are
+ * the members' distances in point order; the quick test is its definition. */
+static void test_bookkeeping(void **state) {
+    (void)state;
+    int m = 700, d = 5, k = 23;
+    double *a = make_data(m, d, 9, 3.0, 0), *c = malloc(sizeof(double) * k * d);
+    double *ref = malloc(sizeof(double) * k * d), *cw = malloc(sizeof(double) * k);
+    int *ic1 = malloc(sizeof(int) * m), *ic2 = malloc(sizeof(int) * m),
+        *nc = malloc(sizeof(int) * k);
+    int *nref = malloc(sizeof(int) * k), *cand = malloc(sizeof(int) * m);
+    unsigned char fl[23];
+    for (int i = 0; i < m; i++) {
+        ic1[i] = (int)(next_u64() % (unsigned)(k - 1)); /* cluster k-1 stays empty */
+        ic2[i] = (ic1[i] + 1 + (int)(next_u64() % (unsigned)(k - 1))) % k;
+    }
+    mu_km_means(a, m, d, ic1, k, ref, nref);
+    memset(nc, 0, sizeof(int) * k);
+    for (int i = 0; i < m; i++) nc[ic1[i]]++;
+    assert_memory_equal(nc, nref, sizeof(int) * k);
+    for (int l = 0; l < k; l++) fl[l] = l % 3 == 0;
+    for (int p = 0; p < k * d; p++) c[p] = -7.0;
+    for (int l = 0; l < k; l++) cw[l] = -7.0;
+    mu_km_recompute_cpu(a, m, d, ic1, nc, k, fl, c, cw);
+    for (int l = 0; l < k; l++) {
+        if (!fl[l]) {
+            assert_true(cw[l] == -7.0 && c[l * d] == -7.0);
+            continue;
+        }
+        assert_memory_equal(c + l * d, ref + l * d, sizeof(double) * d);
+        double w = 0.0;
+        for (int i = 0; i < m; i++)
+            if (ic1[i] == l) w += mu_km_d2(a + i * d, ref + l * d, d);
+        assert_memory_equal(&cw[l], &w, sizeof w);
+    }
+    mu_km_recompute_cpu(a, m, d, ic1, nc, k, NULL, c, cw);
+    assert_memory_equal(c, ref, sizeof(double) * k * d);
+    assert_true(cw[k - 1] == 0.0);
+    double an1[23], an2[23];
+    for (int l = 0; l < k; l++) {
+        an1[l] = nc[l] > 1 ? nc[l] / (nc[l] - 1.0) : 1e30;
+        an2[l] = nc[l] / (nc[l] + 1.0);
+    }
+    mu_km_qtest_cpu(a, m, d, c, k, ic1, ic2, nc, an1, an2, fl, cand);
+    for (int i = 0; i < m; i++) {
+        int l1 = ic1[i], l2 = ic2[i], want = -1;
+        if (nc[l1] > 1 && (fl[l1] || fl[l2]) &&
+            mu_km_d2(a + i * d, c + l2 * d, d) <
+                mu_km_d2(a + i * d, c + l1 * d, d) * an1[l1] / an2[l2])
+            want = l2;
+        assert_int_equal(cand[i], want);
+    }
+    free(a), free(c), free(ref), free(cw), free(ic1), free(ic2), free(nc), free(nref), free(cand);
+}
+
 /* Checks every promise of aggregate.h on one result. */
 static void check_result(const double *x, int m, int d, int kask, const mu_agg_result *r) {
     assert_true(r->k >= 1 && r->k <= kask && r->k <= m);
@@ -492,6 +547,26 @@ static int r_compare(const char *dir) {
 
 /* ---- GPU against CPU ----------------------------------------------------- */
 
+static int g_all(void *ctx, const double *c, int k, double *dist) {
+    return mu_gpu_km_all(ctx, c, k, dist);
+}
+static int g_near(void *ctx, const double *c, int k, int *ic1, int *ic2) {
+    return mu_gpu_km_nearest2(ctx, c, k, ic1, ic2);
+}
+static int g_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
+                  const double *an1, const double *an2, const unsigned char *live, double *r1,
+                  double *r2, int *l2) {
+    return mu_gpu_km_scan(ctx, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
+}
+static int g_qtest(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
+                   const double *an1, const double *an2, const unsigned char *qchg, int *cand) {
+    return mu_gpu_km_qtest(ctx, c, k, ic1, ic2, nc, an1, an2, qchg, cand);
+}
+static int g_recompute(void *ctx, const int *ic1, const int *nc, int k,
+                       const unsigned char *touched, double *c, double *cw) {
+    return mu_gpu_km_recompute(ctx, ic1, nc, k, touched, c, cw);
+}
+
 static int gpu_compare(void) {
     if (mu_gpu_device_count() < 1) {
         printf("no CUDA device: skipped\n");
@@ -546,6 +621,46 @@ static int gpu_compare(void) {
             CHECK(!memcmp(l1, l2, sizeof(int) * m) && !memcmp(r1, s1, sizeof(double) * m) &&
                       !memcmp(r2, s2, sizeof(double) * m),
                   "m %d d %d k %d: scans differ", m, d, k);
+            /* Version 2's bookkeeping: the quick-transfer test (random counts and
+             * flags) and the centre sums (true counts; random flags, then all) */
+            mu_km_qtest_cpu(a, m, d, c, k, i1, i2, nc, an1, an2, live, l1);
+            CHECK(mu_gpu_km_qtest(g, c, k, i1, i2, nc, an1, an2, live, l2) == 0, "qtest: %s",
+                  mu_gpu_error());
+            CHECK(!memcmp(l1, l2, sizeof(int) * m), "m %d d %d k %d: quick tests differ", m, d, k);
+            memset(nc, 0, sizeof(int) * k);
+            for (int i = 0; i < m; i++) nc[i1[i]]++;
+            double *cc = malloc(sizeof(double) * k * d), *cg = malloc(sizeof(double) * k * d);
+            double *w1 = malloc(sizeof(double) * k), *w2 = malloc(sizeof(double) * k);
+            for (int all = 0; all < 2; all++) {
+                memcpy(cc, c, sizeof(double) * k * d);
+                memcpy(cg, c, sizeof(double) * k * d);
+                for (int l = 0; l < k; l++) w1[l] = w2[l] = -1.0;
+                mu_km_recompute_cpu(a, m, d, i1, nc, k, all ? NULL : live, cc, w1);
+                CHECK(mu_gpu_km_recompute(g, i1, nc, k, all ? NULL : live, cg, w2) == 0,
+                      "recompute: %s", mu_gpu_error());
+                CHECK(!memcmp(cc, cg, sizeof(double) * k * d) &&
+                          !memcmp(w1, w2, sizeof(double) * k),
+                      "m %d d %d k %d: recomputed centres differ (%s)", m, d, k,
+                      all ? "all" : "flagged");
+            }
+            /* whole Version 2 runs with every step on the device, against the CPU */
+            mu_km_backend be = {g, g_all, g_near, g_scan, g_qtest, g_recompute};
+            int *o1 = malloc(sizeof(int) * m), *o2 = malloc(sizeof(int) * m);
+            memcpy(cc, c, sizeof(double) * k * d);
+            memcpy(cg, c, sizeof(double) * k * d);
+            mu_km_out q1 = {0}, q2 = {0};
+            q1.ic1 = o1, q1.nc = nc, q1.wss = w1;
+            q2.ic1 = o2, q2.nc = malloc(sizeof(int) * k), q2.wss = w2;
+            int f1 = mu_km_version2(a, m, d, cc, k, 100, 0, NULL, &q1);
+            int f2 = mu_km_version2(a, m, d, cg, k, 100, 0, &be, &q2);
+            CHECK(f1 == f2 && q1.iter == q2.iter && !memcmp(o1, o2, sizeof(int) * m) &&
+                      !memcmp(cc, cg, sizeof(double) * k * d) &&
+                      (f1 != 0 || !memcmp(w1, w2, sizeof(double) * k)),
+                  "m %d d %d k %d: Version 2 with the device's bookkeeping differs (%d/%d, %d/%d "
+                  "passes)",
+                  m, d, k, f1, f2, q1.iter, q2.iter);
+            free(q2.nc), free(o1), free(o2);
+            free(cc), free(cg), free(w1), free(w2);
             free(nc), free(an1), free(an2), free(live), free(r1), free(r2), free(s1), free(s2);
             free(l1), free(l2);
         }
@@ -581,7 +696,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_whiten_mahalanobis), cmocka_unit_test(test_whiten_singular),
         cmocka_unit_test(test_fixed_points),       cmocka_unit_test(test_distance_rows),
         cmocka_unit_test(test_whole_steps_equal),  cmocka_unit_test(test_aggregate),
-        cmocka_unit_test(test_aggregate_edges),
+        cmocka_unit_test(test_aggregate_edges),    cmocka_unit_test(test_bookkeeping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,15 @@ static int gpu_scan(void *ctx, const double *c, int k, const int *ic1, const int
                     double *r1, double *r2, int *l2) {
     return mu_gpu_km_scan(ctx, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
 }
+static int gpu_qtest(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
+                     const int *nc, const double *an1, const double *an2, const unsigned char *qchg,
+                     int *cand) {
+    return mu_gpu_km_qtest(ctx, c, k, ic1, ic2, nc, an1, an2, qchg, cand);
+}
+static int gpu_recompute(void *ctx, const int *ic1, const int *nc, int k,
+                         const unsigned char *touched, double *c, double *cw) {
+    return mu_gpu_km_recompute(ctx, ic1, nc, k, touched, c, cw);
+}
 
 /* Rows a and b of y (m x r) compared lexicographically, then by index. */
 static int row_cmp(const double *y, int r, int a, int b) {
@@ -164,7 +173,14 @@ int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, i
                 snprintf(err, errlen, "aggregation on the GPU: %s", mu_gpu_error());
                 goto done;
             }
-            gbe = (mu_km_backend){g, gpu_all, gpu_nearest2, gpu_scan};
+            /* Version 2's bookkeeping on the device too where M is large (same bits). */
+            int book = m >= MU_GPU_KM_BOOK_MIN;
+            gbe = (mu_km_backend){g,
+                                  gpu_all,
+                                  gpu_nearest2,
+                                  gpu_scan,
+                                  book ? gpu_qtest : NULL,
+                                  book ? gpu_recompute : NULL};
             be = &gbe;
         }
         mu_km_out out = {0};

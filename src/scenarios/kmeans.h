@@ -23,7 +23,8 @@ typedef struct {
     int *ic1;             /* m (caller's): cluster of each point */
     int *nc;              /* k (caller's): cluster sizes */
     double *wss;          /* k (caller's, may be NULL): within-cluster sums of squares */
-    double dist_s;        /* seconds inside the backend's whole distance steps */
+    double dist_s;        /* seconds inside the backend's whole steps (distances; Version 2's
+                             quick-transfer tests and centre sums where the backend has them) */
     double total_s;       /* seconds of the whole call */
     long long dist_evals; /* point-centre distances the CPU evaluated itself */
 } mu_km_out;
@@ -41,6 +42,15 @@ typedef struct {
     int (*scan)(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
                 const double *an1, const double *an2, const unsigned char *live, double *r1,
                 double *r2, int *l2);
+    /* Optional (NULL: kmeans_v2.c does it on the CPU). Version 2's bookkeeping
+     * steps, which read only frozen state, so they are per point or per cluster:
+     * the quick-transfer test (mu_km_qtest_cpu) and the recomputation of the
+     * flagged clusters' centres and sums of squares (mu_km_recompute_cpu);
+     * recompute writes only the flagged rows of c and entries of cw. */
+    int (*qtest)(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
+                 const double *an1, const double *an2, const unsigned char *qchg, int *cand);
+    int (*recompute)(void *ctx, const int *ic1, const int *nc, int k, const unsigned char *touched,
+                     double *c, double *cw);
 } mu_km_backend;
 
 /* mutirao builds C11 in ISO mode (CMAKE_C_EXTENSIONS OFF), where GCC does not
@@ -65,6 +75,18 @@ void mu_km_nearest2_cpu(const double *a, int m, int d, const double *c, int k, i
 void mu_km_scan_cpu(const double *a, int m, int d, const double *c, int k, const int *ic1,
                     const int *ic2, const int *nc, const double *an1, const double *an2,
                     const unsigned char *live, double *r1, double *r2, int *l2);
+/* Version 2's quick-transfer test of every point: cand[i] = ic2[i] when
+ * nc[ic1[i]] > 1, qchg flags ic1[i] or ic2[i], and
+ * d2(i, ic2[i]) < d2(i, ic1[i]) an1[ic1[i]] / an2[ic2[i]]; else -1. */
+void mu_km_qtest_cpu(const double *a, int m, int d, const double *c, int k, const int *ic1,
+                     const int *ic2, const int *nc, const double *an1, const double *an2,
+                     const unsigned char *qchg, int *cand);
+/* For each cluster l flagged in touched (all when NULL): c row l = the sum of
+ * its members' points in point order divided by nc[l] (mu_km_means's bits;
+ * zeros when nc[l] == 0), and cw[l] = the sum of d2(i, c_l) over its
+ * members in point order. Other rows and entries are not written. */
+void mu_km_recompute_cpu(const double *a, int m, int d, const int *ic1, const int *nc, int k,
+                         const unsigned char *touched, double *c, double *cw);
 /* A backend running the CPU versions (whole steps, for timing the split); it
  * keeps pts, which must outlive it. */
 typedef struct {

@@ -129,6 +129,57 @@ void mu_km_scan_cpu(const double *a, int m, int d, const double *c, int k, const
     free(rowbuf);
 }
 
+void mu_km_qtest_cpu(const double *a, int m, int d, const double *c, int k, const int *ic1,
+                     const int *ic2, const int *nc, const double *an1, const double *an2,
+                     const unsigned char *qchg, int *cand) {
+    (void)k;
+    for (int i = 0; i < m; i++) {
+        int l1 = ic1[i], l2 = ic2[i];
+        cand[i] = -1;
+        if (nc[l1] == 1 || (!qchg[l1] && !qchg[l2])) continue;
+        const double *ai = a + (size_t)i * d;
+        double r1 = mu_km_d2(ai, c + (size_t)l1 * d, d) * an1[l1];
+        if (mu_km_d2(ai, c + (size_t)l2 * d, d) < r1 / an2[l2]) cand[i] = l2;
+    }
+}
+
+void mu_km_recompute_cpu(const double *a, int m, int d, const int *ic1, const int *nc, int k,
+                         const unsigned char *touched, double *c, double *cw) {
+    for (int l = 0; l < k; l++)
+        if (!touched || touched[l]) {
+            memset(c + (size_t)l * d, 0, sizeof(double) * (size_t)d);
+            cw[l] = 0.0;
+        }
+    for (int i = 0; i < m; i++) {
+        int l = ic1[i];
+        if (touched && !touched[l]) continue;
+        const double *ai = a + (size_t)i * d;
+        double *cl = c + (size_t)l * d;
+        for (int j = 0; j < d; j++) cl[j] += ai[j];
+    }
+    for (int l = 0; l < k; l++)
+        if ((!touched || touched[l]) && nc[l] > 0)
+            for (int j = 0; j < d; j++) c[(size_t)l * d + j] /= (double)nc[l];
+    for (int i = 0; i < m; i++) {
+        int l = ic1[i];
+        if (!touched || touched[l]) cw[l] += mu_km_d2(a + (size_t)i * d, c + (size_t)l * d, d);
+    }
+}
+
+static int cpu_qtest(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
+                     const int *nc, const double *an1, const double *an2, const unsigned char *qchg,
+                     int *cand) {
+    const mu_km_points *x = ctx;
+    mu_km_qtest_cpu(x->a, x->m, x->d, c, k, ic1, ic2, nc, an1, an2, qchg, cand);
+    return 0;
+}
+static int cpu_recompute(void *ctx, const int *ic1, const int *nc, int k,
+                         const unsigned char *touched, double *c, double *cw) {
+    const mu_km_points *x = ctx;
+    mu_km_recompute_cpu(x->a, x->m, x->d, ic1, nc, k, touched, c, cw);
+    return 0;
+}
+
 static int cpu_all(void *ctx, const double *c, int k, double *dist) {
     const mu_km_points *x = ctx;
     mu_km_all_cpu(x->a, x->m, x->d, c, k, dist);
@@ -148,7 +199,7 @@ static int cpu_scan(void *ctx, const double *c, int k, const int *ic1, const int
 }
 
 mu_km_backend mu_km_cpu_backend(mu_km_points *pts) {
-    mu_km_backend be = {pts, cpu_all, cpu_nearest2, cpu_scan};
+    mu_km_backend be = {pts, cpu_all, cpu_nearest2, cpu_scan, cpu_qtest, cpu_recompute};
     return be;
 }
 

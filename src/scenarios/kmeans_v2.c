@@ -59,6 +59,9 @@ typedef struct {
     int *ic1, *ic2, *nc, *ncrun, *save1, *save2, *ncsave, *cand;
     unsigned char *lock;
     double wss; /* within sum of squares of the current partition */
+    const mu_km_backend *be;
+    int fail;     /* the backend failed */
+    double dev_s; /* seconds in the backend's bookkeeping steps */
 } v2;
 
 static void factors(v2 *s) {
@@ -74,30 +77,17 @@ static double dist(const v2 *s, int i, int l) {
 }
 
 /* Centres and per-cluster sums of squares of the clusters flagged in touched
- * (all when touched is NULL), from their members in point order: the bits of
- * mu_km_means for those rows. nc is recounted; wss = the cw in cluster order. */
+ * (all when NULL), from their members in point order, on the backend when it
+ * has the step; nc is recounted; wss = the cw in cluster order. */
 static void recompute(v2 *s, const unsigned char *touched) {
-    int d = s->d;
     memset(s->nc, 0, sizeof(int) * (size_t)s->k);
     for (int i = 0; i < s->m; i++) s->nc[s->ic1[i]]++;
-    for (int l = 0; l < s->k; l++)
-        if (!touched || touched[l]) {
-            memset(s->c + (size_t)l * d, 0, sizeof(double) * (size_t)d);
-            s->cw[l] = 0.0;
-        }
-    for (int i = 0; i < s->m; i++) {
-        int l = s->ic1[i];
-        if (touched && !touched[l]) continue;
-        const double *ai = s->a + (size_t)i * d;
-        double *cl = s->c + (size_t)l * d;
-        for (int j = 0; j < d; j++) cl[j] += ai[j];
-    }
-    for (int l = 0; l < s->k; l++)
-        if ((!touched || touched[l]) && s->nc[l] > 0)
-            for (int j = 0; j < d; j++) s->c[(size_t)l * d + j] /= (double)s->nc[l];
-    for (int i = 0; i < s->m; i++) {
-        int l = s->ic1[i];
-        if (!touched || touched[l]) s->cw[l] += dist(s, i, l);
+    if (s->be && s->be->recompute) {
+        double t = mu_km_now();
+        if (s->be->recompute(s->be->ctx, s->ic1, s->nc, s->k, touched, s->c, s->cw)) s->fail = 1;
+        s->dev_s += mu_km_now() - t;
+    } else {
+        mu_km_recompute_cpu(s->a, s->m, s->d, s->ic1, s->nc, s->k, touched, s->c, s->cw);
     }
     double w = 0.0;
     for (int l = 0; l < s->k; l++) w += s->cw[l];
@@ -171,13 +161,19 @@ static void quick_sweeps(v2 *s, int sweeps, unsigned char *chg, unsigned char *q
                          unsigned char *nchg, long long *evals) {
     memcpy(qchg, chg, (size_t)s->k);
     for (int sw = 0; sw < sweeps; sw++) {
-        for (int i = 0; i < s->m; i++) {
-            int l1 = s->ic1[i], l2 = s->ic2[i];
-            s->cand[i] = -1;
-            if (s->nc[l1] == 1 || (!qchg[l1] && !qchg[l2])) continue;
-            double r1 = dist(s, i, l1) * s->an1[l1];
-            *evals += 2;
-            if (dist(s, i, l2) < r1 / s->an2[l2]) s->cand[i] = l2;
+        if (s->be && s->be->qtest) {
+            double t = mu_km_now();
+            if (s->be->qtest(s->be->ctx, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2, qchg,
+                             s->cand)) {
+                s->fail = 1;
+                return;
+            }
+            s->dev_s += mu_km_now() - t;
+        } else {
+            mu_km_qtest_cpu(s->a, s->m, s->d, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2,
+                            qchg, s->cand);
+            for (int i = 0; i < s->m; i++)
+                if (s->nc[s->ic1[i]] != 1 && (qchg[s->ic1[i]] || qchg[s->ic2[i]])) *evals += 2;
         }
         if (!batch(s, nchg)) return;
         for (int l = 0; l < s->k; l++) chg[l] |= nchg[l];
@@ -201,6 +197,7 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
     s.c = c;
     s.ic1 = out->ic1;
     s.nc = out->nc;
+    s.be = be;
     size_t mm = (size_t)m, kk = (size_t)k;
     s.an1 = malloc(sizeof(double) * kk);
     s.an2 = malloc(sizeof(double) * kk);
@@ -237,14 +234,17 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
         out->dist_s += mu_km_now() - t;
         out->dist_evals += (long long)m * k;
     }
-    mu_km_means(a, m, d, s.ic1, k, c, s.nc);
+    recompute(&s, NULL);
+    if (s.fail) {
+        out->ifault = MU_KM_BACKEND;
+        goto done;
+    }
     for (int l = 0; l < k; l++)
         if (s.nc[l] == 0) {
             out->ifault = MU_KM_EMPTY;
             goto done;
         }
     factors(&s);
-    recompute(&s, NULL);
     memset(live, 1, kk);
     out->ifault = MU_KM_MAXITER;
     out->iter = maxit + 1;
@@ -272,13 +272,19 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
             else
                 s.cand[i] = l2[i];
         }
-        if (!batch(&s, chg)) {
+        int moved = batch(&s, chg);
+        if (!s.fail && moved)
+            quick_sweeps(&s, qsweeps > 0 ? qsweeps : MU_KM_V2_SWEEPS, chg, qchg, nchg,
+                         &out->dist_evals);
+        if (s.fail) {
+            out->ifault = MU_KM_BACKEND;
+            goto done;
+        }
+        if (!moved) {
             out->ifault = MU_KM_OK;
             out->iter = it;
             break;
         }
-        quick_sweeps(&s, qsweeps > 0 ? qsweeps : MU_KM_V2_SWEEPS, chg, qchg, nchg,
-                     &out->dist_evals);
         memcpy(live, chg, kk);
     }
     if (out->wss) memcpy(out->wss, s.cw, sizeof(double) * kk);
@@ -298,6 +304,7 @@ done:
     free(r2);
     free(l2);
     free(flags);
+    out->dist_s += s.dev_s; /* the backend's steps: distances and bookkeeping */
     out->total_s = mu_km_now() - t0;
     return out->ifault;
 }
