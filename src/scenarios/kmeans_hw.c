@@ -10,7 +10,13 @@
  * AS 136 leaves a distance loop as soon as the partial sum reaches the bound
  * it is compared with; partial sums of squares never decrease, so comparing
  * the full sum with that bound takes the same decision, which lets a backend
- * (the GPU) supply whole distances. Step counters (LIVE, NCP, INDX) keep the
+ * (the GPU) supply whole distances. The same fact lets OPTRA compute, before a
+ * point's loop over the clusters, every distance that loop will read and the
+ * backend's step does not hold (centres moved during the pass, or all of them
+ * without a backend) as whole sums, 8 centres side by side: independent
+ * chains instead of one dependent chain of d additions, each still summed
+ * over j in order (mu_km_d2's bits); QTRAN pairs its two distances the same
+ * way. Step counters (LIVE, NCP, INDX) keep the
  * 1-based point numbers of the Fortran. */
 #include <limits.h>
 #include <math.h>
@@ -30,7 +36,57 @@ typedef struct {
     double *cache;
     unsigned *ver, *cver;
     long long evals;
+    double *row; /* k: this point's distances computed ahead (OPTRA) */
+    int *idx;    /* k: the clusters whose distance is in row */
 } hw;
+
+static int stale(const hw *h, int l) {
+    return !(h->cache && h->ver[l] == h->cver[l]);
+}
+
+#define MU_KM_HWB 8
+
+/* row[idx[p]] = mu_km_d2(point i, centre idx[p]) for p < n: MU_KM_HWB
+ * independent sums at a time, each in mu_km_d2's order. */
+static void ahead(hw *h, int i, const int *idx, int n) {
+    const int d = h->d;
+    const double *ai = h->a + (size_t)i * d;
+    int p = 0;
+    for (; p + MU_KM_HWB <= n; p += MU_KM_HWB) {
+        const double *cp[MU_KM_HWB];
+        double s[MU_KM_HWB];
+        for (int t = 0; t < MU_KM_HWB; t++) {
+            cp[t] = h->c + (size_t)idx[p + t] * d;
+            s[t] = 0.0;
+        }
+        for (int j = 0; j < d; j++) {
+            const double x = ai[j];
+            for (int t = 0; t < MU_KM_HWB; t++) {
+                double u = x - cp[t][j];
+                s[t] += u * u;
+            }
+        }
+        for (int t = 0; t < MU_KM_HWB; t++) h->row[idx[p + t]] = s[t];
+    }
+    for (; p + 2 <= n; p += 2) {
+        const double *c0 = h->c + (size_t)idx[p] * d, *c1 = h->c + (size_t)idx[p + 1] * d;
+        double s0 = 0.0, s1 = 0.0;
+        for (int j = 0; j < d; j++) {
+            double u = ai[j] - c0[j], v = ai[j] - c1[j];
+            s0 += u * u;
+            s1 += v * v;
+        }
+        h->row[idx[p]] = s0;
+        h->row[idx[p + 1]] = s1;
+    }
+    for (; p < n; p++) h->row[idx[p]] = mu_km_d2(ai, h->c + (size_t)idx[p] * d, d);
+    h->evals += n;
+}
+
+/* The distance OPTRA reads: the backend's, or the one computed ahead. */
+static double known(const hw *h, int i, int l) {
+    return stale(h, l) ? h->row[l] : h->cache[(size_t)i * h->k + l];
+}
 
 /* Squared distance from point i to centre l, or any value >= bound when it is
  * at least bound (AS 136's early exit). */
@@ -85,15 +141,22 @@ static void optra(hw *h, int *ic1, int *ic2, int *nc, double *an1, double *an2, 
         (*indx)++;
         int l1 = ic1[i];
         if (nc[l1] != 1) { /* the only member of its cluster never moves */
+            int l2 = ic2[i], ll = l2, n = 0;
+            /* The distances the loop below reads that are not in the cache. */
+            if (ncp[l1] != 0 && stale(h, l1)) h->idx[n++] = l1;
+            if (stale(h, l2)) h->idx[n++] = l2;
+            for (int l = 0; l < k; l++)
+                if (!((pt >= live[l1] && pt >= live[l]) || l == l1 || l == ll) && stale(h, l))
+                    h->idx[n++] = l;
+            ahead(h, i, h->idx, n);
             /* R1 is kept until L1 changes. */
-            if (ncp[l1] != 0) dd[i] = dist(h, i, l1) * an1[l1];
-            int l2 = ic2[i], ll = l2;
-            double r2 = dist(h, i, l2) * an2[l2];
+            if (ncp[l1] != 0) dd[i] = known(h, i, l1) * an1[l1];
+            double r2 = known(h, i, l2) * an2[l2];
             for (int l = 0; l < k; l++) {
                 /* L1 not live: only live clusters are candidates; else all. */
                 if ((pt >= live[l1] && pt >= live[l]) || l == l1 || l == ll) continue;
                 double rr = r2 / an2[l];
-                double dc = dist_to(h, i, l, rr);
+                double dc = known(h, i, l);
                 if (dc >= rr) continue;
                 r2 = dc * an2[l];
                 l2 = l;
@@ -131,11 +194,21 @@ static int qtran(hw *h, int *ic1, int *ic2, int *nc, double *an1, double *an2, i
             if (istep >= maxqtr) return 1;
             int l1 = ic1[i], l2 = ic2[i];
             if (nc[l1] != 1) {
-                /* L1 updated within the last m steps: recompute R1. */
-                if (istep <= ncp[l1]) dd[i] = dist(h, i, l1) * an1[l1];
-                if (istep < ncp[l1] || istep < ncp[l2]) {
+                int need1 = istep <= ncp[l1], need2 = istep < ncp[l1] || istep < ncp[l2];
+                double d2 = 0.0;
+                if (need1 && need2 && stale(h, l1) && stale(h, l2)) { /* both at once */
+                    int pair[2] = {l1, l2};
+                    ahead(h, i, pair, 2);
+                    dd[i] = h->row[l1] * an1[l1];
+                    d2 = h->row[l2];
+                } else {
+                    /* L1 updated within the last m steps: recompute R1. */
+                    if (need1) dd[i] = dist(h, i, l1) * an1[l1];
+                    if (need2) d2 = dist_to(h, i, l2, dd[i] / an2[l2]);
+                }
+                if (need2) {
                     double r2 = dd[i] / an2[l2];
-                    if (dist_to(h, i, l2, r2) < r2) {
+                    if (d2 < r2) {
                         icoun = 0;
                         *indx = 0;
                         itran[l1] = 1;
@@ -185,13 +258,15 @@ int mu_km_hartigan_wong(const double *a, int m, int d, double *c, int k, int max
     int *itran = malloc(sizeof(int) * (size_t)k), *live = malloc(sizeof(int) * (size_t)k);
     double *an1 = malloc(sizeof(double) * (size_t)k), *an2 = malloc(sizeof(double) * (size_t)k);
     double *dd = calloc((size_t)m, sizeof(double));
-    hw h = {a, m, d, k, c, NULL, NULL, NULL, 0};
+    hw h = {a, m, d, k, c, NULL, NULL, NULL, 0, NULL, NULL};
+    h.row = malloc(sizeof(double) * (size_t)k);
+    h.idx = malloc(sizeof(int) * (size_t)k);
     if (be) {
         h.cache = malloc(sizeof(double) * (size_t)m * (size_t)k);
         h.ver = calloc((size_t)k, sizeof(unsigned));
         h.cver = calloc((size_t)k, sizeof(unsigned));
     }
-    if (!ic2 || !ncp || !itran || !live || !an1 || !an2 || !dd ||
+    if (!ic2 || !ncp || !itran || !live || !an1 || !an2 || !dd || !h.row || !h.idx ||
         (be && (!h.cache || !h.ver || !h.cver))) {
         out->ifault = MU_KM_BACKEND;
         goto done;
@@ -256,6 +331,8 @@ done:
     free(an2);
     free(dd);
     free(h.cache);
+    free(h.row);
+    free(h.idx);
     free(h.ver);
     free(h.cver);
     out->total_s = mu_km_now() - t0;
