@@ -306,7 +306,9 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
         if (rc) rc = mu_error("advect halo on the GPU: %s", mu_gpu_error());
         if (mu_error_collective(s->cart.comm, rc)) return 1;
     }
+    mu_timer_begin("advect: winds, classes");
     int bad = sweep_winds(s, &w, t, cmax);
+    mu_timer_end("advect: winds, classes");
     if (mu_error_collective(s->cart.comm, bad)) return 1;
 
     /* Lines of one wind sign all around a periodic axis need a seed. */
@@ -338,12 +340,15 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
         update_dens(s, &w);
         return 0;
     }
+    mu_timer_begin("advect: winds, classes");
     int64_t n = c->n[axis];
     int first = s->lo[axis] == 0, last = s->lo[axis] + m == n;
     for (int g = 0; g < w.G; g++)
         adv_seg_init(&s->seg[g], s->cls + (int64_t)g * m, s->wu + (int64_t)g * (m + 1), m,
                      !w.periodic && first, !w.periodic && last, s->cyc[g], first, last);
 
+    mu_timer_end("advect: winds, classes");
+    mu_timer_begin("advect: cells");
     memcpy(s->qn, s->q, sizeof *s->q * (size_t)N * s->nl[2] * s->sx * (s->nl[1] + 2 * ADV_HALO));
     int dataflow = c->schedule == ADV_SCHED_DATAFLOW;
     int64_t nt = 0, nf = 0;
@@ -352,7 +357,8 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
             const adv_seg *sg = &s->seg[g];
             if (adv_seg_tasks(s->cls + (int64_t)g * m, g, sg->h, sg->t, s->tasks, &nt, s->fcells,
                               &nf))
-                return mu_error_collective(s->cart.comm,
+                return mu_timer_end("advect: cells"),
+                       mu_error_collective(s->cart.comm,
                                            mu_error("internal: a stream without a root"));
         }
         s->ntasks[axis] = nt;
@@ -435,6 +441,7 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
             if (s->cyc[g] < 0) adv_seg_lap2(&s->seg[g], s->cls + (int64_t)g * m, -1, first, last);
         backward_rounds(s, &w, rounds);
     }
+    mu_timer_end("advect: cells");
     int lost = 0;
     for (int g = 0; g < w.G; g++) {
         const adv_seg *sg = &s->seg[g];
