@@ -37,6 +37,7 @@
 #include "gpu/scenarios_kmeans.h"
 #include "scenarios/aggregate.h"
 #include "scenarios/kmeans.h"
+#include "scenarios/kmeans_split.h"
 #include "scenarios/whiten.h"
 
 #define MU_AGG_STREAM 0x6b6d65616e73ull /* "kmeans": the stream of the centre draw */
@@ -97,7 +98,17 @@ static int fail(char *err, size_t errlen, const char *msg) {
 
 int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
                    uint64_t key, int use_gpu, mu_agg_result *res, char *err, size_t errlen) {
+    return mu_agg_cluster_shared(x, m, d, k, method, max_iter, key, use_gpu, MPI_COMM_NULL, res,
+                                 err, errlen);
+}
+
+int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
+                          uint64_t key, int use_gpu, MPI_Comm comm, mu_agg_result *res, char *err,
+                          size_t errlen) {
     memset(res, 0, sizeof *res);
+    int nranks = 1;
+    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &nranks);
+    mu_km_split sp = {0};
     if (!x || m < 1 || d < 1) return fail(err, errlen, "aggregation needs at least one scenario");
     if (k < 1) return fail(err, errlen, "aggregation needs K >= 1 groups");
     if (max_iter < 1) return fail(err, errlen, "aggregation needs max_iter >= 1");
@@ -167,8 +178,33 @@ int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, i
             order[j] = t;
             memcpy(c + (size_t)s * r, y + (size_t)first[order[s]] * r, sizeof(double) * r);
         }
-        mu_km_backend gbe, *be = NULL;
-        if (use_gpu) {
+        mu_km_backend gbe, sbe, *be = NULL;
+        mu_km_points bpts;
+        if (nranks > 1) { /* each rank's block of every whole step, gathered */
+            if (mu_km_split_open(&sp, comm, m)) {
+                fail(err, errlen, "out of memory in the aggregation");
+                goto done;
+            }
+            const double *blk = y + (size_t)sp.lo * r;
+            int bad = use_gpu && sp.n > 0 && mu_gpu_km_create(blk, sp.n, r, k, &g), any = 0;
+            if (bad) snprintf(err, errlen, "aggregation on the GPU: %s", mu_gpu_error());
+            MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+            if (any) {
+                if (!bad) snprintf(err, errlen, "aggregation on the GPU failed on another rank");
+                goto done;
+            }
+            bpts = (mu_km_points){blk, sp.n, r};
+            gbe = use_gpu ? (mu_km_backend){g,
+                                            gpu_all,
+                                            gpu_nearest2,
+                                            gpu_scan,
+                                            sp.n >= MU_GPU_KM_BOOK_MIN ? gpu_qtest : NULL,
+                                            NULL}
+                          : mu_km_cpu_backend(&bpts);
+            sbe = mu_km_split_backend(&sp, blk, r, &gbe);
+            sp.may_fail = use_gpu;
+            be = &sbe;
+        } else if (use_gpu) {
             if (mu_gpu_km_create(y, m, r, k, &g)) {
                 snprintf(err, errlen, "aggregation on the GPU: %s", mu_gpu_error());
                 goto done;
@@ -190,7 +226,10 @@ int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, i
                     ? mu_km_hartigan_wong(y, m, r, c, k, max_iter, 0, be, &out)
                     : mu_km_version2(y, m, r, c, k, max_iter, 0, be, &out);
         if (f == MU_KM_BACKEND) {
-            snprintf(err, errlen, "aggregation: %s", use_gpu ? mu_gpu_error() : "out of memory");
+            snprintf(err, errlen, "aggregation: %s",
+                     nranks > 1 ? "a step shared by the ranks failed (device or memory)"
+                     : use_gpu  ? mu_gpu_error()
+                                : "out of memory");
             goto done;
         }
         if (f == MU_KM_EMPTY || f == MU_KM_BADK) {
@@ -251,6 +290,7 @@ int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, i
     for (int i = 0; i < m; i++) res->group[i] = tmp[grp[i]];
     rc = 0;
 done:
+    mu_km_split_close(&sp);
     mu_gpu_km_destroy(g);
     free(y);
     free(idx);

@@ -7,6 +7,7 @@
 #define MU_SCENARIOS_AGGREGATE_H
 #include <stddef.h>
 #include <stdint.h>
+#include <mpi.h>
 
 typedef enum { MU_AGG_HARTIGAN_WONG, MU_AGG_VERSION2 } mu_agg_method;
 
@@ -29,6 +30,13 @@ typedef struct {
  * or 1 with a message in err. */
 int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
                    uint64_t key, int use_gpu, mu_agg_result *res, char *err, size_t errlen);
+/* The same, computed by all ranks of comm together (collective; every rank
+ * passes the same x and gets the same result, the bits of mu_agg_cluster):
+ * each whole k-means step by blocks of scenarios, one per rank, on its device
+ * when use_gpu; the serial part runs on every rank. MPI_COMM_NULL: alone. */
+int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
+                          uint64_t key, int use_gpu, MPI_Comm comm, mu_agg_result *res, char *err,
+                          size_t errlen);
 void mu_agg_result_free(mu_agg_result *res);
 
 #endif

@@ -31,6 +31,9 @@ static const mu_opt_spec sc_opts[] = {
     {"method", MU_OPT_CHOICE, "v2", "hw|v2",
      "aggregation: hw = Hartigan-Wong (AS 136), v2 = the study's Version 2"},
     {"max-iter", MU_OPT_INT, "50", 0, "k-means iteration cap per node"},
+    {"split", MU_OPT_CHOICE, "auto", "auto|on|off",
+     "a stage with fewer nodes than ranks: all ranks on each node's generation and k-means "
+     "steps (on), the task farm (off), or on for CPU ranks only (auto)"},
     {"mode", MU_OPT_CHOICE, "tree", "tree|comb",
      "tree: aggregated tree (DECOMP); comb: independent series, no aggregation (NEWAVE)"},
     {"series", MU_OPT_INT, "2000", 0, "comb: number of series S"},
@@ -120,6 +123,8 @@ static int read_cfg(const mu_opts *o, mu_sc_cfg *c) {
     c->m = (int)m;
     c->seed = (uint64_t)mu_opt_int(o, "seed");
     c->method = !strcmp(mu_opt_str(o, "method"), "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
+    const char *split = mu_opt_str(o, "split");
+    c->split = !strcmp(split, "on") ? 1 : !strcmp(split, "off") ? 0 : 2;
     int64_t it = mu_opt_int(o, "max-iter");
     if (it < 1 || it > 100000) return mu_error("--max-iter must be 1..100000");
     c->max_iter = (int)it;

@@ -16,6 +16,7 @@
 #include "core/signals.h"
 #include "core/timer.h"
 #include "gpu/gpu.h"
+#include "mpi/partition.h"
 #include "mpi/taskfarm.h"
 
 void mu_sc_tree_free(mu_sc_tree *t) {
@@ -100,54 +101,113 @@ static size_t rec_doubles(int K, int nst) {
     return 2 + (size_t)K * (1 + (size_t)nst);
 }
 
-static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
-    mu_sc_ctx *x = vctx;
+/* Node v's record (rec_doubles): generation and aggregation. comm ==
+ * MPI_COMM_NULL: this rank alone (a task of the farm); else every rank of comm
+ * calls it for the same node and gets the same record: each generates its
+ * block of the M scenarios (the draws are keyed by scenario, so the gathered
+ * set is the one a single rank draws) and the k-means steps are shared
+ * (mu_agg_cluster_shared). Errors are then collective. */
+static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     const mu_sc_cfg *c = x->c;
     int nst = x->md->nst, K = c->open[x->stage], M = c->m;
     int month = (x->start_m + x->stage) % 12;
-    size_t rd = rec_doubles(K, nst);
+    int nranks = 1, rank = 0;
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_size(comm, &nranks);
+        MPI_Comm_rank(comm, &rank);
+    }
+    int64_t lo = 0, hi = M;
+    if (nranks > 1) mu_block_range(M, nranks, rank, &lo, &hi);
+    memset(rec, 0, rec_doubles(K, nst) * sizeof *rec);
+    mu_sc_node_past(x, v, x->zpast);
+    mu_sc_gen_draw d = {c->seed, (uint64_t)v, lo, hi - lo, x->zpast, 0};
+    mu_timer_begin("generate");
+    int rc = 0;
+    if (c->corr_lognormal) {
+        mu_sc_gen_month g;
+        mu_sc_month_args(x->md, month, &g);
+        g.delta_min = c->delta_min;
+        x->Dnode = x->Dnode ? x->Dnode : malloc((size_t)nst * nst * sizeof *x->Dnode);
+        if (!x->Dnode || mu_sc_lognormal_factor(&g, x->md->corr + (size_t)month * nst * nst,
+                                                x->zpast, x->Dnode, &x->lower_node))
+            rc = mu_error("out of memory for the lognormal correlation");
+    }
+    if (!rc && hi > lo) rc = mu_sc_generate(x, month, &d, x->Z + lo * nst);
+    if (nranks > 1) { /* shared_stage makes the error collective */
+        int *cnt = rc ? NULL : malloc(2 * sizeof(int) * (size_t)nranks);
+        if (!rc && !cnt) rc = mu_error("out of memory for the shared node");
+        int any = 0;
+        MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm);
+        if (any) {
+            mu_timer_end("generate");
+            free(cnt);
+            return rc ? rc
+                      : mu_error("scenarios: node %lld: generation failed on another rank",
+                                 (long long)v);
+        }
+        for (int r = 0; r < nranks; r++) {
+            int64_t a, b;
+            mu_block_range(M, nranks, r, &a, &b);
+            cnt[r] = (int)((b - a) * nst);
+            cnt[nranks + r] = (int)(a * nst);
+        }
+        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, x->Z, cnt, cnt + nranks, MPI_DOUBLE,
+                       comm);
+        free(cnt);
+    }
+    mu_timer_end("generate");
+    MU_TRY(rc);
+    mu_agg_result ar;
+    memset(&ar, 0, sizeof ar);
+    char err[512] = "";
+    mu_timer_begin("aggregate");
+    rc = mu_agg_cluster_shared(x->Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
+                               x->use_gpu, comm, &ar, err, sizeof err);
+    mu_timer_end("aggregate");
+    x->km_s += ar.kmeans_s;
+    x->km_dist_s += ar.dist_s;
+    if (rc)
+        return mu_error("scenarios: node %lld (stage %d): aggregation: %s", (long long)v, x->stage,
+                        err);
+    rec[0] = ar.k < K ? ar.k : K;
+    rec[1] = ar.iterations;
+    for (int g = 0; g < ar.k && g < K; g++) {
+        rec[2 + (size_t)g * (1 + nst)] = ar.prob[g];
+        memcpy(rec + 3 + (size_t)g * (1 + nst), x->Z + (size_t)ar.rep[g] * nst,
+               (size_t)nst * sizeof *rec);
+    }
+    mu_agg_result_free(&ar);
+    return 0;
+}
+
+static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
+    mu_sc_ctx *x = vctx;
+    size_t rd = rec_doubles(x->c->open[x->stage], x->md->nst);
     for (int64_t j = 0; j < count; j++) {
         int64_t v = x->tree->stage_first[x->stage] + first + j;
-        double *rec = (double *)results + j * rd;
-        memset(rec, 0, rd * sizeof *rec);
-        mu_sc_node_past(x, v, x->zpast);
-        mu_sc_gen_draw d = {c->seed, (uint64_t)v, 0, M, x->zpast, 0};
-        mu_timer_begin("generate");
-        int rc = 0;
-        if (c->corr_lognormal) {
-            mu_sc_gen_month g;
-            mu_sc_month_args(x->md, month, &g);
-            g.delta_min = c->delta_min;
-            x->Dnode = x->Dnode ? x->Dnode : malloc((size_t)nst * nst * sizeof *x->Dnode);
-            if (!x->Dnode || mu_sc_lognormal_factor(&g, x->md->corr + (size_t)month * nst * nst,
-                                                    x->zpast, x->Dnode, &x->lower_node))
-                rc = mu_error("out of memory for the lognormal correlation");
-        }
-        if (!rc) rc = mu_sc_generate(x, month, &d, x->Z);
-        mu_timer_end("generate");
-        MU_TRY(rc);
-        mu_agg_result ar;
-        memset(&ar, 0, sizeof ar);
-        char err[512] = "";
-        mu_timer_begin("aggregate");
-        rc = mu_agg_cluster(x->Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
-                            x->use_gpu, &ar, err, sizeof err);
-        mu_timer_end("aggregate");
-        x->km_s += ar.kmeans_s;
-        x->km_dist_s += ar.dist_s;
-        if (rc)
-            return mu_error("scenarios: node %lld (stage %d): aggregation: %s", (long long)v,
-                            x->stage, err);
-        rec[0] = ar.k < K ? ar.k : K;
-        rec[1] = ar.iterations;
-        for (int g = 0; g < ar.k && g < K; g++) {
-            rec[2 + (size_t)g * (1 + nst)] = ar.prob[g];
-            memcpy(rec + 3 + (size_t)g * (1 + nst), x->Z + (size_t)ar.rep[g] * nst,
-                   (size_t)nst * sizeof *rec);
-        }
-        mu_agg_result_free(&ar);
+        MU_TRY(node_work(x, v, (double *)results + j * rd, MPI_COMM_NULL));
     }
     return 0;
+}
+
+/* A stage with fewer nodes than ranks: all ranks on each node in turn (where
+ * it pays: see mu_sc_split_stage). Every rank ends with the whole stage. */
+static int shared_stage(mu_app *app, mu_sc_ctx *x, int64_t nodes, size_t rd, double *all) {
+    for (int64_t j = 0; j < nodes; j++) {
+        int64_t v = x->tree->stage_first[x->stage] + j;
+        int rc = node_work(x, v, all + j * rd, app->comm);
+        /* node_work's errors after the generation are the aggregation's, the
+         * same on every rank (same data, same decisions); make them collective. */
+        if (mu_error_collective(app->comm, rc)) return 1;
+    }
+    return 0;
+}
+
+int mu_sc_split_stage(const mu_sc_cfg *c, int use_gpu, int64_t nodes, int nranks) {
+    if (nranks < 2 || nodes >= nranks || c->split == 0) return 0;
+    /* auto: on CPU ranks. GPU ranks share devices (often one), where a pass's
+     * step is a fraction of a millisecond and the gathers would cost more. */
+    return c->split == 1 || !use_gpu;
 }
 
 int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
@@ -183,10 +243,14 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         }
         char phase[64];
         snprintf(phase, sizeof phase, "stage %d", st + 1);
-        mu_farm_cfg fc = {.min_chunk = 1, .max_chunk = 0, .master_works = 1, .progress = phase};
-        mu_farm_stats fs = {0, 0};
-        rc = mu_taskfarm_run(app->comm, nodes, rd * sizeof(double), node_task, x, &fc,
-                             app->rank == 0 ? all : NULL, &fs);
+        if (mu_sc_split_stage(c, x->use_gpu, nodes, app->size)) {
+            rc = shared_stage(app, x, nodes, rd, all);
+        } else {
+            mu_farm_cfg fc = {.min_chunk = 1, .max_chunk = 0, .master_works = 1, .progress = phase};
+            mu_farm_stats fs = {0, 0};
+            rc = mu_taskfarm_run(app->comm, nodes, rd * sizeof(double), node_task, x, &fc,
+                                 app->rank == 0 ? all : NULL, &fs);
+        }
         if (rc) {
             free(all);
             return 1;

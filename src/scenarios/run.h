@@ -34,6 +34,10 @@ int mu_sc_checkpoint_read(MPI_Comm comm, const char *path, uint64_t fp, int nst,
                           mu_sc_tree *t, int *stages_done);
 /* mu_sc_build_tree's return when a stop signal ended it after a checkpoint. */
 #define MU_SC_STOPPED 3
+/* 1 when a stage of `nodes` nodes runs with all ranks on each node in turn
+ * (run.c's shared_stage) instead of the task farm: fewer nodes than ranks,
+ * and --split=on, or auto on CPU ranks. */
+int mu_sc_split_stage(const mu_sc_cfg *c, int use_gpu, int64_t nodes, int nranks);
 /* Generates one batch on this rank's device or CPU. */
 int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z);
 /* Philox stream ids of the comb series and of the statistics sample, month t. */

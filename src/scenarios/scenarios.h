@@ -120,6 +120,7 @@ typedef struct {
     const char *checkpoint; /* tree: file written on SIGTERM/SIGUSR1 and every k stages */
     int checkpoint_every;
     int restart;
+    int split; /* a stage with fewer nodes than ranks: 0 farm, 1 shared, 2 auto (run.c) */
 } mu_sc_cfg;
 
 /* The tree: nodes in id order, stage by stage. */
