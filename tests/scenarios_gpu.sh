@@ -2,7 +2,9 @@
 # `mutirao scenarios --device=gpu` against --device=cpu: the same tree (node
 # ids, parents, probabilities exactly; inflows within 1e-9 relative; the draws
 # are the CPU's bits, so the files are normally byte-identical, which is
-# reported) on 1 and 3 ranks, and the same comb series. Exit 77 (skipped)
+# reported) on 1 and 3 ranks, and the same comb series; 3 ranks sharing the
+# device with the root split over them (--split=on); a 10000-scenario root
+# (Version 2's bookkeeping on the device). Exit 77 (skipped)
 # without a CUDA device.
 source "$(dirname "$0")/lib.sh"
 IN=$SRCDIR/inputs/scenarios/ons_inflows_64.csv
@@ -73,4 +75,25 @@ else
 fi
 cmp -s "$WORK/tree-gpu-1.csv" "$WORK/tree-gpu-3.csv" && echo "ok: GPU tree identical on 1 and 3 ranks" ||
     fail "GPU tree differs between 1 and 3 ranks"
+# Three ranks on one device with the root shared (--split=on: each rank's block
+# of every k-means step on the device, gathered): the one-rank GPU tree.
+run_np 3 scenarios --device=gpu --split=on --input="$IN" --tree=1,30,20 --m=1024 \
+    --stats-series=0 --output="$WORK/tree-gpu-split.csv" >/dev/null 2>"$WORK/err" ||
+    { cat "$WORK/err" >&2; fail "tree on the GPU, 3 ranks, --split=on"; }
+cmp -s "$WORK/tree-gpu-1.csv" "$WORK/tree-gpu-split.csv" &&
+    echo "ok: GPU tree with the root shared by 3 ranks identical to 1 rank" ||
+    fail "GPU tree with --split=on on 3 ranks differs from 1 rank"
+# Version 2's bookkeeping on the device (from 8192 scenarios): a 10000-scenario root into 20.
+for dev in cpu gpu; do
+    run_np 1 scenarios --device=$dev --input="$IN" --tree=1,20 --m=10000 --stats-series=0 \
+        --output="$WORK/big-$dev.csv" >/dev/null 2>"$WORK/err" ||
+        { cat "$WORK/err" >&2; fail "M=10000 root on $dev"; }
+done
+if cmp -s "$WORK/big-cpu.csv" "$WORK/big-gpu.csv"; then
+    echo "ok: M=10000 root (device bookkeeping), GPU vs CPU: byte-identical"
+elif out=$(close "$WORK/big-cpu.csv" "$WORK/big-gpu.csv"); then
+    echo "ok: M=10000 root (device bookkeeping), GPU vs CPU: $out"
+else
+    fail "M=10000 root, GPU vs CPU: $out"
+fi
 finish
