@@ -129,17 +129,50 @@ void mu_km_scan_cpu(const double *a, int m, int d, const double *c, int k, const
     free(rowbuf);
 }
 
+/* s[t] = mu_km_d2(p[t], q[t], d) for t < MU_KM_ROWB: independent sums side by
+ * side (each in mu_km_d2's order), instead of one dependent chain at a time. */
+static void d2_side(const double *const *p, const double *const *q, int d, double *s) {
+    for (int t = 0; t < MU_KM_ROWB; t++) s[t] = 0.0;
+    for (int j = 0; j < d; j++)
+        for (int t = 0; t < MU_KM_ROWB; t++) {
+            double u = p[t][j] - q[t][j];
+            s[t] += u * u;
+        }
+}
+
 void mu_km_qtest_cpu(const double *a, int m, int d, const double *c, int k, const int *ic1,
                      const int *ic2, const int *nc, const double *an1, const double *an2,
                      const unsigned char *qchg, int *cand) {
     (void)k;
-    for (int i = 0; i < m; i++) {
-        int l1 = ic1[i], l2 = ic2[i];
-        cand[i] = -1;
-        if (nc[l1] == 1 || (!qchg[l1] && !qchg[l2])) continue;
-        const double *ai = a + (size_t)i * d;
-        double r1 = mu_km_d2(ai, c + (size_t)l1 * d, d) * an1[l1];
-        if (mu_km_d2(ai, c + (size_t)l2 * d, d) < r1 / an2[l2]) cand[i] = l2;
+    /* the tested points, MU_KM_ROWB / 2 at a time: their two distances side by side */
+    enum { H = MU_KM_ROWB / 2 };
+    const double *p[MU_KM_ROWB], *q[MU_KM_ROWB];
+    double s[MU_KM_ROWB];
+    int pend[H], np = 0;
+    for (int i = 0; i <= m; i++) {
+        if (i < m) {
+            int l1 = ic1[i], l2 = ic2[i];
+            cand[i] = -1;
+            if (nc[l1] == 1 || (!qchg[l1] && !qchg[l2])) continue;
+            pend[np] = i;
+            p[np] = p[H + np] = a + (size_t)i * d;
+            q[np] = c + (size_t)l1 * d;
+            q[H + np] = c + (size_t)l2 * d;
+            np++;
+            if (np < H) continue;
+        }
+        if (np == 0) continue;
+        for (int t = np; t < H; t++) { /* padding: repeats of the first */
+            p[t] = p[H + t] = p[0];
+            q[t] = q[H + t] = q[0];
+        }
+        d2_side(p, q, d, s);
+        for (int t = 0; t < np; t++) {
+            int pi = pend[t], l1 = ic1[pi], l2 = ic2[pi];
+            double r1 = s[t] * an1[l1];
+            if (s[H + t] < r1 / an2[l2]) cand[pi] = l2;
+        }
+        np = 0;
     }
 }
 
@@ -160,9 +193,27 @@ void mu_km_recompute_cpu(const double *a, int m, int d, const int *ic1, const in
     for (int l = 0; l < k; l++)
         if ((!touched || touched[l]) && nc[l] > 0)
             for (int j = 0; j < d; j++) c[(size_t)l * d + j] /= (double)nc[l];
-    for (int i = 0; i < m; i++) {
-        int l = ic1[i];
-        if (!touched || touched[l]) cw[l] += mu_km_d2(a + (size_t)i * d, c + (size_t)l * d, d);
+    /* the members' distances MU_KM_ROWB at a time, added in point order */
+    const double *p[MU_KM_ROWB], *q[MU_KM_ROWB];
+    double s[MU_KM_ROWB];
+    int cl[MU_KM_ROWB], np = 0;
+    for (int i = 0; i <= m; i++) {
+        if (i < m) {
+            int l = ic1[i];
+            if (touched && !touched[l]) continue;
+            p[np] = a + (size_t)i * d;
+            q[np] = c + (size_t)l * d;
+            cl[np++] = l;
+            if (np < MU_KM_ROWB) continue;
+        }
+        if (np == 0) continue;
+        for (int t = np; t < MU_KM_ROWB; t++) {
+            p[t] = p[0];
+            q[t] = q[0];
+        }
+        d2_side(p, q, d, s);
+        for (int t = 0; t < np; t++) cw[cl[t]] += s[t];
+        np = 0;
     }
 }
 
