@@ -47,6 +47,11 @@ static int info_run(mu_app *app) {
 #else
     printf("PETSc:       reference program not built (install petsc-dev and reconfigure)\n");
 #endif
+#ifdef MUTIRAO_HAVE_HDF5
+    printf("HDF5:        parallel HDF5 (MPICH): advect --output-steps available\n");
+#else
+    printf("HDF5:        not built (needs libhdf5-mpich-dev and MPICH): advect field output off\n");
+#endif
     printf("ranks:\n");
     for (int r = 0; r < app->size; r++) printf("%s\n", all + (size_t)r * sizeof line);
     fflush(stdout);
