@@ -33,6 +33,7 @@
  * (Table 3-2: serial Versions 1 and 2; Table 5-3: Version 2 on its GPU).
  *
  * Options: --cases=pmo,newave (default both)  --no-cpu  --no-gpu  --d=64
+ *          --only=hw-gpu,v2-gpu (just these paths)
  *          --maxit=200  --reps=3  --seed=N */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -114,6 +115,8 @@ static struct {
 } summary[16];
 static int nsummary;
 
+static const char *only; /* --only=path[,path]: run just these paths */
+
 static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int gpu) {
     int m = bc->m, k = bc->k, r;
     int row = nsummary++;
@@ -166,6 +169,16 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
     int *refs[3] = {ref, malloc(sizeof(int) * m), malloc(sizeof(int) * m)};
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
         if (!paths[p].on) continue;
+        if (only) { /* whole names in a comma list */
+            size_t n = strlen(paths[p].name);
+            const char *q = only;
+            int hit = 0;
+            while ((q = strstr(q, paths[p].name)) != NULL) {
+                if ((q == only || q[-1] == ',') && (q[n] == ',' || q[n] == '\0')) hit = 1;
+                q += n;
+            }
+            if (!hit) continue;
+        }
         /* reps runs; the one with the median total time is shown */
         mu_km_out runs[16];
         int f = 0, nr = reps < 16 ? reps : 16;
@@ -256,6 +269,8 @@ int main(int argc, char **argv) {
             d = atoi(argv[a] + 4);
         else if (!strncmp(argv[a], "--maxit=", 8))
             maxit = atoi(argv[a] + 8);
+        else if (!strncmp(argv[a], "--only=", 7))
+            only = argv[a] + 7;
         else if (!strncmp(argv[a], "--reps=", 7))
             reps = atoi(argv[a] + 7) < 1 ? 1 : atoi(argv[a] + 7);
         else if (!strncmp(argv[a], "--seed=", 7))
@@ -269,7 +284,7 @@ int main(int argc, char **argv) {
             newave = strstr(argv[a], "newave") != NULL;
         } else {
             fprintf(stderr, "usage: bench_kmeans [--cases=pmo,newave] [--no-cpu] [--no-gpu] "
-                            "[--d=64] [--maxit=200] [--reps=3] [--seed=N]\n");
+                            "[--d=64] [--only=path,...] [--maxit=200] [--reps=3] [--seed=N]\n");
             return 2;
         }
     }
