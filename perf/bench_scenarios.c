@@ -36,6 +36,9 @@
 #include "gpu/gpu.h"
 #include "gpu/scenarios_gen.h"
 #include "scenarios/run.h"
+#ifdef MU_BENCH_CUDA
+#include "bench_util.h"
+#endif
 
 static double now(void) {
     struct timespec t;
@@ -306,6 +309,17 @@ int main(int argc, char **argv) {
             fprintf(stderr, "bench_scenarios: %s\n", mu_gpu_error());
             return 1;
         }
+        /* The limits: the device's copy bandwidth (read + write) for the bytes
+         * written, its FP64 rate for the factor product (each multiply and add
+         * separately rounded: no FMA, by design). */
+        double bw = 0;
+#ifdef MU_BENCH_CUDA
+        double bw_s;
+        bw = bench_copy_bandwidth(5, &bw_s);
+        printf("rate limits: device-to-device copy %.0f GB/s (read + write); FP64 without FMA: "
+               "half of the documented 34 TFLOP/s (H100 SXM, CUDA cores)\n",
+               bw * 1e-9);
+#endif
         for (int m = 0; m < 12; m += 6) {
             mu_sc_gen_month gm;
             mu_sc_month_args(&b.md, m, &gm);
@@ -323,6 +337,11 @@ int main(int argc, char **argv) {
                    "%.1f GB/s written, %.1f GFLOP/s in the factor product\n",
                    (long long)n, nst, m + 1, gm.lower ? "Cholesky" : "eigen", best, n / s, vals / s,
                    vals * 8 / s * 1e-9, flops / s * 1e-9);
+            if (bw > 0)
+                printf("rate: written bytes at %.1f%% of the copy bandwidth; factor product at "
+                       "%.1f%% of 17 TFLOP/s; per scenario-month %.1f ns of device time for %d "
+                       "normals\n",
+                       100.0 * vals * 8 / s / bw, 100.0 * flops / s / 17e12, 1e9 * s / n, nst);
         }
         mu_sc_gpu_destroy(g);
         free(zp);
