@@ -34,6 +34,8 @@
  *
  * Options: --cases=pmo,newave (default both)  --no-cpu  --no-gpu  --d=64
  *          --only=hw-gpu,v2-gpu (just these paths)
+ *          --book-min=N: Version 2's bookkeeping on the device from N points
+ *          (default MU_GPU_KM_BOOK_MIN = 8192, as the aggregation; 0: always)
  *          --maxit=200  --reps=3  --seed=N */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -115,7 +117,8 @@ static struct {
 } summary[16];
 static int nsummary;
 
-static const char *only; /* --only=path[,path]: run just these paths */
+static const char *only;                  /* --only=path[,path]: run just these paths */
+static int book_min = MU_GPU_KM_BOOK_MIN; /* --book-min: device bookkeeping from this M */
 
 static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int gpu) {
     int m = bc->m, k = bc->k, r;
@@ -152,7 +155,7 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
     mu_km_points pts = {y, m, r};
     /* Version 2's bookkeeping on the device from MU_GPU_KM_BOOK_MIN points, as
      * mu_agg_cluster does (then in the dist_s column). */
-    int book = m >= MU_GPU_KM_BOOK_MIN;
+    int book = m >= book_min;
     mu_km_backend cbe = mu_km_cpu_backend(&pts),
                   gbe = {
                       g, g_all, g_near, g_scan, book ? g_qtest : NULL, book ? g_recompute : NULL};
@@ -269,6 +272,8 @@ int main(int argc, char **argv) {
             d = atoi(argv[a] + 4);
         else if (!strncmp(argv[a], "--maxit=", 8))
             maxit = atoi(argv[a] + 8);
+        else if (!strncmp(argv[a], "--book-min=", 11))
+            book_min = atoi(argv[a] + 11);
         else if (!strncmp(argv[a], "--only=", 7))
             only = argv[a] + 7;
         else if (!strncmp(argv[a], "--reps=", 7))
@@ -283,8 +288,10 @@ int main(int argc, char **argv) {
             pmo = strstr(argv[a], "pmo") != NULL;
             newave = strstr(argv[a], "newave") != NULL;
         } else {
-            fprintf(stderr, "usage: bench_kmeans [--cases=pmo,newave] [--no-cpu] [--no-gpu] "
-                            "[--d=64] [--only=path,...] [--maxit=200] [--reps=3] [--seed=N]\n");
+            fprintf(
+                stderr,
+                "usage: bench_kmeans [--cases=pmo,newave] [--no-cpu] [--no-gpu] "
+                "[--d=64] [--only=path,...] [--book-min=N] [--maxit=200] [--reps=3] [--seed=N]\n");
             return 2;
         }
     }
