@@ -15,6 +15,11 @@ struct mu_gpu_adv {
     int32_t *fcells;
     int *cyc;
     unsigned long long *counters; /* streams, inflow-only cells, errors */
+    double *wc[3];                /* per axis: the steady face winds, once per run */
+    float *rc[3];                 /* and the face densities */
+    float *dens, *rho;            /* cell densities through the sweeps; rho(z) */
+    int *pn;                      /* periodic lines: 2 sign flags per line */
+    unsigned long long *wstat;    /* the sweep's largest Courant number (bits), bad faces/cells */
     int64_t qlen, gmax, nbuf;
     int mmax, N;
     int64_t ntasks, nf;
@@ -32,8 +37,9 @@ double since(clk::time_point t0) {
 
 struct dgeom {
     int axis, m, G, N, wrap, periodic, first, last, nxl, nz, sx, eb0, eb1;
-    long long qs;
+    long long qs, glo, gn;
     float dt, dx;
+    double tf, dtdx;
 };
 
 dgeom to_dev(const mu_gpu_adv_geom *w) {
@@ -54,6 +60,10 @@ dgeom to_dev(const mu_gpu_adv_geom *w) {
     d.qs = w->qs;
     d.dt = w->dt;
     d.dx = w->dx;
+    d.glo = w->glo;
+    d.gn = w->gn;
+    d.tf = w->tf;
+    d.dtdx = w->dtdx;
     return d;
 }
 
@@ -86,6 +96,74 @@ __device__ long long line_off(const dgeom &w, int g) {
         y = g / w.nxl;
     }
     return (long long)w.N * (z + (long long)w.nz * ((x + 2) + (long long)w.sx * (y + 2)));
+}
+
+/* Offset and stride of a line's cells in the cell densities (sweep.c's dens_off). */
+__device__ long long dens_off(const dgeom &w, int g, long long *stride) {
+    int x = 0, y = 0, z = 0;
+    if (w.axis == 0) {
+        z = g % w.nz;
+        y = g / w.nz;
+        *stride = w.nz;
+    } else if (w.axis == 1) {
+        z = g % w.nz;
+        x = g / w.nz;
+        *stride = (long long)w.nz * w.nxl;
+    } else {
+        x = g % w.nxl;
+        y = g / w.nxl;
+        *stride = 1;
+    }
+    return z + (long long)w.nz * (x + (long long)w.nxl * y);
+}
+
+/* Face winds of the sweep and the Courant check, as sweep.c's sweep_winds: the
+ * largest Courant number by atomicMax on its bits (non-negative doubles order
+ * as their bits, and a maximum does not depend on the order). */
+__global__ void k_winds(dgeom w, const double *wc, float *u, unsigned long long *stat, int *pn) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (long long)w.G * (w.m + 1)) return;
+    int j = (int)(k % (w.m + 1)) - 1;
+    float uk = (float)(wc[k] * w.tf);
+    u[k] = uk;
+    if (j < 0) return;
+    long long gi = w.glo + j;
+    if (w.periodic || gi + 1 < w.gn) {
+        double cn = fabs((double)uk) * w.dtdx;
+        atomicMax(&stat[0], (unsigned long long)__double_as_longlong(cn));
+        if (cn > 1) atomicAdd(&stat[1], 1ull);
+    }
+    if (pn) pn[2 * (k / (w.m + 1)) + (uk >= 0 ? 0 : 1)] = 1;
+}
+
+/* Walcek densities D0 (the cell densities) and D1 of every cell of the sweep. */
+__global__ void k_dens(dgeom w, const float *dens, const float *u, const float *rs, float *d0,
+                       float *d1, unsigned long long *stat) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (long long)w.G * w.m) return;
+    int g = (int)(k / w.m), i = (int)(k % w.m);
+    long long dstr, doff = dens_off(w, g, &dstr);
+    const float *ul = u + (long long)g * (w.m + 1), *rl = rs + (long long)g * (w.m + 1);
+    float fdtdx = (float)w.dtdx, a = dens[doff + i * dstr];
+    long long gi = w.glo + i;
+    int fixed = !w.periodic && (gi == 0 || gi == w.gn - 1);
+    float b = fixed ? a : a - fdtdx * (rl[i + 1] * ul[i + 1] - rl[i] * ul[i]);
+    d0[k] = a;
+    d1[k] = b;
+    if (!(b > 0)) atomicAdd(&stat[1], 1ull);
+}
+
+__global__ void k_dens_next(dgeom w, float *dens, const float *d1) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (long long)w.G * w.m) return;
+    int g = (int)(k / w.m), i = (int)(k % w.m);
+    long long dstr, doff = dens_off(w, g, &dstr);
+    dens[doff + i * dstr] = d1[k];
+}
+
+__global__ void k_dens_reset(float *dens, const float *rho, int nz, long long cells) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < cells) dens[k] = rho[k % nz];
 }
 
 __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
@@ -355,6 +433,10 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->fcells, (size_t)(gmax * (mmax + 1)) * 2 * sizeof(int32_t)));
     MU_CUDA_GOTO(cudaMalloc(&g->cyc, (size_t)gmax * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->counters, 4 * sizeof(unsigned long long)));
+    MU_CUDA_GOTO(cudaMalloc(&g->dens, (size_t)(gmax * mmax) * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->rho, (size_t)mmax * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->pn, (size_t)(2 * gmax) * sizeof(int)));
+    MU_CUDA_GOTO(cudaMalloc(&g->wstat, 2 * sizeof(unsigned long long)));
 done:
     if (rc) {
         mu_gpu_adv_destroy(g);
@@ -366,8 +448,9 @@ done:
 
 extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     if (!g) return;
-    void *p[] = {g->q,   g->qn,  g->flux, g->wu,    g->wrs,    g->wd0, g->wd1,
-                 g->buf, g->cls, g->seg,  g->tasks, g->fcells, g->cyc, g->counters};
+    void *p[] = {g->q,     g->qn,    g->flux,  g->wu,     g->wrs,  g->wd0,      g->wd1,   g->buf,
+                 g->cls,   g->seg,   g->tasks, g->fcells, g->cyc,  g->counters, g->wc[0], g->wc[1],
+                 g->wc[2], g->rc[0], g->rc[1], g->rc[2],  g->dens, g->rho,      g->pn,    g->wstat};
     for (void *x : p)
         if (x) cudaFree(x);
     if (g->st) cudaStreamDestroy(g->st);
@@ -395,19 +478,77 @@ extern "C" int mu_gpu_adv_halo(mu_gpu_adv *g, int axis, int nxl, int nyl, int nz
     return 0;
 }
 
-extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const float *wu,
-                                const float *wrs, const float *wd0, const float *wd1,
-                                const int *cyc, int64_t *ntasks) {
+extern "C" int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, const float *rc,
+                                   int64_t faces) {
+    if (axis < 0 || axis > 2 || faces > g->gmax * (g->mmax + 1))
+        return mu_gpu_fail("advect winds: axis %d, %lld faces", axis, (long long)faces);
+    if (!g->wc[axis]) MU_CUDA(cudaMalloc(&g->wc[axis], (size_t)faces * sizeof(double)));
+    if (!g->rc[axis]) MU_CUDA(cudaMalloc(&g->rc[axis], (size_t)faces * sizeof(float)));
+    if (copy(g, g->wc[axis], wc, (size_t)faces * sizeof(double), cudaMemcpyHostToDevice)) return 1;
+    return copy(g, g->rc[axis], rc, (size_t)faces * sizeof(float), cudaMemcpyHostToDevice);
+}
+
+extern "C" int mu_gpu_adv_has_wind(const mu_gpu_adv *g, int axis) {
+    return g->wc[axis] != nullptr && g->rc[axis] != nullptr;
+}
+
+extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, int64_t cells) {
+    if (nz > g->mmax || cells > g->gmax * g->mmax)
+        return mu_gpu_fail("advect densities: %d levels, %lld cells", nz, (long long)cells);
+    if (copy(g, g->rho, rho, (size_t)nz * sizeof(float), cudaMemcpyHostToDevice)) return 1;
+    auto t0 = clk::now();
+    k_dens_reset<<<blocks(cells, 256), 256, 0, g->st>>>(g->dens, g->rho, nz, cells);
+    return sync(g, t0);
+}
+
+extern "C" int mu_gpu_adv_dens_get(mu_gpu_adv *g, float *dens, int64_t cells) {
+    return copy(g, dens, g->dens, (size_t)cells * sizeof(float), cudaMemcpyDeviceToHost);
+}
+
+extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, double *cmax, int *bad,
+                                int *pn) {
+    dgeom w = to_dev(wp);
+    if (!mu_gpu_adv_has_wind(g, w.axis))
+        return mu_gpu_fail("advect: the winds of axis %d were never uploaded", w.axis);
+    long long faces = (long long)w.G * (w.m + 1), cells = (long long)w.G * w.m;
+    auto t0 = clk::now();
+    MU_CUDA(cudaMemsetAsync(g->wstat, 0, 2 * sizeof(unsigned long long), g->st));
+    if (pn) MU_CUDA(cudaMemsetAsync(g->pn, 0, (size_t)(2 * w.G) * sizeof(int), g->st));
+    /* the face densities are steady: the sweep's copy of them */
+    MU_CUDA(cudaMemcpyAsync(g->wrs, g->rc[w.axis], (size_t)faces * sizeof(float),
+                            cudaMemcpyDeviceToDevice, g->st));
+    k_winds<<<blocks(faces, 256), 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wstat,
+                                                   pn ? g->pn : nullptr);
+    MU_LAUNCHED();
+    k_dens<<<blocks(cells, 256), 256, 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
+                                                  g->wstat);
+    if (sync(g, t0)) return 1;
+    unsigned long long st[2];
+    if (copy(g, st, g->wstat, sizeof st, cudaMemcpyDeviceToHost)) return 1;
+    if (pn && copy(g, pn, g->pn, (size_t)(2 * w.G) * sizeof(int), cudaMemcpyDeviceToHost)) return 1;
+    double c;
+    std::memcpy(&c, &st[0], sizeof c);
+    *cmax = c;
+    *bad = st[1] != 0;
+    return 0;
+}
+
+extern "C" int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
+    dgeom w = to_dev(wp);
+    auto t0 = clk::now();
+    k_dens_next<<<blocks((long long)w.G * w.m, 256), 256, 0, g->st>>>(w, g->dens, g->wd1);
+    return sync(g, t0);
+}
+
+extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const int *cyc,
+                                int64_t *ntasks) {
     dgeom w = to_dev(wp);
     bufs b = of(g);
-    size_t faces = (size_t)w.G * (w.m + 1) * sizeof(float),
-           cells = (size_t)w.G * w.m * sizeof(float);
-    if (copy(g, g->wu, wu, faces, cudaMemcpyHostToDevice) ||
-        copy(g, g->wrs, wrs, faces, cudaMemcpyHostToDevice) ||
-        copy(g, g->wd0, wd0, cells, cudaMemcpyHostToDevice) ||
-        copy(g, g->wd1, wd1, cells, cudaMemcpyHostToDevice) ||
-        copy(g, g->cyc, cyc, (size_t)w.G * sizeof(int), cudaMemcpyHostToDevice))
-        return 1;
+    if (cyc) {
+        if (copy(g, g->cyc, cyc, (size_t)w.G * sizeof(int), cudaMemcpyHostToDevice)) return 1;
+    } else {
+        MU_CUDA(cudaMemsetAsync(g->cyc, 0, (size_t)w.G * sizeof(int), g->st));
+    }
     auto t0 = clk::now();
     MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
     MU_CUDA(cudaMemcpyAsync(g->qn, g->q, (size_t)g->qlen * sizeof(float), cudaMemcpyDeviceToDevice,

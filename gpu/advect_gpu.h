@@ -21,7 +21,9 @@ typedef struct {
     int nxl, nz, sx; /* block geometry (sx = nxl + 4) */
     int64_t qs;      /* stride between cells of a line */
     float dt, dx;
-    int eb0, eb1; /* see adv_line */
+    int eb0, eb1;    /* see adv_line */
+    int64_t glo, gn; /* the segment's first global cell along the axis; global cells */
+    double tf, dtdx; /* the winds' time factor (steady part x tf); dt / dx */
 } mu_gpu_adv_geom;
 
 typedef struct mu_gpu_adv mu_gpu_adv;
@@ -35,11 +37,26 @@ int mu_gpu_adv_get(mu_gpu_adv *g, float *q);       /* device to host */
 /* Halo columns (axis 0) or rows (axis 1) from..from+1 to or from a host buffer. */
 int mu_gpu_adv_halo(mu_gpu_adv *g, int axis, int nxl, int nyl, int nz, int N, int from, float *host,
                     int unpack);
-/* Uploads the sweep's winds (u, rs: G x (m+1)), densities (G x m) and cycle
- * signs, classifies, copies q to qn, and runs the local phase; *ntasks gets
- * the number of streams (dataflow). */
-int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *w, const float *wu, const float *wrs,
-                     const float *wd0, const float *wd1, const int *cyc, int64_t *ntasks);
+/* The winds stay on the device: the steady part of one axis's face winds
+ * (double) and the face densities, G x (m+1) each, are uploaded once per run
+ * (has_wind says whether they are there); each sweep scales them by tf. */
+int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, const float *rc, int64_t faces);
+int mu_gpu_adv_has_wind(const mu_gpu_adv *g, int axis);
+/* The cell densities (z fastest, then x, y) back to rho(z) (nz values) at the
+ * start of a step; dens_get copies them to the host (error messages only). */
+int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, int64_t cells);
+int mu_gpu_adv_dens_get(mu_gpu_adv *g, float *dens, int64_t cells);
+/* The sweep's face winds, Walcek densities D0/D1 and Courant check, on the
+ * device: *cmax gets the largest Courant number of the faces inside the
+ * domain, *bad 1 if one exceeds 1 or a D1 is not positive (the host then
+ * redoes the sweep's winds to name the place); pn (periodic axes, else NULL)
+ * gets 2 flags per line: any wind >= 0, any < 0. */
+int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *w, double *cmax, int *bad, int *pn);
+/* The densities after the sweep (D1) become the cell densities. */
+int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *w);
+/* Uploads the cycle signs (NULL: none), classifies, copies q to qn, and runs
+ * the local phase; *ntasks gets the number of streams (dataflow). */
+int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *w, const int *cyc, int64_t *ntasks);
 /* One round of the flux chains: dir +1 packs F[R] (forward), -1 F[L]
  * (backward) into host (G x (N+1)); unpack runs what the received fluxes free. */
 int mu_gpu_adv_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int dir, float *host);

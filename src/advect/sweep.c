@@ -66,16 +66,12 @@ static adv_line line_view(adv_state *s, const sweep_geom *w, int g, int f) {
     return l;
 }
 
-/* Winds, densities and the Courant check of one sweep; the largest Courant
- * number goes to *cmax. Fails (locally) naming the first face above 1. */
-static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax) {
+/* The steady part of the face winds and the face densities of one axis, once per run. */
+static int wind_cache(adv_state *s, const sweep_geom *w) {
     const adv_cfg *c = s->cfg;
     int ax = w->axis, m = w->m;
     int64_t n = c->n[ax];
-    double dtdx = c->dt / (c->len[ax] / (double)n);
-    float fdtdx = (float)dtdx;
-    int bad = 0;
-    if (!s->wcache[ax]) { /* the steady part, once per run */
+    if (!s->wcache[ax]) {
         s->wcache[ax] = malloc((size_t)w->G * (m + 1) * sizeof(double));
         s->rcache[ax] = malloc((size_t)w->G * (m + 1) * sizeof(float));
         if (!s->wcache[ax] || !s->rcache[ax]) return mu_error("out of memory for the winds");
@@ -96,6 +92,19 @@ static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax
             }
         }
     }
+    return 0;
+}
+
+/* Winds, densities and the Courant check of one sweep; the largest Courant
+ * number goes to *cmax. Fails (locally) naming the first face above 1. */
+static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax) {
+    const adv_cfg *c = s->cfg;
+    int ax = w->axis, m = w->m;
+    int64_t n = c->n[ax];
+    double dtdx = c->dt / (c->len[ax] / (double)n);
+    float fdtdx = (float)dtdx;
+    int bad = wind_cache(s, w);
+    if (bad) return bad;
     double tf = ax < 2 ? adv_wind_factor(c, t) : 1.0;
     for (int g = 0; g < w->G; g++) {
         int64_t doff, dstr, gc[3];
@@ -228,6 +237,8 @@ static void update_dens(adv_state *s, const sweep_geom *w) {
 static int gpu_halo(adv_state *s, int axis) {
     int m = s->nl[axis], nxl = s->nl[0], nyl = s->nl[1], nz = s->nl[2], N = s->N;
     int64_t count = (int64_t)ADV_HALO * N * nz * (axis == 0 ? nyl : nxl);
+    if (s->cart.prev[axis] == MPI_PROC_NULL && s->cart.next[axis] == MPI_PROC_NULL)
+        return 0; /* one open block along the axis: no halo to fill */
     if (mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, m - ADV_HALO, s->sbuf, 0)) return 1;
     MPI_Sendrecv(s->sbuf, (int)count, MPI_FLOAT, s->cart.next[axis], 50 + axis, s->rbuf, (int)count,
                  MPI_FLOAT, s->cart.prev[axis], 50 + axis, s->cart.comm, MPI_STATUS_IGNORE);
@@ -243,8 +254,7 @@ static int gpu_halo(adv_state *s, int axis) {
     return 0;
 }
 
-/* The sweep on the device, phase for phase as below; the host moves the end fluxes. */
-static int gpu_sweep(adv_state *s, const sweep_geom *w, int rounds, int *lost) {
+static void gpu_geom(const adv_state *s, const sweep_geom *w, double t, mu_gpu_adv_geom *dp) {
     const adv_cfg *c = s->cfg;
     mu_gpu_adv_geom d;
     d.axis = w->axis;
@@ -264,8 +274,46 @@ static int gpu_sweep(adv_state *s, const sweep_geom *w, int rounds, int *lost) {
     d.dx = w->dx;
     d.eb0 = !w->periodic && d.first ? 0 : -9;
     d.eb1 = !w->periodic && d.last ? w->m - 1 : -9;
+    d.glo = s->lo[w->axis];
+    d.gn = c->n[w->axis];
+    d.tf = w->axis < 2 ? adv_wind_factor(c, t) : 1.0;
+    d.dtdx = c->dt / (c->len[w->axis] / (double)c->n[w->axis]);
+    *dp = d;
+}
+
+/* The sweep's winds, densities and Courant check on the device (the steady
+ * winds uploaded on the first step); on a failed check the host redoes them
+ * from the device's densities, to name the face or cell. */
+static int gpu_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, double t,
+                     double *cmax) {
+    int ax = w->axis, bad = 0;
+    if (!mu_gpu_adv_has_wind(s->gpu, ax)) {
+        MU_TRY(wind_cache(s, w));
+        if (mu_gpu_adv_wind_put(s->gpu, ax, s->wcache[ax], s->rcache[ax],
+                                (int64_t)w->G * (w->m + 1)))
+            return mu_error("advect winds on the GPU: %s", mu_gpu_error());
+    }
+    double dc = 0;
+    if (mu_gpu_adv_winds(s->gpu, d, &dc, &bad, w->periodic ? s->cyc + w->G : NULL))
+        return mu_error("advect winds on the GPU: %s", mu_gpu_error());
+    if (dc > *cmax) *cmax = dc;
+    if (!bad) return 0;
+    int64_t cells = (int64_t)s->nl[0] * s->nl[1] * s->nl[2];
+    if (mu_gpu_adv_dens_get(s->gpu, s->dens, cells))
+        return mu_error("advect densities from the GPU: %s", mu_gpu_error());
+    double hc = 0;
+    MU_TRY(sweep_winds(s, w, t, &hc));
+    return mu_error("internal: the device's Courant or density check of the %c sweep failed "
+                    "where the host's passed",
+                    "XYZ"[ax]);
+}
+
+/* The sweep on the device, phase for phase as below; the host moves the end fluxes. */
+static int gpu_sweep(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *dp, int rounds,
+                     int *lost) {
+    mu_gpu_adv_geom d = *dp;
     int64_t nt = 0;
-    if (mu_gpu_adv_begin(s->gpu, &d, s->wu, s->wrs, s->wd0, s->wd1, s->cyc, &nt)) return 1;
+    if (mu_gpu_adv_begin(s->gpu, &d, w->periodic ? s->cyc : NULL, &nt)) return 1;
     s->ntasks[w->axis] = nt;
     for (int pass = 0; pass < 2; pass++) {
         int dir = pass == 0 ? 1 : -1;
@@ -306,16 +354,19 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
         if (rc) rc = mu_error("advect halo on the GPU: %s", mu_gpu_error());
         if (mu_error_collective(s->cart.comm, rc)) return 1;
     }
+    mu_gpu_adv_geom d;
+    memset(&d, 0, sizeof d);
+    if (s->gpu) gpu_geom(s, &w, t, &d);
     mu_timer_begin("advect: winds, classes");
-    int bad = sweep_winds(s, &w, t, cmax);
+    int bad = s->gpu ? gpu_winds(s, &w, &d, t, cmax) : sweep_winds(s, &w, t, cmax);
     mu_timer_end("advect: winds, classes");
     if (mu_error_collective(s->cart.comm, bad)) return 1;
 
     /* Lines of one wind sign all around a periodic axis need a seed. */
     for (int g = 0; g < w.G; g++) s->cyc[g] = 0;
     if (w.periodic) {
-        int *pn = s->cyc + w.G; /* 2 flags per line: any wind >= 0, any < 0 */
-        for (int g = 0; g < w.G; g++) {
+        int *pn = s->cyc + w.G; /* 2 flags per line: any wind >= 0, any < 0 (the GPU's: set) */
+        for (int g = 0; g < w.G && !s->gpu; g++) {
             const float *u = s->wu + (int64_t)g * (m + 1);
             pn[2 * g] = pn[2 * g + 1] = 0;
             for (int j = 0; j < m; j++) {
@@ -332,13 +383,12 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     int rounds = w.P > 1 || w.periodic ? w.P : 0;
     if (s->gpu) {
         int lost = 0;
-        int rc = gpu_sweep(s, &w, rounds, &lost) ? mu_error("advect on the GPU: %s", mu_gpu_error())
+        int rc = gpu_sweep(s, &w, &d, rounds, &lost) || mu_gpu_adv_dens_next(s->gpu, &d)
+                     ? mu_error("advect on the GPU: %s", mu_gpu_error())
                  : lost ? mu_error("internal: a flux chain of the %c sweep was never closed",
                                    "XYZ"[axis])
                         : 0;
-        if (mu_error_collective(s->cart.comm, rc)) return 1;
-        update_dens(s, &w);
-        return 0;
+        return mu_error_collective(s->cart.comm, rc);
     }
     mu_timer_begin("advect: winds, classes");
     int64_t n = c->n[axis];
@@ -462,11 +512,15 @@ int adv_step(adv_state *s, int64_t k) {
     const adv_cfg *c = s->cfg;
     double t = ((double)k + 0.5) * c->dt; /* winds at the middle of the step */
     int64_t cells = (int64_t)s->nl[0] * s->nl[1] * s->nl[2];
-    int nxl = s->nl[0], nz = s->nl[2];
-    for (int64_t i = 0; i < cells; i++) {
-        int z = (int)(i % nz);
-        (void)nxl;
-        s->dens[i] = (float)adv_rho(c, z);
+    int nz = s->nl[2];
+    if (s->gpu) { /* the densities live on the device: rho(z) up (sbuf holds >= nz floats) */
+        for (int z = 0; z < nz; z++) s->sbuf[z] = (float)adv_rho(c, z);
+        int rc = mu_gpu_adv_dens_reset(s->gpu, s->sbuf, nz, cells)
+                     ? mu_error("advect densities on the GPU: %s", mu_gpu_error())
+                     : 0;
+        if (mu_error_collective(s->cart.comm, rc)) return 1;
+    } else {
+        for (int64_t i = 0; i < cells; i++) s->dens[i] = (float)adv_rho(c, (int)(i % nz));
     }
     double cmax = 0;
     static const char *const phase[3] = {"advect: X sweep", "advect: Y sweep", "advect: Z sweep"};
