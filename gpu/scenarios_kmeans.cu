@@ -255,6 +255,10 @@ struct mu_gpu_km {
     int *list, *start, *cand;
     unsigned char *flag;
     const double *host_pts; /* the caller's points, for the row-major upload */
+    /* scan's inputs in one upload (up, staged in pinned up_h) and its results
+     * (r1, r2, l2: one block) in one download (pinned dn_h) */
+    char *up, *up_h, *dn_h;
+    size_t up_bytes;
     int prow_ok;
     /* host scratch */
     int *h_list, *h_start, *h_pos;
@@ -267,11 +271,13 @@ static mu_gpu_km *parked;
 
 static void release(mu_gpu_km *g) {
     int rc = 0;
-    void *bufs[] = {g->pt,  g->c,    g->dist,  g->an1,  g->an2,  g->r1,   g->r2,
-                    g->ic1, g->ic2,  g->nc,    g->l2,   g->live, g->prow, g->dd,
-                    g->cw,  g->list, g->start, g->cand, g->flag};
+    /* r2 and l2 live in r1's block */
+    void *bufs[] = {g->pt,   g->c,    g->dist, g->an1, g->an2,  g->r1,    g->ic1,  g->ic2,  g->nc,
+                    g->live, g->prow, g->dd,   g->cw,  g->list, g->start, g->cand, g->flag, g->up};
     for (void *b : bufs)
         if (b) MU_CUDA_KEEP(cudaFree(b));
+    if (g->up_h) MU_CUDA_KEEP(cudaFreeHost(g->up_h));
+    if (g->dn_h) MU_CUDA_KEEP(cudaFreeHost(g->dn_h));
     (void)rc;
     free(g->h_list);
     free(g->h_start);
@@ -336,11 +342,18 @@ extern "C" int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gp
     MU_CUDA_GOTO(cudaMalloc(&g->dist, (size_t)m * kmax * sizeof(double)));
     MU_CUDA_GOTO(cudaMalloc(&g->an1, (size_t)kmax * sizeof(double)));
     MU_CUDA_GOTO(cudaMalloc(&g->an2, (size_t)kmax * sizeof(double)));
-    MU_CUDA_GOTO(cudaMalloc(&g->r1, (size_t)m * sizeof(double)));
-    MU_CUDA_GOTO(cudaMalloc(&g->r2, (size_t)m * sizeof(double)));
+    /* r1, r2 and l2 in one block, downloaded at once */
+    MU_CUDA_GOTO(cudaMalloc(&g->r1, (size_t)m * (2 * sizeof(double) + sizeof(int))));
+    g->r2 = g->r1 + m;
+    g->l2 = (int *)(g->r1 + 2 * (size_t)m);
+    MU_CUDA_GOTO(cudaMallocHost(&g->dn_h, (size_t)m * (2 * sizeof(double) + sizeof(int))));
+    /* centres, an1, an2 (doubles), ic1, ic2, nc (ints), live (bytes) */
+    g->up_bytes = ((size_t)kmax * d + 2 * (size_t)kmax) * sizeof(double) +
+                  (2 * (size_t)m + (size_t)kmax) * sizeof(int) + (size_t)kmax;
+    MU_CUDA_GOTO(cudaMalloc(&g->up, g->up_bytes));
+    MU_CUDA_GOTO(cudaMallocHost(&g->up_h, g->up_bytes));
     MU_CUDA_GOTO(cudaMalloc(&g->ic1, (size_t)m * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->ic2, (size_t)m * sizeof(int)));
-    MU_CUDA_GOTO(cudaMalloc(&g->l2, (size_t)m * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->nc, (size_t)kmax * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->live, (size_t)kmax));
     MU_CUDA_GOTO(cudaMalloc(&g->dd, (size_t)m * sizeof(double)));
@@ -393,20 +406,44 @@ extern "C" int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1
 extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                               const int *nc, const double *an1, const double *an2,
                               const unsigned char *live, double *r1, double *r2, int *l2) {
-    if (distances(g, c, k)) return 1;
-    size_t m = (size_t)g->m;
-    MU_CUDA(cudaMemcpy(g->ic1, ic1, m * sizeof(int), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->ic2, ic2, m * sizeof(int), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->nc, nc, (size_t)k * sizeof(int), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->an1, an1, (size_t)k * sizeof(double), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->an2, an2, (size_t)k * sizeof(double), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->live, live, (size_t)k, cudaMemcpyHostToDevice));
-    scan_args sa{g->ic1, g->ic2, g->nc, g->an1, g->an2, g->live, g->r1, g->r2, g->l2};
+    if (!g || k < 1 || k > g->kmax)
+        return mu_gpu_fail("k-means on the GPU: %d centres for a context of at most %d", k,
+                           g ? g->kmax : 0);
+    /* One upload: centres, an1, an2, ic1, ic2, nc, live (k-sized parts for this k). */
+    const size_t m = (size_t)g->m, kk = (size_t)k, kd = kk * g->d;
+    const size_t o_an1 = kd * sizeof(double), o_an2 = o_an1 + kk * sizeof(double),
+                 o_ic1 = o_an2 + kk * sizeof(double), o_ic2 = o_ic1 + m * sizeof(int),
+                 o_nc = o_ic2 + m * sizeof(int), o_live = o_nc + kk * sizeof(int),
+                 bytes = o_live + kk;
+    char *h = g->up_h, *u = g->up;
+    memcpy(h, c, kd * sizeof(double));
+    memcpy(h + o_an1, an1, kk * sizeof(double));
+    memcpy(h + o_an2, an2, kk * sizeof(double));
+    memcpy(h + o_ic1, ic1, m * sizeof(int));
+    memcpy(h + o_ic2, ic2, m * sizeof(int));
+    memcpy(h + o_nc, nc, kk * sizeof(int));
+    memcpy(h + o_live, live, kk);
+    MU_CUDA(cudaMemcpy(u, h, bytes, cudaMemcpyHostToDevice));
+    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
+    dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, (const double *)u, k, g->dist);
+    MU_LAUNCHED();
+    scan_args sa{(const int *)(u + o_ic1),
+                 (const int *)(u + o_ic2),
+                 (const int *)(u + o_nc),
+                 (const double *)(u + o_an1),
+                 (const double *)(u + o_an2),
+                 (const unsigned char *)(u + o_live),
+                 g->r1,
+                 g->r2,
+                 g->l2};
     scan_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->dist, g->m, k, sa);
     MU_LAUNCHED();
-    MU_CUDA(cudaMemcpy(r1, g->r1, m * sizeof(double), cudaMemcpyDeviceToHost));
-    MU_CUDA(cudaMemcpy(r2, g->r2, m * sizeof(double), cudaMemcpyDeviceToHost));
-    MU_CUDA(cudaMemcpy(l2, g->l2, m * sizeof(int), cudaMemcpyDeviceToHost));
+    /* One download: r1, r2, l2. */
+    MU_CUDA(
+        cudaMemcpy(g->dn_h, g->r1, m * (2 * sizeof(double) + sizeof(int)), cudaMemcpyDeviceToHost));
+    memcpy(r1, g->dn_h, m * sizeof(double));
+    memcpy(r2, g->dn_h + m * sizeof(double), m * sizeof(double));
+    memcpy(l2, g->dn_h + 2 * m * sizeof(double), m * sizeof(int));
     return 0;
 }
 
