@@ -2,7 +2,9 @@
  * the end of each entry point, which is where MPI needs the end fluxes. */
 #include <chrono>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
+#include <vector>
 #include "gpu/advect_gpu.h"
 #include "gpu/advect_walcek.h"
 #include "gpu/check.h"
@@ -20,6 +22,9 @@ struct mu_gpu_adv {
     float *dens, *rho;            /* cell densities through the sweeps; rho(z) */
     int *pn;                      /* periodic lines: 2 sign flags per line */
     unsigned long long *wstat;    /* the sweep's largest Courant number (bits), bad faces/cells */
+    unsigned long long *words;    /* the step log: N exact sums (MU_XSUM_WORDS each) */
+    int *keys;                    /* and N min keys, N max keys */
+    double *rhodv;                /* rho(z) dV */
     int64_t qlen, gmax, nbuf;
     int mmax, N;
     int64_t ntasks, nf;
@@ -159,6 +164,57 @@ __global__ void k_dens_next(dgeom w, float *dens, const float *d1) {
     int g = (int)(k / w.m), i = (int)(k % w.m);
     long long dstr, doff = dens_off(w, g, &dstr);
     dens[doff + i * dstr] = d1[k];
+}
+
+/* The step log of the owned cells: exact sums of q rho dV (the digits of
+ * mu_xsum_split added with atomics: integer sums, so any order gives the same
+ * words) and extremes as order keys, per block in shared memory when the N
+ * fields' words fit there (sh), then into the global ones. */
+__global__ void k_diag(const float *q, int N, int nxl, int nz, long long nv, const double *rhodv,
+                       unsigned long long *words, int *kmin, int *kmax, int sh) {
+    extern __shared__ unsigned long long shw[];
+    unsigned long long *w = sh ? shw : words;
+    int *mn = sh ? (int *)(shw + (long long)N * MU_XSUM_WORDS) : kmin, *mx = sh ? mn + N : kmax;
+    if (sh) {
+        for (int i = threadIdx.x; i < N * MU_XSUM_WORDS; i += blockDim.x) shw[i] = 0;
+        for (int i = threadIdx.x; i < N; i += blockDim.x) {
+            mn[i] = adv_fkey(INFINITY);
+            mx[i] = adv_fkey(-INFINITY);
+        }
+        __syncthreads();
+    }
+    int sx = nxl + 4;
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < nv;
+         v += (long long)gridDim.x * blockDim.x) {
+        int f = (int)(v % N);
+        long long c = v / N, xy = c / nz;
+        int z = (int)(c % nz), x = (int)(xy % nxl), y = (int)(xy / nxl);
+        float val = q[(long long)N * (z + (long long)nz * ((x + 2) + (long long)sx * (y + 2))) + f];
+        int k = 0;
+        int64_t d[3];
+        int what = mu_xsum_split((double)val * rhodv[z], &k, d);
+        unsigned long long *wf = w + (long long)f * MU_XSUM_WORDS;
+        if (what == 1) {
+            atomicAdd(&wf[k], (unsigned long long)d[0]);
+            atomicAdd(&wf[k + 1], (unsigned long long)d[1]);
+            atomicAdd(&wf[k + 2], (unsigned long long)d[2]);
+        } else if (what) {
+            atomicAdd(&wf[what], 1ull);
+        }
+        if (val == val) {
+            int key = adv_fkey(val);
+            atomicMin(&mn[f], key);
+            atomicMax(&mx[f], key);
+        }
+    }
+    if (!sh) return;
+    __syncthreads();
+    for (int i = threadIdx.x; i < N * MU_XSUM_WORDS; i += blockDim.x)
+        if (shw[i]) atomicAdd(&words[i], shw[i]);
+    for (int i = threadIdx.x; i < N; i += blockDim.x) {
+        atomicMin(&kmin[i], mn[i]);
+        atomicMax(&kmax[i], mx[i]);
+    }
 }
 
 __global__ void k_dens_reset(float *dens, const float *rho, int nz, long long cells) {
@@ -437,6 +493,9 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->rho, (size_t)mmax * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->pn, (size_t)(2 * gmax) * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->wstat, 2 * sizeof(unsigned long long)));
+    MU_CUDA_GOTO(cudaMalloc(&g->words, (size_t)N * MU_XSUM_WORDS * sizeof(unsigned long long)));
+    MU_CUDA_GOTO(cudaMalloc(&g->keys, (size_t)(2 * N) * sizeof(int)));
+    MU_CUDA_GOTO(cudaMalloc(&g->rhodv, (size_t)mmax * sizeof(double)));
 done:
     if (rc) {
         mu_gpu_adv_destroy(g);
@@ -448,9 +507,10 @@ done:
 
 extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     if (!g) return;
-    void *p[] = {g->q,     g->qn,    g->flux,  g->wu,     g->wrs,  g->wd0,      g->wd1,   g->buf,
-                 g->cls,   g->seg,   g->tasks, g->fcells, g->cyc,  g->counters, g->wc[0], g->wc[1],
-                 g->wc[2], g->rc[0], g->rc[1], g->rc[2],  g->dens, g->rho,      g->pn,    g->wstat};
+    void *p[] = {g->q,     g->qn,    g->flux,  g->wu,    g->wrs,    g->wd0,   g->wd1,
+                 g->buf,   g->cls,   g->seg,   g->tasks, g->fcells, g->cyc,   g->counters,
+                 g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2], g->dens,
+                 g->rho,   g->pn,    g->wstat, g->words, g->keys,   g->rhodv};
     for (void *x : p)
         if (x) cudaFree(x);
     if (g->st) cudaStreamDestroy(g->st);
@@ -530,6 +590,45 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, double
     std::memcpy(&c, &st[0], sizeof c);
     *cmax = c;
     *bad = st[1] != 0;
+    return 0;
+}
+
+extern "C" int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const double *rhodv,
+                               mu_xsum *acc, int32_t *kmin, int32_t *kmax) {
+    int N = g->N;
+    long long nv = (long long)N * nxl * nyl * nz;
+    if (nz > g->mmax) return mu_gpu_fail("advect log: %d levels", nz);
+    std::vector<int> keys(2 * (size_t)N);
+    for (int f = 0; f < N; f++) {
+        keys[f] = adv_fkey(INFINITY);
+        keys[N + f] = adv_fkey(-INFINITY);
+    }
+    if (copy(g, g->rhodv, rhodv, (size_t)nz * sizeof(double), cudaMemcpyHostToDevice) ||
+        copy(g, g->keys, keys.data(), keys.size() * sizeof(int), cudaMemcpyHostToDevice))
+        return 1;
+    size_t nw = (size_t)N * MU_XSUM_WORDS,
+           shb = nw * sizeof(unsigned long long) + 2 * N * sizeof(int);
+    int sh = shb <= 40 * 1024;
+    auto t0 = clk::now();
+    MU_CUDA(cudaMemsetAsync(g->words, 0, nw * sizeof(unsigned long long), g->st));
+    int nb = blocks(nv, 256);
+    if (nb > 1056) nb = 1056; /* a few blocks per SM, each flushing its words once */
+    if (nb < 1) nb = 1;
+    k_diag<<<nb, 256, sh ? shb : 0, g->st>>>(g->q, N, nxl, nz, nv, g->rhodv, g->words, g->keys,
+                                             g->keys + N, sh);
+    if (sync(g, t0)) return 1;
+    std::vector<unsigned long long> w(nw);
+    if (copy(g, w.data(), g->words, nw * sizeof(unsigned long long), cudaMemcpyDeviceToHost) ||
+        copy(g, keys.data(), g->keys, keys.size() * sizeof(int), cudaMemcpyDeviceToHost))
+        return 1;
+    for (int f = 0; f < N; f++) {
+        mu_xsum t;
+        std::memcpy(t.w, w.data() + (size_t)f * MU_XSUM_WORDS, sizeof t.w);
+        mu_xsum_normalize(&t); /* digits back under 2^32 before they join the caller's */
+        mu_xsum_merge(&acc[f], &t);
+        kmin[f] = keys[f];
+        kmax[f] = keys[N + f];
+    }
     return 0;
 }
 

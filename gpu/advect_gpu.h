@@ -10,6 +10,7 @@
 #ifndef MU_GPU_ADVECT_GPU_H
 #define MU_GPU_ADVECT_GPU_H
 #include <stdint.h>
+#include "core/exactsum.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +53,12 @@ int mu_gpu_adv_dens_get(mu_gpu_adv *g, float *dens, int64_t cells);
  * redoes the sweep's winds to name the place); pn (periodic axes, else NULL)
  * gets 2 flags per line: any wind >= 0, any < 0. */
 int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *w, double *cmax, int *bad, int *pn);
+/* The step log's figures of the owned cells (nxl x nyl x nz of the padded
+ * fields) on the device, only these few numbers copied back: per field the
+ * exact sum of q rho(z) dV (rhodv: nz values) added to acc[f], the smallest
+ * and largest value as adv_fkey keys (NaN skipped; +Inf / -Inf keys if none). */
+int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const double *rhodv, mu_xsum *acc,
+                    int32_t *kmin, int32_t *kmax);
 /* The densities after the sweep (D1) become the cell densities. */
 int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *w);
 /* Uploads the cycle signs (NULL: none), classifies, copies q to qn, and runs

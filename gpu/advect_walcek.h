@@ -12,6 +12,7 @@
 #define MU_GPU_ADVECT_WALCEK_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "gpu/hd.h"
 
 /* Cell classes (report §2, Figure 2) by the signs of the left and right face winds. */
@@ -30,6 +31,21 @@ typedef struct {
     float *F;
     float dt, dx;
 } adv_line;
+
+/* Floats as int32 keys in a total order (-0 before +0), so that the extremes
+ * of the step log are the same bits whatever the order of the cells, the
+ * ranks or the device (mins and maxes of keys; NaN is skipped by the callers). */
+MU_HD int32_t adv_fkey(float x) {
+    int32_t i;
+    memcpy(&i, &x, sizeof i);
+    return i < 0 ? i ^ 0x7fffffff : i;
+}
+MU_HD float adv_keyf(int32_t k) {
+    float x;
+    if (k < 0) k ^= 0x7fffffff;
+    memcpy(&x, &k, sizeof x);
+    return x;
+}
 
 #define ADV_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define ADV_MIN(a, b) ((a) < (b) ? (a) : (b))

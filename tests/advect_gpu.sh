@@ -20,6 +20,10 @@ if [ $rc -ne 0 ]; then
     finish
 fi
 
+steplog() {
+    { grep -E '\] step [0-9]+ ' "$1" || true; } | sed 's/^\[[^]]*\] //'
+}
+
 cpu_vs_gpu() {
     local name=$1
     shift
@@ -39,6 +43,14 @@ cpu_vs_gpu() {
         else
             fail "$name: GPU ($layout) differs from the CPU"
         fi
+        # the step log (mass, min, max, Courant) reduced on the device: the CPU's lines
+        steplog "$WORK/cpu.err" >"$WORK/cpu.log"
+        steplog "$WORK/gpu.err" >"$WORK/gpu.log"
+        if [ -s "$WORK/cpu.log" ] && cmp -s "$WORK/cpu.log" "$WORK/gpu.log"; then
+            echo "ok: $name: GPU ($layout) step log = CPU's ($(wc -l <"$WORK/cpu.log") lines)"
+        else
+            fail "$name: GPU ($layout) step log differs from the CPU's"
+        fi
     done
 }
 
@@ -49,4 +61,18 @@ cpu_vs_gpu "swirl with w, 40 fields" --nx=24 --ny=24 --nz=6 --fields=40 --wind=s
     --bc-z=periodic --init=square --init-3d --radius=0.25 --steps=20
 cpu_vs_gpu "divergent, stratified" --nx=24 --ny=20 --nz=8 --wind=divergent --u=0.7 \
     --density=stratified --bc-z=periodic --init=gaussian --init-3d --steps=15
+
+# The Courant check on the device: the same error as the CPU's, which names the face.
+run_np 1 advect --device=cpu --nx=16 --ny=16 --nz=3 --steps=3 --dt=0.2 >/dev/null 2>"$WORK/cpu.err" &&
+    fail "Courant 3.2 on the CPU: the run did not fail"
+want=$({ grep "error: Courant number" "$WORK/cpu.err" || true; } | head -1)
+for np in 1 2; do
+    run_np "$np" advect --device=gpu --nx=16 --ny=16 --nz=3 --steps=3 --dt=0.2 >/dev/null \
+        2>"$WORK/gpu.err" && fail "Courant 3.2 on the GPU ($np ranks): the run did not fail"
+    if [ -n "$want" ] && grep -qF "$want" "$WORK/gpu.err"; then
+        echo "ok: Courant 3.2 on the GPU ($np ranks): $want"
+    else
+        fail "Courant 3.2 on the GPU ($np ranks): not the CPU's error"
+    fi
+done
 finish

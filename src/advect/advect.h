@@ -70,6 +70,7 @@ typedef struct {
     double cmax;       /* largest Courant number of the last step */
     int64_t ntasks[3]; /* dataflow: streams per axis in the last step */
     mu_gpu_adv *gpu;   /* the device copy, or NULL: the CPU runs the sweeps */
+    int stale;         /* the device's fields are newer than q (run.c's fields_home) */
     double *wcache[3]; /* per axis: the steady part of the face winds (G x (m+1)) */
     float *rcache[3];  /* and the face densities */
 } adv_state;

@@ -25,39 +25,76 @@ static int64_t owned(const adv_state *s) {
     return (int64_t)s->nl[0] * s->nl[1] * s->nl[2];
 }
 
-/* Mass (sum of q rho dV), min and max per field, global. */
-static void diagnose(adv_state *s, adv_diag *d) {
+/* Mass (sum of q rho dV), min and max per field, global (collective). The
+ * extremes are kept as adv_fkey keys, so -0 and +0 come out the same in any
+ * order. With the fields on the device (s->stale) the device reduces them. */
+static int diagnose(adv_state *s, adv_diag *d) {
     const adv_cfg *c = s->cfg;
-    int N = s->N;
+    int N = s->N, nz = s->nl[2];
     double dv = 1;
     for (int k = 0; k < 3; k++) dv *= c->len[k] / (double)c->n[k];
     mu_xsum *acc = calloc((size_t)N, sizeof *acc);
-    float *mn = malloc((size_t)N * 2 * sizeof *mn), *mx = mn + N;
-    for (int f = 0; f < N; f++) {
-        mn[f] = INFINITY;
-        mx[f] = -INFINITY;
+    int32_t *mn = malloc((size_t)N * 2 * sizeof *mn), *mx = mn + N;
+    double *rhodv = malloc((size_t)nz * sizeof *rhodv);
+    if (!acc || !mn || !rhodv) {
+        free(acc);
+        free(mn);
+        free(rhodv);
+        return mu_error_collective(s->cart.comm, mu_error("out of memory for the step log"));
     }
-    for (int y = 0; y < s->nl[1]; y++)
-        for (int x = 0; x < s->nl[0]; x++)
-            for (int z = 0; z < s->nl[2]; z++) {
-                const float *q = s->q + adv_idx(s, x, y, z);
-                double rho = adv_rho(c, z) * dv;
-                for (int f = 0; f < N; f++) {
-                    mu_xsum_add(&acc[f], (double)q[f] * rho);
-                    if (q[f] < mn[f]) mn[f] = q[f];
-                    if (q[f] > mx[f]) mx[f] = q[f];
+    for (int z = 0; z < nz; z++) rhodv[z] = adv_rho(c, z) * dv;
+    int rc = 0;
+    if (s->gpu && s->stale) {
+        if (mu_gpu_adv_diag(s->gpu, s->nl[0], s->nl[1], nz, rhodv, acc, mn, mx))
+            rc = mu_error("advect step log on the GPU: %s", mu_gpu_error());
+    } else {
+        for (int f = 0; f < N; f++) {
+            mn[f] = adv_fkey(INFINITY);
+            mx[f] = adv_fkey(-INFINITY);
+        }
+        for (int y = 0; y < s->nl[1]; y++)
+            for (int x = 0; x < s->nl[0]; x++)
+                for (int z = 0; z < nz; z++) {
+                    const float *q = s->q + adv_idx(s, x, y, z);
+                    for (int f = 0; f < N; f++) {
+                        mu_xsum_add(&acc[f], (double)q[f] * rhodv[z]);
+                        if (q[f] != q[f]) continue; /* NaN: no extreme */
+                        int32_t k = adv_fkey(q[f]);
+                        if (k < mn[f]) mn[f] = k;
+                        if (k > mx[f]) mx[f] = k;
+                    }
                 }
-            }
+    }
+    free(rhodv);
+    if (mu_error_collective(s->cart.comm, rc)) {
+        free(acc);
+        free(mn);
+        return 1;
+    }
     mu_xsum_allreduce(acc, N, s->cart.comm);
-    MPI_Allreduce(MPI_IN_PLACE, mn, N, MPI_FLOAT, MPI_MIN, s->cart.comm);
-    MPI_Allreduce(MPI_IN_PLACE, mx, N, MPI_FLOAT, MPI_MAX, s->cart.comm);
+    MPI_Allreduce(MPI_IN_PLACE, mn, N, MPI_INT32_T, MPI_MIN, s->cart.comm);
+    MPI_Allreduce(MPI_IN_PLACE, mx, N, MPI_INT32_T, MPI_MAX, s->cart.comm);
     for (int f = 0; f < N; f++) {
         d->mass[f] = mu_xsum_round(&acc[f], NULL);
-        d->min[f] = mn[f];
-        d->max[f] = mx[f];
+        d->min[f] = adv_keyf(mn[f]);
+        d->max[f] = adv_keyf(mx[f]);
     }
     free(acc);
     free(mn);
+    return 0;
+}
+
+/* The fields back from the device for what reads them on the host (output,
+ * checkpoint, the end's norms and dump); collective. */
+static int fields_home(adv_state *s) {
+    int rc = 0;
+    if (s->gpu && s->stale) {
+        mu_timer_begin("advect: GPU to host");
+        rc = mu_gpu_adv_get(s->gpu, s->q) ? mu_error("advect: %s", mu_gpu_error()) : 0;
+        mu_timer_end("advect: GPU to host");
+        if (!rc) s->stale = 0;
+    }
+    return mu_error_collective(s->cart.comm, rc);
 }
 
 /* L1, L2 (relative) and Linf (relative to the largest initial value) of q - q0. */
@@ -175,6 +212,7 @@ static int output_step(const adv_cfg *c, int64_t step) {
 static int write_fields(adv_state *s) {
     const adv_cfg *c = s->cfg;
     if (!c->output || !output_step(c, s->step)) return 0;
+    MU_TRY(fields_home(s));
     char path[1200];
     snprintf(path, sizeof path, "%s%06lld.h5", c->output, (long long)s->step);
     mu_timer_begin("advect: output");
@@ -277,8 +315,8 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
     d.mass = d0.mass + 3 * N;
     d.min = d0.mass + 4 * N;
     d.max = d0.mass + 5 * N;
+    if (!rc) rc = diagnose(s, &d0);
     if (!rc) {
-        diagnose(s, &d0);
         log_step(s, &d0, MU_LOG_INFO);
         rc = write_fields(s);
     }
@@ -288,25 +326,22 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
     if (!rc && (cfg->checkpoint || cfg->checkpoint_every)) rc = mu_signals_install();
     while (!rc && s->step < cfg->steps) {
         rc = adv_step(s, s->step);
-        if (!rc && s->gpu) {
-            mu_timer_begin("advect: GPU to host");
-            if (mu_gpu_adv_get(s->gpu, s->q)) rc = mu_error("advect: %s", mu_gpu_error());
-            mu_timer_end("advect: GPU to host");
-            rc = mu_error_collective(app->comm, rc);
-        }
         if (rc) break;
+        if (s->gpu) s->stale = 1; /* the fields stay on the device */
         s->step++;
         mu_timer_begin("advect: diagnostics");
-        diagnose(s, &d);
+        rc = diagnose(s, &d);
         mu_timer_end("advect: diagnostics");
+        if (rc) break;
         log_step(s, &d, s->step % every == 0 || s->step == cfg->steps ? MU_LOG_INFO : MU_LOG_DEBUG);
         rc = write_fields(s);
         int sig = cfg->checkpoint && mu_signals_any(app->comm);
         int due =
             cfg->checkpoint && cfg->checkpoint_every > 0 && s->step % cfg->checkpoint_every == 0;
         if (!rc && (sig || due) && s->step < cfg->steps) {
+            rc = fields_home(s);
             mu_timer_begin("advect: checkpoint");
-            rc = adv_checkpoint_write(s, cfg->checkpoint);
+            if (!rc) rc = adv_checkpoint_write(s, cfg->checkpoint);
             mu_timer_end("advect: checkpoint");
             if (!rc)
                 mu_info("checkpoint of step %lld written to %s%s", (long long)s->step,
@@ -322,6 +357,7 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
         app->exit_status = 3;
         mu_summary_result_str("status", "stopped by a signal after its checkpoint");
     }
+    if (!rc && !stopped) rc = fields_home(s);
     if (!rc && !stopped) {
         double *l1 = malloc((size_t)N * 3 * sizeof *l1), *l2 = l1 + N, *li = l1 + 2 * N;
         norms(s, l1, l2, li);
