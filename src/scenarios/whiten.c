@@ -105,17 +105,35 @@ int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, si
             }
         rk++;
     }
-    /* y_i = L^-1 (z_i in pivot order), by forward substitution. */
-    for (int i = 0; i < m; i++) {
-        const double *zi = z + (size_t)i * q;
-        double *yi = y + (size_t)i * d;
-        for (int s = 0; s < rk; s++) {
-            double v = zi[piv[s]];
-            for (int u = 0; u < s; u++) v -= r[(size_t)s * q + u] * yi[u];
-            yi[s] = v / r[(size_t)s * q + s];
-        }
-        for (int s = rk; s < d; s++) yi[s] = 0.0;
+    /* y_i = L^-1 (z_i in pivot order), by forward substitution: WB points side
+     * by side (yb[s][t]), each point's chain of subtractions in the order u = 0..s-1
+     * as one point alone would do them, but WB independent chains at a time. */
+    enum { WB = 8 };
+    double *yb = malloc(sizeof(double) * WB * (size_t)(rk > 0 ? rk : 1));
+    if (!yb) {
+        snprintf(err, errlen, "out of memory whitening %d x %d scenarios", m, d);
+        rc = 1;
+        goto done;
     }
+    for (int i0 = 0; i0 < m; i0 += WB) {
+        int nb = m - i0 < WB ? m - i0 : WB;
+        for (int s = 0; s < rk; s++) {
+            double v[WB] = {0};
+            for (int t = 0; t < nb; t++) v[t] = z[(size_t)(i0 + t) * q + piv[s]];
+            const double *rs = r + (size_t)s * q;
+            for (int u = 0; u < s; u++) {
+                const double ru = rs[u], *yu = yb + (size_t)u * WB;
+                for (int t = 0; t < WB; t++) v[t] -= ru * yu[t];
+            }
+            for (int t = 0; t < WB; t++) yb[(size_t)s * WB + t] = v[t] / rs[s];
+        }
+        for (int t = 0; t < nb; t++) {
+            double *yi = y + (size_t)(i0 + t) * d;
+            for (int s = 0; s < rk; s++) yi[s] = yb[(size_t)s * WB + t];
+            for (int s = rk; s < d; s++) yi[s] = 0.0;
+        }
+    }
+    free(yb);
     *rank = rk;
 done:
     free(mean);
