@@ -236,7 +236,9 @@ __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
     l.rs = b.wrs + (long long)g * (w.m + 1);
     l.d0 = b.wd0 + (long long)g * w.m;
     l.d1 = b.wd1 + (long long)g * w.m;
-    l.F = b.flux + ((long long)g * w.N + f) * (w.m + 1);
+    /* a line's fluxes field by field, so the lanes (fields) of a warp share sectors */
+    l.F = b.flux + (long long)g * (w.m + 1) * w.N + f;
+    l.fs = w.N;
     l.dt = w.dt;
     l.dx = w.dx;
     return l;
@@ -332,7 +334,7 @@ __global__ void k_pack(dgeom w, bufs b, int dir) {
     float *sb = b.buf + (long long)g * (w.N + 1);
     sb[w.N] = (float)known;
     for (int f = 0; f < w.N; f++)
-        sb[f] = known ? b.flux[((long long)g * w.N + f) * (w.m + 1) + face] : 0.f;
+        sb[f] = known ? b.flux[((long long)g * (w.m + 1) + face) * w.N + f] : 0.f;
 }
 
 __global__ void k_unpack(dgeom w, bufs b, int dir) {
@@ -345,11 +347,11 @@ __global__ void k_unpack(dgeom w, bufs b, int dir) {
     adv_line l = view(w, b, g, f);
     if (dir > 0) {
         if (!s.need_l || s.head_done || rb[w.N] == 0) return;
-        l.F[s.a] = rb[f];
+        ADV_FLUX(&l, s.a) = rb[f];
         adv_forward_range(&l, cls, s.a, s.h);
     } else {
         if (!s.need_r || s.tail_done || rb[w.N] == 0) return;
-        l.F[s.b] = rb[f];
+        ADV_FLUX(&l, s.b) = rb[f];
         adv_backward_range(&l, cls, s.t, s.b);
     }
 }

@@ -7,7 +7,7 @@
  * A line view: cells i = 0..m-1 of one segment, q readable at i = -2..m+1
  * (halo cells, or wrapped when the whole periodic line is on this rank). Face j
  * is the right face of cell j; u, rs (face density rho*) and F hold face j at
- * [j + 1], j = -1..m-1. A velocity of exactly zero counts as positive. */
+ * [j + 1], j = -1..m-1 (F with stride fs). A velocity of exactly zero counts as positive. */
 #ifndef MU_GPU_ADVECT_WALCEK_H
 #define MU_GPU_ADVECT_WALCEK_H
 #include <stddef.h>
@@ -30,7 +30,11 @@ typedef struct {
     const float *u, *rs, *d0, *d1;
     float *F;
     float dt, dx;
+    ptrdiff_t fs; /* stride between faces in F (the device keeps the fields' fluxes side by side) */
 } adv_line;
+
+/* Entry k of F: the flux through face k - 1. */
+#define ADV_FLUX(l, k) ((l)->F[(ptrdiff_t)(k) * (l)->fs])
 
 /* Floats as int32 keys in a total order (-0 before +0), so that the extremes
  * of the step log are the same bits whatever the order of the cells, the
@@ -100,26 +104,26 @@ MU_HD float adv_face_value(const adv_line *l, int i, int dir, float x1) {
 MU_HD void adv_forward(const adv_line *l, int i, int cls) {
     float qi = adv_q(l, i), ui = adv_u(l, i);
     if (cls == ADV_C) {
-        l->F[i + 1] = qi * ui * l->dt * adv_rs(l, i);
+        ADV_FLUX(l, i + 1) = qi * ui * l->dt * adv_rs(l, i);
         return;
     }
     float x1 = l->dt * ui / l->dx;
     float cf1 = adv_face_value(l, i, 1, x1);
-    float fin = l->F[i];
+    float fin = ADV_FLUX(l, i);
     float d0 = l->d0[i], d1 = l->d1[i];
     float qn = adv_clamp(l, i, (qi * d0 - x1 * cf1 * adv_rs(l, i) + fin / l->dx) / d1);
     l->qn[(ptrdiff_t)i * l->qs] = qn;
-    l->F[i + 1] = l->dx * (qi * d0 - qn * d1) + fin;
+    ADV_FLUX(l, i + 1) = l->dx * (qi * d0 - qn * d1) + fin;
 }
 
 /* Backward loop: E or C (Eqs. 4b, 3 & 8, 9b: the flux through the left face
  * from the balance), or F (inflow-only: both fluxes known). */
 MU_HD void adv_backward(const adv_line *l, int i, int cls) {
     float qi = adv_q(l, i), d0 = l->d0[i], d1 = l->d1[i];
-    float fr = l->F[i + 1];
+    float fr = ADV_FLUX(l, i + 1);
     if (cls == ADV_F || cls == ADV_K) {
         l->qn[(ptrdiff_t)i * l->qs] =
-            adv_clamp(l, i, (qi * d0 - fr / l->dx + l->F[i] / l->dx) / d1);
+            adv_clamp(l, i, (qi * d0 - fr / l->dx + ADV_FLUX(l, i) / l->dx) / d1);
         return;
     }
     float ul = adv_u(l, i - 1);
@@ -128,13 +132,13 @@ MU_HD void adv_backward(const adv_line *l, int i, int cls) {
     if (adv_u(l, i) >= 0) cf1 = qi; /* outflow-only cell */
     float qn = adv_clamp(l, i, (qi * d0 - fr / l->dx - x1 * cf1 * adv_rs(l, i - 1)) / d1);
     l->qn[(ptrdiff_t)i * l->qs] = qn;
-    l->F[i] = l->dx * (qn * d1 - qi * d0) + fr;
+    ADV_FLUX(l, i) = l->dx * (qn * d1 - qi * d0) + fr;
 }
 
 /* Inflow flux from a fixed open-border cell: upstream (first order). border is
  * the border cell, j the face between it and the first updated cell. */
 MU_HD void adv_border_flux(const adv_line *l, int border, int j) {
-    l->F[j + 1] = adv_q(l, border) * adv_u(l, j) * l->dt * adv_rs(l, j);
+    ADV_FLUX(l, j + 1) = adv_q(l, border) * adv_u(l, j) * l->dt * adv_rs(l, j);
 }
 
 /* The flux that closes a chain going once around a periodic line with no sign
@@ -145,7 +149,7 @@ MU_HD void adv_seed_flux(const adv_line *l, int i, int dir) {
     float uj = adv_u(l, j);
     float x1 = l->dt * (uj < 0 ? -uj : uj) / l->dx;
     float cf1 = adv_face_value(l, i, dir, x1);
-    l->F[j + 1] = cf1 * uj * l->dt * adv_rs(l, j);
+    ADV_FLUX(l, j + 1) = cf1 * uj * l->dt * adv_rs(l, j);
 }
 
 MU_HD int adv_class(float ul, float ur) {

@@ -168,7 +168,7 @@ static void engine_vs_reference(void **state) {
             float *out = sched ? qn2 : qn;
             memcpy(out, q, sizeof qn);
             memset(F, 0, sizeof F);
-            adv_line l = {q, out, 1, N, 0, 0, N - 1, u, rs, d0, d1, F, dt, dx};
+            adv_line l = {q, out, 1, N, 0, 0, N - 1, u, rs, d0, d1, F, dt, dx, 1};
             uint8_t cls[N];
             adv_seg s;
             adv_seg_init(&s, cls, u, N, 1, 1, 0, 1, 1);
@@ -192,7 +192,7 @@ static void engine_vs_reference(void **state) {
             if (memcmp(&qn[i], &qn_ref[i], sizeof(float))) differ++;
             if (memcmp(&qn2[i], &qn_ref[i], sizeof(float))) dataflow_differ++;
             float lo, hi;
-            adv_line l = {q, qn, 1, N, 0, 0, N - 1, u, rs, d0, d1, F, dt, dx};
+            adv_line l = {q, qn, 1, N, 0, 0, N - 1, u, rs, d0, d1, F, dt, dx, 1};
             if (i > 0 && i < N - 1) {
                 adv_bounds(&l, i, &lo, &hi);
                 if (qn[i] == lo || qn[i] == hi) clamped++;

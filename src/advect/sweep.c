@@ -61,6 +61,7 @@ static adv_line line_view(adv_state *s, const sweep_geom *w, int g, int f) {
     l.d0 = s->wd0 + (int64_t)g * w->m;
     l.d1 = s->wd1 + (int64_t)g * w->m;
     l.F = s->flux + ((int64_t)g * s->N + f) * (w->m + 1);
+    l.fs = 1;
     l.dt = w->dt;
     l.dx = w->dx;
     return l;
@@ -180,7 +181,7 @@ static void forward_rounds(adv_state *s, const sweep_geom *wp, int rounds) {
             if (!sg->need_l || sg->head_done || rb[N] == 0) continue;
             for (int f = 0; f < N; f++) {
                 adv_line l = line_view(s, &w, g, f);
-                l.F[sg->a] = rb[f];
+                ADV_FLUX(&l, sg->a) = rb[f];
                 adv_forward_range(&l, s->cls + (int64_t)g * m, sg->a, sg->h);
             }
             sg->head_done = 1;
@@ -208,7 +209,7 @@ static void backward_rounds(adv_state *s, const sweep_geom *wp, int rounds) {
             if (!sg->need_r || sg->tail_done || rb[N] == 0) continue;
             for (int f = 0; f < N; f++) {
                 adv_line l = line_view(s, &w, g, f);
-                l.F[sg->b] = rb[f];
+                ADV_FLUX(&l, sg->b) = rb[f];
                 adv_backward_range(&l, s->cls + (int64_t)g * m, sg->t, sg->b);
             }
             sg->tail_done = 1;
