@@ -292,6 +292,21 @@ __global__ void k_tasks(dgeom w, bufs b) {
     }
 }
 
+/* qn = q on the cells the sweep leaves alone (fixed open-border cells): every
+ * other cell of a line is written by its chains, and the halos are filled
+ * again before they are read, so the fields are not copied whole (the CPU's
+ * memcpy). */
+__global__ void k_fixed(dgeom w, bufs b) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (long long)w.G * w.N) return;
+    int g = (int)(k / w.N), f = (int)(k % w.N);
+    const adv_seg s = b.seg[g];
+    adv_line l = view(w, b, g, f);
+    for (int i = 0; i < s.a && i < w.m; i++) l.qn[(ptrdiff_t)i * l.qs] = l.q[(ptrdiff_t)i * l.qs];
+    for (int i = s.b > s.a ? s.b : s.a; i < w.m; i++)
+        l.qn[(ptrdiff_t)i * l.qs] = l.q[(ptrdiff_t)i * l.qs];
+}
+
 /* Sources, heads fed by an open border, and (lines) the local forward chains. */
 __global__ void k_local(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -652,11 +667,11 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     }
     auto t0 = clk::now();
     MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
-    MU_CUDA(cudaMemcpyAsync(g->qn, g->q, (size_t)g->qlen * sizeof(float), cudaMemcpyDeviceToDevice,
-                            g->st));
     k_classify<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
     MU_LAUNCHED();
     long long gf = (long long)w.G * w.N;
+    k_fixed<<<blocks(gf, 128), 128, 0, g->st>>>(w, b);
+    MU_LAUNCHED();
     g->ntasks = g->nf = 0;
     if (wp->dataflow) {
         k_tasks<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
