@@ -71,6 +71,8 @@ typedef struct {
     int64_t ntasks[3]; /* dataflow: streams per axis in the last step */
     mu_gpu_adv *gpu;   /* the device copy, or NULL: the CPU runs the sweeps */
     int stale;         /* the device's fields are newer than q (run.c's fields_home) */
+    float *hbuf;       /* GPU halos: the second pair of buffers (2 x hmax), on first use */
+    int64_t hmax;      /* floats of one direction's halo, largest axis */
     double *wcache[3]; /* per axis: the steady part of the face winds (G x (m+1)) */
     float *rcache[3];  /* and the face densities */
 } adv_state;

@@ -152,6 +152,7 @@ static int alloc_state(adv_state *s) {
     }
     int64_t halo = (int64_t)ADV_HALO * N * s->nl[2] * mmax;
     int64_t buf = gmax * (N + 1) > halo ? gmax * (N + 1) : halo;
+    s->hmax = halo;
     s->q = calloc((size_t)padded, sizeof *s->q);
     s->qn = calloc((size_t)padded, sizeof *s->qn);
     s->q0 = malloc((size_t)(cells * N) * sizeof *s->q0);
@@ -188,6 +189,7 @@ static void free_state(adv_state *s) {
     void *p[] = {s->q,    s->qn,   s->q0,   s->dens, s->wu,  s->wrs,   s->wd0,    s->wd1,
                  s->flux, s->sbuf, s->rbuf, s->cls,  s->seg, s->tasks, s->fcells, s->cyc};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
+    free(s->hbuf);
     for (int a = 0; a < 3; a++) {
         free(s->wcache[a]);
         free(s->rcache[a]);

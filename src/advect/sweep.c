@@ -234,27 +234,6 @@ static void update_dens(adv_state *s, const sweep_geom *w) {
     }
 }
 
-/* The device's halo: packed there, exchanged through host buffers. */
-static int gpu_halo(adv_state *s, int axis) {
-    int m = s->nl[axis], nxl = s->nl[0], nyl = s->nl[1], nz = s->nl[2], N = s->N;
-    int64_t count = (int64_t)ADV_HALO * N * nz * (axis == 0 ? nyl : nxl);
-    if (s->cart.prev[axis] == MPI_PROC_NULL && s->cart.next[axis] == MPI_PROC_NULL)
-        return 0; /* one open block along the axis: no halo to fill */
-    if (mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, m - ADV_HALO, s->sbuf, 0)) return 1;
-    MPI_Sendrecv(s->sbuf, (int)count, MPI_FLOAT, s->cart.next[axis], 50 + axis, s->rbuf, (int)count,
-                 MPI_FLOAT, s->cart.prev[axis], 50 + axis, s->cart.comm, MPI_STATUS_IGNORE);
-    if (s->cart.prev[axis] != MPI_PROC_NULL &&
-        mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, -ADV_HALO, s->rbuf, 1))
-        return 1;
-    if (mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, 0, s->sbuf, 0)) return 1;
-    MPI_Sendrecv(s->sbuf, (int)count, MPI_FLOAT, s->cart.prev[axis], 60 + axis, s->rbuf, (int)count,
-                 MPI_FLOAT, s->cart.next[axis], 60 + axis, s->cart.comm, MPI_STATUS_IGNORE);
-    if (s->cart.next[axis] != MPI_PROC_NULL &&
-        mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, m, s->rbuf, 1))
-        return 1;
-    return 0;
-}
-
 static void gpu_geom(const adv_state *s, const sweep_geom *w, double t, mu_gpu_adv_geom *dp) {
     const adv_cfg *c = s->cfg;
     mu_gpu_adv_geom d;
@@ -309,6 +288,46 @@ static int gpu_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d
                     "XYZ"[ax]);
 }
 
+/* The device's halo along X or Y, both directions at once: the edge cells
+ * packed there and sent through host buffers, and while the messages travel
+ * the device computes the sweep's winds and densities (gpu_winds, which needs
+ * no halo); then the received cells go into the halo. *hrc gets the halo's
+ * local error, the return value the winds'. */
+static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, double t,
+                          double *cmax, int *hrc) {
+    int axis = w->axis;
+    *hrc = 0;
+    if (axis == 2) return gpu_winds(s, w, d, t, cmax);
+    int m = s->nl[axis], nxl = s->nl[0], nyl = s->nl[1], nz = s->nl[2], N = s->N;
+    int prev = s->cart.prev[axis], next = s->cart.next[axis];
+    if (prev == MPI_PROC_NULL && next == MPI_PROC_NULL) /* one open block: no halo to fill */
+        return gpu_winds(s, w, d, t, cmax);
+    int64_t count = (int64_t)ADV_HALO * N * nz * (axis == 0 ? nyl : nxl);
+    if (!s->hbuf) s->hbuf = malloc((size_t)(2 * s->hmax) * sizeof *s->hbuf);
+    if (!s->hbuf) {
+        *hrc = mu_error("out of memory for the halo buffers");
+        return 0;
+    }
+    float *to_next = s->sbuf, *to_prev = s->hbuf, *from_prev = s->rbuf,
+          *from_next = s->hbuf + s->hmax;
+    int rc = mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, m - ADV_HALO, to_next, 0) ||
+             mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, 0, to_prev, 0);
+    MPI_Request rq[4];
+    MPI_Irecv(from_prev, (int)count, MPI_FLOAT, prev, 50 + axis, s->cart.comm, &rq[0]);
+    MPI_Irecv(from_next, (int)count, MPI_FLOAT, next, 60 + axis, s->cart.comm, &rq[1]);
+    MPI_Isend(to_next, (int)count, MPI_FLOAT, next, 50 + axis, s->cart.comm, &rq[2]);
+    MPI_Isend(to_prev, (int)count, MPI_FLOAT, prev, 60 + axis, s->cart.comm, &rq[3]);
+    int wrc = gpu_winds(s, w, d, t, cmax);
+    MPI_Status sts[4];
+    MPI_Waitall(4, rq, sts);
+    if (!rc && prev != MPI_PROC_NULL)
+        rc = mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, -ADV_HALO, from_prev, 1);
+    if (!rc && next != MPI_PROC_NULL)
+        rc = mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, m, from_next, 1);
+    if (rc) *hrc = mu_error("advect halo on the GPU: %s", mu_gpu_error());
+    return wrc;
+}
+
 /* The sweep on the device, phase for phase as below; the host moves the end fluxes. */
 static int gpu_sweep(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *dp, int rounds,
                      int *lost) {
@@ -350,17 +369,15 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     w.dx = (float)(c->len[axis] / (double)c->n[axis]);
     int N = s->N, m = w.m;
 
-    if (axis < 2) {
-        int rc = s->gpu ? gpu_halo(s, axis) : adv_halo(s, axis);
-        if (rc) rc = mu_error("advect halo on the GPU: %s", mu_gpu_error());
-        if (mu_error_collective(s->cart.comm, rc)) return 1;
-    }
+    if (axis < 2 && !s->gpu && mu_error_collective(s->cart.comm, adv_halo(s, axis))) return 1;
     mu_gpu_adv_geom d;
     memset(&d, 0, sizeof d);
     if (s->gpu) gpu_geom(s, &w, t, &d);
     mu_timer_begin("advect: winds, classes");
-    int bad = s->gpu ? gpu_winds(s, &w, &d, t, cmax) : sweep_winds(s, &w, t, cmax);
+    int hrc = 0;
+    int bad = s->gpu ? gpu_halo_winds(s, &w, &d, t, cmax, &hrc) : sweep_winds(s, &w, t, cmax);
     mu_timer_end("advect: winds, classes");
+    if (mu_error_collective(s->cart.comm, hrc)) return 1;
     if (mu_error_collective(s->cart.comm, bad)) return 1;
 
     /* Lines of one wind sign all around a periodic axis need a seed. */
@@ -563,19 +580,27 @@ static void pack_cols(adv_state *s, int axis, int from, float *buf, int unpack) 
     }
 }
 
-/* Halo of ADV_HALO cells along X or Y: owned edge cells to the neighbours. */
+/* Halo of ADV_HALO cells along X or Y: owned edge cells to the neighbours,
+ * both directions at once (the same messages as the GPU's gpu_halo_winds). */
 int adv_halo(adv_state *s, int axis) {
     int m = s->nl[axis];
+    int prev = s->cart.prev[axis], next = s->cart.next[axis];
+    if (prev == MPI_PROC_NULL && next == MPI_PROC_NULL) return 0;
     int64_t count = (int64_t)ADV_HALO * s->N * s->nl[2] * (axis == 0 ? s->nl[1] : s->nl[0]);
-    float *snd = s->sbuf, *rcv = s->rbuf;
-    /* to next: last cells -> its left halo; from prev into my left halo */
-    pack_cols(s, axis, m - ADV_HALO, snd, 0);
-    MPI_Sendrecv(snd, (int)count, MPI_FLOAT, s->cart.next[axis], 50 + axis, rcv, (int)count,
-                 MPI_FLOAT, s->cart.prev[axis], 50 + axis, s->cart.comm, MPI_STATUS_IGNORE);
-    if (s->cart.prev[axis] != MPI_PROC_NULL) pack_cols(s, axis, -ADV_HALO, rcv, 1);
-    pack_cols(s, axis, 0, snd, 0);
-    MPI_Sendrecv(snd, (int)count, MPI_FLOAT, s->cart.prev[axis], 60 + axis, rcv, (int)count,
-                 MPI_FLOAT, s->cart.next[axis], 60 + axis, s->cart.comm, MPI_STATUS_IGNORE);
-    if (s->cart.next[axis] != MPI_PROC_NULL) pack_cols(s, axis, m, rcv, 1);
+    if (!s->hbuf) s->hbuf = malloc((size_t)(2 * s->hmax) * sizeof *s->hbuf);
+    if (!s->hbuf) return mu_error("out of memory for the halo buffers");
+    float *to_next = s->sbuf, *to_prev = s->hbuf, *from_prev = s->rbuf,
+          *from_next = s->hbuf + s->hmax;
+    pack_cols(s, axis, m - ADV_HALO, to_next, 0);
+    pack_cols(s, axis, 0, to_prev, 0);
+    MPI_Request rq[4];
+    MPI_Irecv(from_prev, (int)count, MPI_FLOAT, prev, 50 + axis, s->cart.comm, &rq[0]);
+    MPI_Irecv(from_next, (int)count, MPI_FLOAT, next, 60 + axis, s->cart.comm, &rq[1]);
+    MPI_Isend(to_next, (int)count, MPI_FLOAT, next, 50 + axis, s->cart.comm, &rq[2]);
+    MPI_Isend(to_prev, (int)count, MPI_FLOAT, prev, 60 + axis, s->cart.comm, &rq[3]);
+    MPI_Status sts[4];
+    MPI_Waitall(4, rq, sts);
+    if (prev != MPI_PROC_NULL) pack_cols(s, axis, -ADV_HALO, from_prev, 1);
+    if (next != MPI_PROC_NULL) pack_cols(s, axis, m, from_next, 1);
     return 0;
 }
