@@ -59,8 +59,28 @@ cpu_vs_gpu "rotation, open" --nx=40 --ny=40 --nz=3 --wind=rotation --bc=open --i
     --steps=40
 cpu_vs_gpu "swirl with w, 40 fields" --nx=24 --ny=24 --nz=6 --fields=40 --wind=swirl --w=0.4 \
     --bc-z=periodic --init=square --init-3d --radius=0.25 --steps=20
+# more fields than the device's per-block step-log words hold (N > 71: global words)
+cpu_vs_gpu "80 fields" --nx=12 --ny=10 --nz=3 --fields=80 --wind=rotation --init=cone --steps=6 \
+    --log-every=1
 cpu_vs_gpu "divergent, stratified" --nx=24 --ny=20 --nz=8 --wind=divergent --u=0.7 \
     --density=stratified --bc-z=periodic --init=gaussian --init-3d --steps=15
+
+# Checkpoints from the device (the fields come back only then): a GPU run on 2
+# ranks checkpoints steps 4 and 8 of 10, a GPU restart from 8 on 1 rank ends
+# with the CPU's 10-step fields.
+ck=(--nx=20 --ny=16 --nz=4 --fields=3 --wind=swirl --w=0.3 --init=cone --steps=10)
+run_np 1 advect --device=cpu "${ck[@]}" --dump="$WORK/ck_cpu.bin" >/dev/null 2>"$WORK/err" ||
+    fail "checkpoint case: CPU run failed"
+run_np 2 advect --device=gpu "${ck[@]}" --checkpoint="$WORK/g.ckpt" --checkpoint-every=4 \
+    >/dev/null 2>"$WORK/err" || fail "checkpoint case: GPU checkpointing run failed"
+grep -q "checkpoint of step 8 written" "$WORK/err" || fail "checkpoint case: no checkpoint at step 8"
+run_np 1 advect --device=gpu "${ck[@]}" --restart="$WORK/g.ckpt" --dump="$WORK/ck_gpu.bin" \
+    >/dev/null 2>"$WORK/err" || fail "checkpoint case: GPU restart failed"
+if cmp -s "$WORK/ck_cpu.bin" "$WORK/ck_gpu.bin"; then
+    echo "ok: GPU checkpoint at step 8 (2 ranks), GPU restart (1 rank) = CPU's 10 steps, bitwise"
+else
+    fail "checkpoint case: GPU checkpoint + restart differs from the CPU"
+fi
 
 # The Courant check on the device: the same error as the CPU's, which names the face.
 run_np 1 advect --device=cpu --nx=16 --ny=16 --nz=3 --steps=3 --dt=0.2 >/dev/null 2>"$WORK/cpu.err" &&
