@@ -101,30 +101,32 @@ MU_HD float adv_face_value(const adv_line *l, int i, int dir, float x1) {
 
 /* Forward loop, cell i with right wind >= 0: C (outflow-only: upstream flux)
  * or D (Eqs. 3 & 8, 9a: the new value, then the outflow flux from the balance). */
-MU_HD void adv_forward(const adv_line *l, int i, int cls) {
+/* fin: the flux through the left face (D cells); returns the one through the
+ * right face, also stored, so a chain can carry it in a register. */
+MU_HD float adv_forward_f(const adv_line *l, int i, int cls, float fin) {
     float qi = adv_q(l, i), ui = adv_u(l, i);
-    if (cls == ADV_C) {
-        ADV_FLUX(l, i + 1) = qi * ui * l->dt * adv_rs(l, i);
-        return;
-    }
+    if (cls == ADV_C) return ADV_FLUX(l, i + 1) = qi * ui * l->dt * adv_rs(l, i);
     float x1 = l->dt * ui / l->dx;
     float cf1 = adv_face_value(l, i, 1, x1);
-    float fin = ADV_FLUX(l, i);
     float d0 = l->d0[i], d1 = l->d1[i];
     float qn = adv_clamp(l, i, (qi * d0 - x1 * cf1 * adv_rs(l, i) + fin / l->dx) / d1);
     l->qn[(ptrdiff_t)i * l->qs] = qn;
-    ADV_FLUX(l, i + 1) = l->dx * (qi * d0 - qn * d1) + fin;
+    return ADV_FLUX(l, i + 1) = l->dx * (qi * d0 - qn * d1) + fin;
+}
+MU_HD void adv_forward(const adv_line *l, int i, int cls) {
+    adv_forward_f(l, i, cls, cls == ADV_C ? 0.f : ADV_FLUX(l, i));
 }
 
 /* Backward loop: E or C (Eqs. 4b, 3 & 8, 9b: the flux through the left face
  * from the balance), or F (inflow-only: both fluxes known). */
-MU_HD void adv_backward(const adv_line *l, int i, int cls) {
+/* fr: the flux through the right face; returns the one through the left face
+ * (stored unless the cell is F or K, which read it). */
+MU_HD float adv_backward_f(const adv_line *l, int i, int cls, float fr) {
     float qi = adv_q(l, i), d0 = l->d0[i], d1 = l->d1[i];
-    float fr = ADV_FLUX(l, i + 1);
     if (cls == ADV_F || cls == ADV_K) {
-        l->qn[(ptrdiff_t)i * l->qs] =
-            adv_clamp(l, i, (qi * d0 - fr / l->dx + ADV_FLUX(l, i) / l->dx) / d1);
-        return;
+        float fl = ADV_FLUX(l, i);
+        l->qn[(ptrdiff_t)i * l->qs] = adv_clamp(l, i, (qi * d0 - fr / l->dx + fl / l->dx) / d1);
+        return fl;
     }
     float ul = adv_u(l, i - 1);
     float x1 = l->dt * (ul < 0 ? -ul : ul) / l->dx;
@@ -132,7 +134,10 @@ MU_HD void adv_backward(const adv_line *l, int i, int cls) {
     if (adv_u(l, i) >= 0) cf1 = qi; /* outflow-only cell */
     float qn = adv_clamp(l, i, (qi * d0 - fr / l->dx - x1 * cf1 * adv_rs(l, i - 1)) / d1);
     l->qn[(ptrdiff_t)i * l->qs] = qn;
-    ADV_FLUX(l, i) = l->dx * (qn * d1 - qi * d0) + fr;
+    return ADV_FLUX(l, i) = l->dx * (qn * d1 - qi * d0) + fr;
+}
+MU_HD void adv_backward(const adv_line *l, int i, int cls) {
+    adv_backward_f(l, i, cls, ADV_FLUX(l, i + 1));
 }
 
 /* Inflow flux from a fixed open-border cell: upstream (first order). border is
@@ -231,15 +236,36 @@ MU_HD void adv_seg_sources(const adv_seg *s, const adv_line *l) {
     if (s->src_r == ADV_SRC_SEED) adv_seed_flux(l, s->b - 1, 1);
 }
 
+/* The chains carry their flux in a register from cell to cell (the same
+ * value the cell stored; it is read back only where a chain starts). */
 MU_HD void adv_forward_range(const adv_line *l, const uint8_t *cls, int i0, int i1) {
-    for (int i = i0; i < i1; i++)
-        if (cls[i] == ADV_C || cls[i] == ADV_D) adv_forward(l, i, cls[i]);
+    float f = 0.f;
+    int have = 0; /* f is F[i], written by cell i - 1 */
+    for (int i = i0; i < i1; i++) {
+        int c = cls[i];
+        if (c == ADV_C || c == ADV_D) {
+            float fin = c == ADV_C ? 0.f : have ? f : ADV_FLUX(l, i);
+            f = adv_forward_f(l, i, c, fin);
+            have = 1;
+        } else {
+            have = 0;
+        }
+    }
 }
 
 MU_HD void adv_backward_range(const adv_line *l, const uint8_t *cls, int i0, int i1) {
-    for (int i = i1 - 1; i >= i0; i--)
-        if (cls[i] == ADV_C || cls[i] == ADV_E || cls[i] == ADV_F || cls[i] == ADV_K)
-            adv_backward(l, i, cls[i]);
+    float f = 0.f;
+    int have = 0; /* f is F[i + 1], written by cell i + 1 */
+    for (int i = i1 - 1; i >= i0; i--) {
+        int c = cls[i];
+        if (c == ADV_C || c == ADV_E || c == ADV_F || c == ADV_K) {
+            float fr = have ? f : ADV_FLUX(l, i + 1);
+            f = adv_backward_f(l, i, c, fr);
+            have = c != ADV_F && c != ADV_K; /* F and K cells store no flux */
+        } else {
+            have = 0;
+        }
+    }
 }
 
 MU_HD void adv_run_task(const adv_line *l, const uint8_t *cls, const adv_task *k) {
