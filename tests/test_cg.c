@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +21,9 @@
 #include "core/exactsum.h"
 #include "core/log.h"
 #include "mpi/partition.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #ifndef MU_TEST_CG_INPUTS
 #error "MU_TEST_CG_INPUTS (the inputs/cg folder) must be defined"
@@ -198,6 +202,25 @@ static void xsum_split_matches_add(void **state) {
     assert_memory_equal(a.w, b.w, sizeof a.w);
 }
 
+/* add_array against value-by-value adds on v[0..n), normalized words compared,
+ * with each vector width of the fast path this processor runs. */
+static void expect_array_words(const double *v, int n, const char *what) {
+    mu_xsum a;
+    mu_xsum_zero(&a);
+    for (int i = 0; i < n; i++) mu_xsum_add(&a, v[i]);
+    mu_xsum_normalize(&a);
+    for (int lanes = 2; lanes <= 4; lanes += 2) {
+        if (mu_xsum_lanes(lanes) != lanes) continue;
+        mu_xsum b;
+        mu_xsum_zero(&b);
+        mu_xsum_add_array(&b, v, n);
+        mu_xsum_normalize(&b);
+        if (memcmp(a.w, b.w, sizeof a.w) != 0)
+            fail_msg("%s, n = %d, %d lanes: words differ", what, n, lanes);
+    }
+    mu_xsum_lanes(0);
+}
+
 /* The block fast path adds exactly the same words as value-by-value adds, in
  * every regime: narrow (two levels), medium (three), wide spreads and extreme
  * exponents (value by value), zeros, subnormals, NaN and Inf, ragged lengths. */
@@ -215,17 +238,69 @@ static void xsum_array_matches_add(void **state) {
             }
             if (n > 10 && t == 3) v[n / 2] = ldexp(1.0, -1074);
             if (n > 10 && t == 8) v[n / 3] = (n % 2) ? NAN : INFINITY;
-            mu_xsum a, b;
-            mu_xsum_zero(&a);
-            mu_xsum_zero(&b);
-            for (int i = 0; i < n; i++) mu_xsum_add(&a, v[i]);
-            mu_xsum_add_array(&b, v, n);
-            mu_xsum_normalize(&a);
-            mu_xsum_normalize(&b);
-            if (memcmp(a.w, b.w, sizeof a.w) != 0)
-                fail_msg("span [%d, %d], n = %d: words differ", spans[t][0], spans[t][1], n);
+            char what[64];
+            snprintf(what, sizeof what, "span [%d, %d]", spans[t][0], spans[t][1]);
+            expect_array_words(v, n, what);
             free(v);
         }
+}
+
+/* The block fast path at its limits: the largest mantissa at the block's top
+ * exponent, the last values two and three levels take whole and the first they
+ * cannot, the ends of the exponent range it accepts, signed zeros (a -0
+ * remainder is no remainder), NaN among zeros, Inf, exact cancellation; in every
+ * rounding mode and with subnormals flushed (where the fast path must step aside). */
+static void xsum_array_edges(void **state) {
+    (void)state;
+    enum { N = 300 };
+    static const int modes[] = {FE_TONEAREST, FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO};
+    static const int tops[] = {-882, -881, -880, -879, -500, 0, 1013, 1014, 1015, 1023};
+    static const int gaps[] = {1, 36, 37, 38, 39, 81, 82, 83, 84, 120};
+    double v[N];
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        assert_int_equal(fesetround(modes[m]), 0);
+        for (size_t t = 0; t < sizeof tops / sizeof tops[0]; t++)
+            for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
+                for (int n = 250; n <= N; n += 7) {
+                    int e = tops[t];
+                    for (int i = 0; i < n; i++) {
+                        /* mantissas from 1 to 2 - 2^-52, exponents from e - gap to e */
+                        double mant = i % 3 ? 2.0 - ldexp(1.0, -52) : 1.0 + ldexp(1.0, -52) * i;
+                        int ei = e - (int)(next_u64() % (uint64_t)(gaps[g] + 1));
+                        v[i] = ldexp(mant, ei);
+                        if (i % 2) v[i] = -v[i];
+                        if (i % 11 == 0) v[i] = -0.0;
+                    }
+                    v[n / 2] = ldexp(2.0 - ldexp(1.0, -52), e); /* the top itself */
+                    expect_array_words(v, n, "spread");
+                    for (int i = 0; i + 1 < n; i += 2) v[i + 1] = -v[i]; /* sum exactly zero */
+                    expect_array_words(v, n, "cancellation");
+                }
+        for (int n = 1; n <= N; n += 13) {
+            for (int i = 0; i < n; i++) v[i] = i % 2 ? -0.0 : 0.0;
+            expect_array_words(v, n, "zeros");
+            v[n / 3] = NAN;
+            expect_array_words(v, n, "NaN among zeros");
+            for (int i = 0; i < n; i++) v[i] = random_double(-3, 3);
+            v[n / 2] = NAN;
+            expect_array_words(v, n, "NaN");
+            v[n / 2] = -INFINITY;
+            expect_array_words(v, n, "Inf");
+        }
+    }
+    assert_int_equal(fesetround(FE_TONEAREST), 0);
+#ifdef __SSE2__
+    /* Flush-to-zero and denormals-are-zero (MXCSR): subnormals still count. */
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040u);
+    for (int n = 4; n <= N; n += 37) {
+        for (int i = 0; i < n; i++) v[i] = random_double(-1074, -1000);
+        expect_array_words(v, n, "subnormals, FTZ/DAZ");
+        for (int i = 0; i < n; i++) v[i] = random_double(-900, -860);
+        expect_array_words(v, n, "small normals, FTZ/DAZ");
+    }
+    _mm_setcsr(csr);
+#endif
 }
 
 /* Many large terms: carries grow into the top words and come back. */
@@ -520,19 +595,13 @@ int main(void) {
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(tmpdir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(xsum_order_independent),
-        cmocka_unit_test(xsum_matches_int128_reference),
-        cmocka_unit_test(xsum_exact_cases),
-        cmocka_unit_test(xsum_specials_flagged),
-        cmocka_unit_test(xsum_split_matches_add),
-        cmocka_unit_test(xsum_array_matches_add),
-        cmocka_unit_test(xsum_many_terms),
-        cmocka_unit_test(mm_bundled_matrices),
-        cmocka_unit_test(mm_gzip),
-        cmocka_unit_test(mm_report_example),
-        cmocka_unit_test(mm_variants),
-        cmocka_unit_test(mm_malformed),
-        cmocka_unit_test(poisson_vs_dense),
+        cmocka_unit_test(xsum_order_independent), cmocka_unit_test(xsum_matches_int128_reference),
+        cmocka_unit_test(xsum_exact_cases),       cmocka_unit_test(xsum_specials_flagged),
+        cmocka_unit_test(xsum_split_matches_add), cmocka_unit_test(xsum_array_matches_add),
+        cmocka_unit_test(xsum_array_edges),       cmocka_unit_test(xsum_many_terms),
+        cmocka_unit_test(mm_bundled_matrices),    cmocka_unit_test(mm_gzip),
+        cmocka_unit_test(mm_report_example),      cmocka_unit_test(mm_variants),
+        cmocka_unit_test(mm_malformed),           cmocka_unit_test(poisson_vs_dense),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

@@ -44,6 +44,14 @@ struct cg_backend {
     /* z = D^-1 r (Jacobi); rz += r_i z_i; rr += r_i r_i. With no preconditioner z
      * is NULL and only rr is summed. */
     void (*precond)(cg_backend *b, const void *r, void *z, mu_xsum *rz, mu_xsum *rr);
+    /* Optional (NULL: cg_update, then waxpby for p). The same update with x moved
+     * to the direction pass, so the iteration streams p once less: cg_residual is
+     * cg_update without x; cg_direction then takes x += alpha p and
+     * p = z + beta p from the same p (z = r without a preconditioner). Together
+     * the same bits as cg_update followed by waxpby(1, z, beta, p, p). */
+    void (*cg_residual)(cg_backend *b, double alpha, const void *q, void *r, void *z, mu_xsum *rz,
+                        mu_xsum *rr);
+    void (*cg_direction)(cg_backend *b, double alpha, double beta, const void *z, void *p, void *x);
     void (*destroy)(cg_backend *b);
     /* Optional (NULL on the CPU). Up to count whole iterations of standard CG (no
      * residual replacement) on one rank, alpha and beta kept on the device, the

@@ -3,31 +3,56 @@
  * header. Loops are plain sequential C: no reassociation, so each row and each
  * element gives the same bits on any layout. */
 
-/* Products wait in a small buffer and reach the accumulator a block at a time
+/* One row, summed in its stored order from +0 (as every layout does). The
+ * common lengths of the generated operators (7, 27) run unrolled, without the
+ * loop's bookkeeping: the same operations in the same order. */
+static inline REAL FN(row)(const int64_t *rowptr, const int32_t *col, const REAL *val,
+                           const REAL *x, int64_t i) {
+    int64_t p = rowptr[i], len = rowptr[i + 1] - p;
+    const int32_t *c = col + p;
+    const REAL *v = val + p;
+    REAL s = 0;
+    if (len == 7) {
+        for (int k = 0; k < 7; k++) s += v[k] * x[c[k]];
+    } else if (len == 27) {
+        for (int k = 0; k < 27; k++) s += v[k] * x[c[k]];
+    } else {
+        for (int64_t k = 0; k < len; k++) s += v[k] * x[c[k]];
+    }
+    return s;
+}
+
+/* Rows go by ranges of consecutive rows (cpu_impl.ranges); products wait in a
+ * small buffer and reach the accumulator a block at a time
  * (mu_xsum_add_array), away from the floating-point work. */
 static void FN(spmv)(cg_backend *b, cg_rows which, const void *xv, void *yv, mu_xsum *xy) {
     const cpu_impl *c = b->impl;
     const cg_matrix *A = c->A;
     const REAL *x = xv, *val = c->val;
     REAL *y = yv;
-    const int32_t *list = which == CG_ROWS_INTERIOR ? A->interior : A->boundary;
-    int64_t count = which == CG_ROWS_ALL        ? A->nloc
-                    : which == CG_ROWS_INTERIOR ? A->ninterior
-                                                : A->nboundary;
+    const cg_range_set *set = &c->ranges[which];
     const int64_t *rowptr = A->rowptr;
     const int32_t *col = A->col;
     double prod[CG_CHUNK];
-    for (int64_t k0 = 0; k0 < count; k0 += CG_CHUNK) {
-        int nk = count - k0 < CG_CHUNK ? (int)(count - k0) : CG_CHUNK;
-        for (int j = 0; j < nk; j++) {
-            int64_t i = which == CG_ROWS_ALL ? k0 + j : list[k0 + j];
-            REAL s = 0;
-            for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) s += val[p] * x[col[p]];
-            y[i] = s;
-            prod[j] = (double)x[i] * (double)s;
+    int nk = 0;
+    for (int64_t r = 0; r < set->count; r++) {
+        int64_t i = set->range[r].first, end = set->range[r].end;
+        while (i < end) {
+            int m = end - i < CG_CHUNK - nk ? (int)(end - i) : CG_CHUNK - nk;
+            for (int j = 0; j < m; j++) {
+                REAL s = FN(row)(rowptr, col, val, x, i + j);
+                y[i + j] = s;
+                prod[nk + j] = (double)x[i + j] * (double)s;
+            }
+            i += m;
+            nk += m;
+            if (nk == CG_CHUNK) {
+                if (xy) mu_xsum_add_array(xy, prod, nk);
+                nk = 0;
+            }
         }
-        if (xy) mu_xsum_add_array(xy, prod, nk);
     }
+    if (xy && nk) mu_xsum_add_array(xy, prod, nk);
 }
 
 static void FN(dot)(cg_backend *b, const void *xv, const void *yv, mu_xsum *xy) {
@@ -94,6 +119,47 @@ static void FN(cg_update)(cg_backend *b, double alpha, const void *pv, const voi
             }
         mu_xsum_add_array(rr, pr, nk);
         if (z) mu_xsum_add_array(rz, pz, nk);
+    }
+}
+
+static void FN(cg_residual)(cg_backend *b, double alpha, const void *qv, void *rv, void *zv,
+                            mu_xsum *rz, mu_xsum *rr) {
+    const cpu_impl *c = b->impl;
+    const REAL *q = qv, *dinv = c->dinv, a = (REAL)alpha;
+    REAL *r = rv, *z = zv;
+    double pz[CG_CHUNK], pr[CG_CHUNK];
+    for (int64_t i0 = 0; i0 < b->nloc; i0 += CG_CHUNK) {
+        int nk = b->nloc - i0 < CG_CHUNK ? (int)(b->nloc - i0) : CG_CHUNK;
+        if (z) {
+            for (int j = 0; j < nk; j++) {
+                int64_t i = i0 + j;
+                REAL ri = r[i] - a * q[i], zi = dinv[i] * ri;
+                r[i] = ri;
+                z[i] = zi;
+                pr[j] = (double)ri * (double)ri;
+                pz[j] = (double)ri * (double)zi;
+            }
+            mu_xsum_add_array(rz, pz, nk);
+        } else {
+            for (int j = 0; j < nk; j++) {
+                int64_t i = i0 + j;
+                REAL ri = r[i] - a * q[i];
+                r[i] = ri;
+                pr[j] = (double)ri * (double)ri;
+            }
+        }
+        mu_xsum_add_array(rr, pr, nk);
+    }
+}
+
+static void FN(cg_direction)(cg_backend *b, double alpha, double beta, const void *zv, void *pv,
+                             void *xv) {
+    const REAL *z = zv, a = (REAL)alpha, c = (REAL)beta, one = 1;
+    REAL *p = pv, *x = xv;
+    for (int64_t i = 0; i < b->nloc; i++) {
+        REAL pi = p[i];
+        x[i] += a * pi;
+        p[i] = one * z[i] + c * pi; /* as waxpby(1, z, beta, p, p) */
     }
 }
 

@@ -97,11 +97,15 @@ int cg_solve_standard(mu_app *app, const cg_config *cfg, const cg_matrix *A, cg_
         }
         double alpha = rz / pap;
         memset(&red.acc[0], 0, 2 * sizeof red.acc[0]);
+        int x_later = 0; /* x += alpha p rides on the direction update */
         if (cfg->replace_every > 0 && (k + 1) % cfg->replace_every == 0) {
             be->waxpby(be, 1.0, x, alpha, p, x);
             cg_spmv(be, x, q, NULL);
             be->waxpby(be, 1.0, b, -1.0, q, r); /* the true residual replaces the recursive one */
             be->precond(be, r, z, &red.acc[1], &red.acc[0]);
+        } else if (be->cg_residual && be->cg_direction) {
+            be->cg_residual(be, alpha, q, r, z, &red.acc[1], &red.acc[0]);
+            x_later = 1;
         } else {
             be->cg_update(be, alpha, p, q, x, r, z, &red.acc[1], &red.acc[0]);
         }
@@ -110,7 +114,10 @@ int cg_solve_standard(mu_app *app, const cg_config *cfg, const cg_matrix *A, cg_
         if ((rc = cg_value(&red.acc[0], &rr, "r'r", k))) break;
         rz_new = rr;
         if (z && (rc = cg_value(&red.acc[1], &rz_new, "r'z", k))) break;
-        be->waxpby(be, 1.0, z ? z : r, rz_new / rz, p, p);
+        if (x_later)
+            be->cg_direction(be, alpha, rz_new / rz, z ? z : r, p, x);
+        else
+            be->waxpby(be, 1.0, z ? z : r, rz_new / rz, p, p);
         rz = rz_new;
         k++;
         if (stop) {

@@ -187,10 +187,16 @@ MU_HD double mu_xsum_round(const mu_xsum *s, mu_xsum_status *status) {
 
 #ifndef __CUDACC__
 #include <mpi.h>
-/* s += v[0] + ... + v[n-1], exactly, with the same words as adding them one by
- * one: the host fast path for long sums (blocks of 256 split exactly into a few
- * double lanes, see exactsum.c); blocks it cannot take go value by value. */
+/* s += v[0] + ... + v[n-1], exactly: the same value (normalized words) as adding
+ * them one by one. The host fast path for long sums: blocks of 256 split exactly
+ * into two or three level sums (see exactsum.c); blocks it cannot take (NaN,
+ * Inf, a spread of more than about 80 binades, a rounding mode other than to
+ * nearest, flushed subnormals) go value by value. */
 void mu_xsum_add_array(mu_xsum *s, const double *v, int64_t n);
+/* The vector width of that fast path (the words never depend on it): 0 picks
+ * the widest this processor runs (the default), 2 or 4 asks for one (4 where
+ * AVX2 runs, else 2). Returns the width now in use. For tests and benchmarks. */
+int mu_xsum_lanes(int want);
 /* Collective: sums count accumulators over comm, exactly (each normalized first). */
 void mu_xsum_allreduce(mu_xsum *s, int count, MPI_Comm comm);
 /* A short name for a status, for messages ("NaN", "Inf", "overflow", "finite"). */
