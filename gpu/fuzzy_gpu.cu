@@ -214,6 +214,64 @@ fmf_fn pick_fmf(int F) {
     return fmf_kernel<MU_GPU_FM_MAX_FEATURES>;
 }
 
+/* Acceptance: 256 threads, one block per range. */
+constexpr int kAccept = 256;
+
+/* mu_fm_accept's test of one pair, in its order: fresh when |c - p|^2 > eps2. */
+__device__ __forceinline__ bool apart(const double *c, const double *p, int F, double eps2) {
+    double d2 = 0;
+    for (int f = 0; f < F; f++) {
+        double d = sub(c[f], p[f]);
+        d2 = add(d2, mul(d, d));
+    }
+    return d2 > eps2;
+}
+
+/* mu_fm_accept over each range's end points, one block per range. The block
+ * takes a window of kAccept candidates at a time, one per thread, and tests
+ * each against the prototypes accepted before the window (P). A candidate
+ * that P rejects is rejected in start order too (the list only grows). The
+ * first survivor a of the window met exactly P when its turn came (every
+ * candidate before it in the window was rejected), so it is accepted; the
+ * later survivors are then tested against a alone, and so on until the window
+ * has none: after each window the list is mu_fm_accept's after the same
+ * starts. Each pair's distance is the CPU's expression in the CPU's order. */
+__global__ void __launch_bounds__(kAccept)
+    accept_kernel(const double *__restrict__ v, const int *__restrict__ conv,
+                  const range_d *__restrict__ ranges, int F, double eps2, double *proto,
+                  long long *from, long long *nproto) {
+    __shared__ int win;
+    const range_d R = ranges[blockIdx.x];
+    const double *cv = v + R.out0 * F;
+    double *P = proto + R.out0 * F; /* written and read by this block: not __restrict__ */
+    long long *fr = from + R.out0;
+    long long m = 0; /* the same on every thread */
+    for (long long k0 = 0; k0 < R.count; k0 += kAccept) {
+        const long long k = k0 + threadIdx.x;
+        const double *c = cv + k * F;
+        bool alive = k < R.count && conv[R.out0 + k];
+        for (long long j = 0; j < m && alive; j++) alive = apart(c, P + j * F, F, eps2);
+        for (;;) {
+            if (threadIdx.x == 0) win = INT_MAX;
+            __syncthreads();
+            if (alive) atomicMin(&win, (int)threadIdx.x);
+            __syncthreads();
+            const int w = win;
+            if (w == INT_MAX) break; /* the same on every thread */
+            if ((int)threadIdx.x == w) {
+                for (int f = 0; f < F; f++) P[m * F + f] = c[f];
+                fr[m] = k;
+                alive = false;
+            }
+            __syncthreads(); /* P[m] visible to the block; win read by all */
+            if (alive) alive = apart(c, P + m * F, F, eps2);
+            m++;
+        }
+        __syncthreads(); /* win read by all before the next window resets it */
+    }
+    if (threadIdx.x == 0) nproto[blockIdx.x] = m;
+}
+
 } // namespace
 
 struct mu_gpu_fm {
@@ -228,6 +286,8 @@ struct mu_gpu_fm {
     long long *its;
     int *conv;
     int64_t cap_out;
+    double *proto; /* device acceptance outputs: cap_out starts, cap_ranges counts */
+    long long *from, *nproto;
     cudaEvent_t t0, t1;
 };
 
@@ -235,24 +295,33 @@ static int grow(mu_gpu_fm *c, int nranges, int64_t starts) {
     if (nranges > c->cap_ranges) {
         MU_CUDA(cudaFree(c->ranges));
         MU_CUDA(cudaFree(c->ctr));
+        MU_CUDA(cudaFree(c->nproto));
         c->ranges = NULL;
         c->ctr = NULL;
+        c->nproto = NULL;
         c->cap_ranges = 0;
         MU_CUDA(cudaMalloc(&c->ranges, (size_t)nranges * sizeof *c->ranges));
         MU_CUDA(cudaMalloc(&c->ctr, (size_t)nranges * sizeof *c->ctr));
+        MU_CUDA(cudaMalloc(&c->nproto, (size_t)nranges * sizeof *c->nproto));
         c->cap_ranges = nranges;
     }
     if (starts > c->cap_out) {
         MU_CUDA(cudaFree(c->v));
         MU_CUDA(cudaFree(c->its));
         MU_CUDA(cudaFree(c->conv));
+        MU_CUDA(cudaFree(c->proto));
+        MU_CUDA(cudaFree(c->from));
         c->v = NULL;
         c->its = NULL;
         c->conv = NULL;
+        c->proto = NULL;
+        c->from = NULL;
         c->cap_out = 0;
         MU_CUDA(cudaMalloc(&c->v, (size_t)(starts * c->F) * sizeof *c->v));
         MU_CUDA(cudaMalloc(&c->its, (size_t)starts * sizeof *c->its));
         MU_CUDA(cudaMalloc(&c->conv, (size_t)starts * sizeof *c->conv));
+        MU_CUDA(cudaMalloc(&c->proto, (size_t)(starts * c->F) * sizeof *c->proto));
+        MU_CUDA(cudaMalloc(&c->from, (size_t)starts * sizeof *c->from));
         c->cap_out = starts;
     }
     return 0;
@@ -302,10 +371,10 @@ int64_t mu_gpu_fm_resident(const mu_gpu_fm *ctx) {
     return ctx ? (int64_t)ctx->sms * ctx->blocks_per_sm * kThreads : 0;
 }
 
-int mu_gpu_fm_run(mu_gpu_fm *c, const mu_gpu_fm_range *ranges, int nranges, double r2, double eps1,
-                  int64_t max_it, int64_t sum_block, double *v, int64_t *iterations, int *converged,
-                  float *kernel_ms) {
-    if (nranges < 1) return 0;
+/* The iteration over the ranges, end points left on the device; *total: the starts. */
+static int launch(mu_gpu_fm *c, const mu_gpu_fm_range *ranges, int nranges, double r2, double eps1,
+                  int64_t max_it, int64_t sum_block, float *kernel_ms, int64_t *total_out) {
+    *total_out = 0;
     if (sum_block > 0 && sum_block % kTile != 0)
         return mu_gpu_fail("summation blocks of %lld rows: not a multiple of %d",
                            (long long)sum_block, kTile);
@@ -362,17 +431,92 @@ int mu_gpu_fm_run(mu_gpu_fm *c, const mu_gpu_fm_range *ranges, int nranges, doub
     MU_CUDA_GOTO(cudaEventRecord(c->t1));
     MU_CUDA_GOTO(cudaEventSynchronize(c->t1));
     if (kernel_ms) MU_CUDA_GOTO(cudaEventElapsedTime(kernel_ms, c->t0, c->t1));
-    if (total > 0) {
-        MU_CUDA_GOTO(cudaMemcpy(v, c->v, (size_t)(total * F) * sizeof *v, cudaMemcpyDeviceToHost));
-        static_assert(sizeof(long long) == sizeof(int64_t), "64-bit iteration counts");
-        MU_CUDA_GOTO(cudaMemcpy(iterations, c->its, (size_t)total * sizeof *iterations,
-                                cudaMemcpyDeviceToHost));
-        MU_CUDA_GOTO(cudaMemcpy(converged, c->conv, (size_t)total * sizeof *converged,
-                                cudaMemcpyDeviceToHost));
-    }
+    *total_out = total;
 done:
     free(h);
     return rc;
+}
+
+/* The per-start statistics of the last launch. */
+static int copy_stats(mu_gpu_fm *c, int64_t total, int64_t *iterations, int *converged) {
+    static_assert(sizeof(long long) == sizeof(int64_t), "64-bit iteration counts");
+    if (total < 1) return 0;
+    MU_CUDA(
+        cudaMemcpy(iterations, c->its, (size_t)total * sizeof *iterations, cudaMemcpyDeviceToHost));
+    MU_CUDA(
+        cudaMemcpy(converged, c->conv, (size_t)total * sizeof *converged, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+/* Acceptance over the end points in c->v / c->conv of the nranges ranges now
+ * in c->ranges (counts: their starts, host side); packed outputs. */
+static int accept_ranges(mu_gpu_fm *c, int nranges, const int64_t *counts, double eps2,
+                         double *proto, int64_t *from, int64_t *nproto) {
+    const int F = c->F;
+    accept_kernel<<<(unsigned)nranges, kAccept>>>(c->v, c->conv, c->ranges, F, eps2, c->proto,
+                                                  c->from, c->nproto);
+    MU_LAUNCHED();
+    MU_CUDA(
+        cudaMemcpy(nproto, c->nproto, (size_t)nranges * sizeof *nproto, cudaMemcpyDeviceToHost));
+    int64_t in = 0, out = 0;
+    for (int i = 0; i < nranges; i++) {
+        if (nproto[i] < 0 || nproto[i] > counts[i])
+            return mu_gpu_fail("range %d: %lld prototypes of %lld starts", i, (long long)nproto[i],
+                               (long long)counts[i]);
+        if (nproto[i] > 0) {
+            MU_CUDA(cudaMemcpy(proto + out * F, c->proto + in * F,
+                               (size_t)(nproto[i] * F) * sizeof *proto, cudaMemcpyDeviceToHost));
+            MU_CUDA(cudaMemcpy(from + out, c->from + in, (size_t)nproto[i] * sizeof *from,
+                               cudaMemcpyDeviceToHost));
+        }
+        in += counts[i];
+        out += nproto[i];
+    }
+    return 0;
+}
+
+int mu_gpu_fm_run(mu_gpu_fm *c, const mu_gpu_fm_range *ranges, int nranges, double r2, double eps1,
+                  int64_t max_it, int64_t sum_block, double *v, int64_t *iterations, int *converged,
+                  float *kernel_ms) {
+    if (nranges < 1) return 0;
+    int64_t total = 0;
+    int rc = launch(c, ranges, nranges, r2, eps1, max_it, sum_block, kernel_ms, &total);
+    if (rc) return rc;
+    const int F = c->F;
+    if (total > 0) {
+        MU_CUDA(cudaMemcpy(v, c->v, (size_t)(total * F) * sizeof *v, cudaMemcpyDeviceToHost));
+    }
+    return copy_stats(c, total, iterations, converged);
+}
+
+int mu_gpu_fm_run_accept(mu_gpu_fm *c, const mu_gpu_fm_range *ranges, int nranges, double r2,
+                         double eps1, int64_t max_it, int64_t sum_block, double eps2, double *proto,
+                         int64_t *from, int64_t *nproto, int64_t *iterations, int *converged,
+                         float *kernel_ms) {
+    if (nranges < 1) return 0;
+    int64_t total = 0;
+    int rc = launch(c, ranges, nranges, r2, eps1, max_it, sum_block, kernel_ms, &total);
+    if (rc) return rc;
+    int64_t *counts = (int64_t *)malloc((size_t)nranges * sizeof *counts);
+    if (!counts) return mu_gpu_fail("out of memory for %d ranges", nranges);
+    for (int i = 0; i < nranges; i++) counts[i] = ranges[i].count;
+    rc = accept_ranges(c, nranges, counts, eps2, proto, from, nproto);
+    free(counts);
+    return rc ? rc : copy_stats(c, total, iterations, converged);
+}
+
+int mu_gpu_fm_accept(mu_gpu_fm *c, const double *v, const int *converged, int64_t count,
+                     double eps2, double *proto, int64_t *from, int64_t *m) {
+    *m = 0;
+    if (count < 1) return 0;
+    int rc = grow(c, 1, count);
+    if (rc) return rc;
+    range_d h = {0, count, 0, count, 0};
+    MU_CUDA(cudaMemcpy(c->ranges, &h, sizeof h, cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(c->v, v, (size_t)(count * c->F) * sizeof *v, cudaMemcpyHostToDevice));
+    MU_CUDA(
+        cudaMemcpy(c->conv, converged, (size_t)count * sizeof *converged, cudaMemcpyHostToDevice));
+    return accept_ranges(c, 1, &count, eps2, proto, from, m);
 }
 
 void mu_gpu_fm_destroy(mu_gpu_fm *c) {
@@ -384,6 +528,9 @@ void mu_gpu_fm_destroy(mu_gpu_fm *c) {
     MU_CUDA_KEEP(cudaFree(c->v));
     MU_CUDA_KEEP(cudaFree(c->its));
     MU_CUDA_KEEP(cudaFree(c->conv));
+    MU_CUDA_KEEP(cudaFree(c->proto));
+    MU_CUDA_KEEP(cudaFree(c->from));
+    MU_CUDA_KEEP(cudaFree(c->nproto));
     if (c->t0) MU_CUDA_KEEP(cudaEventDestroy(c->t0));
     if (c->t1) MU_CUDA_KEEP(cudaEventDestroy(c->t1));
     (void)rc;

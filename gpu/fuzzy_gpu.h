@@ -8,7 +8,9 @@
  * iterations. A thread whose start has converged takes the next start of its
  * range (a counter per range), so the device stays busy until the last start.
  * Several ranges (the partitions of a rank) run in one launch, each over its
- * own rows, with many blocks per range. Acceptance stays on the host. */
+ * own rows, with many blocks per range. mu_gpu_fm_run_accept also accepts the
+ * prototypes on the device (mu_fm_accept's rule, the same list in the same
+ * order), so only the prototypes and the per-start statistics come back. */
 #ifndef MU_GPU_FUZZY_GPU_H
 #define MU_GPU_FUZZY_GPU_H
 #include <stdint.h>
@@ -42,6 +44,24 @@ int mu_gpu_fm_create(const double *x, int64_t n, int F, mu_gpu_fm **ctx);
 int mu_gpu_fm_run(mu_gpu_fm *ctx, const mu_gpu_fm_range *ranges, int nranges, double r2,
                   double eps1, int64_t max_it, int64_t sum_block, double *v, int64_t *iterations,
                   int *converged, float *kernel_ms);
+
+/* mu_gpu_fm_run, then acceptance on the device, range by range, as
+ * mu_fm_accept (src/fuzzy/fm.h) with eps2 over each range's end points in
+ * start order: the same prototypes in the same order, to the bit. Outputs:
+ * nproto[i] = the prototypes of range i; proto (room for F doubles per start)
+ * and from (room for one per start: the start within its range that gave the
+ * prototype) packed in range order; iterations and converged per start as
+ * mu_gpu_fm_run. */
+int mu_gpu_fm_run_accept(mu_gpu_fm *ctx, const mu_gpu_fm_range *ranges, int nranges, double r2,
+                         double eps1, int64_t max_it, int64_t sum_block, double eps2, double *proto,
+                         int64_t *from, int64_t *nproto, int64_t *iterations, int *converged,
+                         float *kernel_ms);
+
+/* The device acceptance alone over a given list of count end points (F as
+ * the context's) and their converged flags: *m prototypes to proto and from,
+ * as mu_fm_accept. For tests of the rule on chosen candidates. */
+int mu_gpu_fm_accept(mu_gpu_fm *ctx, const double *v, const int *converged, int64_t count,
+                     double eps2, double *proto, int64_t *from, int64_t *m);
 
 /* Starts the device holds at once (threads resident): a good smallest chunk. */
 int64_t mu_gpu_fm_resident(const mu_gpu_fm *ctx);

@@ -30,6 +30,40 @@ int mu_gpu_fm_run(mu_gpu_fm *ctx, const mu_gpu_fm_range *ranges, int nranges, do
     return 1;
 }
 
+int mu_gpu_fm_run_accept(mu_gpu_fm *ctx, const mu_gpu_fm_range *ranges, int nranges, double r2,
+                         double eps1, int64_t max_it, int64_t sum_block, double eps2, double *proto,
+                         int64_t *from, int64_t *nproto, int64_t *iterations, int *converged,
+                         float *kernel_ms) {
+    (void)ctx;
+    (void)ranges;
+    (void)nranges;
+    (void)r2;
+    (void)eps1;
+    (void)max_it;
+    (void)sum_block;
+    (void)eps2;
+    (void)proto;
+    (void)from;
+    (void)nproto;
+    (void)iterations;
+    (void)converged;
+    (void)kernel_ms;
+    return 1;
+}
+
+int mu_gpu_fm_accept(mu_gpu_fm *ctx, const double *v, const int *converged, int64_t count,
+                     double eps2, double *proto, int64_t *from, int64_t *m) {
+    (void)ctx;
+    (void)v;
+    (void)converged;
+    (void)count;
+    (void)eps2;
+    (void)proto;
+    (void)from;
+    if (m) *m = 0;
+    return 1;
+}
+
 int64_t mu_gpu_fm_resident(const mu_gpu_fm *ctx) {
     (void)ctx;
     return 0;

@@ -6,7 +6,9 @@
 # CPU's order) with identical labels, on the bundled sets and a seeded
 # 10000-point blob set, in exact mode (task farm of start ranges on several
 # ranks) and partitioned mode (all of a rank's partitions in one launch), on 1
-# and 2 ranks with --device=gpu. Exit 77 (skipped) without a CUDA device.
+# and 2 ranks with --device=gpu; the accepted (raw) prototypes bitwise, which
+# in partitioned mode checks the device acceptance against mu_fm_accept on the
+# bundled sets. Exit 77 (skipped) without a CUDA device.
 source "$(dirname "$0")/lib.sh"
 IN=$SRCDIR/inputs/fuzzy
 CHECK="python3 $SRCDIR/tests/fuzzy_check.py"
@@ -55,6 +57,10 @@ cpu_gpu() {
         local got out
         got="$(grep '^fuzzy: ' "$WORK/$name-gpu$np.out") it=$(iterations "$WORK/$name-gpu$np.json")"
         [ "$got" = "$want" ] || fail "$name, GPU on $np rank(s): '$got', want '$want'"
+        # The accepted list itself, exactly (%.17g): partitioned runs accept
+        # on the device, the CPU with mu_fm_accept.
+        cmp -s "$WORK/$name-cpu-raw.csv" "$WORK/$name-gpu$np-raw.csv" ||
+            fail "$name, GPU on $np rank(s): raw prototypes differ from the CPU's"
         if out=$($CHECK same "$WORK/$name-cpu-" "$WORK/$name-gpu$np-" 1e-9); then
             echo "ok: $name, GPU on $np rank(s): $out"
         else

@@ -56,6 +56,31 @@ static int gpu_ranges(fm_ctx *c, const mu_gpu_fm_range *g, int ng, int64_t total
     return rc;
 }
 
+/* gpu_ranges with the acceptance on the device too (the same prototypes as
+ * mu_fm_accept, to the bit): only the prototypes, packed in range order, their
+ * starts, the counts per range and the statistics come back. */
+static int gpu_ranges_accept(fm_ctx *c, const mu_gpu_fm_range *g, int ng, int64_t total,
+                             double eps2, double *proto, int64_t *from, int64_t *nproto,
+                             mu_fm_stat *st) {
+    int64_t *its = malloc((size_t)(total ? total : 1) * sizeof *its);
+    int *conv = malloc((size_t)(total ? total : 1) * sizeof *conv);
+    float ms = 0;
+    int rc = !its || !conv ? mu_error("out of memory for %lld starts", (long long)total) : 0;
+    if (!rc && mu_gpu_fm_run_accept(c->gpu, g, ng, c->set.r2, c->set.eps1, c->set.max_it,
+                                    c->set.sum_block, eps2, proto, from, nproto, its, conv, &ms))
+        rc = mu_error("the FM iteration and acceptance on the GPU: %s", mu_gpu_error());
+    if (!rc) {
+        c->gpu_ms += ms;
+        for (int64_t k = 0; k < total; k++) {
+            st[k].iterations = its[k];
+            st[k].converged = conv[k];
+        }
+    }
+    free(its);
+    free(conv);
+    return rc;
+}
+
 /* The FM iteration for starts [first, first + count) of the set: on the device
  * when this rank has one (the same bits, see gpu/fuzzy_gpu.h), else the CPU. */
 static int fm_starts(fm_ctx *c, int64_t first, int64_t count, double *v, mu_fm_stat *st) {
@@ -355,7 +380,11 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
     return 0;
 }
 
-/* Rank 0: the records of all n starts -> statistics and accepted prototypes. */
+/* Rank 0: the records of all n starts -> statistics and accepted prototypes.
+ * Exact mode accepts on the host: its end points come from the task farm's
+ * ranks (or the ring) in chunks, and the checkpoint records need them anyway;
+ * the partitioned mode, whose partitions each run whole on one rank, accepts
+ * on the device (gpu_ranges_accept). */
 static int accept_records(fz_state *s, const double *rec, double eps2) {
     int F = s->F;
     double *v = malloc((size_t)(s->n * F) * sizeof *v);
@@ -472,7 +501,10 @@ static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
     int64_t total = 0;
     int rc = !meta || !protos || !from || !v || !st || !g ? mu_error("out of memory") : 0;
     /* Every start of this rank's partitions: on the device, all partitions in
-     * one launch; on the CPU, partition by partition. */
+     * one launch with their acceptance (so only prototypes come back); on the
+     * CPU, partition by partition, accepted below. */
+    int64_t *dev_m = calloc((size_t)(mine ? mine : 1), sizeof *dev_m);
+    if (!rc && !dev_m) rc = mu_error("out of memory");
     for (int j = s->pa; j < s->pb && !rc; j++) {
         int64_t off = s->pstart[j] - s->pstart[s->pa], np = s->pstart[j + 1] - s->pstart[j];
         g[j - s->pa] = (mu_gpu_fm_range){off, np, 0, np};
@@ -483,7 +515,8 @@ static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
             rc = fm_starts(&ctx, 0, np, v + off * F, st + off);
         }
     }
-    if (!rc && base->gpu && mine > 0) rc = gpu_ranges(base, g, mine, s->nloc, v, st);
+    if (!rc && base->gpu && mine > 0)
+        rc = gpu_ranges_accept(base, g, mine, s->nloc, eps2, protos, from, dev_m, st);
     for (int j = s->pa; j < s->pb && !rc; j++) {
         int64_t off = s->pstart[j] - s->pstart[s->pa], np = s->pstart[j + 1] - s->pstart[j];
         int64_t *m = meta + (j - s->pa) * PMETA;
@@ -492,7 +525,9 @@ static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
             m[2] += st[off + k].iterations;
             if (st[off + k].iterations > m[3]) m[3] = st[off + k].iterations;
         }
-        m[0] = mu_fm_accept(v + off * F, st + off, np, F, eps2, protos + total * F, from + total);
+        m[0] = base->gpu ? dev_m[j - s->pa]
+                         : mu_fm_accept(v + off * F, st + off, np, F, eps2, protos + total * F,
+                                        from + total);
         /* Starts as dealt positions; rank 0 maps them to objects. */
         for (int64_t k = 0; k < m[0]; k++) from[total + k] += s->pstart[j];
         total += m[0];
@@ -502,6 +537,7 @@ static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
     free(v);
     free(st);
     free(g);
+    free(dev_m);
     if (mu_error_collective(app->comm, rc)) {
         free(meta);
         free(protos);
