@@ -10,7 +10,7 @@
 #include "core/timer.h"
 #include "mpi/launch.h"
 
-static const mu_command *const commands[] = {&mu_cmd_info, &mu_cmd_maxsub, &mu_cmd_cg,
+static const mu_command *const commands[] = {&mu_cmd_info,  &mu_cmd_maxsub,    &mu_cmd_cg,
                                              &mu_cmd_fuzzy, &mu_cmd_scenarios, &mu_cmd_advect};
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -30,7 +30,7 @@ check_failure "short wind file" "holds 192 floats, want 576" nonzero "$WORK/none
     "${M[@]}" "${small[@]}" --wind=file --wind-file="$WORK/one.bin" --dt=0.01 --steps=1
 check_failure "grid too small" "--nx=2: must be 3..2^20" nonzero "$WORK/none" \
     "${M[@]}" --nx=2 --steps=1
-check_failure "output steps without output" "--output-steps needs --output=PREFIX" nonzero \
+check_failure "output steps without output" "--output-steps needs --h5=PREFIX" nonzero \
     "$WORK/none" "${M[@]}" "${small[@]}" --output-steps=0 --steps=1
 check_failure "steps not a whole period" "is not a whole number of steps" nonzero "$WORK/none" \
     "${M[@]}" "${small[@]}" --dt=0.3

@@ -24,6 +24,20 @@ else
     fail "restart from a periodic checkpoint differs"
 fi
 
+# 1b. The answer CSV (--output): one row per field, the same bytes on 1 and 2 ranks
+# (exact mass, order-free extremes), mass conserved to float32 rounding (periodic
+# boundaries).
+run_np 2 advect "${args[@]}" --steps=30 --output="$WORK/ans2.csv" >/dev/null 2>"$WORK/err" ||
+    fail "answer run on 2 ranks failed"
+run_np 1 advect "${args[@]}" --steps=30 --output="$WORK/ans1.csv" >/dev/null 2>"$WORK/err" ||
+    fail "answer run on 1 rank failed"
+expect_eq "answer rows (header + 2 fields)" "$(wc -l <"$WORK/ans2.csv")" 3
+expect_eq "answer header" "$(head -n 1 "$WORK/ans2.csv")" "field,mass0,mass,mass_change,min,max,l1,l2,linf"
+cmp -s "$WORK/ans1.csv" "$WORK/ans2.csv" && echo "ok: answer CSV identical on 1 and 2 ranks" ||
+    fail "answer CSV differs between 1 and 2 ranks"
+awk -F, 'NR > 1 && ($4 > 1e-5 || $4 < -1e-5) { bad = 1 } END { exit bad }' "$WORK/ans2.csv" &&
+    echo "ok: mass change within 1e-5 (float32 fields)" || fail "mass not conserved in the answer CSV"
+
 # 2. A real signal to the ranks of a run with no end in sight.
 signal_case() {
     local sig=$1
@@ -72,7 +86,7 @@ if grep -q "built without parallel HDF5" "$WORK/err"; then
 elif ! command -v h5dump >/dev/null; then
     echo "ok: (no h5dump: apt-get install hdf5-tools)"
 else
-    run_np 3 advect "${args[@]}" --steps=10 --px=3 --py=1 --output="$WORK/f" --output-steps=0,10 \
+    run_np 3 advect "${args[@]}" --steps=10 --px=3 --py=1 --h5="$WORK/f" --output-steps=0,10 \
         --dump="$WORK/d10.bin" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "HDF5 run failed"; }
     h5dump -d /fields -b LE -o "$WORK/h10.bin" "$WORK/f000010.h5" >/dev/null 2>&1 ||
         fail "h5dump cannot read step 10"

@@ -45,7 +45,8 @@ typedef struct {
     const char *dump, *checkpoint, *restart;
     int64_t checkpoint_every, log_every;
     const char *plot;
-    const char *output;
+    const char *output; /* the answer CSV (per field: mass, extremes, errors) */
+    const char *h5;
     int64_t *output_steps;
     int n_output_steps;
 } adv_cfg;

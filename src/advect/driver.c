@@ -60,8 +60,11 @@ static const mu_opt_spec advect_opts[] = {
     {"restart", MU_OPT_STRING, "", 0, "resume from this checkpoint (same deck)"},
     {"log-every", MU_OPT_INT, "0", 0, "steps between info log lines (0: about 10 lines)"},
     {"output", MU_OPT_STRING, "", 0,
+     "the answer as CSV: per field the mass at the start and end, its relative change, min, "
+     "max, and the L1/L2/Linf errors against the initial field"},
+    {"h5", MU_OPT_STRING, "", 0,
      "HDF5 file prefix for --output-steps: PREFIX<step>.h5 (parallel HDF5)"},
-    {"output-steps", MU_OPT_STRING, "", 0, "steps to write, e.g. 0,10,20 (needs --output)"},
+    {"output-steps", MU_OPT_STRING, "", 0, "steps to write, e.g. 0,10,20 (needs --h5)"},
     {"plot", MU_OPT_STRING, "", 0,
      "PNG prefix: PREFIXstart.png and PREFIXend.png, field 0 on the middle level (gnuplot)"},
     MU_OPT_END};
@@ -205,9 +208,10 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
     c->log_every = mu_opt_int(o, "log-every");
     c->plot = mu_opt_str(o, "plot");
     c->output = mu_opt_str(o, "output");
+    c->h5 = mu_opt_str(o, "h5");
     const char *os = mu_opt_str(o, "output-steps");
-    if (os && !c->output) return mu_error("--output-steps needs --output=PREFIX");
-    if (c->output && !os) return mu_error("--output needs --output-steps=LIST");
+    if (os && !c->h5) return mu_error("--output-steps needs --h5=PREFIX");
+    if (c->h5 && !os) return mu_error("--h5 needs --output-steps=LIST");
     if (os) {
         if (!adv_hdf5_available())
             return mu_error("--output-steps: this build has no parallel HDF5 (install "
@@ -218,6 +222,7 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
 }
 
 static int check_outputs(const adv_cfg *c) {
+    if (c->output) MU_TRY(mu_output_check(c->output));
     if (c->dump) MU_TRY(mu_output_check(c->dump));
     if (c->checkpoint) MU_TRY(mu_output_check(c->checkpoint));
     if (c->plot) {
