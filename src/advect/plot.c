@@ -3,49 +3,18 @@
  * only when gnuplot succeeded. Collective: rank 0 gathers and draws. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "advect/advect.h"
 #include "core/error.h"
+#include "core/gnuplot.h"
 #include "core/output.h"
 
-extern char **environ;
-
-static const char *gnuplot_bin(void) {
-    const char *g = getenv("GNUPLOT");
-    return g && *g ? g : "gnuplot";
-}
-
-static int run_gnuplot(const char *arg) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    char *argv[] = {(char *)gnuplot_bin(), (char *)arg, NULL};
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) return -1;
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 int adv_plot_check(void) {
-    int rc = run_gnuplot("--version");
-    if (rc != 0)
-        return mu_error("--plot needs gnuplot, and '%s' %s (apt-get install gnuplot-nox, or set "
-                        "GNUPLOT=/path/to/gnuplot)",
-                        gnuplot_bin(), rc == 127 || rc < 0 ? "was not found" : "does not run");
-    return 0;
+    return mu_gnuplot_check();
 }
 
 static int draw(const adv_cfg *c, const float *g, int N, const char *png, const char *title) {
@@ -87,10 +56,10 @@ static int draw(const adv_cfg *c, const float *g, int N, const char *png, const 
         }
     }
     if (!rc) {
-        int st = run_gnuplot(gp);
+        int st = mu_gnuplot_run(gp, NULL);
         struct stat sb;
         if (st != 0 || stat(out.tmp, &sb) != 0 || sb.st_size == 0)
-            rc = mu_error("plot: gnuplot (%s) failed with status %d", gnuplot_bin(), st);
+            rc = mu_error("plot: gnuplot (%s) failed with status %d", mu_gnuplot_bin(), st);
     }
     if (!rc) {
         out.f = fopen(out.tmp, "ab");

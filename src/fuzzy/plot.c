@@ -5,55 +5,19 @@
  * final name only when gnuplot succeeded. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "fuzzy/run.h"
 #include "core/error.h"
+#include "core/gnuplot.h"
 #include "core/output.h"
 
-extern char **environ;
-
-static const char *gnuplot_bin(void) {
-    const char *g = getenv("GNUPLOT");
-    return g && *g ? g : "gnuplot";
-}
-
-/* Runs gnuplot with one argument, stdout to /dev/null and stderr to errpath
- * (or /dev/null). Returns the exit status, or -1 when it could not start. */
-static int run_gnuplot(const char *arg, const char *errpath) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, errpath ? errpath : "/dev/null",
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    char *argv[] = {(char *)gnuplot_bin(), (char *)arg, NULL};
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) return -1;
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    if (!WIFEXITED(status)) return -1;
-    /* posix_spawnp reports a missing program as exit status 127 from the child. */
-    return WEXITSTATUS(status);
-}
-
 int mu_fz_plot_check(void) {
-    int rc = run_gnuplot("--version", NULL);
-    if (rc != 0)
-        return mu_error("--plot needs gnuplot, and '%s' %s (apt-get install gnuplot-nox, or set "
-                        "GNUPLOT=/path/to/gnuplot)",
-                        gnuplot_bin(), rc == 127 || rc < 0 ? "was not found" : "does not run");
-    return 0;
+    return mu_gnuplot_check();
 }
 
 /* A gnuplot single-quoted string: quotes doubled. */
@@ -210,7 +174,7 @@ int mu_fz_plot(const char *path, const mu_fz_result *r) {
     snprintf(script, sizeof script, "%s/plot.gp", dir);
     snprintf(err, sizeof err, "%s/gnuplot.err", dir);
     if (!rc) {
-        int st = run_gnuplot(script, err);
+        int st = mu_gnuplot_run(script, err);
         struct stat sb;
         if (st != 0 || stat(out.tmp, &sb) != 0 || sb.st_size == 0) {
             char msg[512] = "";
@@ -222,7 +186,7 @@ int mu_fz_plot(const char *path, const mu_fz_result *r) {
                 for (char *p = msg; *p; p++)
                     if (*p == '\n') *p = ' ';
             }
-            rc = mu_error("plot: gnuplot (%s) failed with status %d: %s", gnuplot_bin(), st,
+            rc = mu_error("plot: gnuplot (%s) failed with status %d: %s", mu_gnuplot_bin(), st,
                           *msg ? msg : "no message");
         }
     }

@@ -4,48 +4,17 @@
  * when gnuplot succeeded. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "scenarios/scenarios.h"
 #include "core/error.h"
+#include "core/gnuplot.h"
 #include "core/output.h"
 
-extern char **environ;
-
-static const char *gnuplot_bin(void) {
-    const char *g = getenv("GNUPLOT");
-    return g && *g ? g : "gnuplot";
-}
-
-static int run_gnuplot(const char *arg) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    char *argv[] = {(char *)gnuplot_bin(), (char *)arg, NULL};
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) return -1;
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 int mu_sc_plot_check(void) {
-    int rc = run_gnuplot("--version");
-    if (rc != 0)
-        return mu_error("--plot needs gnuplot, and '%s' %s (apt-get install gnuplot-nox, or set "
-                        "GNUPLOT=/path/to/gnuplot)",
-                        gnuplot_bin(), rc == 127 || rc < 0 ? "was not found" : "does not run");
-    return 0;
+    return mu_gnuplot_check();
 }
 
 int mu_sc_plot(const char *png, const mu_sc_hist *h, const mu_sc_tree *t, int nplot,
@@ -96,7 +65,7 @@ int mu_sc_plot(const char *png, const mu_sc_hist *h, const mu_sc_tree *t, int np
             }
             fprintf(g, "unset multiplot\n");
             fclose(g);
-            int st = run_gnuplot(script);
+            int st = mu_gnuplot_run(script, NULL);
             if (st != 0) rc = mu_error("--plot: gnuplot failed (exit status %d)", st);
         }
     }
