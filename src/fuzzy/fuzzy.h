@@ -132,8 +132,4 @@ void mu_fz_group_means(const double *v, int64_t m, int F, const int64_t *group, 
 double mu_fz_ari(const int32_t *a, int ka, const int32_t *b, int kb, int64_t n);
 double mu_fz_purity(const int32_t *a, int ka, const int32_t *b, int kb, int64_t n);
 
-/* Eigen-decomposition of a symmetric F x F matrix (cyclic Jacobi): values in
- * descending order, vectors as columns of vec (F x F, row-major). */
-void mu_fz_eigen(const double *A, int F, double *val, double *vec);
-
 #endif

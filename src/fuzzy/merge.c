@@ -1,6 +1,6 @@
 /* The hierarchical merge of per-partition prototypes (report 2.6): single
  * linkage, the dendrogram cut, and the group means; plus the accuracy
- * measures and the eigen-decomposition used by the plot. */
+ * measures. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,57 +201,4 @@ double mu_fz_purity(const int32_t *a, int ka, const int32_t *b, int kb, int64_t 
     }
     free(t);
     return (double)hit / (double)n;
-}
-
-void mu_fz_eigen(const double *A, int F, double *val, double *vec) {
-    double *a = malloc((size_t)(F * F) * sizeof *a);
-    memcpy(a, A, (size_t)(F * F) * sizeof *a);
-    for (int i = 0; i < F; i++)
-        for (int j = 0; j < F; j++) vec[i * F + j] = i == j;
-    for (int sweep = 0; sweep < 100; sweep++) {
-        double off = 0;
-        for (int p = 0; p < F; p++)
-            for (int q = p + 1; q < F; q++) off += a[p * F + q] * a[p * F + q];
-        if (off < 1e-30) break;
-        for (int p = 0; p < F; p++)
-            for (int q = p + 1; q < F; q++) {
-                double apq = a[p * F + q];
-                if (fabs(apq) < 1e-300) continue;
-                double theta = (a[q * F + q] - a[p * F + p]) / (2 * apq);
-                double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
-                double c = 1 / sqrt(t * t + 1), s = t * c;
-                for (int k = 0; k < F; k++) {
-                    double akp = a[k * F + p], akq = a[k * F + q];
-                    a[k * F + p] = c * akp - s * akq;
-                    a[k * F + q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < F; k++) {
-                    double apk = a[p * F + k], aqk = a[q * F + k];
-                    a[p * F + k] = c * apk - s * aqk;
-                    a[q * F + k] = s * apk + c * aqk;
-                }
-                for (int k = 0; k < F; k++) {
-                    double vkp = vec[k * F + p], vkq = vec[k * F + q];
-                    vec[k * F + p] = c * vkp - s * vkq;
-                    vec[k * F + q] = s * vkp + c * vkq;
-                }
-            }
-    }
-    for (int i = 0; i < F; i++) val[i] = a[i * F + i];
-    /* Descending order (selection sort: F is small). */
-    for (int i = 0; i < F; i++) {
-        int top = i;
-        for (int j = i + 1; j < F; j++)
-            if (val[j] > val[top]) top = j;
-        if (top == i) continue;
-        double t = val[i];
-        val[i] = val[top];
-        val[top] = t;
-        for (int k = 0; k < F; k++) {
-            t = vec[k * F + i];
-            vec[k * F + i] = vec[k * F + top];
-            vec[k * F + top] = t;
-        }
-    }
-    free(a);
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fuzzy/run.h"
+#include "core/eigen.h"
 #include "core/error.h"
 #include "core/gnuplot.h"
 #include "core/output.h"
@@ -61,7 +62,7 @@ static int axes(const mu_fz_result *r, double *center, double *axis, char names[
             for (int b = 0; b < F; b++)
                 cov[a * F + b] +=
                     (r->z[i * F + a] - center[a]) * (r->z[i * F + b] - center[b]) / (double)(n - 1);
-    mu_fz_eigen(cov, F, val, vec);
+    if (mu_sym_eigen(cov, F, val, vec)) return mu_error("plot: out of memory");
     double total = 0;
     for (int f = 0; f < F; f++) total += val[f] > 0 ? val[f] : 0;
     for (int k = 0; k < 2; k++) {

@@ -78,8 +78,6 @@ int mu_sc_cholesky(const double *A, int n, double *L);
  * or when R is not positive definite the eigen factor V diag(sqrt(max(l, 0)))
  * with rows rescaled to unit length (*lower = 0; *neg eigenvalues <= 0, *smallest). */
 int mu_sc_factor(const double *R, int n, double *D, int *lower, int *neg, double *smallest);
-/* Eigenvalues (descending) and eigenvectors (columns of V) of a symmetric A (Jacobi). */
-void mu_sc_eigen(const double *A, int n, double *val, double *V);
 
 /* ---- generation (gen.c) --------------------------------------------------------- */
 
