@@ -52,6 +52,13 @@ signal_case() {
     wait $pid
     local rc=$?
     set -e
+    # Stages are checked for signals between them: a loaded machine may deliver
+    # the signal during the last stage, and the run then ends normally. Try again.
+    if [ "$rc" = 0 ] && [ "${attempt:-1}" -lt 4 ] && cmp -s "$WORK/ref.csv" "$WORK/sig.csv"; then
+        echo "note: $sig on $np ranks arrived after the last stage (attempt ${attempt:-1}); again"
+        attempt=$((${attempt:-1} + 1)) signal_case "$@"
+        return
+    fi
     expect_eq "$sig on $np ranks: exit status" "$rc" 3
     [ "$rc" = 3 ] || { tail -n 5 "$WORK/sig.err" >&2; return; }
     [ ! -e "$WORK/sig.csv" ] || fail "$sig: a stopped run wrote the tree"
