@@ -44,20 +44,12 @@ signal_case() {
     rm -f "$WORK/s.ckpt"
     "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" advect "${args[@]}" --steps=100000000 \
         --log-every=20 --checkpoint="$WORK/s.ckpt" >"$WORK/s-$sig.out" 2>"$WORK/s-$sig.err" &
-    local pid=$! t=0
-    until grep -q "\] step 20 " "$WORK/s-$sig.err" 2>/dev/null; do
-        sleep 0.2
-        t=$((t + 1))
-        if [ $t -gt 300 ] || ! kill -0 $pid 2>/dev/null; then
-            fail "$sig: the run never reached step 20"
-            wait $pid || true
-            return
-        fi
-    done
-    local ranks
-    ranks=$(for proxy in $(pgrep -P $pid); do pgrep -P "$proxy"; done)
-    # shellcheck disable=SC2086
-    kill -"$sig" ${ranks:-$pid}
+    local pid=$!
+    if ! signal_when $pid "$WORK/s-$sig.err" "\\] step 20 " "$sig"; then
+        fail "$sig: the run never reached step 20"
+        wait $pid || true
+        return
+    fi
     set +e
     wait $pid
     local rc=$?

@@ -19,24 +19,14 @@ signal_case() {
     rm -f "$WORK/sig.ckpt"
     "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" cg "${args[@]}" --max-it=100000000 \
         --checkpoint="$WORK/sig.ckpt" >"$WORK/sig.out" 2>"$WORK/sig.err" &
-    local pid=$! t=0
-    # Wait until the solve is running (a progress line: MUTIRAO_PROGRESS_SECONDS=1).
-    until grep -q "cg solve:" "$WORK/sig.err" 2>/dev/null; do
-        sleep 0.2
-        t=$((t + 1))
-        if [ $t -gt 300 ] || ! kill -0 $pid 2>/dev/null; then
-            fail "$sig: the run never reached the solve"
-            cat "$WORK/sig.err" >&2
-            wait $pid || true
-            return
-        fi
-    done
-    # Signal the ranks themselves, as Slurm does (srun --signal): mpiexec.hydra's
-    # own forwarding of a signal can race with its output forwarding.
-    local ranks
-    ranks=$(for proxy in $(pgrep -P $pid); do pgrep -P "$proxy"; done)
-    # shellcheck disable=SC2086
-    kill -"$sig" ${ranks:-$pid}
+    local pid=$!
+    # Once the solve is running (a progress line: MUTIRAO_PROGRESS_SECONDS=1).
+    if ! signal_when $pid "$WORK/sig.err" "cg solve:" "$sig"; then
+        fail "$sig: the run never reached the solve"
+        cat "$WORK/sig.err" >&2
+        wait $pid || true
+        return
+    fi
     set +e
     wait $pid
     local rc=$?

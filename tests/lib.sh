@@ -61,3 +61,20 @@ finish() {
     fi
     echo "all checks passed"
 }
+
+# signal_when PID LOG PATTERN SIG: waits (up to 60 s) until LOG shows PATTERN
+# while the launch PID runs, then sends SIG to the ranks themselves (the
+# launcher's grandchildren), as Slurm does: mpiexec.hydra's own forwarding of a
+# signal can race with its output forwarding. Returns 1 when the run ended or
+# never got there.
+signal_when() {
+    local pid=$1 log=$2 pattern=$3 sig=$4 t=0 ranks
+    until grep -q "$pattern" "$log" 2>/dev/null; do
+        sleep 0.2
+        t=$((t + 1))
+        if [ $t -gt 300 ] || ! kill -0 "$pid" 2>/dev/null; then return 1; fi
+    done
+    ranks=$(for proxy in $(pgrep -P "$pid"); do pgrep -P "$proxy"; done)
+    # shellcheck disable=SC2086
+    kill -"$sig" ${ranks:-$pid}
+}

@@ -34,20 +34,12 @@ signal_case() {
     rm -f "$WORK/sig.ckpt" "$WORK/sig.csv"
     "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" scenarios "${opts[@]}" $tree \
         --checkpoint="$WORK/sig.ckpt" --output="$WORK/sig.csv" >"$WORK/sig.out" 2>"$WORK/sig.err" &
-    local pid=$! t=0
-    until grep -q "scenarios: stage 1 " "$WORK/sig.err" 2>/dev/null; do
-        sleep 0.1
-        t=$((t + 1))
-        if [ $t -gt 600 ] || ! kill -0 $pid 2>/dev/null; then
-            fail "$sig: the run never finished stage 1"
-            wait $pid || true
-            return
-        fi
-    done
-    local ranks
-    ranks=$(for proxy in $(pgrep -P $pid); do pgrep -P "$proxy"; done)
-    # shellcheck disable=SC2086
-    kill -"$sig" ${ranks:-$pid}
+    local pid=$!
+    if ! signal_when $pid "$WORK/sig.err" "scenarios: stage 1 " "$sig"; then
+        fail "$sig: the run never finished stage 1"
+        wait $pid || true
+        return
+    fi
     set +e
     wait $pid
     local rc=$?
