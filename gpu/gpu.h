@@ -26,6 +26,9 @@ const char *mu_gpu_versions(void);
 int mu_gpu_device_count(void);
 /* Binds this process to device `ordinal` and fills info. */
 int mu_gpu_select(int ordinal, mu_gpu_info *info);
+/* Makes the calling host thread use the device mu_gpu_select bound this
+ * process to (the CUDA runtime starts every new thread on device 0). */
+int mu_gpu_bind_thread(void);
 /* The last error message of this process's GPU calls. */
 const char *mu_gpu_error(void);
 

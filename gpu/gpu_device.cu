@@ -70,11 +70,15 @@ int mu_gpu_device_count(void) {
     return n < 0 ? 0 : n;
 }
 
+/* The process's device, for the host threads it starts (-1: none selected). */
+static int selected_ordinal = -1;
+
 int mu_gpu_select(int ordinal, mu_gpu_info *info) {
     int n = mu_gpu_device_count();
     if (ordinal < 0 || ordinal >= n)
         return mu_gpu_fail("device %d requested but %d visible", ordinal, n);
     MU_CUDA(cudaSetDevice(ordinal));
+    selected_ordinal = ordinal;
     cudaDeviceProp p;
     MU_CUDA(cudaGetDeviceProperties(&p, ordinal));
     if (info) {
@@ -90,6 +94,11 @@ int mu_gpu_select(int ordinal, mu_gpu_info *info) {
         info->mem_gib = (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0);
         MU_CUDA(cudaDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, ordinal));
     }
+    return 0;
+}
+
+int mu_gpu_bind_thread(void) {
+    if (selected_ordinal >= 0) MU_CUDA(cudaSetDevice(selected_ordinal));
     return 0;
 }
 

@@ -28,6 +28,10 @@ int mu_gpu_select(int ordinal, mu_gpu_info *info) {
     return 1;
 }
 
+int mu_gpu_bind_thread(void) {
+    return 0;
+}
+
 const char *mu_gpu_error(void) {
     return mu_gpu_no_cuda;
 }

@@ -34,9 +34,11 @@
  *              thread per point its distance to its new centre, and a thread
  *              per cluster those distances in member order: the CPU's sums.
  *
- * A destroyed context is parked (one per process) and reused by the next
+ * A destroyed context is parked (one per host thread) and reused by the next
  * create of the same sizes on the same device: the tree makes one per node,
- * and cudaMalloc/cudaFree cost more than a node's k-means at M = 1024. */
+ * and cudaMalloc/cudaFree cost more than a node's k-means at M = 1024. This
+ * file is compiled with the per-thread default stream, so the host threads
+ * that run a stage's nodes (src/scenarios/lanes.c) overlap on the device. */
 #include <algorithm>
 #include <cuda_runtime.h>
 #include <cstdlib>
@@ -266,8 +268,8 @@ struct mu_gpu_km {
     double *h_c, *h_cw;
 };
 
-/* One parked context per process (see the top). */
-static mu_gpu_km *parked;
+/* One parked context per host thread (see the top). */
+static thread_local mu_gpu_km *parked;
 
 static void release(mu_gpu_km *g) {
     int rc = 0;

@@ -21,7 +21,7 @@ typedef struct mu_gpu_km mu_gpu_km;
  * them row-major on its first call). */
 int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out);
 /* NULL is accepted. The context is parked for reuse by the next create of the
- * same sizes on the same device (one per process; not thread-safe). */
+ * same sizes on the same device (one per host thread). */
 void mu_gpu_km_destroy(mu_gpu_km *g);
 /* dist[i*k + l] = squared distance from point i to centre l (host, m x k). */
 int mu_gpu_km_all(mu_gpu_km *g, const double *c, int k, double *dist);

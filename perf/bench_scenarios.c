@@ -10,7 +10,9 @@
  * usage: bench_scenarios [--device=gpu|cpu] [--case=all|tree|newave|table|rate]
  *                        [--input=inputs/scenarios/ons_inflows_64.csv] [--method=v2|hw]
  *                        [--newave-m=100000] [--newave-stages=12] [--newave-budget=90]
- *                        [--tree-m=1024]
+ *                        [--tree-m=1024] [--threads=N]
+ * --threads: host threads per rank on a stage's nodes (0: as the command's auto);
+ * with several, the phase seconds below are summed over the threads.
  * Under mpirun with several ranks it runs the tree case only, its nodes farmed
  * over the ranks (with --device=gpu every rank uses device 0); rank 0 reports
  * (its own share of the generation and aggregation).
@@ -63,6 +65,7 @@ typedef struct {
     mu_sc_model md;
     mu_sc_cfg c;
     int use_gpu;
+    int threads; /* host threads on a stage's nodes (--threads; 0: the command's auto) */
 } bench;
 
 static void setup_ctx(bench *b, mu_sc_ctx *x, mu_sc_tree *t, int64_t hist_end, int64_t rows,
@@ -75,6 +78,7 @@ static void setup_ctx(bench *b, mu_sc_ctx *x, mu_sc_tree *t, int64_t hist_end, i
     x->start_m = (int)(hist_end % 12);
     x->tree = t;
     x->use_gpu = b->use_gpu;
+    x->threads = b->threads;
     int nst = b->md.nst, P = b->md.pmax;
     x->Z = malloc((size_t)rows * nst * sizeof *x->Z);
     x->zpast = malloc((size_t)(per_scen ? rows : 1) * P * nst * sizeof *x->zpast);
@@ -89,6 +93,7 @@ static void setup_ctx(bench *b, mu_sc_ctx *x, mu_sc_tree *t, int64_t hist_end, i
 }
 
 static void free_ctx(mu_sc_ctx *x) {
+    mu_sc_lanes_close(x);
     free(x->Z);
     free(x->zpast);
     mu_sc_gpu_destroy(x->gpu);
@@ -190,7 +195,8 @@ static int newave(bench *b, int64_t rec, int m, int stages, double budget) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     int wrank = 0, wsize = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
@@ -220,7 +226,8 @@ int main(int argc, char **argv) {
         app.dev.use_gpu = 1;
         printf("device: %s (%d SMs, %.1f GiB)\n", info.name, info.sm_count, info.mem_gib);
     } else {
-        printf("device: CPU, one core\n");
+        printf("device: CPU, %d thread(s) per rank\n",
+               mu_sc_threads(MPI_COMM_WORLD, atoi(arg(argc, argv, "--threads", "0"))));
     }
     mu_sc_select sel = {"all", 0, 0, 10};
     if (mu_sc_read(input, &sel, &b.h)) die("input");
@@ -232,6 +239,7 @@ int main(int argc, char **argv) {
     b.c.seed = 2016;
     b.c.method = !strcmp(method, "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
     b.c.max_iter = 50;
+    b.threads = mu_sc_threads(MPI_COMM_WORLD, atoi(arg(argc, argv, "--threads", "0")));
     b.c.delta_min = 0.05;
     int nst = b.h.nst;
     int64_t rec = (int64_t)b.h.nyears * 12;
@@ -264,13 +272,15 @@ int main(int argc, char **argv) {
                 bkm[1] = km[1];
             }
         }
-        printf("tree 1,30,200 M=%d %s, %d rank(s): %lld leaves, %d stations: %.4f s (best of 3; "
-               "rank 0: generation %.4f s = %.1f%%, aggregation %.4f s = %.1f%%: k-means distance "
+        printf("tree 1,30,200 M=%d %s, %d rank(s) x %d thread(s): %lld leaves, %d stations: %.4f s "
+               "(best of 3; "
+               "rank 0 (thread-seconds): generation %.4f s = %.1f%%, aggregation %.4f s = %.1f%%: "
+               "k-means distance "
                "steps "
                "%.4f s = %.1f%%, k-means serial part %.4f s = %.1f%%, rest %.4f s; "
                "k-means iterations %.1f per node); "
                "study: 3210.7 s serial, 122.4 s CUDA, 74.9 s 3 ranks + GPU\n",
-               tm, method, wsize, (long long)leaves, nst, best, bg, 100 * bg / best, ba,
+               tm, method, wsize, b.threads, (long long)leaves, nst, best, bg, 100 * bg / best, ba,
                100 * ba / best, bkm[0], 100 * bkm[0] / best, bkm[1], 100 * bkm[1] / best,
                ba - bkm[0] - bkm[1], it);
     }

@@ -52,7 +52,9 @@ static void log_environment(const mu_app *app) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    /* Host threads exist (scenario lanes) but only this one calls MPI. */
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     mu_app app = {.comm = MPI_COMM_WORLD};
     MPI_Comm_rank(app.comm, &app.rank);
     MPI_Comm_size(app.comm, &app.size);

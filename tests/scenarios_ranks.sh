@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One answer whatever the layout: `mutirao scenarios` on 1, 2, 3 and 4 ranks
-# writes byte-identical trees (CSV and JSON), comb series and statistics
+# (and on 2 ranks of 3 host threads each) writes byte-identical trees (CSV and JSON), comb series and statistics
 # reports, with both aggregation methods and both correlation spaces; every tree has non-negative inflows,
 # children's probabilities summing to 1 and consistent path probabilities
 # (tests/scenarios_check.py).
@@ -36,6 +36,15 @@ same_all() { # name, options...
         fi
         echo "ok: $name: $np ranks identical to 1"
     done
+    # Host threads inside the ranks (a stage's nodes side by side): the same bytes.
+    local p="$WORK/$name-threads"
+    run_np 2 scenarios --device=cpu --input="$IN" --output="$p.csv" --stats="$p-stats.csv" \
+        --stats-series=40 --stats-years=2 --threads=3 "$@" >"$p.out" 2>"$p.err" ||
+        { cat "$p.err" >&2; fail "$name on 2 ranks x 3 threads: exit status non-zero"; return; }
+    for f in .csv -stats.csv; do
+        cmp -s "$WORK/$name-np1$f" "$p$f" || fail "$name: $f with 3 threads per rank differs"
+    done
+    echo "ok: $name: 2 ranks x 3 threads identical to 1 rank"
 }
 
 same_all "tree 1,6,5 v2, 16 stations" --nstations=16 --tree=1,6,5 --m=256 --method=v2

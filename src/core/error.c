@@ -5,7 +5,10 @@
 #include <string.h>
 
 enum { MSG_MAX = 1024 };
-static char message[MSG_MAX], printed[MSG_MAX];
+/* Per thread: host threads inside a rank (scenario lanes) fail on their own;
+ * the thread that calls MPI passes a lane's message on (mu_error("%s", ...)). */
+static _Thread_local char message[MSG_MAX];
+static char printed[MSG_MAX];
 
 int mu_error(const char *fmt, ...) {
     va_list ap;

@@ -32,6 +32,13 @@ void mu_timer_end(const char *phase) {
     phases[i].count++;
 }
 
+void mu_timer_add(const char *phase, double seconds, long count) {
+    if (run_start < 0) run_start = MPI_Wtime() - seconds;
+    int i = slot(phase);
+    phases[i].total += seconds;
+    phases[i].count += count;
+}
+
 double mu_timer_seconds(const char *phase) {
     for (int i = 0; i < nphases; i++)
         if (strcmp(phases[i].name, phase) == 0) return phases[i].total;

@@ -7,6 +7,9 @@
 
 void mu_timer_begin(const char *phase);
 void mu_timer_end(const char *phase);
+/* Adds seconds measured elsewhere (host threads, which must not touch the
+ * table) to a phase, as count begin/end pairs. */
+void mu_timer_add(const char *phase, double seconds, long count);
 /* Seconds accumulated in a phase on this rank (0 if never run). */
 double mu_timer_seconds(const char *phase);
 /* Collective: prints the table from rank 0 and adds it to the JSON summary. */

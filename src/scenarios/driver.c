@@ -34,6 +34,10 @@ static const mu_opt_spec sc_opts[] = {
     {"split", MU_OPT_CHOICE, "auto", "auto|on|off",
      "a stage with fewer nodes than ranks: all ranks on each node's generation and k-means "
      "steps (on), the task farm (off), or on for CPU ranks only (auto)"},
+    {"threads", MU_OPT_INT, "0", 0,
+     "host threads per rank working on a stage's nodes side by side (each its own scratch "
+     "and GPU stream); 0: OMP_NUM_THREADS, else the CPUs this rank may use shared by the "
+     "ranks on its node"},
     {"mode", MU_OPT_CHOICE, "tree", "tree|comb",
      "tree: aggregated tree (DECOMP); comb: independent series, no aggregation (NEWAVE)"},
     {"series", MU_OPT_INT, "2000", 0, "comb: number of series S"},
@@ -125,6 +129,10 @@ static int read_cfg(const mu_opts *o, mu_sc_cfg *c) {
     c->method = !strcmp(mu_opt_str(o, "method"), "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
     const char *split = mu_opt_str(o, "split");
     c->split = !strcmp(split, "on") ? 1 : !strcmp(split, "off") ? 0 : 2;
+    int64_t th = mu_opt_int(o, "threads");
+    if (th < 0 || th > 1024)
+        return mu_error("--threads=%lld: must be 0 (auto) to 1024", (long long)th);
+    c->threads = (int)th;
     int64_t it = mu_opt_int(o, "max-iter");
     if (it < 1 || it > 100000) return mu_error("--max-iter must be 1..100000");
     c->max_iter = (int)it;

@@ -68,6 +68,7 @@ static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows, int per_scen) 
 }
 
 static void free_scratch(mu_sc_ctx *x) {
+    mu_sc_lanes_close(x);
     free(x->Dnode);
     x->Dnode = NULL;
     free(x->Z);
@@ -128,6 +129,9 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     x.start_m = (int)(hist_end % 12);
     x.tree = &tree;
     x.use_gpu = app->dev.use_gpu;
+    x.threads = mu_sc_threads(app->comm, c->threads);
+    if (!c->comb) mu_info("scenarios: %d host thread(s) per rank on a stage's nodes", x.threads);
+    mu_summary_int("threads_per_rank", x.threads);
     mu_summary_int("stations", h.nst);
     mu_summary_int("record_years", h.nyears);
     if (app->rank == 0 && c->model_json) {

@@ -1,7 +1,8 @@
 /* The scenarios run, collective: the record (rank 0 reads, every rank gets a
  * copy), the PAR(p) fit (every rank, same bits), then the tree stage by stage
- * or the comb. In a tree stage the task farm hands out the stage's nodes; a
- * task generates the node's M scenarios conditioned on its path (GPU or CPU:
+ * or the comb. In a tree stage the task farm hands out the stage's nodes (in
+ * chunks of at least one node per host thread; lanes.c runs a chunk's nodes
+ * side by side); a task generates the node's M scenarios conditioned on its path (GPU or CPU:
  * the same numbers) and aggregates them (scenarios/aggregate.h); rank 0 places
  * the children in node order and broadcasts them, so every rank holds the same
  * tree whatever the number of ranks. */
@@ -18,6 +19,7 @@
 #include "gpu/gpu.h"
 #include "mpi/partition.h"
 #include "mpi/taskfarm.h"
+#include "scenarios/kmeans.h"
 
 void mu_sc_tree_free(mu_sc_tree *t) {
     free(t->parent);
@@ -107,6 +109,17 @@ static size_t rec_doubles(int K, int nst) {
  * block of the M scenarios (the draws are keyed by scenario, so the gathered
  * set is the one a single rank draws) and the k-means steps are shared
  * (mu_agg_cluster_shared). Errors are then collective. */
+/* A phase's seconds since t0: into the timers, or the lane's own sums (lanes.c). */
+static void phase_time(mu_sc_ctx *x, const char *phase, double t0) {
+    double s = mu_km_now() - t0;
+    if (!x->lane)
+        mu_timer_add(phase, s, 1);
+    else if (!strcmp(phase, "generate"))
+        x->gen_s += s;
+    else
+        x->agg_s += s;
+}
+
 static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     const mu_sc_cfg *c = x->c;
     int nst = x->md->nst, K = c->open[x->stage], M = c->m;
@@ -121,7 +134,7 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     memset(rec, 0, rec_doubles(K, nst) * sizeof *rec);
     mu_sc_node_past(x, v, x->zpast);
     mu_sc_gen_draw d = {c->seed, (uint64_t)v, lo, hi - lo, x->zpast, 0};
-    mu_timer_begin("generate");
+    double t0 = mu_km_now();
     int rc = 0;
     if (c->corr_lognormal) {
         mu_sc_gen_month g;
@@ -139,7 +152,7 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
         int any = 0;
         MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm);
         if (any) {
-            mu_timer_end("generate");
+            phase_time(x, "generate", t0);
             free(cnt);
             return rc ? rc
                       : mu_error("scenarios: node %lld: generation failed on another rank",
@@ -155,15 +168,15 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
                        comm);
         free(cnt);
     }
-    mu_timer_end("generate");
+    phase_time(x, "generate", t0);
     MU_TRY(rc);
     mu_agg_result ar;
     memset(&ar, 0, sizeof ar);
     char err[512] = "";
-    mu_timer_begin("aggregate");
+    t0 = mu_km_now();
     rc = mu_agg_cluster_shared(x->Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
                                x->use_gpu, comm, &ar, err, sizeof err);
-    mu_timer_end("aggregate");
+    phase_time(x, "aggregate", t0);
     x->km_s += ar.kmeans_s;
     x->km_dist_s += ar.dist_s;
     if (rc)
@@ -180,14 +193,16 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     return 0;
 }
 
+static int node_alone(mu_sc_ctx *x, int64_t v, double *rec) {
+    return node_work(x, v, rec, MPI_COMM_NULL);
+}
+
+/* A farm chunk of the stage's nodes, side by side on the rank's host threads. */
 static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
     mu_sc_ctx *x = vctx;
     size_t rd = rec_doubles(x->c->open[x->stage], x->md->nst);
-    for (int64_t j = 0; j < count; j++) {
-        int64_t v = x->tree->stage_first[x->stage] + first + j;
-        MU_TRY(node_work(x, v, (double *)results + j * rd, MPI_COMM_NULL));
-    }
-    return 0;
+    return mu_sc_lanes_run(x, x->tree->stage_first[x->stage] + first, count, results, rd,
+                           node_alone);
 }
 
 /* A stage with fewer nodes than ranks: all ranks on each node in turn (where
@@ -246,7 +261,11 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         if (mu_sc_split_stage(c, x->use_gpu, nodes, app->size)) {
             rc = shared_stage(app, x, nodes, rd, all);
         } else {
-            mu_farm_cfg fc = {.min_chunk = 1, .max_chunk = 0, .master_works = 1, .progress = phase};
+            /* Chunks of at least one node per host thread. */
+            mu_farm_cfg fc = {.min_chunk = x->threads > 1 ? x->threads : 1,
+                              .max_chunk = 0,
+                              .master_works = 1,
+                              .progress = phase};
             mu_farm_stats fs = {0, 0};
             rc = mu_taskfarm_run(app->comm, nodes, rd * sizeof(double), node_task, x, &fc,
                                  app->rank == 0 ? all : NULL, &fs);

@@ -4,7 +4,7 @@
 #include "scenarios/scenarios.h"
 #include "gpu/scenarios_gen.h"
 
-typedef struct {
+typedef struct mu_sc_ctx {
     const mu_sc_cfg *c;
     const mu_sc_hist *h;
     const mu_sc_model *md;
@@ -19,8 +19,28 @@ typedef struct {
     double *Dnode;          /* --corr=lognormal: this node's factor (nst x nst) */
     int lower_node;
     double *Z, *zpast; /* scratch: M x nst, pmax x nst (tree) or per series (comb) */
+    /* Host threads (lanes.c): threads is the resolved count; lanes[t] is
+     * thread t's copy of this context with its own scratch and device buffers
+     * (lane = 1 there: it keeps its seconds in gen_s/agg_s, not the timers). */
+    int threads, nlanes, lane;
+    struct mu_sc_ctx *lanes;
+    double gen_s, agg_s;
+    int64_t err_node; /* a lane: the first node that failed there (-1: none) */
+    char *err;        /* and its message */
 } mu_sc_ctx;
 
+/* Work of one tree node (run.c's node_work alone): its record into rec. */
+typedef int (*mu_sc_node_fn)(mu_sc_ctx *x, int64_t v, double *rec);
+/* Resolves --threads (0: OMP_NUM_THREADS, else the CPUs of this process's
+ * affinity mask over the ranks on its node; at least 1). Collective on comm. */
+int mu_sc_threads(MPI_Comm comm, int requested);
+/* Nodes v0 .. v0+count-1 into rec + j * rd, on up to x->threads host threads
+ * (lanes made on first use, sized for x->c->m scenarios). The records do not
+ * depend on the number of threads. 0, or 1 after mu_error with the message of
+ * the lowest failing node among those tried (a failure stops the others). */
+int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t rd,
+                    mu_sc_node_fn fn);
+void mu_sc_lanes_close(mu_sc_ctx *x);
 /* The standardized past (pmax x nst, lag-major) of tree node v. */
 void mu_sc_node_past(const mu_sc_ctx *x, int64_t v, double *zp);
 /* The tree, stage by stage (collective). */

@@ -118,7 +118,8 @@ typedef struct {
     const char *checkpoint; /* tree: file written on SIGTERM/SIGUSR1 and every k stages */
     int checkpoint_every;
     int restart;
-    int split; /* a stage with fewer nodes than ranks: 0 farm, 1 shared, 2 auto (run.c) */
+    int split;   /* a stage with fewer nodes than ranks: 0 farm, 1 shared, 2 auto (run.c) */
+    int threads; /* host threads per rank for a stage's nodes (lanes.c); 0: auto */
 } mu_sc_cfg;
 
 /* The tree: nodes in id order, stage by stage. */
