@@ -123,22 +123,46 @@ __device__ long long dens_off(const dgeom &w, int g, long long *stride) {
 }
 
 /* Face winds of the sweep and the Courant check, as sweep.c's sweep_winds: the
- * largest Courant number by atomicMax on its bits (non-negative doubles order
- * as their bits, and a maximum does not depend on the order). */
+ * largest Courant number as the maximum of its bits (non-negative doubles order
+ * as their bits, and a maximum does not depend on the order), reduced in the
+ * warp and the block first: one atomic per block, not one per face on a single
+ * address (they serialize in L2). Grid-stride, so every thread reaches the
+ * block's barriers. */
 __global__ void k_winds(dgeom w, const double *wc, float *u, unsigned long long *stat, int *pn) {
-    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= (long long)w.G * (w.m + 1)) return;
-    int j = (int)(k % (w.m + 1)) - 1;
-    float uk = (float)(wc[k] * w.tf);
-    u[k] = uk;
-    if (j < 0) return;
-    long long gi = w.glo + j;
-    if (w.periodic || gi + 1 < w.gn) {
-        double cn = fabs((double)uk) * w.dtdx;
-        atomicMax(&stat[0], (unsigned long long)__double_as_longlong(cn));
-        if (cn > 1) atomicAdd(&stat[1], 1ull);
+    __shared__ unsigned long long wmax[32];
+    long long n = (long long)w.G * (w.m + 1);
+    unsigned long long mx = 0, nbad = 0;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
+         k += (long long)gridDim.x * blockDim.x) {
+        int j = (int)(k % (w.m + 1)) - 1;
+        float uk = (float)(wc[k] * w.tf);
+        u[k] = uk;
+        if (j < 0) continue;
+        long long gi = w.glo + j;
+        if (w.periodic || gi + 1 < w.gn) {
+            double cn = fabs((double)uk) * w.dtdx;
+            unsigned long long bits = (unsigned long long)__double_as_longlong(cn);
+            mx = bits > mx ? bits : mx;
+            if (cn > 1) nbad++;
+        }
+        if (pn) pn[2 * (k / (w.m + 1)) + (uk >= 0 ? 0 : 1)] = 1;
     }
-    if (pn) pn[2 * (k / (w.m + 1)) + (uk >= 0 ? 0 : 1)] = 1;
+    for (int o = 16; o > 0; o /= 2) {
+        unsigned long long v = __shfl_xor_sync(0xffffffffu, mx, o);
+        mx = v > mx ? v : mx;
+    }
+    int lane = threadIdx.x % 32, wid = threadIdx.x / 32, nw = (blockDim.x + 31) / 32;
+    if (lane == 0) wmax[wid] = mx;
+    __syncthreads();
+    if (wid == 0) {
+        mx = lane < nw ? wmax[lane] : 0;
+        for (int o = 16; o > 0; o /= 2) {
+            unsigned long long v = __shfl_xor_sync(0xffffffffu, mx, o);
+            mx = v > mx ? v : mx;
+        }
+        if (lane == 0 && mx) atomicMax(&stat[0], mx);
+    }
+    if (nbad) atomicAdd(&stat[1], nbad); /* rare: the host then names the place */
 }
 
 /* Walcek densities D0 (the cell densities) and D1 of every cell of the sweep. */
@@ -244,11 +268,152 @@ __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
     return l;
 }
 
+/* The chains of gpu/advect_walcek.h walked with the cell's neighbours in
+ * registers: q_{i-2..i+2} slide by one cell per step (one load per cell
+ * instead of a dozen, none redone after the stores to qn and F, which the
+ * compiler cannot prove apart from q), so do the winds of the faces; the cell
+ * arithmetic is the header's adv_*_v, the same operations in the same order
+ * as the CPU. WRAP (a periodic line on one rank) is a template argument, so
+ * the indices of the common case carry no wrap test. */
+struct win {
+    float m2, m1, c, p1, p2; /* q_{i-2} .. q_{i+2} */
+    int em1, e0, ep1;        /* extremum flags of cells i-1, i, i+1 */
+};
+
+template <int WRAP> __device__ __forceinline__ const float *qat(const adv_line &l, int i) {
+    if (WRAP) i = i < 0 ? i + l.m : i >= l.m ? i - l.m : i;
+    return l.q + (ptrdiff_t)i * l.qs;
+}
+
+__device__ __forceinline__ int extf(const adv_line &l, int i, float a, float b, float c) {
+    return i == l.eb0 || i == l.eb1 ? 0 : adv_ext_v(a, b, c);
+}
+
+template <int WRAP> __device__ __forceinline__ win win_at(const adv_line &l, int i) {
+    win v;
+    v.m2 = *qat<WRAP>(l, i - 2);
+    v.m1 = *qat<WRAP>(l, i - 1);
+    v.c = *qat<WRAP>(l, i);
+    v.p1 = *qat<WRAP>(l, i + 1);
+    v.p2 = *qat<WRAP>(l, i + 2);
+    v.em1 = extf(l, i - 1, v.m2, v.m1, v.c);
+    v.e0 = extf(l, i, v.m1, v.c, v.p1);
+    v.ep1 = extf(l, i + 1, v.c, v.p1, v.p2);
+    return v;
+}
+
+/* adv_forward_range from registers: cells [i0, i1), cell i + 1 next. */
+template <int WRAP>
+__device__ void fwd_range(const adv_line &l, const uint8_t *cls, int i0, int i1) {
+    if (i0 >= i1) return;
+    win v = win_at<WRAP>(l, i0);
+    const float *qp = qat<WRAP>(l, i0 + 3); /* q_{i+3}, read when cell i + 1 follows */
+    float *qn = l.qn + (ptrdiff_t)i0 * l.qs;
+    int fs = (int)l.fs;
+    float ul = l.u[i0], f = 0.f; /* the left face's wind; f: F[i] when have */
+    int have = 0;
+    for (int i = i0;;) {
+        int c = cls[i];
+        float ur = l.u[i + 1];
+        if (c == ADV_C) {
+            f = l.F[(i + 1) * fs] = v.c * ur * l.dt * l.rs[i + 1];
+            have = 1;
+        } else if (c == ADV_D) {
+            float fin = have ? f : l.F[i * fs], qv;
+            f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, l.rs[i + 1], l.d0[i], l.d1[i],
+                            l.dt, l.dx, fin, &qv);
+            *qn = qv;
+            l.F[(i + 1) * fs] = f;
+            have = 1;
+        } else {
+            have = 0;
+        }
+        if (++i >= i1) break;
+        float p3 = WRAP ? *qat<WRAP>(l, i + 2) : *qp;
+        v.m2 = v.m1;
+        v.m1 = v.c;
+        v.c = v.p1;
+        v.p1 = v.p2;
+        v.p2 = p3;
+        v.em1 = v.e0;
+        v.e0 = v.ep1;
+        v.ep1 = extf(l, i + 1, v.c, v.p1, v.p2);
+        qp += l.qs;
+        qn += l.qs;
+        ul = ur;
+    }
+}
+
+/* adv_backward_range from registers: cells [i0, i1) from the last, cell i - 1 next. */
+template <int WRAP>
+__device__ void bwd_range(const adv_line &l, const uint8_t *cls, int i0, int i1) {
+    if (i0 >= i1) return;
+    win v = win_at<WRAP>(l, i1 - 1);
+    const float *qp = qat<WRAP>(l, i1 - 4); /* q_{i-3}, read when cell i - 1 follows */
+    float *qn = l.qn + (ptrdiff_t)(i1 - 1) * l.qs;
+    int fs = (int)l.fs;
+    float ur = l.u[i1], f = 0.f; /* the right face's wind; f: F[i + 1] when have */
+    int have = 0;
+    for (int i = i1 - 1;;) {
+        int c = cls[i];
+        float ul = l.u[i];
+        if (c == ADV_F || c == ADV_K) {
+            float fr = have ? f : l.F[(i + 1) * fs];
+            *qn = adv_bwd_f_v(v.c, v.m1, v.p1, ul, ur, l.d0[i], l.d1[i], l.dx, fr, l.F[i * fs]);
+            have = 0; /* F and K cells store no flux */
+        } else if (c == ADV_C || c == ADV_E) {
+            float fr = have ? f : l.F[(i + 1) * fs], qv;
+            f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, l.rs[i], l.d0[i], l.d1[i], l.dt,
+                            l.dx, fr, &qv);
+            *qn = qv;
+            l.F[i * fs] = f;
+            have = 1;
+        } else {
+            have = 0;
+        }
+        if (--i < i0) break;
+        float m3 = WRAP ? *qat<WRAP>(l, i - 2) : *qp;
+        v.p2 = v.p1;
+        v.p1 = v.c;
+        v.c = v.m1;
+        v.m1 = v.m2;
+        v.m2 = m3;
+        v.ep1 = v.e0;
+        v.e0 = v.em1;
+        v.em1 = extf(l, i - 1, v.m2, v.m1, v.c);
+        qp -= l.qs;
+        qn -= l.qs;
+        ur = ul;
+    }
+}
+
+/* adv_seg_init with a warp per line: the lanes classify the cells, and the
+ * first non-D / last non-E cells (h, t) come from warp minimum / maximum. */
 __global__ void k_classify(dgeom w, bufs b) {
-    int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= w.G) return;
-    adv_seg_init(&b.seg[g], b.cls + (long long)g * w.m, b.wu + (long long)g * (w.m + 1), w.m,
-                 !w.periodic && w.first, !w.periodic && w.last, b.cyc[g], w.first, w.last);
+    long long gw = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x % 32;
+    if (gw >= w.G) return; /* whole warps leave together */
+    int g = (int)gw;
+    uint8_t *cls = b.cls + (long long)g * w.m;
+    const float *u = b.wu + (long long)g * (w.m + 1);
+    adv_seg s;
+    int live = adv_seg_ends(&s, u, w.m, !w.periodic && w.first, !w.periodic && w.last, b.cyc[g],
+                            w.first, w.last);
+    int nd = s.b, ne = s.a - 1;
+    for (int i = lane; i < w.m; i += 32) {
+        int c = ADV_FIXED;
+        if (live && i >= s.a && i < s.b) {
+            c = adv_class(u[i], u[i + 1]);
+            if (c != ADV_D && i < nd) nd = i;
+            if (c != ADV_E) ne = i;
+        }
+        cls[i] = (uint8_t)c;
+    }
+    nd = __reduce_min_sync(0xffffffffu, nd);
+    ne = __reduce_max_sync(0xffffffffu, ne);
+    if (lane) return;
+    if (live) adv_seg_ht(&s, u, nd, ne, ne >= s.a ? adv_class(u[ne], u[ne + 1]) : (int)ADV_FIXED);
+    b.seg[g] = s;
 }
 
 /* Task list of the middle [h, t) of each line: counted, slots taken with one
@@ -308,7 +473,7 @@ __global__ void k_fixed(dgeom w, bufs b) {
 }
 
 /* Sources, heads fed by an open border, and (lines) the local forward chains. */
-__global__ void k_local(dgeom w, bufs b, int lines) {
+template <int WRAP> __global__ void k_local(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -316,19 +481,21 @@ __global__ void k_local(dgeom w, bufs b, int lines) {
     const uint8_t *cls = b.cls + (long long)g * w.m;
     adv_line l = view(w, b, g, f);
     adv_seg_sources(&s, &l);
-    if (s.src_l) adv_forward_range(&l, cls, s.a, s.h);
-    if (lines) adv_forward_range(&l, cls, s.h, s.b);
+    if (s.src_l) fwd_range<WRAP>(l, cls, s.a, s.h);
+    if (lines) fwd_range<WRAP>(l, cls, s.h, s.b);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
-__global__ void k_streams(dgeom w, bufs b, long long nt) {
+template <int WRAP> __global__ void k_streams(dgeom w, bufs b, long long nt) {
     long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x % 32;
     if (t >= nt) return;
     adv_task k = b.tasks[t];
     for (int f = lane; f < w.N; f += 32) {
         adv_line l = view(w, b, k.g, f);
-        adv_run_task(&l, b.cls + (long long)k.g * w.m, &k);
+        const uint8_t *cls = b.cls + (long long)k.g * w.m;
+        fwd_range<WRAP>(l, cls, k.root, k.hi); /* adv_run_task */
+        bwd_range<WRAP>(l, cls, k.lo, k.root + 1);
     }
 }
 
@@ -352,7 +519,7 @@ __global__ void k_pack(dgeom w, bufs b, int dir) {
         sb[f] = known ? b.flux[((long long)g * (w.m + 1) + face) * w.N + f] : 0.f;
 }
 
-__global__ void k_unpack(dgeom w, bufs b, int dir) {
+template <int WRAP> __global__ void k_unpack(dgeom w, bufs b, int dir) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -363,11 +530,11 @@ __global__ void k_unpack(dgeom w, bufs b, int dir) {
     if (dir > 0) {
         if (!s.need_l || s.head_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.a) = rb[f];
-        adv_forward_range(&l, cls, s.a, s.h);
+        fwd_range<WRAP>(l, cls, s.a, s.h);
     } else {
         if (!s.need_r || s.tail_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.b) = rb[f];
-        adv_backward_range(&l, cls, s.t, s.b);
+        bwd_range<WRAP>(l, cls, s.t, s.b);
     }
 }
 
@@ -396,7 +563,7 @@ __global__ void k_lap2(dgeom w, bufs b, int sign) {
 
 /* Lines: the local backward loop; both: closing cells (dataflow) and tails fed by an open border.
  */
-__global__ void k_backward(dgeom w, bufs b, int lines) {
+template <int WRAP> __global__ void k_backward(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -404,10 +571,10 @@ __global__ void k_backward(dgeom w, bufs b, int lines) {
     const uint8_t *cls = b.cls + (long long)g * w.m;
     adv_line l = view(w, b, g, f);
     if (lines)
-        adv_backward_range(&l, cls, s.a, s.t);
+        bwd_range<WRAP>(l, cls, s.a, s.t);
     else if (w.last && b.cyc[g] > 0)
         adv_backward(&l, s.b - 1, ADV_K);
-    if (s.src_r) adv_backward_range(&l, cls, s.t, s.b);
+    if (s.src_r) bwd_range<WRAP>(l, cls, s.t, s.b);
 }
 
 __global__ void k_fcells(dgeom w, bufs b, long long nf) {
@@ -594,8 +761,9 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, double
     /* the face densities are steady: the sweep's copy of them */
     MU_CUDA(cudaMemcpyAsync(g->wrs, g->rc[w.axis], (size_t)faces * sizeof(float),
                             cudaMemcpyDeviceToDevice, g->st));
-    k_winds<<<blocks(faces, 256), 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wstat,
-                                                   pn ? g->pn : nullptr);
+    int nb = blocks(faces, 256);
+    if (nb > 2048) nb = 2048; /* grid-stride: one atomic per block */
+    k_winds<<<nb, 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wstat, pn ? g->pn : nullptr);
     MU_LAUNCHED();
     k_dens<<<blocks(cells, 256), 256, 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
                                                   g->wstat);
@@ -667,7 +835,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     }
     auto t0 = clk::now();
     MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
-    k_classify<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
+    k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b);
     MU_LAUNCHED();
     long long gf = (long long)w.G * w.N;
     k_fixed<<<blocks(gf, 128), 128, 0, g->st>>>(w, b);
@@ -683,10 +851,16 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
         g->ntasks = (int64_t)c[0];
         g->nf = (int64_t)c[1];
     }
-    k_local<<<blocks(gf, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
+    if (w.wrap)
+        k_local<1><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
+    else
+        k_local<0><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
     MU_LAUNCHED();
     if (wp->dataflow && g->ntasks) {
-        k_streams<<<blocks(g->ntasks * 32, 128), 128, 0, g->st>>>(w, b, g->ntasks);
+        if (w.wrap)
+            k_streams<1><<<blocks(g->ntasks * 32, 128), 128, 0, g->st>>>(w, b, g->ntasks);
+        else
+            k_streams<0><<<blocks(g->ntasks * 32, 128), 128, 0, g->st>>>(w, b, g->ntasks);
         MU_LAUNCHED();
     }
     k_out_r<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
@@ -709,7 +883,10 @@ extern "C" int mu_gpu_adv_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int d
     if (copy(g, g->buf, host, (size_t)w.G * (w.N + 1) * sizeof(float), cudaMemcpyHostToDevice))
         return 1;
     auto t0 = clk::now();
-    k_unpack<<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, of(g), dir);
+    if (w.wrap)
+        k_unpack<1><<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, of(g), dir);
+    else
+        k_unpack<0><<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, of(g), dir);
     MU_LAUNCHED();
     k_unpack_flags<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), dir);
     return sync(g, t0);
@@ -730,7 +907,10 @@ extern "C" int mu_gpu_adv_backward(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
         k_fcells<<<blocks(g->nf * w.N, 128), 128, 0, g->st>>>(w, b, g->nf);
         MU_LAUNCHED();
     }
-    k_backward<<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
+    if (w.wrap)
+        k_backward<1><<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
+    else
+        k_backward<0><<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
     MU_LAUNCHED();
     k_out_l<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
     return sync(g, t0);

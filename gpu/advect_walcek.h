@@ -65,76 +65,124 @@ MU_HD float adv_rs(const adv_line *l, int j) {
     return l->rs[j + 1];
 }
 
-/* Walcek Eq. 7: cell i is a local extremum. */
-MU_HD int adv_ext(const adv_line *l, int i) {
-    if (i == l->eb0 || i == l->eb1) return 0;
-    float a = adv_q(l, i - 1), b = adv_q(l, i), c = adv_q(l, i + 1);
+/* The cell arithmetic on values (q_i, its neighbours ql = q_{i-1}, qr = q_{i+1},
+ * the winds ul, ur of its left and right faces, their extremum flags el, er),
+ * so that the device can keep a chain's neighbours in registers as it walks;
+ * the adv_line functions below load the values and call these. */
+
+/* Walcek Eq. 7: b between neighbours a and c is a local extremum. */
+MU_HD int adv_ext_v(float a, float b, float c) {
     return b >= ADV_MAX(a, c) || b <= ADV_MIN(a, c);
 }
 
-/* The bounds q^min, q^max of the new value (Eq. 7). */
-MU_HD void adv_bounds(const adv_line *l, int i, float *qmin, float *qmax) {
-    float qi = adv_q(l, i);
-    float a = adv_u(l, i) < 0 ? adv_q(l, i + 1) : qi;
-    float b = adv_u(l, i - 1) >= 0 ? adv_q(l, i - 1) : qi;
+/* The bounds q^min, q^max of the new value (Eq. 7), and v limited to them. */
+MU_HD void adv_bounds_v(float qi, float ql, float qr, float ul, float ur, float *qmin,
+                        float *qmax) {
+    float a = ur < 0 ? qr : qi;
+    float b = ul >= 0 ? ql : qi;
     *qmax = ADV_MAX(qi, ADV_MAX(a, b));
     *qmin = ADV_MIN(qi, ADV_MIN(a, b));
 }
-
-MU_HD float adv_clamp(const adv_line *l, int i, float v) {
+MU_HD float adv_clamp_v(float qi, float ql, float qr, float ul, float ur, float v) {
     float lo, hi;
-    adv_bounds(l, i, &lo, &hi);
+    adv_bounds_v(qi, ql, qr, ul, ur, &lo, &hi);
     return ADV_MAX(lo, ADV_MIN(hi, v));
 }
 
-/* Face value of cell i on its downwind face (Eqs. 4a/4b, 10a, 10b), limited
- * between q_i and the downwind neighbour. dir = +1: face i, wind >= 0 (x1 = its
- * Courant number); dir = -1: face i-1, wind < 0. */
-MU_HD float adv_face_value(const adv_line *l, int i, int dir, float x1) {
-    float qi = adv_q(l, i), qd = adv_q(l, i + dir), qup = adv_q(l, i - dir);
+/* Face value of cell qi on its downwind face (Eqs. 4a/4b, 10a, 10b), limited
+ * between qi and the downwind neighbour qd (qup: the upwind one; eup, edn: their
+ * extremum flags; x1: the face's Courant number). */
+MU_HD float adv_face_value_v(float qi, float qd, float qup, int eup, int edn, float x1) {
     float xln = (1.f - x1) * (qd - qup) / 4.f;
     float cf = qi + xln;
-    if (adv_ext(l, i - dir)) cf = qi + ADV_MAX(1.5f, 1.2f + .6f * x1) * xln;
-    if (adv_ext(l, i + dir)) cf = qi + (1.75f - .45f * x1) * xln;
+    if (eup) cf = qi + ADV_MAX(1.5f, 1.2f + .6f * x1) * xln;
+    if (edn) cf = qi + (1.75f - .45f * x1) * xln;
     return ADV_MIN(ADV_MAX(cf, ADV_MIN(qi, qd)), ADV_MAX(qi, qd));
 }
 
+/* Forward D cell (Eqs. 3 & 8, 9a): the new value to *qn, returns the outflow
+ * flux from the balance (fin: the inflow flux, rs: the right face's rho*). */
+MU_HD float adv_fwd_d_v(float qi, float ql, float qr, int el, int er, float ul, float ur, float rs,
+                        float d0, float d1, float dt, float dx, float fin, float *qn) {
+    float x1 = dt * ur / dx;
+    float cf1 = adv_face_value_v(qi, qr, ql, el, er, x1);
+    float v = adv_clamp_v(qi, ql, qr, ul, ur, (qi * d0 - x1 * cf1 * rs + fin / dx) / d1);
+    *qn = v;
+    return dx * (qi * d0 - v * d1) + fin;
+}
+
+/* Backward E or C cell (Eqs. 4b, 3 & 8, 9b): the new value to *qn, returns the
+ * flux through the left face from the balance (fr: the right one; rsl: the
+ * left face's rho*). */
+MU_HD float adv_bwd_e_v(float qi, float ql, float qr, int el, int er, float ul, float ur, float rsl,
+                        float d0, float d1, float dt, float dx, float fr, float *qn) {
+    float x1 = dt * (ul < 0 ? -ul : ul) / dx;
+    float cf1 = adv_face_value_v(qi, ql, qr, er, el, x1);
+    if (ur >= 0) cf1 = qi; /* outflow-only cell */
+    float v = adv_clamp_v(qi, ql, qr, ul, ur, (qi * d0 - fr / dx - x1 * cf1 * rsl) / d1);
+    *qn = v;
+    return dx * (v * d1 - qi * d0) + fr;
+}
+
+/* Backward F or K cell (inflow-only: both fluxes known): the new value. */
+MU_HD float adv_bwd_f_v(float qi, float ql, float qr, float ul, float ur, float d0, float d1,
+                        float dx, float fr, float fl) {
+    return adv_clamp_v(qi, ql, qr, ul, ur, (qi * d0 - fr / dx + fl / dx) / d1);
+}
+
+/* Walcek Eq. 7: cell i is a local extremum. */
+MU_HD int adv_ext(const adv_line *l, int i) {
+    if (i == l->eb0 || i == l->eb1) return 0;
+    return adv_ext_v(adv_q(l, i - 1), adv_q(l, i), adv_q(l, i + 1));
+}
+
+MU_HD void adv_bounds(const adv_line *l, int i, float *qmin, float *qmax) {
+    adv_bounds_v(adv_q(l, i), adv_q(l, i - 1), adv_q(l, i + 1), adv_u(l, i - 1), adv_u(l, i), qmin,
+                 qmax);
+}
+MU_HD float adv_clamp(const adv_line *l, int i, float v) {
+    return adv_clamp_v(adv_q(l, i), adv_q(l, i - 1), adv_q(l, i + 1), adv_u(l, i - 1), adv_u(l, i),
+                       v);
+}
+
+/* Face value of cell i on its downwind face. dir = +1: face i, wind >= 0 (x1 =
+ * its Courant number); dir = -1: face i-1, wind < 0. */
+MU_HD float adv_face_value(const adv_line *l, int i, int dir, float x1) {
+    return adv_face_value_v(adv_q(l, i), adv_q(l, i + dir), adv_q(l, i - dir), adv_ext(l, i - dir),
+                            adv_ext(l, i + dir), x1);
+}
+
 /* Forward loop, cell i with right wind >= 0: C (outflow-only: upstream flux)
- * or D (Eqs. 3 & 8, 9a: the new value, then the outflow flux from the balance). */
-/* fin: the flux through the left face (D cells); returns the one through the
- * right face, also stored, so a chain can carry it in a register. */
+ * or D. fin: the flux through the left face (D cells); returns the one through
+ * the right face, also stored, so a chain can carry it in a register. */
 MU_HD float adv_forward_f(const adv_line *l, int i, int cls, float fin) {
     float qi = adv_q(l, i), ui = adv_u(l, i);
     if (cls == ADV_C) return ADV_FLUX(l, i + 1) = qi * ui * l->dt * adv_rs(l, i);
-    float x1 = l->dt * ui / l->dx;
-    float cf1 = adv_face_value(l, i, 1, x1);
-    float d0 = l->d0[i], d1 = l->d1[i];
-    float qn = adv_clamp(l, i, (qi * d0 - x1 * cf1 * adv_rs(l, i) + fin / l->dx) / d1);
+    float qn, f = adv_fwd_d_v(qi, adv_q(l, i - 1), adv_q(l, i + 1), adv_ext(l, i - 1),
+                              adv_ext(l, i + 1), adv_u(l, i - 1), ui, adv_rs(l, i), l->d0[i],
+                              l->d1[i], l->dt, l->dx, fin, &qn);
     l->qn[(ptrdiff_t)i * l->qs] = qn;
-    return ADV_FLUX(l, i + 1) = l->dx * (qi * d0 - qn * d1) + fin;
+    return ADV_FLUX(l, i + 1) = f;
 }
 MU_HD void adv_forward(const adv_line *l, int i, int cls) {
     adv_forward_f(l, i, cls, cls == ADV_C ? 0.f : ADV_FLUX(l, i));
 }
 
-/* Backward loop: E or C (Eqs. 4b, 3 & 8, 9b: the flux through the left face
- * from the balance), or F (inflow-only: both fluxes known). */
-/* fr: the flux through the right face; returns the one through the left face
- * (stored unless the cell is F or K, which read it). */
+/* Backward loop: E or C, or F / K. fr: the flux through the right face;
+ * returns the one through the left face (stored unless the cell is F or K,
+ * which read it). */
 MU_HD float adv_backward_f(const adv_line *l, int i, int cls, float fr) {
-    float qi = adv_q(l, i), d0 = l->d0[i], d1 = l->d1[i];
+    float qi = adv_q(l, i), ql = adv_q(l, i - 1), qr = adv_q(l, i + 1);
+    float ul = adv_u(l, i - 1), ur = adv_u(l, i), d0 = l->d0[i], d1 = l->d1[i];
     if (cls == ADV_F || cls == ADV_K) {
         float fl = ADV_FLUX(l, i);
-        l->qn[(ptrdiff_t)i * l->qs] = adv_clamp(l, i, (qi * d0 - fr / l->dx + fl / l->dx) / d1);
+        l->qn[(ptrdiff_t)i * l->qs] = adv_bwd_f_v(qi, ql, qr, ul, ur, d0, d1, l->dx, fr, fl);
         return fl;
     }
-    float ul = adv_u(l, i - 1);
-    float x1 = l->dt * (ul < 0 ? -ul : ul) / l->dx;
-    float cf1 = adv_face_value(l, i, -1, x1);
-    if (adv_u(l, i) >= 0) cf1 = qi; /* outflow-only cell */
-    float qn = adv_clamp(l, i, (qi * d0 - fr / l->dx - x1 * cf1 * adv_rs(l, i - 1)) / d1);
+    float qn, f = adv_bwd_e_v(qi, ql, qr, adv_ext(l, i - 1), adv_ext(l, i + 1), ul, ur,
+                              adv_rs(l, i - 1), d0, d1, l->dt, l->dx, fr, &qn);
     l->qn[(ptrdiff_t)i * l->qs] = qn;
-    return ADV_FLUX(l, i) = l->dx * (qn * d1 - qi * d0) + fr;
+    return ADV_FLUX(l, i) = f;
 }
 MU_HD void adv_backward(const adv_line *l, int i, int cls) {
     adv_backward_f(l, i, cls, ADV_FLUX(l, i + 1));
@@ -178,21 +226,23 @@ typedef struct {
     int32_t g, root, lo, hi; /* geometric line; a stream [lo, hi) rooted at cell root */
 } adv_task;
 
-MU_HD void adv_seg_init(adv_seg *s, uint8_t *cls, const float *u, int m, int border_lo,
-                        int border_hi, int cycle, int first, int last) {
+/* adv_seg_init in parts, so that the device can classify a line's cells in
+ * parallel: the ends and sources (returns 0 for a line with nothing to update,
+ * then complete), and h, t from the first cell of [a, b) that is not D (nd, b if
+ * none) and the last that is not E (ne, a - 1 if none; cne its class). */
+MU_HD int adv_seg_ends(adv_seg *s, const float *u, int m, int border_lo, int border_hi, int cycle,
+                       int first, int last) {
     s->a = s->b = s->h = s->t = 0;
     s->src_l = s->src_r = s->need_l = s->need_r = 0;
     s->head_done = s->tail_done = s->out_r = s->out_l = 0;
     int a = border_lo ? 1 : 0, b = border_hi ? m - 1 : m;
     s->a = a;
     s->b = b;
-    for (int i = 0; i < m; i++) cls[i] = ADV_FIXED;
     if (a >= b) { /* nothing to update (a line of fixed cells) */
         s->h = s->t = a;
         s->head_done = s->tail_done = 1;
-        return;
+        return 0;
     }
-    for (int i = a; i < b; i++) cls[i] = (uint8_t)adv_class(u[i], u[i + 1]);
     float ul = u[a], ur = u[b]; /* faces L = a-1 and R = b-1 */
     /* Lap 1 of a chain around the line starts from a seed on the upwind face
      * of the line's last (first) cell; see adv_seg_lap2. */
@@ -202,17 +252,26 @@ MU_HD void adv_seg_init(adv_seg *s, uint8_t *cls, const float *u, int m, int bor
     if (border_hi && ur < 0) s->src_r = ADV_SRC_BORDER;
     s->need_l = !s->src_l && !border_lo && ul >= 0;
     s->need_r = !s->src_r && !border_hi && ur < 0;
+    return 1;
+}
+
+MU_HD void adv_seg_ht(adv_seg *s, const float *u, int nd, int ne, int cne) {
+    s->h = u[s->a] >= 0 ? nd : s->a;
+    s->t = s->b;
+    if (u[s->b] < 0) s->t = ne >= s->a && (cne == ADV_F || cne == ADV_K) ? ne : ne + 1;
+}
+
+MU_HD void adv_seg_init(adv_seg *s, uint8_t *cls, const float *u, int m, int border_lo,
+                        int border_hi, int cycle, int first, int last) {
+    for (int i = 0; i < m; i++) cls[i] = ADV_FIXED;
+    if (!adv_seg_ends(s, u, m, border_lo, border_hi, cycle, first, last)) return;
+    int a = s->a, b = s->b;
+    for (int i = a; i < b; i++) cls[i] = (uint8_t)adv_class(u[i], u[i + 1]);
     int h = a;
-    if (ul >= 0)
-        while (h < b && cls[h] == ADV_D) h++;
-    int t = b;
-    if (ur < 0) {
-        int i = b - 1;
-        while (i >= a && cls[i] == ADV_E) i--;
-        t = i >= a && (cls[i] == ADV_F || cls[i] == ADV_K) ? i : i + 1;
-    }
-    s->h = h;
-    s->t = t;
+    while (h < b && cls[h] == ADV_D) h++;
+    int i = b - 1;
+    while (i >= a && cls[i] == ADV_E) i--;
+    adv_seg_ht(s, u, h, i, i >= a ? (int)cls[i] : (int)ADV_FIXED);
 }
 
 MU_HD void adv_seg_lap2(adv_seg *s, uint8_t *cls, int cycle, int first, int last) {
