@@ -7,6 +7,7 @@
 #include <vector>
 #include "gpu/advect_gpu.h"
 #include "gpu/advect_walcek.h"
+#include "gpu/advect_walk.h"
 #include "gpu/check.h"
 
 struct mu_gpu_adv {
@@ -268,125 +269,6 @@ __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
     return l;
 }
 
-/* The chains of gpu/advect_walcek.h walked with the cell's neighbours in
- * registers: q_{i-2..i+2} slide by one cell per step (one load per cell
- * instead of a dozen, none redone after the stores to qn and F, which the
- * compiler cannot prove apart from q), so do the winds of the faces; the cell
- * arithmetic is the header's adv_*_v, the same operations in the same order
- * as the CPU. WRAP (a periodic line on one rank) is a template argument, so
- * the indices of the common case carry no wrap test. */
-struct win {
-    float m2, m1, c, p1, p2; /* q_{i-2} .. q_{i+2} */
-    int em1, e0, ep1;        /* extremum flags of cells i-1, i, i+1 */
-};
-
-template <int WRAP> __device__ __forceinline__ const float *qat(const adv_line &l, int i) {
-    if (WRAP) i = i < 0 ? i + l.m : i >= l.m ? i - l.m : i;
-    return l.q + (ptrdiff_t)i * l.qs;
-}
-
-__device__ __forceinline__ int extf(const adv_line &l, int i, float a, float b, float c) {
-    return i == l.eb0 || i == l.eb1 ? 0 : adv_ext_v(a, b, c);
-}
-
-template <int WRAP> __device__ __forceinline__ win win_at(const adv_line &l, int i) {
-    win v;
-    v.m2 = *qat<WRAP>(l, i - 2);
-    v.m1 = *qat<WRAP>(l, i - 1);
-    v.c = *qat<WRAP>(l, i);
-    v.p1 = *qat<WRAP>(l, i + 1);
-    v.p2 = *qat<WRAP>(l, i + 2);
-    v.em1 = extf(l, i - 1, v.m2, v.m1, v.c);
-    v.e0 = extf(l, i, v.m1, v.c, v.p1);
-    v.ep1 = extf(l, i + 1, v.c, v.p1, v.p2);
-    return v;
-}
-
-/* adv_forward_range from registers: cells [i0, i1), cell i + 1 next. */
-template <int WRAP>
-__device__ void fwd_range(const adv_line &l, const uint8_t *cls, int i0, int i1) {
-    if (i0 >= i1) return;
-    win v = win_at<WRAP>(l, i0);
-    const float *qp = qat<WRAP>(l, i0 + 3); /* q_{i+3}, read when cell i + 1 follows */
-    float *qn = l.qn + (ptrdiff_t)i0 * l.qs;
-    int fs = (int)l.fs;
-    float ul = l.u[i0], f = 0.f; /* the left face's wind; f: F[i] when have */
-    int have = 0;
-    for (int i = i0;;) {
-        int c = cls[i];
-        float ur = l.u[i + 1];
-        if (c == ADV_C) {
-            f = l.F[(i + 1) * fs] = v.c * ur * l.dt * l.rs[i + 1];
-            have = 1;
-        } else if (c == ADV_D) {
-            float fin = have ? f : l.F[i * fs], qv;
-            f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, l.rs[i + 1], l.d0[i], l.d1[i],
-                            l.dt, l.dx, fin, &qv);
-            *qn = qv;
-            l.F[(i + 1) * fs] = f;
-            have = 1;
-        } else {
-            have = 0;
-        }
-        if (++i >= i1) break;
-        float p3 = WRAP ? *qat<WRAP>(l, i + 2) : *qp;
-        v.m2 = v.m1;
-        v.m1 = v.c;
-        v.c = v.p1;
-        v.p1 = v.p2;
-        v.p2 = p3;
-        v.em1 = v.e0;
-        v.e0 = v.ep1;
-        v.ep1 = extf(l, i + 1, v.c, v.p1, v.p2);
-        qp += l.qs;
-        qn += l.qs;
-        ul = ur;
-    }
-}
-
-/* adv_backward_range from registers: cells [i0, i1) from the last, cell i - 1 next. */
-template <int WRAP>
-__device__ void bwd_range(const adv_line &l, const uint8_t *cls, int i0, int i1) {
-    if (i0 >= i1) return;
-    win v = win_at<WRAP>(l, i1 - 1);
-    const float *qp = qat<WRAP>(l, i1 - 4); /* q_{i-3}, read when cell i - 1 follows */
-    float *qn = l.qn + (ptrdiff_t)(i1 - 1) * l.qs;
-    int fs = (int)l.fs;
-    float ur = l.u[i1], f = 0.f; /* the right face's wind; f: F[i + 1] when have */
-    int have = 0;
-    for (int i = i1 - 1;;) {
-        int c = cls[i];
-        float ul = l.u[i];
-        if (c == ADV_F || c == ADV_K) {
-            float fr = have ? f : l.F[(i + 1) * fs];
-            *qn = adv_bwd_f_v(v.c, v.m1, v.p1, ul, ur, l.d0[i], l.d1[i], l.dx, fr, l.F[i * fs]);
-            have = 0; /* F and K cells store no flux */
-        } else if (c == ADV_C || c == ADV_E) {
-            float fr = have ? f : l.F[(i + 1) * fs], qv;
-            f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, l.rs[i], l.d0[i], l.d1[i], l.dt,
-                            l.dx, fr, &qv);
-            *qn = qv;
-            l.F[i * fs] = f;
-            have = 1;
-        } else {
-            have = 0;
-        }
-        if (--i < i0) break;
-        float m3 = WRAP ? *qat<WRAP>(l, i - 2) : *qp;
-        v.p2 = v.p1;
-        v.p1 = v.c;
-        v.c = v.m1;
-        v.m1 = v.m2;
-        v.m2 = m3;
-        v.ep1 = v.e0;
-        v.e0 = v.em1;
-        v.em1 = extf(l, i - 1, v.m2, v.m1, v.c);
-        qp -= l.qs;
-        qn -= l.qs;
-        ur = ul;
-    }
-}
-
 /* adv_seg_init with a warp per line: the lanes classify the cells, and the
  * first non-D / last non-E cells (h, t) come from warp minimum / maximum. */
 __global__ void k_classify(dgeom w, bufs b) {
@@ -481,8 +363,8 @@ template <int WRAP> __global__ void k_local(dgeom w, bufs b, int lines) {
     const uint8_t *cls = b.cls + (long long)g * w.m;
     adv_line l = view(w, b, g, f);
     adv_seg_sources(&s, &l);
-    if (s.src_l) fwd_range<WRAP>(l, cls, s.a, s.h);
-    if (lines) fwd_range<WRAP>(l, cls, s.h, s.b);
+    if (s.src_l) adv_forward_walk(&l, cls, s.a, s.h, WRAP);
+    if (lines) adv_forward_walk(&l, cls, s.h, s.b, WRAP);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -494,8 +376,8 @@ template <int WRAP> __global__ void k_streams(dgeom w, bufs b, long long nt) {
     for (int f = lane; f < w.N; f += 32) {
         adv_line l = view(w, b, k.g, f);
         const uint8_t *cls = b.cls + (long long)k.g * w.m;
-        fwd_range<WRAP>(l, cls, k.root, k.hi); /* adv_run_task */
-        bwd_range<WRAP>(l, cls, k.lo, k.root + 1);
+        adv_forward_walk(&l, cls, k.root, k.hi, WRAP); /* adv_run_task */
+        adv_backward_walk(&l, cls, k.lo, k.root + 1, WRAP);
     }
 }
 
@@ -530,11 +412,11 @@ template <int WRAP> __global__ void k_unpack(dgeom w, bufs b, int dir) {
     if (dir > 0) {
         if (!s.need_l || s.head_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.a) = rb[f];
-        fwd_range<WRAP>(l, cls, s.a, s.h);
+        adv_forward_walk(&l, cls, s.a, s.h, WRAP);
     } else {
         if (!s.need_r || s.tail_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.b) = rb[f];
-        bwd_range<WRAP>(l, cls, s.t, s.b);
+        adv_backward_walk(&l, cls, s.t, s.b, WRAP);
     }
 }
 
@@ -571,10 +453,10 @@ template <int WRAP> __global__ void k_backward(dgeom w, bufs b, int lines) {
     const uint8_t *cls = b.cls + (long long)g * w.m;
     adv_line l = view(w, b, g, f);
     if (lines)
-        bwd_range<WRAP>(l, cls, s.a, s.t);
+        adv_backward_walk(&l, cls, s.a, s.t, WRAP);
     else if (w.last && b.cyc[g] > 0)
         adv_backward(&l, s.b - 1, ADV_K);
-    if (s.src_r) bwd_range<WRAP>(l, cls, s.t, s.b);
+    if (s.src_r) adv_backward_walk(&l, cls, s.t, s.b, WRAP);
 }
 
 __global__ void k_fcells(dgeom w, bufs b, long long nf) {

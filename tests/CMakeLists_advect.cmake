@@ -13,6 +13,14 @@ set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/test_advect.c PROPERTIES
 add_test(NAME unit_advect COMMAND test_advect)
 set_tests_properties(unit_advect PROPERTIES LABELS unit TIMEOUT 300)
 
+# The device's chain walks (gpu/advect_walk.h) on the host, bitwise against the engine's ranges.
+add_executable(test_advect_walk ${CMAKE_CURRENT_SOURCE_DIR}/test_advect_walk.c)
+target_link_libraries(test_advect_walk PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/test_advect_walk.c
+                            PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")
+add_test(NAME unit_advect_walk COMMAND test_advect_walk)
+set_tests_properties(unit_advect_walk PROPERTIES LABELS unit TIMEOUT 300)
+
 foreach(script advect_oracles advect_ranks advect_bad_input advect_outputs)
   add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
   set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 900 ENVIRONMENT "${MPI_TEST_ENV}")

@@ -1,0 +1,130 @@
+/* The chains of gpu/advect_walcek.h (adv_forward_range, adv_backward_range)
+ * walked with the cell's neighbours in registers, for the device kernels
+ * (gpu/advect_gpu.cu): q_{i-2..i+2}, their extremum flags and the face winds
+ * slide by one cell per step, so a cell loads one q instead of a dozen, and
+ * none is loaded again after the stores to qn and F (which the compiler cannot
+ * prove apart from q). The cell arithmetic is the header's adv_*_v, the same
+ * float operations in the same order, so the results are the same bits
+ * (tests/test_advect_walk.c checks them against the ranges on the host). wrap:
+ * pass a constant (the kernels are templates on it), so that the common case
+ * carries no wrap test. */
+#ifndef MU_GPU_ADVECT_WALK_H
+#define MU_GPU_ADVECT_WALK_H
+#include "gpu/advect_walcek.h"
+
+typedef struct {
+    float m2, m1, c, p1, p2; /* q_{i-2} .. q_{i+2} */
+    int em1, e0, ep1;        /* extremum flags of cells i-1, i, i+1 */
+} adv_win;
+
+/* &q_i, wrapped as adv_q does. */
+MU_HD const float *adv_qat(const adv_line *l, int i, int wrap) {
+    if (wrap) i = i < 0 ? i + l->m : i >= l->m ? i - l->m : i;
+    return l->q + (ptrdiff_t)i * l->qs;
+}
+
+/* adv_ext of cell i from its values. */
+MU_HD int adv_extw(const adv_line *l, int i, float a, float b, float c) {
+    return i == l->eb0 || i == l->eb1 ? 0 : adv_ext_v(a, b, c);
+}
+
+MU_HD adv_win adv_win_at(const adv_line *l, int i, int wrap) {
+    adv_win v;
+    v.m2 = *adv_qat(l, i - 2, wrap);
+    v.m1 = *adv_qat(l, i - 1, wrap);
+    v.c = *adv_qat(l, i, wrap);
+    v.p1 = *adv_qat(l, i + 1, wrap);
+    v.p2 = *adv_qat(l, i + 2, wrap);
+    v.em1 = adv_extw(l, i - 1, v.m2, v.m1, v.c);
+    v.e0 = adv_extw(l, i, v.m1, v.c, v.p1);
+    v.ep1 = adv_extw(l, i + 1, v.c, v.p1, v.p2);
+    return v;
+}
+
+/* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. */
+MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, int i0, int i1, int wrap) {
+    if (i0 >= i1) return;
+    adv_win v = adv_win_at(l, i0, wrap);
+    /* offsets of q_{i+3} (read when cell i + 1 follows, unless wrapping) and of qn_i */
+    ptrdiff_t o3 = (ptrdiff_t)(i0 + 3) * l->qs, on = (ptrdiff_t)i0 * l->qs;
+    float *F = l->F;
+    int fs = (int)l->fs;
+    float ul = l->u[i0], f = 0.f; /* the left face's wind; f: F[i] when have */
+    int have = 0;
+    for (int i = i0;;) {
+        int c = cls[i];
+        float ur = l->u[i + 1];
+        if (c == ADV_C) {
+            f = F[(i + 1) * fs] = v.c * ur * l->dt * l->rs[i + 1];
+            have = 1;
+        } else if (c == ADV_D) {
+            float fin = have ? f : F[i * fs], qv;
+            f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, l->rs[i + 1], l->d0[i], l->d1[i],
+                            l->dt, l->dx, fin, &qv);
+            l->qn[on] = qv;
+            F[(i + 1) * fs] = f;
+            have = 1;
+        } else {
+            have = 0;
+        }
+        if (++i >= i1) break;
+        float p3 = wrap ? *adv_qat(l, i + 2, wrap) : l->q[o3];
+        v.m2 = v.m1;
+        v.m1 = v.c;
+        v.c = v.p1;
+        v.p1 = v.p2;
+        v.p2 = p3;
+        v.em1 = v.e0;
+        v.e0 = v.ep1;
+        v.ep1 = adv_extw(l, i + 1, v.c, v.p1, v.p2);
+        o3 += l->qs;
+        on += l->qs;
+        ul = ur;
+    }
+}
+
+/* adv_backward_range: cells [i0, i1) from the last, cell i - 1 after cell i. */
+MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, int i0, int i1, int wrap) {
+    if (i0 >= i1) return;
+    adv_win v = adv_win_at(l, i1 - 1, wrap);
+    ptrdiff_t o3 = (ptrdiff_t)(i1 - 4) * l->qs,
+              on = (ptrdiff_t)(i1 - 1) * l->qs; /* q_{i-3}, qn_i */
+    float *F = l->F;
+    int fs = (int)l->fs;
+    float ur = l->u[i1], f = 0.f; /* the right face's wind; f: F[i + 1] when have */
+    int have = 0;
+    for (int i = i1 - 1;;) {
+        int c = cls[i];
+        float ul = l->u[i];
+        if (c == ADV_F || c == ADV_K) {
+            float fr = have ? f : F[(i + 1) * fs];
+            l->qn[on] =
+                adv_bwd_f_v(v.c, v.m1, v.p1, ul, ur, l->d0[i], l->d1[i], l->dx, fr, F[i * fs]);
+            have = 0; /* F and K cells store no flux */
+        } else if (c == ADV_C || c == ADV_E) {
+            float fr = have ? f : F[(i + 1) * fs], qv;
+            f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, l->rs[i], l->d0[i], l->d1[i],
+                            l->dt, l->dx, fr, &qv);
+            l->qn[on] = qv;
+            F[i * fs] = f;
+            have = 1;
+        } else {
+            have = 0;
+        }
+        if (--i < i0) break;
+        float m3 = wrap ? *adv_qat(l, i - 2, wrap) : l->q[o3];
+        v.p2 = v.p1;
+        v.p1 = v.c;
+        v.c = v.m1;
+        v.m1 = v.m2;
+        v.m2 = m3;
+        v.ep1 = v.e0;
+        v.e0 = v.em1;
+        v.em1 = adv_extw(l, i - 1, v.m2, v.m1, v.c);
+        o3 -= l->qs;
+        on -= l->qs;
+        ur = ul;
+    }
+}
+
+#endif
