@@ -133,6 +133,19 @@ __global__ void __launch_bounds__(THREADS)
         out[k] = x[idx[k]];
 }
 
+/* x += alpha p; p = zr + beta p (the table's cg_direction; k_finish's arithmetic). */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    k_direction(long long n, T al, T be, const T *__restrict__ zr, T *__restrict__ p,
+                T *__restrict__ x) {
+    for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < n;
+         i += (long long)gridDim.x * THREADS) {
+        const T po = p[i];
+        x[i] = add_rn(x[i], mul_rn(al, po));
+        p[i] = add_rn(zr[i], mul_rn(be, po));
+    }
+}
+
 /* ---- iterate's scalar kernels (one warp) ---- */
 
 /* The exact sum in words (global), rounded by thread 0; the words are zeroed. */
@@ -270,11 +283,13 @@ struct mu_gpu_cg {
     int fused; /* iterate's form: 1 fused, 0 split */
     size_t es; /* bytes per vector entry */
     int64_t nloc, nghost, nnz, ninterior, nboundary, nsend;
-    int interior_all; /* the interior list is 0..nloc-1 */
+    /* A row list that is a range first..first + n - 1 (the usual case: row
+     * blocks of a banded matrix) is not uploaded; the SpMV then reads no list. */
+    int interior_first, boundary_first; /* -1: a list (interior, boundary) */
     int *rowptr, *col, *interior, *boundary, *send_index;
     void *val, *dinv;
     cudaStream_t work, halo;
-    cudaEvent_t ev_x, ev_packed, ev_ghosts, ev_st[2];
+    cudaEvent_t ev_x, ev_packed, ev_ghosts, ev_st[2], ev_take;
     void *send_dev, *send_pin, *ghost_pin;
     long long *words;            /* NSLOTS x NWORDS on the device */
     long long *words_pin;        /* 2 x NWORDS pinned */
@@ -316,6 +331,14 @@ int upload_int(const int32_t *src, int64_t n, int **dst) {
     MU_CUDA(cudaMalloc(dst, (size_t)(n ? n : 1) * sizeof(int)));
     if (n) MU_CUDA(cudaMemcpy(*dst, src, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
     return 0;
+}
+
+/* list[0] when list[0..n-1] is list[0], list[0] + 1, ...; else -1 (also for an empty list). */
+int range_first(const int32_t *list, int64_t n) {
+    if (n <= 0 || !list) return n <= 0 ? 0 : -1;
+    for (int64_t i = 1; i < n; i++)
+        if (list[i] != list[0] + i) return -1;
+    return list[0];
 }
 
 int lanes_env(int fallback) {
@@ -373,6 +396,17 @@ int waxpby_t(mu_gpu_cg *g, double a, const void *x, double c, const void *y, voi
     return 0;
 }
 
+template <typename T>
+int direction_t(mu_gpu_cg *g, double alpha, double beta, const void *zr, void *p, void *x) {
+    if (g->nloc <= 0) return 0;
+    int blocks = 0;
+    if (grid_for((const void *)k_direction<T>, g->nloc, &blocks)) return 1;
+    k_direction<T><<<blocks, THREADS, 0, g->work>>>(g->nloc, (T)alpha, (T)beta, (const T *)zr,
+                                                    (T *)p, (T *)x);
+    MU_LAUNCHED();
+    return 0;
+}
+
 template <typename T> int dot_t(mu_gpu_cg *g, const void *x, const void *y, long long *words) {
     if (g->nloc <= 0) return 0;
     int blocks = 0;
@@ -425,14 +459,20 @@ template <typename T> spmv_args<T> spmv_base(const mu_gpu_cg *g) {
 
 template <typename T> int spmv_t(mu_gpu_cg *g, int rows, const void *x, void *y, long long *w) {
     spmv_args<T> a = spmv_base<T>(g);
-    if (rows == MU_GPU_CG_ALL || (rows == MU_GPU_CG_INTERIOR && g->interior_all)) {
-        a.nrows = (int)(rows == MU_GPU_CG_ALL ? g->nloc : g->ninterior);
+    if (rows == MU_GPU_CG_ALL) {
+        a.nrows = (int)g->nloc;
     } else if (rows == MU_GPU_CG_INTERIOR) {
-        a.list = g->interior;
         a.nrows = (int)g->ninterior;
+        if (g->interior_first >= 0)
+            a.first = g->interior_first;
+        else
+            a.list = g->interior;
     } else {
-        a.list = g->boundary;
         a.nrows = (int)g->nboundary;
+        if (g->boundary_first >= 0)
+            a.first = g->boundary_first;
+        else
+            a.list = g->boundary;
     }
     a.x = (const T *)x;
     a.y = (T *)y;
@@ -562,7 +602,7 @@ int update_api(mu_gpu_cg *g, bool upd, double alpha, const void *p, const void *
     a.z = (T *)z;
     a.wz = z ? slot(g, acc_rz) : nullptr;
     a.wr = slot(g, acc_rr);
-    return update_t<T>(a, upd, upd, g->work);
+    return update_t<T>(a, upd, upd && p != nullptr, g->work);
 }
 
 double seconds_now() {
@@ -624,7 +664,7 @@ void mu_gpu_cg_destroy(mu_gpu_cg *g) {
     void *pin[] = {g->send_pin, g->ghost_pin, g->words_pin, g->stage, g->st_pin};
     for (void *h : pin)
         if (h) MU_CUDA_KEEP(cudaFreeHost(h));
-    cudaEvent_t ev[] = {g->ev_x, g->ev_packed, g->ev_ghosts, g->ev_st[0], g->ev_st[1]};
+    cudaEvent_t ev[] = {g->ev_x, g->ev_packed, g->ev_ghosts, g->ev_st[0], g->ev_st[1], g->ev_take};
     for (cudaEvent_t e : ev)
         if (e) MU_CUDA_KEEP(cudaEventDestroy(e));
     if (g->work) MU_CUDA_KEEP(cudaStreamDestroy(g->work));
@@ -658,17 +698,20 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     g->lanes = lanes_env(mu_gpu_cg_lanes_for(d->mean_row));
     g->rows = rows_env();
     g->fused = fused_env();
-    g->interior_all = d->ninterior == d->nloc;
-    for (int64_t i = 0; g->interior_all && i < d->ninterior; i++)
-        if (d->interior[i] != i) g->interior_all = 0;
+    g->interior_first = range_first(d->interior, d->ninterior);
+    g->boundary_first = range_first(d->boundary, d->nboundary);
 
+    /* The halo stream first: its gather must not queue behind a grid-filling SpMV. */
+    int prio_low = 0, prio_high = 0;
+    MU_CUDA_GOTO(cudaDeviceGetStreamPriorityRange(&prio_low, &prio_high));
     MU_CUDA_GOTO(cudaStreamCreateWithFlags(&g->work, cudaStreamNonBlocking));
-    MU_CUDA_GOTO(cudaStreamCreateWithFlags(&g->halo, cudaStreamNonBlocking));
+    MU_CUDA_GOTO(cudaStreamCreateWithPriority(&g->halo, cudaStreamNonBlocking, prio_high));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_x, cudaEventDisableTiming));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_packed, cudaEventDisableTiming));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_ghosts, cudaEventDisableTiming));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_st[0], cudaEventDisableTiming));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_st[1], cudaEventDisableTiming));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_take, cudaEventDisableTiming));
 
     /* Row pointers to 32 bits (checked above), through pinned memory. */
     MU_CUDA_GOTO(cudaMallocHost(&rp, (size_t)(d->nloc + 1) * sizeof(int)));
@@ -682,8 +725,8 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     if (d->diag && (g->fp32 ? upload_dinv<float>(d->diag, d->nloc, &g->dinv)
                             : upload_dinv<double>(d->diag, d->nloc, &g->dinv)))
         goto fail;
-    if (!g->interior_all && upload_int(d->interior, d->ninterior, &g->interior)) goto fail;
-    if (upload_int(d->boundary, d->nboundary, &g->boundary)) goto fail;
+    if (g->interior_first < 0 && upload_int(d->interior, d->ninterior, &g->interior)) goto fail;
+    if (g->boundary_first < 0 && upload_int(d->boundary, d->nboundary, &g->boundary)) goto fail;
     if (upload_int(d->send_index, d->nsend, &g->send_index)) goto fail;
     MU_CUDA_GOTO(cudaMalloc(&g->send_dev, (size_t)(d->nsend ? d->nsend : 1) * g->es));
     MU_CUDA_GOTO(cudaMallocHost(&g->send_pin, (size_t)(d->nsend ? d->nsend : 1) * g->es));
@@ -832,6 +875,18 @@ int mu_gpu_cg_update(mu_gpu_cg *g, double alpha, const void *p, const void *q, v
                    : update_api<double>(g, true, alpha, p, q, x, r, z, acc_rz, acc_rr);
 }
 
+int mu_gpu_cg_residual(mu_gpu_cg *g, double alpha, const void *q, void *r, void *z, int acc_rz,
+                       int acc_rr) {
+    if (check_acc(acc_rz) || check_acc(acc_rr)) return 1;
+    return g->fp32 ? update_api<float>(g, true, alpha, nullptr, q, nullptr, r, z, acc_rz, acc_rr)
+                   : update_api<double>(g, true, alpha, nullptr, q, nullptr, r, z, acc_rz, acc_rr);
+}
+
+int mu_gpu_cg_direction(mu_gpu_cg *g, double alpha, double beta, const void *zr, void *p, void *x) {
+    return g->fp32 ? direction_t<float>(g, alpha, beta, zr, p, x)
+                   : direction_t<double>(g, alpha, beta, zr, p, x);
+}
+
 int mu_gpu_cg_precond(mu_gpu_cg *g, const void *r, void *z, int acc_rz, int acc_rr) {
     if (check_acc(acc_rz) || check_acc(acc_rr)) return 1;
     void *rr = const_cast<void *>(r); /* read only: no update */
@@ -842,10 +897,12 @@ int mu_gpu_cg_precond(mu_gpu_cg *g, const void *r, void *z, int acc_rz, int acc_
 }
 
 int mu_gpu_cg_take(mu_gpu_cg *g, mu_xsum *acc0, mu_xsum *acc1) {
+    /* Wait for the copy only: the zeroing runs while the caller reduces. */
     MU_CUDA(cudaMemcpyAsync(g->words_pin, g->words, sizeof(long long) * NWORDS * 2,
                             cudaMemcpyDeviceToHost, g->work));
+    MU_CUDA(cudaEventRecord(g->ev_take, g->work));
     MU_CUDA(cudaMemsetAsync(g->words, 0, sizeof(long long) * NWORDS * 2, g->work));
-    MU_CUDA(cudaStreamSynchronize(g->work));
+    MU_CUDA(cudaEventSynchronize(g->ev_take));
     mu_xsum *dst[2] = {acc0, acc1};
     for (int s = 0; s < 2; s++) {
         if (!dst[s]) continue;

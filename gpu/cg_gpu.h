@@ -106,10 +106,15 @@ int mu_gpu_cg_waxpby(mu_gpu_cg *g, double a, const void *x, double c, const void
 /* x += alpha p; r -= alpha q; then as precond. */
 int mu_gpu_cg_update(mu_gpu_cg *g, double alpha, const void *p, const void *q, void *x, void *r,
                      void *z, int acc_rz, int acc_rr);
+/* mu_gpu_cg_update without x: r -= alpha q; then as precond. */
+int mu_gpu_cg_residual(mu_gpu_cg *g, double alpha, const void *q, void *r, void *z, int acc_rz,
+                       int acc_rr);
+/* x += alpha p; p = zr + beta p, from the same p (zr: z, or r without Jacobi). */
+int mu_gpu_cg_direction(mu_gpu_cg *g, double alpha, double beta, const void *zr, void *p, void *x);
 /* z = r / diag; acc_rz += r_i z_i; acc_rr += r_i r_i. z NULL: only acc_rr. */
 int mu_gpu_cg_precond(mu_gpu_cg *g, const void *r, void *z, int acc_rz, int acc_rr);
 /* Waits for the work so far, adds accumulator 0 into acc0 and 1 into acc1
- * (NULL: dropped) and zeroes both. */
+ * (NULL: dropped) and zeroes both (queued: later work sees them zeroed). */
 int mu_gpu_cg_take(mu_gpu_cg *g, mu_xsum *acc0, mu_xsum *acc1);
 
 /* Iterations per CUDA graph of mu_gpu_cg_iterate. */

@@ -153,8 +153,8 @@ __device__ __forceinline__ void xacc_end(const unsigned long long *sh, long long
 template <typename T> struct spmv_args {
     const int *rowptr, *col;
     const T *val;
-    const int *list; /* rows to compute (NULL: rows 0..nrows-1) */
-    int nrows;
+    const int *list; /* rows to compute (NULL: rows first..first + nrows - 1) */
+    int first, nrows;
     const T *x; /* plain: the vector multiplied */
     T *y;
     long long *words;     /* NULL: no dot; else += x_i y_i (fused: p_i y_i) */

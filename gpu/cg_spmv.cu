@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
 #pragma unroll
         for (int k = 0; k < R; k++) {
             const long long idx = base + k * S + sub;
-            row[k] = idx < a.nrows ? (a.list ? __ldg(a.list + idx) : (int)idx) : -1;
+            row[k] = idx < a.nrows ? (a.list ? __ldg(a.list + idx) : a.first + (int)idx) : -1;
         }
 #pragma unroll
         for (int k = 0; k < R; k++) {

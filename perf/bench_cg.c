@@ -128,7 +128,9 @@ static double time_iterate(cg_backend *be, cg_state *s, int warm, int reps) {
     for (int i = -warm; i < reps; i++) {
         int64_t k0 = s->k;
         double t0 = bench_now();
-        MU(be->iterate(be, B, 0.0, s->x, s->r, s->p, s->q, NULL, &s->rz, &s->rr, &s->k));
+        int stop = 0;
+        MU(be->iterate(be, MPI_COMM_SELF, B, 0.0, s->x, s->r, s->p, s->q, NULL, &s->rz, &s->rr,
+                       &s->k, &stop));
         double dt = bench_now() - t0;
         if (s->k - k0 != B) {
             fprintf(stderr, "bench_cg: a batch made %lld iterations, not %d\n",

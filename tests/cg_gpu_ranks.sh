@@ -7,7 +7,8 @@
 # ranks exchange halos and reduce on the host: the bits still agree, since a
 # row's sum and every dot product are layout-independent. Also: GPU and CPU
 # take the same number of iterations (within 1) on a well-conditioned problem.
-# Exit 77 (skipped) without a CUDA device.
+# Checkpoints of several GPU ranks (periodic, and a real SIGUSR1) restart to
+# the same bits. Exit 77 (skipped) without a CUDA device.
 source "$(dirname "$0")/lib.sh"
 IN=$SRCDIR/inputs/cg
 
@@ -67,6 +68,73 @@ same_all "Trefethen_2000 jacobi" --matrix="$IN/Trefethen_2000.mtx" --pc=jacobi
 same_all "bcsstk26 jacobi" --matrix="$IN/bcsstk26.mtx" --pc=jacobi --max-it=400
 same_all "494_bus" --matrix="$IN/494_bus.mtx" --max-it=400
 same_all "nos7 thesis" --matrix="$IN/nos7.mtx" --variant=thesis --max-it=300
+
+# Several GPU ranks run whole iterations in the backend, the stop flag folded
+# into their reductions. Periodic checkpoints: 2 ranks stop at --max-it=50 with
+# checkpoints at 20 and 40; a restart from 40 on 2 ranks ends at 90 as a run
+# never stopped, bitwise.
+ck=(--device=gpu --poisson=3d7 --nx=40 --rhs=random --rtol=1e-14)
+set +e
+run_np 2 cg "${ck[@]}" --max-it=50 --checkpoint-every=20 --checkpoint="$WORK/p.ckpt" \
+    >"$WORK/p1.out" 2>"$WORK/p1.err"
+rc1=$?
+run_np 2 cg "${ck[@]}" --max-it=90 --checkpoint="$WORK/p.ckpt" --restart --output="$WORK/p2.txt" \
+    >"$WORK/p2.out" 2>"$WORK/p2.err"
+rc2=$?
+run_np 2 cg "${ck[@]}" --max-it=90 --output="$WORK/p3.txt" >"$WORK/p3.out" 2>"$WORK/p3.err"
+rc3=$?
+set -e
+expect_eq "periodic checkpoints: first run exit status (max-it)" "$rc1" 2
+expect_eq "periodic checkpoints: restart exit status (max-it)" "$rc2" 2
+expect_eq "periodic checkpoints: reference exit status (max-it)" "$rc3" 2
+grep -q "restarting from $WORK/p.ckpt at iteration 40" "$WORK/p2.err" ||
+    fail "periodic checkpoints: the restart did not resume at 40"
+if [ "$(status_of "$WORK/p2.out" | sed 's/ (restarted)//')" = "$(status_of "$WORK/p3.out")" ] &&
+    cmp -s "$WORK/p2.txt" "$WORK/p3.txt"; then
+    echo "ok: 2 GPU ranks: checkpoint at 40, restart to 90 = a run to 90"
+else
+    fail "2 GPU ranks: restarted run differs from the uninterrupted one"
+fi
+
+# A real SIGUSR1 to 2 GPU ranks: both stop after the same iteration with a
+# checkpoint (exit 3); a restart on 1 rank (device batches) to 37 iterations
+# more ends as a 2-rank run never stopped, bitwise. 160^3 with rtol 0 iterates
+# for several seconds before its recursive residual could underflow.
+sg=(--device=gpu --poisson=3d7 --nx=160 --rhs=random --rtol=0)
+"$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" cg "${sg[@]}" --max-it=100000000 \
+    --checkpoint="$WORK/s.ckpt" >"$WORK/s.out" 2>"$WORK/s.err" &
+pid=$!
+if ! signal_when $pid "$WORK/s.err" "cg solve:" USR1; then
+    fail "SIGUSR1 on 2 GPU ranks: the run never reached the solve"
+    tail -n 5 "$WORK/s.err" >&2
+fi
+set +e
+wait $pid
+rc=$?
+set -e
+expect_eq "SIGUSR1 on 2 GPU ranks: exit status" "$rc" 3
+k=$(grep -o 'stopped by SIG[A-Z0-9]* at iteration [0-9]*' "$WORK/s.err" | awk '{ print $NF }')
+if [ "$rc" = 3 ] && [ -n "$k" ]; then
+    end=$((k + 37))
+    set +e
+    run_np 1 cg "${sg[@]}" --max-it=$end --checkpoint="$WORK/s.ckpt" --restart \
+        --output="$WORK/s1.txt" >"$WORK/s1.out" 2>"$WORK/s1.err"
+    rc1=$?
+    run_np 2 cg "${sg[@]}" --max-it=$end --output="$WORK/s2.txt" >"$WORK/s2.out" 2>"$WORK/s2.err"
+    rc2=$?
+    set -e
+    expect_eq "SIGUSR1: restart exit status (max-it)" "$rc1" 2
+    expect_eq "SIGUSR1: reference exit status (max-it)" "$rc2" 2
+    if [ "$(status_of "$WORK/s1.out" | sed 's/ (restarted)//')" = "$(status_of "$WORK/s2.out")" ] &&
+        cmp -s "$WORK/s1.txt" "$WORK/s2.txt"; then
+        echo "ok: SIGUSR1 stopped 2 GPU ranks at $k; 1-rank restart to $end = 2 ranks to $end"
+    else
+        fail "SIGUSR1: restarted run differs from the uninterrupted one"
+    fi
+else
+    tail -n 5 "$WORK/s.err" >&2
+    fail "SIGUSR1 on 2 GPU ranks: no stop message"
+fi
 
 # GPU against CPU: iterations within 1 where CG is well conditioned.
 run_np 1 cg --device=cpu --poisson=3d7 --nx=32 --rhs=random >"$WORK/cpu" 2>/dev/null

@@ -54,13 +54,18 @@ struct cg_backend {
     void (*cg_direction)(cg_backend *b, double alpha, double beta, const void *z, void *p, void *x);
     void (*destroy)(cg_backend *b);
     /* Optional (NULL on the CPU). Up to count whole iterations of standard CG (no
-     * residual replacement) on one rank, alpha and beta kept on the device, the
-     * same bits as the calls above: from x, r, p, z (NULL: none) with *rz = r'z,
-     * *rr = r'r, it advances them and *k, stopping once sqrt(rr) <= tol. It
-     * leaves an iteration whose p'Ap is not positive and finite undone, for the
-     * caller's table path to report; may return early. 1 after mu_error(). */
-    int (*iterate)(cg_backend *b, int64_t count, double tol, void *x, void *r, void *p, void *q,
-                   void *z, double *rz, double *rr, int64_t *k);
+     * residual replacement), the same bits as the calls above: from x, r, p, z
+     * (NULL: none) with *rz = r'z, *rr = r'r, it advances them and *k, stopping
+     * once sqrt(rr) <= tol. It leaves an iteration whose p'Ap is not positive and
+     * finite undone, for the caller's table path to report; may return early.
+     * Collective over comm: on one rank alpha and beta stay on the device; on
+     * several the host runs the table path's two reductions (over comm, with
+     * the stop flag folded in as cg_reduce does) and every rank returns after
+     * the same iteration; *stop (several ranks; else 0) says the last
+     * reduction carried a stop request, as cg_reduce's return value would. 1
+     * after mu_error() (on every rank). */
+    int (*iterate)(cg_backend *b, MPI_Comm comm, int64_t count, double tol, void *x, void *r,
+                   void *p, void *q, void *z, double *rz, double *rr, int64_t *k, int *stop);
 };
 
 /* The CPU backend on A (which must outlive it). jacobi: keeps 1 / diag; every
@@ -68,6 +73,17 @@ struct cg_backend {
 int cg_backend_cpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out);
 /* The GPU backend (kernels_gpu.c), on the device this rank is bound to. */
 int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out);
+/* Where the GPU backend's several-rank iterations spent their host time, in
+ * seconds (for perf/bench_cg_ranks): waiting for the send values to reach the
+ * host (halo_copy), for the halo messages (halo_mpi; the interior rows'
+ * SpMV runs meanwhile), for the SpMV to finish and its p'Ap words to arrive
+ * (spmv_wait), for the vector update and its words (update_wait), in the two
+ * MPI_Allreduce calls (allreduce), and in all (total); cleared when reset. */
+typedef struct {
+    double halo_copy, halo_mpi, spmv_wait, update_wait, allreduce, total;
+    int64_t iterations;
+} cg_gpu_times;
+void cg_backend_gpu_times(cg_backend *b, cg_gpu_times *t, int reset);
 
 /* Full y = A x: halo started, interior rows computed while it flies, halo
  * finished, boundary rows. xy as in spmv. x needs ghost slots. */

@@ -9,12 +9,22 @@
  * which the boundary rows' kernel waits for on the device.
  *
  * Reductions. A call that adds into an accumulator (spmv with xy, dot,
- * cg_update, precond) waits for its kernel and adds the device's exact words
- * into the host mu_xsum: the solver reads it next, and on several ranks
- * reduces it over MPI every iteration (a few hundred bytes each way, two
- * waits per iteration). On one rank the table's iterate entry runs whole
+ * cg_update, cg_residual, precond) waits for its kernel and adds the device's
+ * exact words into the host mu_xsum: the solver reads it next, and on several
+ * ranks reduces it over MPI. On one rank the table's iterate entry runs whole
  * iterations on the device instead, alpha and beta kept there and the status
  * read once per batch of iterations, with the same bits.
+ *
+ * Several ranks: iterate drives each iteration from the host with no more
+ * than it needs, in this order: gather of p's send values and their copy to
+ * pinned memory (halo stream, high priority); the interior rows' SpMV with
+ * p'Ap (work stream); wait for the copy, post the messages, wait for them
+ * (the interior SpMV runs meanwhile); ghosts to the device (halo stream), the
+ * boundary rows' SpMV after them; the p'Ap words to the host (the one wait on
+ * the GPU), MPI_Allreduce; r -= alpha q with r'z, r'r; their words,
+ * MPI_Allreduce; x += alpha p, p = z + beta p; next iteration. Two host
+ * waits on the GPU and two allreduces an iteration, the table path's
+ * arithmetic in its order (same bits), no host-side vector work.
  *
  * A CUDA failure inside an entry that returns nothing (the table's shape) is
  * logged on its rank; from then on the rank skips the device, still takes
@@ -38,6 +48,7 @@ typedef struct {
     halo_state halo;
     void *send, *ghosts; /* pinned host buffers of the context */
     int failed;
+    cg_gpu_times times; /* several-rank iterate */
 } gpu_impl;
 
 static void failed(gpu_impl *c, const char *what) {
@@ -147,15 +158,29 @@ static void cg_update(cg_backend *b, double alpha, const void *p, const void *q,
     take(c, rr, z ? rz : NULL);
 }
 
+static void cg_residual(cg_backend *b, double alpha, const void *q, void *r, void *z, mu_xsum *rz,
+                        mu_xsum *rr) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_residual(c->g, alpha, q, r, z, z && rz ? 1 : -1, rr ? 0 : -1),
+           "vector update");
+    take(c, rr, z ? rz : NULL);
+}
+
+static void cg_direction(cg_backend *b, double alpha, double beta, const void *z, void *p,
+                         void *x) {
+    gpu_impl *c = b->impl;
+    GPU_DO(c, mu_gpu_cg_direction(c->g, alpha, beta, z, p, x), "direction update");
+}
+
 static void precond(cg_backend *b, const void *r, void *z, mu_xsum *rz, mu_xsum *rr) {
     gpu_impl *c = b->impl;
     GPU_DO(c, mu_gpu_cg_precond(c->g, r, z, z && rz ? 1 : -1, rr ? 0 : -1), "preconditioner");
     take(c, rr, z ? rz : NULL);
 }
 
-static int iterate(cg_backend *b, int64_t count, double tol, void *x, void *r, void *p, void *q,
-                   void *z, double *rz, double *rr, int64_t *k) {
-    gpu_impl *c = b->impl;
+/* One rank: batches of whole iterations on the device (mu_gpu_cg_iterate). */
+static int iterate_one(gpu_impl *c, int64_t count, double tol, void *x, void *r, void *p, void *q,
+                       void *z, double *rz, double *rr, int64_t *k) {
     if (c->failed) return 0; /* the table path's NaN stops the solver */
     mu_gpu_cg_iter it;
     memset(&it, 0, sizeof it);
@@ -176,6 +201,81 @@ static int iterate(cg_backend *b, int64_t count, double tol, void *x, void *r, v
         return cg_value(&it.bad, &v, it.stop == MU_GPU_CG_RR ? "r'r" : "r'z", *k);
     }
     return 0;
+}
+
+/* Several ranks (see the top of the file). Every decision comes from reduced
+ * values, so all ranks leave after the same iteration; a rank whose device
+ * failed keeps exchanging and adds NaN (take), which stops every rank. */
+static int iterate_ranks(cg_backend *b, MPI_Comm comm, int64_t count, double tol, void *x, void *r,
+                         void *p, void *q, void *z, double *rz, double *rr, int64_t *k, int *stop) {
+    gpu_impl *c = b->impl;
+    cg_gpu_times *t = &c->times;
+    const double start = MPI_Wtime();
+    cg_reduction red;
+    int rc = 0;
+    for (int64_t i = 0; i < count && !rc; i++) {
+        /* q = A p, interior rows while the halo travels; p'Ap. */
+        double t0 = MPI_Wtime();
+        halo_begin(b, p);
+        GPU_DO(c, mu_gpu_cg_spmv(c->g, MU_GPU_CG_INTERIOR, p, q, 0), "SpMV");
+        halo_post(c);
+        double t1 = MPI_Wtime();
+        halo_end(b, p); /* the messages, then the ghosts' copy queued */
+        double t2 = MPI_Wtime();
+        GPU_DO(c, mu_gpu_cg_spmv(c->g, MU_GPU_CG_BOUNDARY, p, q, 0), "SpMV");
+        memset(&red.acc[0], 0, sizeof red.acc[0]);
+        take(c, &red.acc[0], NULL);
+        double t3 = MPI_Wtime();
+        cg_reduce(comm, &red, 1);
+        double t4 = MPI_Wtime();
+        t->halo_copy += t1 - t0;
+        t->halo_mpi += t2 - t1;
+        t->spmv_wait += t3 - t2;
+        t->allreduce += t4 - t3;
+        mu_xsum_status st;
+        const double pap = mu_xsum_round(&red.acc[0], &st);
+        if (st != MU_XSUM_FINITE || !(pap > 0)) break; /* undone: the table path reports it */
+        const double alpha = *rz / pap;
+        /* r -= alpha q; z; r'z, r'r. */
+        memset(&red.acc[0], 0, 2 * sizeof red.acc[0]);
+        cg_residual(b, alpha, q, r, z, &red.acc[1], &red.acc[0]);
+        double t5 = MPI_Wtime();
+        const int64_t flag = cg_reduce(comm, &red, z ? 2 : 1);
+        double t6 = MPI_Wtime();
+        t->update_wait += t5 - t4;
+        t->allreduce += t6 - t5;
+        double rr_new, rz_new;
+        if ((rc = cg_value(&red.acc[0], &rr_new, "r'r", *k))) break;
+        rz_new = rr_new;
+        if (z && (rc = cg_value(&red.acc[1], &rz_new, "r'z", *k))) break;
+        cg_direction(b, alpha, rz_new / *rz, z ? z : r, p, x);
+        *rz = rz_new;
+        *rr = rr_new;
+        ++*k;
+        t->iterations++;
+        if (flag) {
+            *stop = 1;
+            break;
+        }
+        if (sqrt(rr_new) <= tol) break;
+    }
+    t->total += MPI_Wtime() - start;
+    return rc;
+}
+
+static int iterate(cg_backend *b, MPI_Comm comm, int64_t count, double tol, void *x, void *r,
+                   void *p, void *q, void *z, double *rz, double *rr, int64_t *k, int *stop) {
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    *stop = 0;
+    if (size == 1) return iterate_one(b->impl, count, tol, x, r, p, q, z, rz, rr, k);
+    return iterate_ranks(b, comm, count, tol, x, r, p, q, z, rz, rr, k, stop);
+}
+
+void cg_backend_gpu_times(cg_backend *b, cg_gpu_times *t, int reset) {
+    gpu_impl *c = b->impl;
+    if (t) *t = c->times;
+    if (reset) memset(&c->times, 0, sizeof c->times);
 }
 
 static void destroy(cg_backend *b) {
@@ -248,6 +348,8 @@ int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
     b->waxpby = waxpby;
     b->cg_update = cg_update;
     b->precond = precond;
+    b->cg_residual = cg_residual;
+    b->cg_direction = cg_direction;
     b->destroy = destroy;
     b->iterate = iterate;
     *out = b;

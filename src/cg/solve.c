@@ -12,6 +12,8 @@
 #include "core/log.h"
 #include "core/signals.h"
 
+enum { CG_RANKS_BATCH = 64 }; /* iterations per call of a several-rank iterate */
+
 static int start(mu_app *app, const cg_config *cfg, const cg_matrix *A, cg_backend *be, void *b,
                  void *x, void *r, void *p, int64_t *k) {
     *k = 0;
@@ -57,6 +59,10 @@ int cg_solve_standard(mu_app *app, const cg_config *cfg, const cg_matrix *A, cg_
     res->bnorm = sqrt(bb);
     res->tol = fmax(cfg->rtol * res->bnorm, cfg->atol);
     cg_progress *prog = rc ? NULL : cg_progress_begin(k, cfg->max_it, sqrt(rr), res->tol);
+    /* Whole iterations in the backend only where every rank's backend has them
+     * (--device=auto may mix GPU and CPU ranks), as each call is collective. */
+    int whole = be->iterate != NULL && cfg->replace_every == 0;
+    if (!rc && app->size > 1) MPI_Allreduce(MPI_IN_PLACE, &whole, 1, MPI_INT, MPI_MIN, app->comm);
     while (!rc) {
         if (sqrt(rr) <= res->tol) {
             res->outcome = CG_CONVERGED;
@@ -66,20 +72,25 @@ int cg_solve_standard(mu_app *app, const cg_config *cfg, const cg_matrix *A, cg_
             res->outcome = CG_MAX_IT;
             break;
         }
-        if (be->iterate && app->size == 1 && cfg->replace_every == 0) {
-            /* GPU, one rank: whole iterations on the device (kernels.h), the same bits; none
-             * made means a breakdown, which the table path below reports. */
+        if (whole) {
+            /* GPU: whole iterations in the backend (kernels.h), the same bits; none made
+             * means a breakdown, which the table path below reports. Several ranks stop
+             * together: on a reduced stop request, and every CG_RANKS_BATCH iterations
+             * for the progress lines (one rank returns twice a second by itself). */
             int64_t k0 = k, every = cfg->checkpoint_every, n = cfg->max_it - k;
             if (every > 0 && every - k % every < n) n = every - k % every;
-            if ((rc = be->iterate(be, n, res->tol, x, r, p, q, z, &rz, &rr, &k))) break;
+            if (app->size > 1 && n > CG_RANKS_BATCH) n = CG_RANKS_BATCH;
+            int stop = 0;
+            if ((rc = be->iterate(be, app->comm, n, res->tol, x, r, p, q, z, &rz, &rr, &k, &stop)))
+                break;
             if (k > k0) {
-                int sig = mu_signals_pending();
-                if (sig) {
+                if (app->size == 1) stop = mu_signals_pending() != 0;
+                if (stop) {
                     res->outcome = CG_SIGNALLED;
-                    res->signal = sig;
+                    res->signal = mu_signals_pending();
                 }
-                if ((sig || (every > 0 && k % every == 0)) &&
-                    ((rc = cg_save(app, cfg, A, be, k, x, r, p, res)) || sig))
+                if ((stop || (every > 0 && k % every == 0)) &&
+                    ((rc = cg_save(app, cfg, A, be, k, x, r, p, res)) || stop))
                     break;
                 cg_progress_update(prog, k, sqrt(rr), res->bnorm);
                 continue;
