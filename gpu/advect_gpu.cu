@@ -298,45 +298,74 @@ __global__ void k_classify(dgeom w, bufs b) {
     b.seg[g] = s;
 }
 
-/* Task list of the middle [h, t) of each line: counted, slots taken with one
- * atomic per line (the order of independent tasks changes no result), written. */
+/* Task list of the middle [h, t) of each line, a warp per line in chunks of
+ * 32 cells: a stream is a run of cells that are not F or K, rooted at its last
+ * C cell; counted (ballots), slots taken with one atomic per line (the order of
+ * independent tasks changes no result), written in the line's order: a run's
+ * last cell writes it, with the run's start and last C carried from the
+ * chunks before. */
+__device__ __forceinline__ int adv_fk(int c) {
+    return c == ADV_F || c == ADV_K;
+}
+
+__device__ __forceinline__ int top_bit(unsigned x) { /* index of the highest set bit */
+    return 31 - __clz((int)x);
+}
+
 __global__ void k_tasks(dgeom w, bufs b) {
-    int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= w.G) return;
+    const unsigned all = 0xffffffffu;
+    long long gw = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x % 32;
+    if (gw >= w.G) return; /* whole warps leave together */
+    int g = (int)gw;
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const adv_seg s = b.seg[g];
+    unsigned lower = (1u << lane) - 1, upto = lower | (1u << lane);
     unsigned long long nt = 0, nf = 0;
-    for (int i = s.h; i < s.t;) {
-        if (cls[i] == ADV_F || cls[i] == ADV_K) {
-            nf++;
-            i++;
-            continue;
-        }
-        while (i < s.t && cls[i] != ADV_F && cls[i] != ADV_K) i++;
-        nt++;
+    for (int i0 = s.h; i0 < s.t; i0 += 32) {
+        int i = i0 + lane, in = i < s.t, f = in && adv_fk(cls[i]);
+        int st = in && !f && (i == s.h || adv_fk(cls[i - 1]));
+        nf += __popc(__ballot_sync(all, f));
+        nt += __popc(__ballot_sync(all, st));
     }
-    unsigned long long t0 = atomicAdd(&b.counters[0], nt), f0 = atomicAdd(&b.counters[1], nf);
-    for (int i = s.h; i < s.t;) {
-        if (cls[i] == ADV_F || cls[i] == ADV_K) {
-            b.fcells[2 * f0] = g;
-            b.fcells[2 * f0 + 1] = i;
-            f0++;
-            i++;
-            continue;
+    unsigned long long t0 = 0, f0 = 0;
+    if (lane == 0 && nt) t0 = atomicAdd(&b.counters[0], nt);
+    if (lane == 0 && nf) f0 = atomicAdd(&b.counters[1], nf);
+    t0 = __shfl_sync(all, t0, 0);
+    f0 = __shfl_sync(all, f0, 0);
+    int lo = s.h, lastc = -1; /* the open run's start and last C before this chunk */
+    unsigned long long lost = 0;
+    for (int i0 = s.h; i0 < s.t; i0 += 32) {
+        int i = i0 + lane, in = i < s.t, c = in ? cls[i] : ADV_FIXED, f = in && adv_fk(c);
+        int st = in && !f && (i == s.h || adv_fk(cls[i - 1]));
+        int en = in && !f && (i + 1 == s.t || adv_fk(cls[i + 1]));
+        unsigned mf = __ballot_sync(all, f), ms = __ballot_sync(all, st),
+                 mc = __ballot_sync(all, in && c == ADV_C);
+        if (f) {
+            unsigned long long k = f0 + __popc(mf & lower);
+            b.fcells[2 * k] = g;
+            b.fcells[2 * k + 1] = i;
         }
-        int lo = i, root = -1;
-        while (i < s.t && cls[i] != ADV_F && cls[i] != ADV_K) {
-            if (cls[i] == ADV_C) root = i;
-            i++;
+        if (en) {
+            int rlo = ms & upto ? i0 + top_bit(ms & upto) : lo;
+            int root = mc & upto ? i0 + top_bit(mc & upto) : lastc;
+            if (root < rlo) {
+                root = -1;
+                lost++;
+            }
+            adv_task k;
+            k.g = g;
+            k.root = root < 0 ? rlo : root;
+            k.lo = rlo;
+            k.hi = i + 1;
+            b.tasks[t0 + __popc(ms & upto) - 1] = k;
         }
-        if (root < 0) atomicAdd(&b.counters[2], 1ull);
-        adv_task k;
-        k.g = g;
-        k.root = root < 0 ? lo : root;
-        k.lo = lo;
-        k.hi = i;
-        b.tasks[t0++] = k;
+        f0 += __popc(mf);
+        t0 += __popc(ms);
+        if (ms) lo = i0 + top_bit(ms);
+        if (mc) lastc = i0 + top_bit(mc);
     }
+    if (lost) atomicAdd(&b.counters[2], lost);
 }
 
 /* qn = q on the cells the sweep leaves alone (fixed open-border cells): every
@@ -354,8 +383,10 @@ __global__ void k_fixed(dgeom w, bufs b) {
         l.qn[(ptrdiff_t)i * l.qs] = l.q[(ptrdiff_t)i * l.qs];
 }
 
+/* The chain kernels are capped at 64 registers (8 blocks of 128 threads, 50%
+ * occupancy) where that costs no spills: they wait on loads more than on math. */
 /* Sources, heads fed by an open border, and (lines) the local forward chains. */
-template <int WRAP> __global__ void k_local(dgeom w, bufs b, int lines) {
+template <int WRAP> __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -368,7 +399,8 @@ template <int WRAP> __global__ void k_local(dgeom w, bufs b, int lines) {
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
-template <int WRAP> __global__ void k_streams(dgeom w, bufs b, long long nt) {
+template <int WRAP>
+__global__ void __launch_bounds__(128, 6) k_streams(dgeom w, bufs b, long long nt) {
     long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x % 32;
     if (t >= nt) return;
@@ -401,7 +433,7 @@ __global__ void k_pack(dgeom w, bufs b, int dir) {
         sb[f] = known ? b.flux[((long long)g * (w.m + 1) + face) * w.N + f] : 0.f;
 }
 
-template <int WRAP> __global__ void k_unpack(dgeom w, bufs b, int dir) {
+template <int WRAP> __global__ void __launch_bounds__(128, 8) k_unpack(dgeom w, bufs b, int dir) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -445,7 +477,8 @@ __global__ void k_lap2(dgeom w, bufs b, int sign) {
 
 /* Lines: the local backward loop; both: closing cells (dataflow) and tails fed by an open border.
  */
-template <int WRAP> __global__ void k_backward(dgeom w, bufs b, int lines) {
+template <int WRAP>
+__global__ void __launch_bounds__(128, 8) k_backward(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -724,7 +757,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     MU_LAUNCHED();
     g->ntasks = g->nf = 0;
     if (wp->dataflow) {
-        k_tasks<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
+        k_tasks<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b);
         MU_LAUNCHED();
         unsigned long long c[3];
         MU_CUDA(cudaMemcpyAsync(c, g->counters, sizeof c, cudaMemcpyDeviceToHost, g->st));
