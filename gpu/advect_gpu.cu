@@ -394,8 +394,8 @@ template <int WRAP> __global__ void __launch_bounds__(128, 8) k_local(dgeom w, b
     const uint8_t *cls = b.cls + (long long)g * w.m;
     adv_line l = view(w, b, g, f);
     adv_seg_sources(&s, &l);
-    if (s.src_l) adv_forward_walk(&l, cls, s.a, s.h, WRAP);
-    if (lines) adv_forward_walk(&l, cls, s.h, s.b, WRAP);
+    if (s.src_l) adv_forward_walk(&l, cls, s.a, s.h, WRAP, 0);
+    if (lines) adv_forward_walk(&l, cls, s.h, s.b, WRAP, 0);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -408,8 +408,8 @@ __global__ void __launch_bounds__(128, 6) k_streams(dgeom w, bufs b, long long n
     for (int f = lane; f < w.N; f += 32) {
         adv_line l = view(w, b, k.g, f);
         const uint8_t *cls = b.cls + (long long)k.g * w.m;
-        adv_forward_walk(&l, cls, k.root, k.hi, WRAP); /* adv_run_task */
-        adv_backward_walk(&l, cls, k.lo, k.root + 1, WRAP);
+        adv_forward_walk(&l, cls, k.root, k.hi, WRAP, 0); /* adv_run_task */
+        adv_backward_walk(&l, cls, k.lo, k.root + 1, WRAP, 0);
     }
 }
 
@@ -444,11 +444,11 @@ template <int WRAP> __global__ void __launch_bounds__(128, 8) k_unpack(dgeom w, 
     if (dir > 0) {
         if (!s.need_l || s.head_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.a) = rb[f];
-        adv_forward_walk(&l, cls, s.a, s.h, WRAP);
+        adv_forward_walk(&l, cls, s.a, s.h, WRAP, 0);
     } else {
         if (!s.need_r || s.tail_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.b) = rb[f];
-        adv_backward_walk(&l, cls, s.t, s.b, WRAP);
+        adv_backward_walk(&l, cls, s.t, s.b, WRAP, 0);
     }
 }
 
@@ -486,10 +486,10 @@ __global__ void __launch_bounds__(128, 8) k_backward(dgeom w, bufs b, int lines)
     const uint8_t *cls = b.cls + (long long)g * w.m;
     adv_line l = view(w, b, g, f);
     if (lines)
-        adv_backward_walk(&l, cls, s.a, s.t, WRAP);
+        adv_backward_walk(&l, cls, s.a, s.t, WRAP, 0);
     else if (w.last && b.cyc[g] > 0)
         adv_backward(&l, s.b - 1, ADV_K);
-    if (s.src_r) adv_backward_walk(&l, cls, s.t, s.b, WRAP);
+    if (s.src_r) adv_backward_walk(&l, cls, s.t, s.b, WRAP, 0);
 }
 
 __global__ void k_fcells(dgeom w, bufs b, long long nf) {

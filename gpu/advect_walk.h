@@ -7,7 +7,16 @@
  * float operations in the same order, so the results are the same bits
  * (tests/test_advect_walk.c checks them against the ranges on the host). wrap:
  * pass a constant (the kernels are templates on it), so that the common case
- * carries no wrap test. */
+ * carries no wrap test.
+ *
+ * keep = 0 leaves out the flux stores that nothing reads: the face between two
+ * D cells of a forward walk (the second takes it from the register, and no
+ * backward cell, F / K cell or end of a segment touches that face) and between
+ * two E cells of a backward walk (likewise), faces inside the walk only: a
+ * walk's first and last faces, and every face next to a C, F or K cell, are
+ * stored as before. (D is never next to E: their shared face would have both
+ * signs.) A cell's class is read before the walk reaches it, so a class that
+ * changes between walks (K, adv_seg_lap2) is seen by the walk that follows. */
 #ifndef MU_GPU_ADVECT_WALK_H
 #define MU_GPU_ADVECT_WALK_H
 #include "gpu/advect_walcek.h"
@@ -42,7 +51,8 @@ MU_HD adv_win adv_win_at(const adv_line *l, int i, int wrap) {
 }
 
 /* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. */
-MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, int i0, int i1, int wrap) {
+MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, int i0, int i1, int wrap,
+                            int keep) {
     if (i0 >= i1) return;
     adv_win v = adv_win_at(l, i0, wrap);
     /* offsets of q_{i+3} (read when cell i + 1 follows, unless wrapping) and of qn_i */
@@ -50,9 +60,9 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, int i0, int i
     float *F = l->F;
     int fs = (int)l->fs;
     float ul = l->u[i0], f = 0.f; /* the left face's wind; f: F[i] when have */
-    int have = 0;
+    int have = 0, c = cls[i0];
     for (int i = i0;;) {
-        int c = cls[i];
+        int cn = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED; /* the next cell's class */
         float ur = l->u[i + 1];
         if (c == ADV_C) {
             f = F[(i + 1) * fs] = v.c * ur * l->dt * l->rs[i + 1];
@@ -62,12 +72,13 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, int i0, int i
             f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, l->rs[i + 1], l->d0[i], l->d1[i],
                             l->dt, l->dx, fin, &qv);
             l->qn[on] = qv;
-            F[(i + 1) * fs] = f;
+            if (keep || cn != ADV_D) F[(i + 1) * fs] = f;
             have = 1;
         } else {
             have = 0;
         }
         if (++i >= i1) break;
+        c = cn;
         float p3 = wrap ? *adv_qat(l, i + 2, wrap) : l->q[o3];
         v.m2 = v.m1;
         v.m1 = v.c;
@@ -84,7 +95,8 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, int i0, int i
 }
 
 /* adv_backward_range: cells [i0, i1) from the last, cell i - 1 after cell i. */
-MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, int i0, int i1, int wrap) {
+MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, int i0, int i1, int wrap,
+                             int keep) {
     if (i0 >= i1) return;
     adv_win v = adv_win_at(l, i1 - 1, wrap);
     ptrdiff_t o3 = (ptrdiff_t)(i1 - 4) * l->qs,
@@ -92,9 +104,9 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, int i0, int 
     float *F = l->F;
     int fs = (int)l->fs;
     float ur = l->u[i1], f = 0.f; /* the right face's wind; f: F[i + 1] when have */
-    int have = 0;
+    int have = 0, c = cls[i1 - 1];
     for (int i = i1 - 1;;) {
-        int c = cls[i];
+        int cn = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED; /* the next cell's (to the left) */
         float ul = l->u[i];
         if (c == ADV_F || c == ADV_K) {
             float fr = have ? f : F[(i + 1) * fs];
@@ -106,12 +118,13 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, int i0, int 
             f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, l->rs[i], l->d0[i], l->d1[i],
                             l->dt, l->dx, fr, &qv);
             l->qn[on] = qv;
-            F[i * fs] = f;
+            if (keep || cn != ADV_E) F[i * fs] = f;
             have = 1;
         } else {
             have = 0;
         }
         if (--i < i0) break;
+        c = cn;
         float m3 = wrap ? *adv_qat(l, i - 2, wrap) : l->q[o3];
         v.p2 = v.p1;
         v.p1 = v.c;
