@@ -12,6 +12,7 @@
 
 struct mu_gpu_adv {
     float *q, *qn, *flux, *wu, *wrs, *wd0, *wd1, *buf;
+    float *wcn; /* the faces' Courant numbers (adv_courant), shared by a line's fields */
     uint8_t *cls;
     adv_seg *seg;
     adv_task *tasks;
@@ -74,7 +75,7 @@ dgeom to_dev(const mu_gpu_adv_geom *w) {
 }
 
 struct bufs {
-    float *q, *qn, *flux, *wu, *wrs, *wd0, *wd1, *buf;
+    float *q, *qn, *flux, *wu, *wrs, *wd0, *wd1, *buf, *wcn;
     uint8_t *cls;
     adv_seg *seg;
     adv_task *tasks;
@@ -84,8 +85,8 @@ struct bufs {
 };
 
 bufs of(const mu_gpu_adv *g) {
-    return bufs{g->q,   g->qn,  g->flux, g->wu,    g->wrs,    g->wd0, g->wd1,
-                g->buf, g->cls, g->seg,  g->tasks, g->fcells, g->cyc, g->counters};
+    return bufs{g->q,   g->qn,  g->flux, g->wu,    g->wrs,    g->wd0, g->wd1,     g->buf,
+                g->wcn, g->cls, g->seg,  g->tasks, g->fcells, g->cyc, g->counters};
 }
 
 /* The same offsets as sweep.c's line_off. */
@@ -129,7 +130,8 @@ __device__ long long dens_off(const dgeom &w, int g, long long *stride) {
  * warp and the block first: one atomic per block, not one per face on a single
  * address (they serialize in L2). Grid-stride, so every thread reaches the
  * block's barriers. */
-__global__ void k_winds(dgeom w, const double *wc, float *u, unsigned long long *stat, int *pn) {
+__global__ void k_winds(dgeom w, const double *wc, float *u, float *cn, unsigned long long *stat,
+                        int *pn) {
     __shared__ unsigned long long wmax[32];
     long long n = (long long)w.G * (w.m + 1);
     unsigned long long mx = 0, nbad = 0;
@@ -138,6 +140,7 @@ __global__ void k_winds(dgeom w, const double *wc, float *u, unsigned long long 
         int j = (int)(k % (w.m + 1)) - 1;
         float uk = (float)(wc[k] * w.tf);
         u[k] = uk;
+        cn[k] = adv_courant(uk, w.dt, w.dx);
         if (j < 0) continue;
         long long gi = w.glo + j;
         if (w.periodic || gi + 1 < w.gn) {
@@ -392,10 +395,11 @@ template <int WRAP> __global__ void __launch_bounds__(128, 8) k_local(dgeom w, b
     int g = (int)(k / w.N), f = (int)(k % w.N);
     const adv_seg s = b.seg[g];
     const uint8_t *cls = b.cls + (long long)g * w.m;
+    const float *cn = b.wcn + (long long)g * (w.m + 1);
     adv_line l = view(w, b, g, f);
     adv_seg_sources(&s, &l);
-    if (s.src_l) adv_forward_walk(&l, cls, s.a, s.h, WRAP, 0);
-    if (lines) adv_forward_walk(&l, cls, s.h, s.b, WRAP, 0);
+    if (s.src_l) adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0);
+    if (lines) adv_forward_walk(&l, cls, cn, s.h, s.b, WRAP, 0);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -408,8 +412,9 @@ __global__ void __launch_bounds__(128, 6) k_streams(dgeom w, bufs b, long long n
     for (int f = lane; f < w.N; f += 32) {
         adv_line l = view(w, b, k.g, f);
         const uint8_t *cls = b.cls + (long long)k.g * w.m;
-        adv_forward_walk(&l, cls, k.root, k.hi, WRAP, 0); /* adv_run_task */
-        adv_backward_walk(&l, cls, k.lo, k.root + 1, WRAP, 0);
+        const float *cn = b.wcn + (long long)k.g * (w.m + 1);
+        adv_forward_walk(&l, cls, cn, k.root, k.hi, WRAP, 0); /* adv_run_task */
+        adv_backward_walk(&l, cls, cn, k.lo, k.root + 1, WRAP, 0);
     }
 }
 
@@ -440,15 +445,16 @@ template <int WRAP> __global__ void __launch_bounds__(128, 8) k_unpack(dgeom w, 
     const adv_seg s = b.seg[g];
     const float *rb = b.buf + (long long)g * (w.N + 1);
     const uint8_t *cls = b.cls + (long long)g * w.m;
+    const float *cn = b.wcn + (long long)g * (w.m + 1);
     adv_line l = view(w, b, g, f);
     if (dir > 0) {
         if (!s.need_l || s.head_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.a) = rb[f];
-        adv_forward_walk(&l, cls, s.a, s.h, WRAP, 0);
+        adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0);
     } else {
         if (!s.need_r || s.tail_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.b) = rb[f];
-        adv_backward_walk(&l, cls, s.t, s.b, WRAP, 0);
+        adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0);
     }
 }
 
@@ -484,12 +490,13 @@ __global__ void __launch_bounds__(128, 8) k_backward(dgeom w, bufs b, int lines)
     int g = (int)(k / w.N), f = (int)(k % w.N);
     const adv_seg s = b.seg[g];
     const uint8_t *cls = b.cls + (long long)g * w.m;
+    const float *cn = b.wcn + (long long)g * (w.m + 1);
     adv_line l = view(w, b, g, f);
     if (lines)
-        adv_backward_walk(&l, cls, s.a, s.t, WRAP, 0);
+        adv_backward_walk(&l, cls, cn, s.a, s.t, WRAP, 0);
     else if (w.last && b.cyc[g] > 0)
         adv_backward(&l, s.b - 1, ADV_K);
-    if (s.src_r) adv_backward_walk(&l, cls, s.t, s.b, WRAP, 0);
+    if (s.src_r) adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0);
 }
 
 __global__ void k_fcells(dgeom w, bufs b, long long nf) {
@@ -578,6 +585,7 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->qn, (size_t)qlen * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->flux, (size_t)(gmax * N * (mmax + 1)) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->wu, (size_t)(gmax * (mmax + 1)) * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->wcn, (size_t)(gmax * (mmax + 1)) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->wrs, (size_t)(gmax * (mmax + 1)) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->wd0, (size_t)(gmax * mmax) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->wd1, (size_t)(gmax * mmax) * sizeof(float)));
@@ -606,10 +614,10 @@ done:
 
 extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     if (!g) return;
-    void *p[] = {g->q,     g->qn,    g->flux,  g->wu,    g->wrs,    g->wd0,   g->wd1,
-                 g->buf,   g->cls,   g->seg,   g->tasks, g->fcells, g->cyc,   g->counters,
-                 g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2], g->dens,
-                 g->rho,   g->pn,    g->wstat, g->words, g->keys,   g->rhodv};
+    void *p[] = {g->wcn,      g->q,     g->qn,    g->flux,  g->wu,    g->wrs,    g->wd0,
+                 g->wd1,      g->buf,   g->cls,   g->seg,   g->tasks, g->fcells, g->cyc,
+                 g->counters, g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2],
+                 g->dens,     g->rho,   g->pn,    g->wstat, g->words, g->keys,   g->rhodv};
     for (void *x : p)
         if (x) cudaFree(x);
     if (g->st) cudaStreamDestroy(g->st);
@@ -678,7 +686,7 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, double
                             cudaMemcpyDeviceToDevice, g->st));
     int nb = blocks(faces, 256);
     if (nb > 2048) nb = 2048; /* grid-stride: one atomic per block */
-    k_winds<<<nb, 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wstat, pn ? g->pn : nullptr);
+    k_winds<<<nb, 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wcn, g->wstat, pn ? g->pn : nullptr);
     MU_LAUNCHED();
     k_dens<<<blocks(cells, 256), 256, 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
                                                   g->wstat);

@@ -101,10 +101,10 @@ MU_HD float adv_face_value_v(float qi, float qd, float qup, int eup, int edn, fl
 }
 
 /* Forward D cell (Eqs. 3 & 8, 9a): the new value to *qn, returns the outflow
- * flux from the balance (fin: the inflow flux, rs: the right face's rho*). */
-MU_HD float adv_fwd_d_v(float qi, float ql, float qr, int el, int er, float ul, float ur, float rs,
-                        float d0, float d1, float dt, float dx, float fin, float *qn) {
-    float x1 = dt * ur / dx;
+ * flux from the balance (x1: the right face's Courant number dt * ur / dx; fin:
+ * the inflow flux, rs: the right face's rho*). */
+MU_HD float adv_fwd_d_v(float qi, float ql, float qr, int el, int er, float ul, float ur, float x1,
+                        float rs, float d0, float d1, float dx, float fin, float *qn) {
     float cf1 = adv_face_value_v(qi, qr, ql, el, er, x1);
     float v = adv_clamp_v(qi, ql, qr, ul, ur, (qi * d0 - x1 * cf1 * rs + fin / dx) / d1);
     *qn = v;
@@ -112,11 +112,10 @@ MU_HD float adv_fwd_d_v(float qi, float ql, float qr, int el, int er, float ul, 
 }
 
 /* Backward E or C cell (Eqs. 4b, 3 & 8, 9b): the new value to *qn, returns the
- * flux through the left face from the balance (fr: the right one; rsl: the
- * left face's rho*). */
-MU_HD float adv_bwd_e_v(float qi, float ql, float qr, int el, int er, float ul, float ur, float rsl,
-                        float d0, float d1, float dt, float dx, float fr, float *qn) {
-    float x1 = dt * (ul < 0 ? -ul : ul) / dx;
+ * flux through the left face from the balance (x1: the left face's Courant
+ * number dt * |ul| / dx; fr: the right one's flux; rsl: the left face's rho*). */
+MU_HD float adv_bwd_e_v(float qi, float ql, float qr, int el, int er, float ul, float ur, float x1,
+                        float rsl, float d0, float d1, float dx, float fr, float *qn) {
     float cf1 = adv_face_value_v(qi, ql, qr, er, el, x1);
     if (ur >= 0) cf1 = qi; /* outflow-only cell */
     float v = adv_clamp_v(qi, ql, qr, ul, ur, (qi * d0 - fr / dx - x1 * cf1 * rsl) / d1);
@@ -158,9 +157,10 @@ MU_HD float adv_face_value(const adv_line *l, int i, int dir, float x1) {
 MU_HD float adv_forward_f(const adv_line *l, int i, int cls, float fin) {
     float qi = adv_q(l, i), ui = adv_u(l, i);
     if (cls == ADV_C) return ADV_FLUX(l, i + 1) = qi * ui * l->dt * adv_rs(l, i);
-    float qn, f = adv_fwd_d_v(qi, adv_q(l, i - 1), adv_q(l, i + 1), adv_ext(l, i - 1),
-                              adv_ext(l, i + 1), adv_u(l, i - 1), ui, adv_rs(l, i), l->d0[i],
-                              l->d1[i], l->dt, l->dx, fin, &qn);
+    float x1 = l->dt * ui / l->dx;
+    float qn,
+        f = adv_fwd_d_v(qi, adv_q(l, i - 1), adv_q(l, i + 1), adv_ext(l, i - 1), adv_ext(l, i + 1),
+                        adv_u(l, i - 1), ui, x1, adv_rs(l, i), l->d0[i], l->d1[i], l->dx, fin, &qn);
     l->qn[(ptrdiff_t)i * l->qs] = qn;
     return ADV_FLUX(l, i + 1) = f;
 }
@@ -179,8 +179,9 @@ MU_HD float adv_backward_f(const adv_line *l, int i, int cls, float fr) {
         l->qn[(ptrdiff_t)i * l->qs] = adv_bwd_f_v(qi, ql, qr, ul, ur, d0, d1, l->dx, fr, fl);
         return fl;
     }
-    float qn, f = adv_bwd_e_v(qi, ql, qr, adv_ext(l, i - 1), adv_ext(l, i + 1), ul, ur,
-                              adv_rs(l, i - 1), d0, d1, l->dt, l->dx, fr, &qn);
+    float x1 = l->dt * (ul < 0 ? -ul : ul) / l->dx;
+    float qn, f = adv_bwd_e_v(qi, ql, qr, adv_ext(l, i - 1), adv_ext(l, i + 1), ul, ur, x1,
+                              adv_rs(l, i - 1), d0, d1, l->dx, fr, &qn);
     l->qn[(ptrdiff_t)i * l->qs] = qn;
     return ADV_FLUX(l, i) = f;
 }

@@ -7,7 +7,9 @@
  * float operations in the same order, so the results are the same bits
  * (tests/test_advect_walk.c checks them against the ranges on the host). wrap:
  * pass a constant (the kernels are templates on it), so that the common case
- * carries no wrap test.
+ * carries no wrap test. cn: the faces' Courant numbers dt * |u| / dx, indexed
+ * as u (the same operations as the cells': a D cell's right wind is >= 0), so
+ * that the lanes of one line (its fields) do not each divide for them.
  *
  * keep = 0 leaves out the flux stores that nothing reads: the face between two
  * D cells of a forward walk (the second takes it from the register, and no
@@ -25,6 +27,11 @@ typedef struct {
     float m2, m1, c, p1, p2; /* q_{i-2} .. q_{i+2} */
     int em1, e0, ep1;        /* extremum flags of cells i-1, i, i+1 */
 } adv_win;
+
+/* A face's Courant number as the cells compute it (cn above). */
+MU_HD float adv_courant(float u, float dt, float dx) {
+    return dt * (u < 0 ? -u : u) / dx;
+}
 
 /* &q_i, wrapped as adv_q does. */
 MU_HD const float *adv_qat(const adv_line *l, int i, int wrap) {
@@ -51,8 +58,8 @@ MU_HD adv_win adv_win_at(const adv_line *l, int i, int wrap) {
 }
 
 /* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. */
-MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, int i0, int i1, int wrap,
-                            int keep) {
+MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
+                            int wrap, int keep) {
     if (i0 >= i1) return;
     adv_win v = adv_win_at(l, i0, wrap);
     /* offsets of q_{i+3} (read when cell i + 1 follows, unless wrapping) and of qn_i */
@@ -62,23 +69,23 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, int i0, int i
     float ul = l->u[i0], f = 0.f; /* the left face's wind; f: F[i] when have */
     int have = 0, c = cls[i0];
     for (int i = i0;;) {
-        int cn = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED; /* the next cell's class */
+        int cx = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED; /* the next cell's class */
         float ur = l->u[i + 1];
         if (c == ADV_C) {
             f = F[(i + 1) * fs] = v.c * ur * l->dt * l->rs[i + 1];
             have = 1;
         } else if (c == ADV_D) {
             float fin = have ? f : F[i * fs], qv;
-            f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, l->rs[i + 1], l->d0[i], l->d1[i],
-                            l->dt, l->dx, fin, &qv);
+            f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, cn[i + 1], l->rs[i + 1],
+                            l->d0[i], l->d1[i], l->dx, fin, &qv);
             l->qn[on] = qv;
-            if (keep || cn != ADV_D) F[(i + 1) * fs] = f;
+            if (keep || cx != ADV_D) F[(i + 1) * fs] = f;
             have = 1;
         } else {
             have = 0;
         }
         if (++i >= i1) break;
-        c = cn;
+        c = cx;
         float p3 = wrap ? *adv_qat(l, i + 2, wrap) : l->q[o3];
         v.m2 = v.m1;
         v.m1 = v.c;
@@ -95,8 +102,8 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, int i0, int i
 }
 
 /* adv_backward_range: cells [i0, i1) from the last, cell i - 1 after cell i. */
-MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, int i0, int i1, int wrap,
-                             int keep) {
+MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
+                             int wrap, int keep) {
     if (i0 >= i1) return;
     adv_win v = adv_win_at(l, i1 - 1, wrap);
     ptrdiff_t o3 = (ptrdiff_t)(i1 - 4) * l->qs,
@@ -106,7 +113,7 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, int i0, int 
     float ur = l->u[i1], f = 0.f; /* the right face's wind; f: F[i + 1] when have */
     int have = 0, c = cls[i1 - 1];
     for (int i = i1 - 1;;) {
-        int cn = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED; /* the next cell's (to the left) */
+        int cx = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED; /* the next cell's (to the left) */
         float ul = l->u[i];
         if (c == ADV_F || c == ADV_K) {
             float fr = have ? f : F[(i + 1) * fs];
@@ -115,16 +122,16 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, int i0, int 
             have = 0; /* F and K cells store no flux */
         } else if (c == ADV_C || c == ADV_E) {
             float fr = have ? f : F[(i + 1) * fs], qv;
-            f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, l->rs[i], l->d0[i], l->d1[i],
-                            l->dt, l->dx, fr, &qv);
+            f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, cn[i], l->rs[i], l->d0[i],
+                            l->d1[i], l->dx, fr, &qv);
             l->qn[on] = qv;
-            if (keep || cn != ADV_E) F[i * fs] = f;
+            if (keep || cx != ADV_E) F[i * fs] = f;
             have = 1;
         } else {
             have = 0;
         }
         if (--i < i0) break;
-        c = cn;
+        c = cx;
         float m3 = wrap ? *adv_qat(l, i - 2, wrap) : l->q[o3];
         v.p2 = v.p1;
         v.p1 = v.c;

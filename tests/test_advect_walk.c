@@ -1,8 +1,9 @@
 /* The device's chain walks (gpu/advect_walk.h: neighbours in registers) on the
  * host, bitwise against the engine's adv_forward_range / adv_backward_range on
- * random lines: random wind signs (zeros too), classes from adv_seg_init with
- * some cells turned K, open-border cells (eb0, eb1), periodic wrap, strides of
- * cells and fluxes, random ranges and random stored fluxes where chains start.
+ * random lines: random wind signs (zeros of both signs too), classes from
+ * adv_seg_init with some cells turned K, open-border cells (eb0, eb1), periodic
+ * wrap, strides of cells and fluxes, random ranges and random stored fluxes
+ * where chains start, Courant numbers from adv_courant as the device's.
  * keep = 1: every flux too; keep = 0 (the kernels'): the same new values, and
  * the fluxes except those of the faces between two D cells (forward) or an E
  * cell and the C or E cell to its right (backward) inside the walk, which stay
@@ -37,7 +38,7 @@ static int one_case(int dir, int keep, long *cells) {
     for (int i = 0; i < nq; i++) q[i] = (float)(rnd() < 0.1 ? 0.5 : rnd());
     double bias = rnd() - 0.5;
     for (int i = 0; i <= m; i++) {
-        u[i] = rnd() < 0.05 ? 0.f : (float)(rnd() - 0.5 + bias);
+        u[i] = rnd() < 0.05 ? (rnd() < 0.5 ? 0.f : -0.f) : (float)(rnd() - 0.5 + bias);
         rs[i] = (float)(0.5 + rnd());
     }
     for (int i = 0; i < m; i++) {
@@ -69,6 +70,8 @@ static int one_case(int dir, int keep, long *cells) {
     l.dt = (float)(0.3 + rnd());
     l.dx = (float)(0.5 + rnd());
     l.fs = fs;
+    float cn[MMAX + 1]; /* the kernels' faces' Courant numbers (k_winds) */
+    for (int j = 0; j <= m; j++) cn[j] = adv_courant(u[j], l.dt, l.dx);
     adv_line a = l, b = l;
     a.qn = qn1 + PAD * qs;
     a.F = F1;
@@ -76,10 +79,10 @@ static int one_case(int dir, int keep, long *cells) {
     b.F = F2;
     if (dir > 0) {
         adv_forward_range(&a, cls, i0, i1);
-        adv_forward_walk(&b, cls, i0, i1, wrap, keep);
+        adv_forward_walk(&b, cls, cn, i0, i1, wrap, keep);
     } else {
         adv_backward_range(&a, cls, i0, i1);
-        adv_backward_walk(&b, cls, i0, i1, wrap, keep);
+        adv_backward_walk(&b, cls, cn, i0, i1, wrap, keep);
     }
     *cells += i1 - i0;
     if (memcmp(qn1, qn2, sizeof(float) * (size_t)nq)) return 1;
