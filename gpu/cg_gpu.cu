@@ -13,11 +13,13 @@
  *   position 0:    A  q = A p                         (p in the caller's buffer P0)
  *   position i>0:  A' q = A p_i, p_i = z + beta p_{i-1} formed on the fly into
  *                     P[i%2], x += alpha p_{i-1}      (the previous update, fused)
- *   each position: S1 alpha = rz / p'Ap (stop if p'Ap is not positive and finite)
+ *   each position: S1 alpha = rz / p'Ap (stop if p'Ap is not positive and finite),
+ *                     in the last block of A or A' (step_alpha, cg_impl.h)
  *                  B  r -= alpha q; z = r / diag; r'z, r'r exact
- *                  S2 beta = r'z / rz, rz, rr, count; stop when converged or at the limit
+ *                  S2 beta = r'z / rz, rz, rr, count; stop when converged or at the
+ *                     limit, in the last block of B (step_beta)
  *   after G:       F  the last pending update into P0 (or P1 copied to P0); S3 resets
- * split (0): each position is A (q = A p), S1, B, S2, then F (x += alpha p;
+ * split (0): each position is A with S1, B with S2, then F (x += alpha p;
  * p = z + beta p in one pass), with no second p buffer and no gather of two
  * vectors per entry; one vector pass more per iteration than fused.
  * Every kernel returns at once when the status says stop, so a batch queued
@@ -77,7 +79,7 @@ __global__ void __launch_bounds__(THREADS)
 template <typename T> struct upd_args {
     long long n;
     double alpha;
-    const dev_status *st;
+    dev_status *st; /* iterate: its last block then makes step_beta */
     const T *p, *q, *dinv;
     T *x, *r, *z;
     long long *wz, *wr;
@@ -123,6 +125,9 @@ __global__ void __launch_bounds__(THREADS) k_update(const upd_args<T> a) {
         xwin_flush_warp(wr, shr);
         xacc_end(shr, a.wr);
     }
+    if (a.st && last_block(&a.st->ticket[1]))
+        step_beta(a.st, a.wr, a.wz, reinterpret_cast<mu_xsum *>(shr),
+                  reinterpret_cast<mu_xsum *>(shz));
 }
 
 template <typename T>
@@ -146,80 +151,7 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
-/* ---- iterate's scalar kernels (one warp) ---- */
-
-/* The exact sum in words (global), rounded by thread 0; the words are zeroed. */
-__device__ double round_words(long long *words, mu_xsum *sh, mu_xsum_status *st) {
-    for (int t = threadIdx.x; t < NWORDS; t += 32) {
-        sh->w[t] = words[t];
-        words[t] = 0;
-    }
-    __syncwarp();
-    double v = 0;
-    if (threadIdx.x == 0) v = mu_xsum_round(sh, st);
-    return v;
-}
-
-/* S1: alpha. split: F ran after the previous iteration, so nothing is pending
- * (also once stopped: F must not apply it again). */
-__global__ void k_alpha(dev_status *st, long long *pap_words, int cur, int split) {
-    __shared__ mu_xsum sh;
-    if (split && threadIdx.x == 0) st->pending = 0;
-    if (st->stop) return;
-    mu_xsum_status s = MU_XSUM_FINITE;
-    const double pap = round_words(pap_words, &sh, &s);
-    if (threadIdx.x != 0) return;
-    st->pending = 0; /* the SpMV before this did the previous iteration's update */
-    st->cur = cur;
-    if (s != MU_XSUM_FINITE || !(pap > 0)) {
-        st->stop = MU_GPU_CG_PAP;
-        return;
-    }
-    st->alpha = st->rz / pap;
-}
-
-/* S2: beta, the new rz and rr, the count and the stopping tests. */
-__global__ void k_beta(dev_status *st, long long *rr_words, long long *rz_words) {
-    __shared__ mu_xsum shr, shz;
-    __shared__ int keep;
-    if (st->stop) return;
-    const int jacobi = st->jacobi;
-    for (int t = threadIdx.x; t < NWORDS; t += 32) {
-        shr.w[t] = rr_words[t];
-        if (jacobi) shz.w[t] = rz_words[t];
-    }
-    __syncwarp();
-    if (threadIdx.x == 0) {
-        mu_xsum_status sr = MU_XSUM_FINITE, sz = MU_XSUM_FINITE;
-        const double rr = mu_xsum_round(&shr, &sr);
-        double rz = rr;
-        if (jacobi) rz = mu_xsum_round(&shz, &sz);
-        keep = 0;
-        if (sr != MU_XSUM_FINITE) {
-            st->stop = MU_GPU_CG_RR;
-            keep = 1;
-        } else if (sz != MU_XSUM_FINITE) {
-            st->stop = MU_GPU_CG_RZ;
-            keep = 1;
-        } else {
-            st->beta = rz / st->rz;
-            st->rz = rz;
-            st->rr = rr;
-            st->done++;
-            st->pending = 1;
-            if (sqrt(rr) <= st->tol)
-                st->stop = MU_GPU_CG_CONVERGED;
-            else if (st->done >= st->limit)
-                st->stop = MU_GPU_CG_LIMIT;
-        }
-    }
-    __syncwarp();
-    if (keep) return; /* not finite: the host reads the words for its message */
-    for (int t = threadIdx.x; t < NWORDS; t += 32) {
-        rr_words[t] = 0;
-        rz_words[t] = 0;
-    }
-}
+/* ---- iterate's own kernels (alpha and beta: step_alpha, step_beta in cg_impl.h) ---- */
 
 /* F: the last iteration's pending x += alpha p and p = z + beta p, into the caller's buffer. */
 template <typename T>
@@ -279,9 +211,10 @@ int mu_cg::grid_for(const void *kernel, long long work, int *blocks) {
 
 struct mu_gpu_cg {
     int fp32, lanes;
-    int rows;  /* rows per sub-warp and SpMV step: 1, 2 or 4 */
-    int fused; /* iterate's form: 1 fused, 0 split */
-    size_t es; /* bytes per vector entry */
+    int rows;   /* rows per sub-warp and SpMV step: 1, 2 or 4 */
+    int fused;  /* iterate's form: 1 fused, 0 split */
+    int spread; /* SpMV rows finished by every lane of a sub-warp (MUTIRAO_CG_SPREAD) */
+    size_t es;  /* bytes per vector entry */
     int64_t nloc, nghost, nnz, ninterior, nboundary, nsend;
     /* A row list that is a range first..first + n - 1 (the usual case: row
      * blocks of a banded matrix) is not uploaded; the SpMV then reads no list. */
@@ -360,6 +293,11 @@ int rows_env() {
     const char *s = getenv("MUTIRAO_CG_ROWS");
     int v = s ? atoi(s) : 0;
     return v == 1 || v == 2 || v == 4 ? v : DEFAULT_ROWS;
+}
+
+int spread_env() {
+    const char *s = getenv("MUTIRAO_CG_SPREAD");
+    return !(s && s[0] == '0');
 }
 
 int fused_env() {
@@ -454,6 +392,7 @@ template <typename T> spmv_args<T> spmv_base(const mu_gpu_cg *g) {
     a.rowptr = g->rowptr;
     a.col = g->col;
     a.val = (const T *)g->val;
+    a.spread = g->spread;
     return a;
 }
 
@@ -494,9 +433,7 @@ template <typename T> int pack_t(mu_gpu_cg *g, const void *x) {
  * happens while the batch is captured as a graph. */
 template <typename T>
 int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry) {
-    if (dry && (touch((const void *)k_alpha) || touch((const void *)k_beta) ||
-                touch((const void *)k_reset)))
-        return 1;
+    if (dry && touch((const void *)k_reset)) return 1;
     const int64_t n = g->nloc;
     const bool fused = g->fused != 0;
     T *P[2] = {(T *)p, (T *)g->p1};
@@ -509,6 +446,8 @@ int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry)
         a.y = (T *)q;
         a.words = slot(g, SLOT_PAP);
         a.st = g->st_dev;
+        a.cur = fused ? i % 2 : 0;
+        a.split = !fused;
         const bool fuse_here = fused && i > 0;
         if (!fuse_here) {
             a.x = P[0];
@@ -519,10 +458,6 @@ int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry)
             a.xsol = (T *)x;
         }
         if (launch_spmv(a, g->lanes, g->rows, fuse_here, g->work, dry)) return 1;
-        if (!dry) {
-            k_alpha<<<1, 32, 0, g->work>>>(g->st_dev, slot(g, SLOT_PAP), fused ? i % 2 : 0, !fused);
-            MU_LAUNCHED();
-        }
         upd_args<T> u;
         memset(&u, 0, sizeof u);
         u.n = n;
@@ -534,13 +469,9 @@ int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry)
         u.wz = slot(g, SLOT_RZ);
         u.wr = slot(g, SLOT_RR);
         if (update_t<T>(u, true, false, g->work, dry)) return 1;
-        if (!dry) {
-            k_beta<<<1, 32, 0, g->work>>>(g->st_dev, slot(g, SLOT_RR), slot(g, SLOT_RZ));
+        if (!dry && !fused) { /* F of this iteration: x += alpha p; p = z + beta p */
+            k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, P[0], P[0], (T *)x, zr);
             MU_LAUNCHED();
-            if (!fused) { /* F of this iteration: x += alpha p; p = z + beta p */
-                k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, P[0], P[0], (T *)x, zr);
-                MU_LAUNCHED();
-            }
         }
     }
     if (dry || !fused) return 0;
@@ -698,6 +629,7 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     g->lanes = lanes_env(mu_gpu_cg_lanes_for(d->mean_row));
     g->rows = rows_env();
     g->fused = fused_env();
+    g->spread = spread_env();
     g->interior_first = range_first(d->interior, d->ninterior);
     g->boundary_first = range_first(d->boundary, d->nboundary);
 

@@ -52,8 +52,10 @@ typedef struct {
 /* Binds to the current device (mu_gpu_select first) and uploads the block.
  * Environment, for benchmarks: MUTIRAO_CG_LANES=1|2|4|8|16|32 overrides the
  * lanes (it changes the bits of A x: give every rank the same);
- * MUTIRAO_CG_ROWS=1|2|4 (rows per sub-warp and step) and MUTIRAO_CG_FUSE=0|1
- * (the form of mu_gpu_cg_iterate) change no result. */
+ * MUTIRAO_CG_ROWS=1|2|4 (rows per sub-warp and step), MUTIRAO_CG_FUSE=0|1
+ * (the form of mu_gpu_cg_iterate) and MUTIRAO_CG_SPREAD=0|1 (1, the default:
+ * each row's store and dot term by its own lane of the sub-warp; 0: all by
+ * the sub-warp's lane 0) change no result. */
 int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out);
 void mu_gpu_cg_destroy(mu_gpu_cg *g); /* NULL is accepted */
 /* Lanes per row: 1 (CSR-scalar) or 2..32 (CSR-vector). */
@@ -126,8 +128,9 @@ enum { MU_GPU_CG_BATCH = 8 };
  * same bits:
  *   q = A p; alpha = rz / p'Ap; x += alpha p; r -= alpha q; z = r / diag;
  *   beta = r'z_new / rz; p = z + beta p (z is r without Jacobi).
- * Kernels per iteration: the SpMV with p'Ap; alpha; r -= alpha q with z and
- * the dots; beta and the stopping tests; then x += alpha p with p = z + beta p
+ * Kernels per iteration: the SpMV with p'Ap, whose last block to finish
+ * computes alpha; r -= alpha q with z and the dots, whose last block computes
+ * beta and the stopping tests; then x += alpha p with p = z + beta p
  * in one pass (split form), or (fused form) that last pass done inside the
  * next iteration's SpMV, which forms each p_j on the fly from z_j and the
  * previous p into a second p buffer. Batches of MU_GPU_CG_BATCH iterations

@@ -8,6 +8,7 @@
 
 #include "core/exactsum.h"
 #include "gpu/cg_gpu.h"
+#include "gpu/cg_round.h"
 
 namespace mu_cg {
 
@@ -24,6 +25,7 @@ struct dev_status {
     int pending; /* x += alpha p and p = z + beta p of the last iteration are still to do */
     int cur;     /* which p buffer holds p: 0 the caller's, 1 the second */
     int jacobi;
+    unsigned ticket[2]; /* blocks done: [0] the SpMV, [1] the update (see last_block) */
 };
 
 /* Rounded operations, never contracted into an FMA: the CPU reference's bits. */
@@ -149,6 +151,93 @@ __device__ __forceinline__ void xacc_end(const unsigned long long *sh, long long
     }
 }
 
+/* ---- the scalar steps of iterate, in the last block of a grid ----
+ * Every block calls last_block after adding its words (xacc_end); the one
+ * that finds all others done (a ticket, after a fence: the classic pattern)
+ * gets true, resets the ticket for the next launch and then reads the words,
+ * complete, with volatile loads. It rounds them with mu_xsum_round_sparse
+ * (mu_xsum_round's bits, in time for the words in use), so no scalar kernel
+ * is launched between the SpMV, the update and the direction pass. */
+__device__ __forceinline__ bool last_block(unsigned *ticket) {
+    __shared__ int last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+        if (last) *ticket = 0;
+    }
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
+
+/* Copies the global words into sh and, unless keep, zeroes them (all threads of the block). */
+__device__ __forceinline__ void take_words(long long *words, mu_xsum *sh) {
+    volatile long long *w = words;
+    for (int t = threadIdx.x; t < NWORDS; t += blockDim.x) sh->w[t] = w[t];
+    __syncthreads();
+}
+__device__ __forceinline__ void zero_words(long long *words) {
+    for (int t = threadIdx.x; t < NWORDS; t += blockDim.x) words[t] = 0;
+}
+
+/* After the SpMV (the last block): alpha = rz / p'Ap, or stop when p'Ap is
+ * not positive and finite; the SpMV before did the pending update (cur: where p is). */
+static __device__ __noinline__ void step_alpha(dev_status *st, long long *pap_words, mu_xsum *sh,
+                                               int cur) {
+    take_words(pap_words, sh);
+    zero_words(pap_words);
+    if (threadIdx.x != 0) return;
+    mu_xsum_status s = MU_XSUM_FINITE;
+    const double pap = mu_xsum_round_sparse(sh, &s);
+    st->pending = 0;
+    st->cur = cur;
+    if (s != MU_XSUM_FINITE || !(pap > 0)) {
+        st->stop = MU_GPU_CG_PAP;
+        return;
+    }
+    st->alpha = st->rz / pap;
+}
+
+/* After the update (the last block): beta, the new rz and rr, the count and
+ * the stopping tests; a sum that is not finite stops with its words kept for
+ * the host's message. */
+static __device__ __noinline__ void step_beta(dev_status *st, long long *rr_words,
+                                              long long *rz_words, mu_xsum *shr, mu_xsum *shz) {
+    __shared__ int keep;
+    const int jacobi = st->jacobi;
+    take_words(rr_words, shr);
+    if (jacobi) take_words(rz_words, shz);
+    if (threadIdx.x == 0) {
+        mu_xsum_status sr = MU_XSUM_FINITE, sz = MU_XSUM_FINITE;
+        const double rr = mu_xsum_round_sparse(shr, &sr);
+        double rz = rr;
+        if (jacobi) rz = mu_xsum_round_sparse(shz, &sz);
+        keep = 0;
+        if (sr != MU_XSUM_FINITE) {
+            st->stop = MU_GPU_CG_RR;
+            keep = 1;
+        } else if (sz != MU_XSUM_FINITE) {
+            st->stop = MU_GPU_CG_RZ;
+            keep = 1;
+        } else {
+            st->beta = rz / st->rz;
+            st->rz = rz;
+            st->rr = rr;
+            st->done++;
+            st->pending = 1;
+            if (sqrt(rr) <= st->tol)
+                st->stop = MU_GPU_CG_CONVERGED;
+            else if (st->done >= st->limit)
+                st->stop = MU_GPU_CG_LIMIT;
+        }
+    }
+    __syncthreads();
+    if (keep) return;
+    zero_words(rr_words);
+    if (jacobi) zero_words(rz_words);
+}
+
 /* ---- SpMV ---- */
 template <typename T> struct spmv_args {
     const int *rowptr, *col;
@@ -157,8 +246,11 @@ template <typename T> struct spmv_args {
     int first, nrows;
     const T *x; /* plain: the vector multiplied */
     T *y;
-    long long *words;     /* NULL: no dot; else += x_i y_i (fused: p_i y_i) */
-    const dev_status *st; /* NULL outside iterate; else nothing when st->stop */
+    long long *words; /* NULL: no dot; else += x_i y_i (fused: p_i y_i) */
+    dev_status *st;   /* NULL outside iterate; else nothing when st->stop, and the
+                       * last block sets alpha (step_alpha) */
+    int cur, split;   /* iterate: where p is (step_alpha); split form: clear pending first */
+    int spread;       /* rows finished by all lanes of a sub-warp (else by lane 0): same bits */
     /* fused (iterate): x_j = zr_j + beta pold_j formed on the fly and written to
      * pnew for the own rows; xsol += alpha pold on them. */
     const T *zr, *pold;

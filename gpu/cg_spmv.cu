@@ -36,6 +36,9 @@ __device__ __forceinline__ T xval(const spmv_args<T> &a, int j, T beta) {
 template <typename T, int L, int R, bool FUSED>
 __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     __shared__ unsigned long long sh[NWORDS];
+    /* Split form: the previous direction pass applied the pending update (also
+     * once stopped, so that later passes in the batch do not apply it again). */
+    if (a.st && a.split && blockIdx.x == 0 && threadIdx.x == 0) a.st->pending = 0;
     if (a.st && a.st->stop) return; /* the whole grid returns: nothing waits below */
     const bool dot = a.words != nullptr;
     if (dot) xacc_begin(sh);
@@ -90,14 +93,18 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
             for (int k = 0; k < R; k++) {
 #pragma unroll
                 for (int off = L / 2; off > 0; off >>= 1)
-                    sum[k] = add_rn(sum[k], __shfl_down_sync(FULL, sum[k], off, L));
+                    sum[k] = add_rn(sum[k], __shfl_xor_sync(FULL, sum[k], off, L));
             }
         }
-        if (l == 0) {
+        /* Every lane of the sub-warp now holds each row's sum (the butterfly adds
+         * the same pairs as a tree into lane 0, each add commutative). Spread:
+         * lane l finishes rows k = l, l + L, ... (stores, the dot term), so all
+         * lanes work; else lane 0 finishes all R rows. */
+        {
 #pragma unroll
             for (int k = 0; k < R; k++) {
                 const int i = row[k];
-                if (i < 0) continue;
+                if (i < 0 || (a.spread ? k % L != l : l != 0)) continue;
                 a.y[i] = sum[k];
                 T xi;
                 if (FUSED) {
@@ -115,6 +122,8 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     if (dot) {
         xwin_flush_warp(win, sh);
         xacc_end(sh, a.words);
+        if (a.st && last_block(&a.st->ticket[0]))
+            step_alpha(a.st, a.words, reinterpret_cast<mu_xsum *>(sh), a.cur);
     }
 }
 

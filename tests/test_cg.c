@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/exactsum.h"
 #include "core/log.h"
+#include "gpu/cg_round.h"
 #include "mpi/partition.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -330,6 +331,105 @@ static const char *write_file(const char *name, const char *text) {
 }
 
 /* Every bundled matrix: n and nnz (both triangles) as in the data README. */
+/* The GPU iterations' rounding (gpu/cg_round.h) gives mu_xsum_round's double and
+ * status for accumulators of every shape: sums of random terms of one sign or
+ * mixed (cancelling to small values, to zero, to negative), wide and narrow
+ * exponent ranges, subnormals, values near the overflow limit, halfway cases
+ * (ties), and raw words with large signed digits anywhere in the window. */
+static void xsum_expect_sparse(const mu_xsum *s, const char *what, int k) {
+    mu_xsum a = *s, b = *s;
+    mu_xsum_status sa = MU_XSUM_FINITE, sb = MU_XSUM_FINITE;
+    const double ra = mu_xsum_round(&a, &sa), rb = mu_xsum_round_sparse(&b, &sb);
+    uint64_t ba, bb;
+    memcpy(&ba, &ra, 8);
+    memcpy(&bb, &rb, 8);
+    if (ba != bb || sa != sb)
+        fail_msg("%s #%d: sparse rounding %a (status %d), mu_xsum_round %a (status %d)", what, k,
+                 rb, (int)sb, ra, (int)sa);
+}
+
+static double random_term(int emin, int emax, int sign) {
+    double m = 1.0 + (double)(next_u64() >> 12) * 0x1p-52;
+    int e = emin + (int)(next_u64() % (uint64_t)(emax - emin + 1));
+    double v = ldexp(m, e);
+    if (sign == 0) sign = (next_u64() & 1) ? 1 : -1;
+    return sign * v;
+}
+
+static void xsum_sparse_round_matches(void **state) {
+    (void)state;
+    static const int ranges[][2] = {{-3, 3},      {-60, 60},   {-1074, -1020}, {-1080, -900},
+                                    {1000, 1023}, {-400, 400}, {-1074, 1023},  {0, 0}};
+    for (int k = 0; k < 4000; k++) {
+        mu_xsum s;
+        mu_xsum_zero(&s);
+        const int *r = ranges[k % 8];
+        const int sign = k % 3 == 0 ? 1 : k % 3 == 1 ? -1 : 0;
+        const int n = 1 + (int)(next_u64() % 200);
+        double first = 0;
+        for (int j = 0; j < n; j++) {
+            double v = random_term(r[0], r[1], sign);
+            if (j == 0) first = v;
+            mu_xsum_add(&s, v);
+        }
+        if (k % 5 == 0) mu_xsum_add(&s, -first); /* exact cancellation of one term */
+        if (k % 7 == 0) mu_xsum_normalize(&s);
+        xsum_expect_sparse(&s, "random terms", k);
+    }
+    /* Cancellation to exact zero, to +-tiny, and ties. */
+    for (int k = 0; k < 2000; k++) {
+        mu_xsum s;
+        mu_xsum_zero(&s);
+        double a = random_term(-1074, 1020, 0), b = random_term(-1074, 1020, 0);
+        mu_xsum_add(&s, a);
+        mu_xsum_add(&s, b);
+        mu_xsum_add(&s, -a);
+        if (k % 2) mu_xsum_add(&s, -b); /* zero */
+        xsum_expect_sparse(&s, "cancellation", k);
+        /* x + half an ulp of x (a tie), and just above / below it. */
+        mu_xsum_zero(&s);
+        double x = random_term(-1000, 1000, 0), u = ldexp(fabs(x), -53);
+        mu_xsum_add(&s, x);
+        mu_xsum_add(&s, u);
+        if (k % 3 == 1) mu_xsum_add(&s, ldexp(u, -60));
+        if (k % 3 == 2) mu_xsum_add(&s, -ldexp(u, -60));
+        xsum_expect_sparse(&s, "tie", k);
+    }
+    /* Near the top: sums past DBL_MAX overflow; just under it do not. */
+    for (int k = 0; k < 200; k++) {
+        mu_xsum s;
+        mu_xsum_zero(&s);
+        const int n = 1 + k % 5;
+        for (int j = 0; j < n; j++) mu_xsum_add(&s, (k & 1 ? -1 : 1) * DBL_MAX * (0.3 + 0.1 * j));
+        xsum_expect_sparse(&s, "near overflow", k);
+    }
+    /* Raw words: large signed digits at random places (what many adds leave). */
+    for (int k = 0; k < 20000; k++) {
+        mu_xsum s;
+        mu_xsum_zero(&s);
+        const int nw = 1 + (int)(next_u64() % 6), base = (int)(next_u64() % 66);
+        for (int j = 0; j < nw; j++) {
+            int at = base + (int)(next_u64() % 4) - 1;
+            if (at < 0) at = 0;
+            if (at > 65) at = 65;
+            int64_t v = (int64_t)(next_u64() >> (2 + next_u64() % 60));
+            if (next_u64() & 1) v = -v;
+            s.w[at] += v;
+        }
+        xsum_expect_sparse(&s, "raw words", k);
+    }
+    /* Specials go through mu_xsum_round itself. */
+    mu_xsum s;
+    mu_xsum_zero(&s);
+    mu_xsum_add(&s, 1.0);
+    mu_xsum_add(&s, INFINITY);
+    xsum_expect_sparse(&s, "inf", 0);
+    mu_xsum_add(&s, NAN);
+    xsum_expect_sparse(&s, "nan", 0);
+    mu_xsum_zero(&s);
+    xsum_expect_sparse(&s, "zero", 0);
+}
+
 static void mm_bundled_matrices(void **state) {
     (void)state;
     static const struct {
@@ -595,13 +695,21 @@ int main(void) {
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(tmpdir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(xsum_order_independent), cmocka_unit_test(xsum_matches_int128_reference),
-        cmocka_unit_test(xsum_exact_cases),       cmocka_unit_test(xsum_specials_flagged),
-        cmocka_unit_test(xsum_split_matches_add), cmocka_unit_test(xsum_array_matches_add),
-        cmocka_unit_test(xsum_array_edges),       cmocka_unit_test(xsum_many_terms),
-        cmocka_unit_test(mm_bundled_matrices),    cmocka_unit_test(mm_gzip),
-        cmocka_unit_test(mm_report_example),      cmocka_unit_test(mm_variants),
-        cmocka_unit_test(mm_malformed),           cmocka_unit_test(poisson_vs_dense),
+        cmocka_unit_test(xsum_order_independent),
+        cmocka_unit_test(xsum_matches_int128_reference),
+        cmocka_unit_test(xsum_exact_cases),
+        cmocka_unit_test(xsum_specials_flagged),
+        cmocka_unit_test(xsum_split_matches_add),
+        cmocka_unit_test(xsum_array_matches_add),
+        cmocka_unit_test(xsum_array_edges),
+        cmocka_unit_test(xsum_many_terms),
+        cmocka_unit_test(xsum_sparse_round_matches),
+        cmocka_unit_test(mm_bundled_matrices),
+        cmocka_unit_test(mm_gzip),
+        cmocka_unit_test(mm_report_example),
+        cmocka_unit_test(mm_variants),
+        cmocka_unit_test(mm_malformed),
+        cmocka_unit_test(poisson_vs_dense),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];
