@@ -388,7 +388,17 @@ __global__ void k_fixed(dgeom w, bufs b) {
 
 /* The chain kernels are capped at 64 registers (8 blocks of 128 threads, 50%
  * occupancy) where that costs no spills: they wait on loads more than on math. */
-/* Sources, heads fed by an open border, and (lines) the local forward chains. */
+/* The lines schedule's segment that waits for no flux from another rank or
+ * around the line (one rank along the axis, open borders): its backward walks
+ * follow its forward ones in the same thread (they touch only the thread's line
+ * and field, as in k_backward after k_local), so the tail of the line just read
+ * is still in L2 and k_backward is not launched. */
+__device__ __host__ inline int lines_alone(const dgeom &w, int dataflow) {
+    return !dataflow && w.first && w.last && !w.periodic;
+}
+
+/* Sources, heads fed by an open border, and (lines) the local forward chains;
+ * lines == 2: the backward ones too (lines_alone). */
 template <int WRAP> __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
@@ -400,6 +410,9 @@ template <int WRAP> __global__ void __launch_bounds__(128, 8) k_local(dgeom w, b
     adv_seg_sources(&s, &l);
     if (s.src_l) adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0);
     if (lines) adv_forward_walk(&l, cls, cn, s.h, s.b, WRAP, 0);
+    if (lines < 2) return;
+    adv_backward_walk(&l, cls, cn, s.a, s.t, WRAP, 0); /* k_backward's, in its order */
+    if (s.src_r) adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -774,10 +787,11 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
         g->ntasks = (int64_t)c[0];
         g->nf = (int64_t)c[1];
     }
+    int lines = lines_alone(w, wp->dataflow) ? 2 : !wp->dataflow;
     if (w.wrap)
-        k_local<1><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
+        k_local<1><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
     else
-        k_local<0><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
+        k_local<0><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
     MU_LAUNCHED();
     if (wp->dataflow && g->ntasks) {
         if (w.wrap)
@@ -830,11 +844,15 @@ extern "C" int mu_gpu_adv_backward(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
         k_fcells<<<blocks(g->nf * w.N, 128), 128, 0, g->st>>>(w, b, g->nf);
         MU_LAUNCHED();
     }
-    if (w.wrap)
-        k_backward<1><<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
-    else
-        k_backward<0><<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
-    MU_LAUNCHED();
+    if (!lines_alone(w, wp->dataflow)) { /* else k_local did it */
+        if (w.wrap)
+            k_backward<1>
+                <<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
+        else
+            k_backward<0>
+                <<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
+        MU_LAUNCHED();
+    }
     k_out_l<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
     return sync(g, t0);
 }
