@@ -2,9 +2,10 @@
  * buffers), the vector kernels with exact dot products, the halo's device
  * side, and whole CG iterations with alpha and beta kept on the device.
  *
- * Streams. `work` runs every kernel; `halo` runs the gather of the values to
- * send and the copies between the device and the pinned halo buffers, so the
- * interior rows' SpMV (on `work`) overlaps them; events order the two.
+ * Streams. `work` runs every kernel but two; `halo` (high priority) runs the
+ * gather of the values to send, the copies between the device and the pinned
+ * halo buffers and then the boundary rows' SpMV, so the interior rows' SpMV
+ * (on `work`) overlaps all of them; events order the two.
  *
  * Iterate. One batch of G iterations is captured once as a CUDA graph (for
  * fixed vectors) and replayed. Two forms, the same bits (MUTIRAO_CG_FUSE):
@@ -222,7 +223,8 @@ struct mu_gpu_cg {
     int *rowptr, *col, *interior, *boundary, *send_index;
     void *val, *dinv;
     cudaStream_t work, halo;
-    cudaEvent_t ev_x, ev_packed, ev_ghosts, ev_st[2], ev_take;
+    cudaEvent_t ev_x, ev_packed, ev_ghosts, ev_st[2], ev_take, ev_bnd;
+    int halo_open; /* halo_pack ordered the halo stream after `work`: boundary rows may run there */
     void *send_dev, *send_pin, *ghost_pin;
     long long *words;            /* NSLOTS x NWORDS on the device */
     long long *words_pin;        /* 2 x NWORDS pinned */
@@ -416,6 +418,16 @@ template <typename T> int spmv_t(mu_gpu_cg *g, int rows, const void *x, void *y,
     a.x = (const T *)x;
     a.y = (T *)y;
     a.words = w;
+    /* Boundary rows right after the ghosts' copy, on the halo stream, so they
+     * overlap the interior rows still running on `work` (other rows of y; the
+     * words are integer atomics); later work waits for them. */
+    if (rows == MU_GPU_CG_BOUNDARY && g->halo_open) {
+        g->halo_open = 0;
+        if (launch_spmv(a, g->lanes, g->rows, false, g->halo)) return 1;
+        MU_CUDA(cudaEventRecord(g->ev_bnd, g->halo));
+        MU_CUDA(cudaStreamWaitEvent(g->work, g->ev_bnd, 0));
+        return 0;
+    }
     return launch_spmv(a, g->lanes, g->rows, false, g->work);
 }
 
@@ -595,7 +607,8 @@ void mu_gpu_cg_destroy(mu_gpu_cg *g) {
     void *pin[] = {g->send_pin, g->ghost_pin, g->words_pin, g->stage, g->st_pin};
     for (void *h : pin)
         if (h) MU_CUDA_KEEP(cudaFreeHost(h));
-    cudaEvent_t ev[] = {g->ev_x, g->ev_packed, g->ev_ghosts, g->ev_st[0], g->ev_st[1], g->ev_take};
+    cudaEvent_t ev[] = {g->ev_x,     g->ev_packed, g->ev_ghosts, g->ev_st[0],
+                        g->ev_st[1], g->ev_take,   g->ev_bnd};
     for (cudaEvent_t e : ev)
         if (e) MU_CUDA_KEEP(cudaEventDestroy(e));
     if (g->work) MU_CUDA_KEEP(cudaStreamDestroy(g->work));
@@ -644,6 +657,7 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_st[0], cudaEventDisableTiming));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_st[1], cudaEventDisableTiming));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_take, cudaEventDisableTiming));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_bnd, cudaEventDisableTiming));
 
     /* Row pointers to 32 bits (checked above), through pinned memory. */
     MU_CUDA_GOTO(cudaMallocHost(&rp, (size_t)(d->nloc + 1) * sizeof(int)));
@@ -712,6 +726,7 @@ int mu_gpu_cg_vec_free(mu_gpu_cg *g, void *v) {
 }
 
 int mu_gpu_cg_vec_set(mu_gpu_cg *g, void *v, const double *owned) {
+    g->halo_open = 0; /* queued on `work` after the halo stream's wait */
     if (g->nloc <= 0) return 0;
     if (stage_ready(g)) return 1;
     /* The staging buffer may still feed an earlier copy. */
@@ -741,21 +756,25 @@ int mu_gpu_cg_vec_get(mu_gpu_cg *g, const void *v, double *owned) {
 }
 
 int mu_gpu_cg_vec_fill(mu_gpu_cg *g, void *v, double value) {
+    g->halo_open = 0; /* queued on `work` after the halo stream's wait */
     const long long n = (long long)(g->nloc + g->nghost);
     return g->fp32 ? fill_t<float>(g, v, n, value) : fill_t<double>(g, v, n, value);
 }
 
 int mu_gpu_cg_vec_copy(mu_gpu_cg *g, const void *src, void *dst) {
+    g->halo_open = 0; /* queued on `work` after the halo stream's wait */
     if (g->nloc <= 0 || src == dst) return 0;
     MU_CUDA(cudaMemcpyAsync(dst, src, (size_t)g->nloc * g->es, cudaMemcpyDeviceToDevice, g->work));
     return 0;
 }
 
 int mu_gpu_cg_halo_pack(mu_gpu_cg *g, const void *x) {
-    if (g->nsend <= 0) return 0;
-    /* x is written by kernels on `work`: the gather waits for them. */
+    /* x is written by kernels on `work`: the gather, and the boundary rows
+     * after it (spmv_t), wait for them. */
     MU_CUDA(cudaEventRecord(g->ev_x, g->work));
     MU_CUDA(cudaStreamWaitEvent(g->halo, g->ev_x, 0));
+    g->halo_open = 1;
+    if (g->nsend <= 0) return 0;
     if (g->fp32 ? pack_t<float>(g, x) : pack_t<double>(g, x)) return 1;
     MU_CUDA(cudaMemcpyAsync(g->send_pin, g->send_dev, (size_t)g->nsend * g->es,
                             cudaMemcpyDeviceToHost, g->halo));
@@ -783,6 +802,7 @@ int mu_gpu_cg_halo_unpack(mu_gpu_cg *g, void *x) {
 }
 
 int mu_gpu_cg_spmv(mu_gpu_cg *g, int rows, const void *x, void *y, int acc) {
+    if (rows == MU_GPU_CG_ALL) g->halo_open = 0;
     if (check_acc(acc)) return 1;
     if (rows < MU_GPU_CG_INTERIOR || rows > MU_GPU_CG_ALL)
         return mu_gpu_fail("mu_gpu_cg_spmv: row set %d", rows);
@@ -791,17 +811,20 @@ int mu_gpu_cg_spmv(mu_gpu_cg *g, int rows, const void *x, void *y, int acc) {
 }
 
 int mu_gpu_cg_dot(mu_gpu_cg *g, const void *x, const void *y, int acc) {
+    g->halo_open = 0; /* queued on `work` after the halo stream's wait */
     if (check_acc(acc)) return 1;
     if (acc < 0) return 0;
     return g->fp32 ? dot_t<float>(g, x, y, slot(g, acc)) : dot_t<double>(g, x, y, slot(g, acc));
 }
 
 int mu_gpu_cg_waxpby(mu_gpu_cg *g, double a, const void *x, double c, const void *y, void *w) {
+    g->halo_open = 0; /* queued on `work` after the halo stream's wait */
     return g->fp32 ? waxpby_t<float>(g, a, x, c, y, w) : waxpby_t<double>(g, a, x, c, y, w);
 }
 
 int mu_gpu_cg_update(mu_gpu_cg *g, double alpha, const void *p, const void *q, void *x, void *r,
                      void *z, int acc_rz, int acc_rr) {
+    g->halo_open = 0; /* queued on `work` after the halo stream's wait */
     if (check_acc(acc_rz) || check_acc(acc_rr)) return 1;
     return g->fp32 ? update_api<float>(g, true, alpha, p, q, x, r, z, acc_rz, acc_rr)
                    : update_api<double>(g, true, alpha, p, q, x, r, z, acc_rz, acc_rr);
@@ -809,17 +832,20 @@ int mu_gpu_cg_update(mu_gpu_cg *g, double alpha, const void *p, const void *q, v
 
 int mu_gpu_cg_residual(mu_gpu_cg *g, double alpha, const void *q, void *r, void *z, int acc_rz,
                        int acc_rr) {
+    g->halo_open = 0; /* queued on `work` after the halo stream's wait */
     if (check_acc(acc_rz) || check_acc(acc_rr)) return 1;
     return g->fp32 ? update_api<float>(g, true, alpha, nullptr, q, nullptr, r, z, acc_rz, acc_rr)
                    : update_api<double>(g, true, alpha, nullptr, q, nullptr, r, z, acc_rz, acc_rr);
 }
 
 int mu_gpu_cg_direction(mu_gpu_cg *g, double alpha, double beta, const void *zr, void *p, void *x) {
+    g->halo_open = 0; /* queued on `work` after the halo stream's wait */
     return g->fp32 ? direction_t<float>(g, alpha, beta, zr, p, x)
                    : direction_t<double>(g, alpha, beta, zr, p, x);
 }
 
 int mu_gpu_cg_precond(mu_gpu_cg *g, const void *r, void *z, int acc_rz, int acc_rr) {
+    g->halo_open = 0; /* queued on `work` after the halo stream's wait */
     if (check_acc(acc_rz) || check_acc(acc_rr)) return 1;
     void *rr = const_cast<void *>(r); /* read only: no update */
     return g->fp32
@@ -848,6 +874,7 @@ int mu_gpu_cg_take(mu_gpu_cg *g, mu_xsum *acc0, mu_xsum *acc1) {
 
 int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
                       mu_gpu_cg_iter *it) {
+    g->halo_open = 0;
     it->done = 0;
     it->stop = MU_GPU_CG_RUNNING;
     if (it->count <= 0) return 0;
