@@ -1,5 +1,9 @@
-/* The advect kernels (see gpu/advect_gpu.h). One stream; the host waits at
- * the end of each entry point, which is where MPI needs the end fluxes. */
+/* The advect kernels (see gpu/advect_gpu.h). One stream; the host waits only
+ * where it reads or hands over memory (every copy waits for the kernels queued
+ * before it, then for itself), at the end of a sweep (mu_gpu_adv_end, and the
+ * densities' update after it), so the kernels of one phase queue behind the
+ * last one's without a gap; an error of a queued kernel is reported by the
+ * next wait. */
 #include <chrono>
 #include <cstdint>
 #include <cmath>
@@ -566,10 +570,20 @@ int blocks(long long n, int t) {
 
 int copy(mu_gpu_adv *g, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
     auto t0 = clk::now();
+    MU_CUDA(cudaStreamSynchronize(g->st)); /* the kernels queued before: kernel time */
+    auto t1 = clk::now();
+    g->kernel_s += std::chrono::duration<double>(t1 - t0).count();
     MU_CUDA(cudaMemcpyAsync(dst, src, bytes, kind, g->st));
     MU_CUDA(cudaStreamSynchronize(g->st));
-    g->copy_s += since(t0);
+    g->copy_s += since(t1);
     g->bytes += (double)bytes;
+    return 0;
+}
+
+/* Kernels queued: their launch errors now, their time at the next wait. */
+int launched(mu_gpu_adv *g, clk::time_point t0) {
+    MU_LAUNCHED();
+    g->kernel_s += since(t0);
     return 0;
 }
 
@@ -653,7 +667,7 @@ extern "C" int mu_gpu_adv_halo(mu_gpu_adv *g, int axis, int nxl, int nyl, int nz
         return 1;
     auto t0 = clk::now();
     k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->q, g->buf, axis, nxl, nyl, nz, N, from, unpack);
-    if (sync(g, t0)) return 1;
+    if (launched(g, t0)) return 1;
     if (!unpack) return copy(g, host, g->buf, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost);
     return 0;
 }
@@ -678,7 +692,7 @@ extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, in
     if (copy(g, g->rho, rho, (size_t)nz * sizeof(float), cudaMemcpyHostToDevice)) return 1;
     auto t0 = clk::now();
     k_dens_reset<<<blocks(cells, 256), 256, 0, g->st>>>(g->dens, g->rho, nz, cells);
-    return sync(g, t0);
+    return launched(g, t0);
 }
 
 extern "C" int mu_gpu_adv_dens_get(mu_gpu_adv *g, float *dens, int64_t cells) {
@@ -703,7 +717,7 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, double
     MU_LAUNCHED();
     k_dens<<<blocks(cells, 256), 256, 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
                                                   g->wstat);
-    if (sync(g, t0)) return 1;
+    if (launched(g, t0)) return 1;
     unsigned long long st[2];
     if (copy(g, st, g->wstat, sizeof st, cudaMemcpyDeviceToHost)) return 1;
     if (pn && copy(g, pn, g->pn, (size_t)(2 * w.G) * sizeof(int), cudaMemcpyDeviceToHost)) return 1;
@@ -737,7 +751,7 @@ extern "C" int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const do
     if (nb < 1) nb = 1;
     k_diag<<<nb, 256, sh ? shb : 0, g->st>>>(g->q, N, nxl, nz, nv, g->rhodv, g->words, g->keys,
                                              g->keys + N, sh);
-    if (sync(g, t0)) return 1;
+    if (launched(g, t0)) return 1;
     std::vector<unsigned long long> w(nw);
     if (copy(g, w.data(), g->words, nw * sizeof(unsigned long long), cudaMemcpyDeviceToHost) ||
         copy(g, keys.data(), g->keys, keys.size() * sizeof(int), cudaMemcpyDeviceToHost))
@@ -801,7 +815,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
         MU_LAUNCHED();
     }
     k_out_r<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
-    if (sync(g, t0)) return 1;
+    if (launched(g, t0)) return 1;
     *ntasks = g->ntasks;
     return 0;
 }
@@ -810,7 +824,7 @@ extern "C" int mu_gpu_adv_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir
     dgeom w = to_dev(wp);
     auto t0 = clk::now();
     k_pack<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), dir);
-    if (sync(g, t0)) return 1;
+    if (launched(g, t0)) return 1;
     return copy(g, host, g->buf, (size_t)w.G * (w.N + 1) * sizeof(float), cudaMemcpyDeviceToHost);
 }
 
@@ -826,14 +840,14 @@ extern "C" int mu_gpu_adv_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int d
         k_unpack<0><<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, of(g), dir);
     MU_LAUNCHED();
     k_unpack_flags<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), dir);
-    return sync(g, t0);
+    return launched(g, t0);
 }
 
 extern "C" int mu_gpu_adv_lap2(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int sign) {
     dgeom w = to_dev(wp);
     auto t0 = clk::now();
     k_lap2<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), sign);
-    return sync(g, t0);
+    return launched(g, t0);
 }
 
 extern "C" int mu_gpu_adv_backward(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
@@ -854,7 +868,7 @@ extern "C" int mu_gpu_adv_backward(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
         MU_LAUNCHED();
     }
     k_out_l<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
-    return sync(g, t0);
+    return launched(g, t0);
 }
 
 extern "C" int mu_gpu_adv_end(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *lost) {
