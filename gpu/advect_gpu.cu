@@ -174,14 +174,12 @@ __global__ void k_winds(dgeom w, const double *wc, float *u, float *cn, unsigned
 }
 
 /* Walcek densities D0 (the cell densities) and D1 of every cell of the sweep. */
-__global__ void k_dens(dgeom w, const float *dens, const float *u, const float *rs, float *d0,
-                       float *d1, unsigned long long *stat) {
-    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= (long long)w.G * w.m) return;
-    int g = (int)(k / w.m), i = (int)(k % w.m);
-    long long dstr, doff = dens_off(w, g, &dstr);
+__device__ __forceinline__ void dens_cell(const dgeom &w, const float *u, const float *rs,
+                                          float *d0, float *d1, unsigned long long *stat, int g,
+                                          int i, float a) {
+    long long k = (long long)g * w.m + i;
     const float *ul = u + (long long)g * (w.m + 1), *rl = rs + (long long)g * (w.m + 1);
-    float fdtdx = (float)w.dtdx, a = dens[doff + i * dstr];
+    float fdtdx = (float)w.dtdx;
     long long gi = w.glo + i;
     int fixed = !w.periodic && (gi == 0 || gi == w.gn - 1);
     float b = fixed ? a : a - fdtdx * (rl[i + 1] * ul[i + 1] - rl[i] * ul[i]);
@@ -190,12 +188,68 @@ __global__ void k_dens(dgeom w, const float *dens, const float *u, const float *
     if (!(b > 0)) atomicAdd(&stat[1], 1ull);
 }
 
+__global__ void k_dens(dgeom w, const float *dens, const float *u, const float *rs, float *d0,
+                       float *d1, unsigned long long *stat) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (long long)w.G * w.m) return;
+    int g = (int)(k / w.m), i = (int)(k % w.m);
+    long long dstr, doff = dens_off(w, g, &dstr);
+    dens_cell(w, u, rs, d0, d1, stat, g, i, dens[doff + i * dstr]);
+}
+
 __global__ void k_dens_next(dgeom w, float *dens, const float *d1) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.m) return;
     int g = (int)(k / w.m), i = (int)(k % w.m);
     long long dstr, doff = dens_off(w, g, &dstr);
     dens[doff + i * dstr] = d1[k];
+}
+
+/* X and Y sweeps: a line's cells are R apart in the cell densities (z fastest),
+ * so k_dens / k_dens_next would touch a sector per cell. There the lines are
+ * batches (b: y for X, one for Y) of R lines (r: z for X, x * nz + z for Y; g =
+ * b * R + r) whose cell c is at dens[(b * m + c) * R + r]: a transpose, done
+ * through 32 x 32 tiles in shared memory so that both sides are read and
+ * written whole. Grid (m / 32, R / 32, batches) of 32 x 8 threads. */
+__device__ __forceinline__ int dens_rows(const dgeom &w) {
+    return w.axis == 0 ? w.nz : w.G;
+}
+
+__global__ void k_dens_t(dgeom w, const float *dens, const float *u, const float *rs, float *d0,
+                         float *d1, unsigned long long *stat) {
+    __shared__ float tile[32][33];
+    int R = dens_rows(w), c0 = blockIdx.x * 32, r0 = blockIdx.y * 32, b = blockIdx.z;
+    int tx = threadIdx.x, ty = threadIdx.y;
+    for (int j = ty; j < 32; j += 8) {
+        int c = c0 + j, r = r0 + tx;
+        if (c < w.m && r < R) tile[j][tx] = dens[((long long)b * w.m + c) * R + r];
+    }
+    __syncthreads();
+    for (int j = ty; j < 32; j += 8) {
+        int r = r0 + j, c = c0 + tx;
+        if (c < w.m && r < R) dens_cell(w, u, rs, d0, d1, stat, b * R + r, c, tile[tx][j]);
+    }
+}
+
+__global__ void k_dens_next_t(dgeom w, float *dens, const float *d1) {
+    __shared__ float tile[32][33];
+    int R = dens_rows(w), c0 = blockIdx.x * 32, r0 = blockIdx.y * 32, b = blockIdx.z;
+    int tx = threadIdx.x, ty = threadIdx.y;
+    for (int j = ty; j < 32; j += 8) {
+        int r = r0 + j, c = c0 + tx;
+        if (c < w.m && r < R) tile[j][tx] = d1[((long long)b * R + r) * w.m + c];
+    }
+    __syncthreads();
+    for (int j = ty; j < 32; j += 8) {
+        int c = c0 + j, r = r0 + tx;
+        if (c < w.m && r < R) dens[((long long)b * w.m + c) * R + r] = tile[tx][j];
+    }
+}
+
+dim3 dens_grid(const dgeom &w) {
+    int R = w.axis == 0 ? w.nz : w.G;
+    return dim3((unsigned)((w.m + 31) / 32), (unsigned)((R + 31) / 32),
+                (unsigned)(w.axis == 0 ? w.G / w.nz : 1));
 }
 
 /* The step log of the owned cells: exact sums of q rho dV (the digits of
@@ -715,8 +769,12 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, double
     if (nb > 2048) nb = 2048; /* grid-stride: one atomic per block */
     k_winds<<<nb, 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wcn, g->wstat, pn ? g->pn : nullptr);
     MU_LAUNCHED();
-    k_dens<<<blocks(cells, 256), 256, 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
-                                                  g->wstat);
+    if (w.axis < 2)
+        k_dens_t<<<dens_grid(w), dim3(32, 8), 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
+                                                          g->wstat);
+    else
+        k_dens<<<blocks(cells, 256), 256, 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
+                                                      g->wstat);
     if (launched(g, t0)) return 1;
     unsigned long long st[2];
     if (copy(g, st, g->wstat, sizeof st, cudaMemcpyDeviceToHost)) return 1;
@@ -770,7 +828,10 @@ extern "C" int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const do
 extern "C" int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
     dgeom w = to_dev(wp);
     auto t0 = clk::now();
-    k_dens_next<<<blocks((long long)w.G * w.m, 256), 256, 0, g->st>>>(w, g->dens, g->wd1);
+    if (w.axis < 2)
+        k_dens_next_t<<<dens_grid(w), dim3(32, 8), 0, g->st>>>(w, g->dens, g->wd1);
+    else
+        k_dens_next<<<blocks((long long)w.G * w.m, 256), 256, 0, g->st>>>(w, g->dens, g->wd1);
     return sync(g, t0);
 }
 
