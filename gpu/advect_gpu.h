@@ -1,10 +1,11 @@
 /* CUDA kernels of the advect workload, as a C API driven sweep by sweep from
  * src/advect/sweep.c, in the same phases as the CPU: classification of every
- * line on the device (one thread per line), the dataflow task list built there
- * (streams as one warp each, the fields on its lanes, as in the study; the
- * inflow-only cells after), or the lines schedule (one thread per field and
- * line); the end fluxes of the segments go through the host for MPI between
- * phases. The cells do the arithmetic of gpu/advect_walcek.h, so with
+ * line on the device (a warp per line), the dataflow task list built there
+ * (likewise; streams as one warp each, the fields on its lanes, as in the
+ * study; the inflow-only cells after), or the lines schedule (one thread per
+ * field and line); the end fluxes of the segments go through the host for MPI
+ * between phases. The chains walk with the cells' neighbours in registers
+ * (gpu/advect_walk.h) and do the arithmetic of gpu/advect_walcek.h, so with
  * --fmad=false the fields are bitwise those of the CPU. The CPU-only build
  * (gpu/advect_none.c) reports "built without CUDA" from every entry point. */
 #ifndef MU_GPU_ADVECT_GPU_H
