@@ -171,7 +171,7 @@ __device__ __forceinline__ bool last_block(unsigned *ticket) {
     return last;
 }
 
-/* Copies the global words into sh and, unless keep, zeroes them (all threads of the block). */
+/* The global words into sh (all threads of the block; zero_words clears them after). */
 __device__ __forceinline__ void take_words(long long *words, mu_xsum *sh) {
     volatile long long *w = words;
     for (int t = threadIdx.x; t < NWORDS; t += blockDim.x) sh->w[t] = w[t];
@@ -251,6 +251,7 @@ template <typename T> struct spmv_args {
                        * last block sets alpha (step_alpha) */
     int cur, split;   /* iterate: where p is (step_alpha); split form: clear pending first */
     int spread;       /* rows finished by all lanes of a sub-warp (else by lane 0): same bits */
+    int depth;        /* entries per lane and row loaded before the first use: 1 or 4 */
     /* fused (iterate): x_j = zr_j + beta pold_j formed on the fly and written to
      * pnew for the own rows; xsol += alpha pold on them. */
     const T *zr, *pold;

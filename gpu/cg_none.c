@@ -26,3 +26,14 @@ int mu_gpu_cg_direction(mu_gpu_cg *g, double alpha, double beta, const void *zr,
     (void)x;
     return 1;
 }
+
+int mu_gpu_cg_set_depth(mu_gpu_cg *g, int depth) {
+    (void)g;
+    (void)depth;
+    return 1;
+}
+
+int mu_gpu_cg_depth(const mu_gpu_cg *g) {
+    (void)g;
+    return 0;
+}

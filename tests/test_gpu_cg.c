@@ -6,12 +6,13 @@
  * everything else it computes has the CPU reference's bits. So besides the
  * CPU comparison within rounding, the test emulates that order on the host
  * (the CPU table with its spmv replaced) and asks for the same bits:
- *  - SpMV, every lane count 1..32 and 1, 2, 4 rows per sub-warp (vector
- *    poisoned first): bitwise the emulation; L = 1 bitwise the CPU; the chosen
+ *  - SpMV, every lane count 1..32, 1, 2, 4 rows per sub-warp, 1 or 4
+ *    entries per lane loaded ahead, rows finished by lane 0 or by every lane
+ *    (vector poisoned first): bitwise the emulation; L = 1 bitwise the CPU; the chosen
  *    L within 1e-14 (fp64) or 1e-6 (fp32) of the CPU, relative in the 2-norm;
  *    the fused x'y exact;
- *  - dot, precond, cg_update, waxpby on the same vectors (values over a wide
- *    exponent range): vectors and exact sums bitwise the CPU's;
+ *  - dot, precond, cg_update, waxpby, cg_residual, cg_direction on the same vectors (values over a
+ * wide exponent range): vectors and exact sums bitwise the CPU's;
  *  - whole CG solves (standard with and without Jacobi, fp64 and fp32, the
  *    thesis variant): the GPU's one-rank device iterations (both forms, split
  *    and fused), the GPU table path and the emulation take the same iterations
@@ -191,8 +192,14 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
             size_t t = u / 3;
             int rows = 1 << (u % 3); /* 1, 2, 4 rows per sub-warp: the same bits */
             int L = lanes[t] ? lanes[t] : chosen_lanes(A);
+            /* Entries loaded ahead (1 or 4) and which lanes finish a row: the same bits. */
+            const int depth = t % 2 ? 1 : 4, spread = t % 3 != 2;
+            tune_env("MUTIRAO_CG_DEPTH", depth, 0);
+            tune_env("MUTIRAO_CG_SPREAD", spread, -1);
             cg_backend *gpu = gpu_tuned(A, fp32, 0, lanes[t], rows, -1),
                        *emu = emulation(A, fp32, 0, L);
+            tune_env("MUTIRAO_CG_DEPTH", 0, 0);
+            tune_env("MUTIRAO_CG_SPREAD", 0, 0);
             if (!gpu || !emu) {
                 if (gpu) gpu->destroy(gpu);
                 if (emu) emu->destroy(emu);
@@ -202,10 +209,11 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
             run_spmv(emu, xh, ye, &se);
             int64_t at = 0;
             CHECK(same_bits(yg, ye, A->nloc, &at),
-                  "%s fp%d L=%d R=%d: SpMV row %lld: GPU %.17g, emulated order %.17g", name,
-                  fp32 ? 32 : 64, L, rows, (long long)at, yg[at], ye[at]);
-            CHECK(same_sum(&sg, &se), "%s fp%d L=%d R=%d: fused x'Ax differs from the emulation",
-                  name, fp32 ? 32 : 64, L, rows);
+                  "%s fp%d L=%d R=%d D=%d S=%d: SpMV row %lld: GPU %.17g, emulated order %.17g",
+                  name, fp32 ? 32 : 64, L, rows, depth, spread, (long long)at, yg[at], ye[at]);
+            CHECK(same_sum(&sg, &se),
+                  "%s fp%d L=%d R=%d D=%d S=%d: fused x'Ax differs from the emulation", name,
+                  fp32 ? 32 : 64, L, rows, depth, spread);
             if (L == 1) {
                 CHECK(same_bits(yg, yc, A->nloc, &at),
                       "%s fp%d CSR-scalar row %lld: %.17g != CPU %.17g", name, fp32 ? 32 : 64,
@@ -238,7 +246,8 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
     free(yg);
 }
 
-/* dot, precond, cg_update, waxpby: vectors and sums bitwise the CPU's. */
+/* dot, precond, cg_update, waxpby, cg_residual, cg_direction: vectors and sums
+ * bitwise the CPU's. */
 static void vector_checks(const cg_matrix *A, const char *name) {
     int64_t n = A->nloc;
     double *h[4], *oc = host_vec(A), *og = host_vec(A);
@@ -254,25 +263,35 @@ static void vector_checks(const cg_matrix *A, const char *name) {
             continue;
         }
         void *vec[2][5];
-        mu_xsum s[2][6];
+        mu_xsum s[2][8];
         double alpha = uniform(), beta = uniform();
         for (int k = 0; k < 2; k++) {
             cg_backend *b = be[k];
             for (int v = 0; v < 5; v++) vec[k][v] = b->vec_new(b);
             for (int v = 0; v < 4; v++) b->vec_set(b, vec[k][v], h[v]); /* p q x r; z = [4] */
-            for (int j = 0; j < 6; j++) mu_xsum_zero(&s[k][j]);
+            for (int j = 0; j < 8; j++) mu_xsum_zero(&s[k][j]);
             b->dot(b, vec[k][0], vec[k][1], &s[k][0]);
             b->precond(b, vec[k][3], vec[k][4], &s[k][1], &s[k][2]);
             b->cg_update(b, alpha, vec[k][0], vec[k][1], vec[k][2], vec[k][3], vec[k][4], &s[k][3],
                          &s[k][4]);
             b->precond(b, vec[k][2], NULL, NULL, &s[k][5]);
             b->waxpby(b, 1.0, vec[k][4], beta, vec[k][0], vec[k][0]);
+            b->cg_residual(b, beta, vec[k][1], vec[k][3], vec[k][4], &s[k][6], &s[k][7]);
+            b->cg_direction(b, alpha, beta, vec[k][4], vec[k][0], vec[k][2]);
         }
-        const char *sums[] = {"p'q", "r'z", "r'r", "r'z after update", "r'r after update", "x'x"};
-        for (int j = 0; j < 6; j++)
+        const char *sums[] = {"p'q",
+                              "r'z",
+                              "r'r",
+                              "r'z after update",
+                              "r'r after update",
+                              "x'x",
+                              "r'z after cg_residual",
+                              "r'r after cg_residual"};
+        for (int j = 0; j < 8; j++)
             CHECK(same_sum(&s[0][j], &s[1][j]), "%s fp%d: exact %s differs from the CPU", name,
                   fp32 ? 32 : 64, sums[j]);
-        const char *vn[] = {"p (waxpby)", "q", "x (update)", "r (update)", "z (precond)"};
+        const char *vn[] = {"p (waxpby, cg_direction)", "q", "x (update, cg_direction)",
+                            "r (update, cg_residual)", "z (precond, cg_residual)"};
         for (int v = 0; v < 5; v++) {
             be[0]->vec_get(be[0], vec[0][v], oc);
             be[1]->vec_get(be[1], vec[1][v], og);
