@@ -98,9 +98,10 @@ fi
 
 # A real SIGUSR1 to 2 GPU ranks: both stop after the same iteration with a
 # checkpoint (exit 3); a restart on 1 rank (device batches) to 37 iterations
-# more ends as a 2-rank run never stopped, bitwise. 160^3 with rtol 0 iterates
-# for several seconds before its recursive residual could underflow.
-sg=(--device=gpu --poisson=3d7 --nx=160 --rhs=random --rtol=0)
+# more ends as a 2-rank run never stopped, bitwise. 200^3 with rtol 0 iterates
+# for several seconds (over 15000 iterations) before its recursive residual
+# could underflow; the signal comes about a second into the solve.
+sg=(--device=gpu --poisson=3d7 --nx=200 --rhs=random --rtol=0)
 "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" cg "${sg[@]}" --max-it=100000000 \
     --checkpoint="$WORK/s.ckpt" >"$WORK/s.out" 2>"$WORK/s.err" &
 pid=$!
