@@ -72,7 +72,8 @@ MU_HD int adv_bwd_cell(int c) { /* a backward walk updates it */
 MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
                             int wrap, int keep) {
     if (i0 >= i1) return;
-    adv_win v = {0};
+    adv_win v;
+    memset(&v, 0, sizeof v); /* loaded where a run starts */
     /* offsets of q_{i+2} (read when the window slides to cell i, unless
      * wrapping) and of qn_i */
     ptrdiff_t o2 = (ptrdiff_t)(i0 + 2) * l->qs, on = (ptrdiff_t)i0 * l->qs;
@@ -121,7 +122,8 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *
 MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
                              int wrap, int keep) {
     if (i0 >= i1) return;
-    adv_win v = {0};
+    adv_win v;
+    memset(&v, 0, sizeof v); /* loaded where a run starts */
     ptrdiff_t o2 = (ptrdiff_t)(i1 - 3) * l->qs,
               on = (ptrdiff_t)(i1 - 1) * l->qs; /* q_{i-2}, qn_i */
     float *F = l->F;
