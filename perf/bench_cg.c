@@ -543,8 +543,9 @@ int main(int argc, char **argv) {
            t_it / f_min, t_it / f_it, t_it / f_issue, own / t_it * 1e-9, 100.0 * own / t_it / bw);
     if (table) {
         const double t_tab = time_table(be, &s, 30);
-        printf("  table path (host reductions each iteration, as on several ranks): %.3f ms per "
-               "iteration (median of 30), %.3fx its floor\n",
+        printf("  table path (one call per kernel, host reductions each iteration; several ranks "
+               "run perf/bench_cg_ranks's path): %.3f ms per iteration (median of 30), %.3fx its "
+               "floor\n",
                t_tab * 1e3, t_tab / f_tab);
     }
 
