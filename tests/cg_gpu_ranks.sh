@@ -102,7 +102,7 @@ fi
 # for several seconds (over 15000 iterations) before its recursive residual
 # could underflow; the signal comes about a second into the solve.
 sg=(--device=gpu --poisson=3d7 --nx=200 --rhs=random --rtol=0)
-"$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" cg "${sg[@]}" --max-it=100000000 \
+"$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" cg "${sg[@]}" --max-it=40000 \
     --checkpoint="$WORK/s.ckpt" >"$WORK/s.out" 2>"$WORK/s.err" &
 pid=$!
 if ! signal_when $pid "$WORK/s.err" "cg solve:" USR1; then

@@ -64,7 +64,8 @@ finish() {
 
 # signal_when PID LOG PATTERN SIG: waits (up to 60 s) until LOG shows PATTERN
 # while the launch PID runs, then sends SIG to the ranks themselves (the
-# launcher's grandchildren), as Slurm does: mpiexec.hydra's own forwarding of a
+# launcher's grandchildren under MPICH's hydra proxies, its children under
+# OpenMPI's mpirun), as Slurm does: mpiexec.hydra's own forwarding of a
 # signal can race with its output forwarding. Returns 1 when the run ended or
 # never got there.
 signal_when() {
@@ -75,6 +76,7 @@ signal_when() {
         if [ $t -gt 300 ] || ! kill -0 "$pid" 2>/dev/null; then return 1; fi
     done
     ranks=$(for proxy in $(pgrep -P "$pid"); do pgrep -P "$proxy"; done)
+    [ -n "$ranks" ] || ranks=$(pgrep -P "$pid")
     # shellcheck disable=SC2086
     kill -"$sig" ${ranks:-$pid}
 }
