@@ -70,6 +70,20 @@ MU_HD float adv_rs(const adv_line *l, int j) {
  * so that the device can keep a chain's neighbours in registers as it walks;
  * the adv_line functions below load the values and call these. */
 
+/* n / d, the same bits: a zero n over a finite nonzero d is the zero n * d (the
+ * sign of the quotient), without dividing. The device's IEEE division leaves
+ * its fast path for a zero numerator (a call to the slow path), and most cells
+ * of a plume's fields are zero (background), with zero fluxes; a warp of such
+ * cells now skips the division. The host divides as before. */
+MU_HD float adv_div0(float n, float d) {
+    return n == 0.f && d != 0.f && d - d == 0.f ? n * d : n / d;
+}
+#ifdef __CUDA_ARCH__
+#define ADV_DIV(n, d) adv_div0(n, d)
+#else
+#define ADV_DIV(n, d) ((n) / (d))
+#endif
+
 /* Walcek Eq. 7: b between neighbours a and c is a local extremum. */
 MU_HD int adv_ext_v(float a, float b, float c) {
     return b >= ADV_MAX(a, c) || b <= ADV_MIN(a, c);
@@ -106,7 +120,8 @@ MU_HD float adv_face_value_v(float qi, float qd, float qup, int eup, int edn, fl
 MU_HD float adv_fwd_d_v(float qi, float ql, float qr, int el, int er, float ul, float ur, float x1,
                         float rs, float d0, float d1, float dx, float fin, float *qn) {
     float cf1 = adv_face_value_v(qi, qr, ql, el, er, x1);
-    float v = adv_clamp_v(qi, ql, qr, ul, ur, (qi * d0 - x1 * cf1 * rs + fin / dx) / d1);
+    float v =
+        adv_clamp_v(qi, ql, qr, ul, ur, ADV_DIV(qi * d0 - x1 * cf1 * rs + ADV_DIV(fin, dx), d1));
     *qn = v;
     return dx * (qi * d0 - v * d1) + fin;
 }
@@ -118,7 +133,8 @@ MU_HD float adv_bwd_e_v(float qi, float ql, float qr, int el, int er, float ul, 
                         float rsl, float d0, float d1, float dx, float fr, float *qn) {
     float cf1 = adv_face_value_v(qi, ql, qr, er, el, x1);
     if (ur >= 0) cf1 = qi; /* outflow-only cell */
-    float v = adv_clamp_v(qi, ql, qr, ul, ur, (qi * d0 - fr / dx - x1 * cf1 * rsl) / d1);
+    float v =
+        adv_clamp_v(qi, ql, qr, ul, ur, ADV_DIV(qi * d0 - ADV_DIV(fr, dx) - x1 * cf1 * rsl, d1));
     *qn = v;
     return dx * (v * d1 - qi * d0) + fr;
 }
@@ -126,7 +142,8 @@ MU_HD float adv_bwd_e_v(float qi, float ql, float qr, int el, int er, float ul, 
 /* Backward F or K cell (inflow-only: both fluxes known): the new value. */
 MU_HD float adv_bwd_f_v(float qi, float ql, float qr, float ul, float ur, float d0, float d1,
                         float dx, float fr, float fl) {
-    return adv_clamp_v(qi, ql, qr, ul, ur, (qi * d0 - fr / dx + fl / dx) / d1);
+    return adv_clamp_v(qi, ql, qr, ul, ur,
+                       ADV_DIV(qi * d0 - ADV_DIV(fr, dx) + ADV_DIV(fl, dx), d1));
 }
 
 /* Walcek Eq. 7: cell i is a local extremum. */

@@ -7,7 +7,8 @@
  * keep = 1: every flux too; keep = 0 (the kernels'): the same new values, and
  * the fluxes except those of the faces between two D cells (forward) or an E
  * cell and the C or E cell to its right (backward) inside the walk, which stay
- * untouched. Built without FMA contraction, like the engine. */
+ * untouched. Built without FMA contraction, like the engine. Also adv_div0,
+ * the device's division in the cells, against the host's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,7 +36,9 @@ static int one_case(int dir, int keep, long *cells) {
     float qn1[(MMAX + 2 * PAD) * 3], qn2[(MMAX + 2 * PAD) * 3], F0[(MMAX + 1) * 3],
         F1[(MMAX + 1) * 3], F2[(MMAX + 1) * 3];
     int nq = (m + 2 * PAD) * qs, nf = (m + 1) * fs;
-    for (int i = 0; i < nq; i++) q[i] = (float)(rnd() < 0.1 ? 0.5 : rnd());
+    int zeros = rnd() < 0.3; /* a stretch of zero background, as around a plume */
+    for (int i = 0; i < nq; i++)
+        q[i] = zeros && i > nq / 3 ? 0.f : (float)(rnd() < 0.1 ? 0.5 : rnd());
     double bias = rnd() - 0.5;
     for (int i = 0; i <= m; i++) {
         u[i] = rnd() < 0.05 ? (rnd() < 0.5 ? 0.f : -0.f) : (float)(rnd() - 0.5 + bias);
@@ -50,7 +53,7 @@ static int one_case(int dir, int keep, long *cells) {
     adv_seg_init(&s, cls, u, m, rnd() < 0.3, rnd() < 0.3, 0, 1, 1);
     for (int i = 0; i < m; i++)
         if (rnd() < 0.05) cls[i] = ADV_K;
-    for (int i = 0; i < nf; i++) F0[i] = (float)(rnd() - 0.5);
+    for (int i = 0; i < nf; i++) F0[i] = zeros && rnd() < 0.5 ? 0.f : (float)(rnd() - 0.5);
     int i0 = (int)(rnd() * (m + 1));
     int i1 = i0 + (int)(rnd() * (m + 1 - i0));
     for (int i = 0; i < nq; i++) qn1[i] = qn2[i] = -7.f;
@@ -109,9 +112,44 @@ static void walks_vs_ranges(void **state) {
     assert_true(cells > 200000); /* the ranges were not all empty */
 }
 
+/* adv_div0 (the device's division in the cells) against the host's IEEE
+ * division, bitwise: zeros of both signs over every kind of divisor (finite,
+ * denormal, zero, infinite, NaN), and random bit patterns. */
+static int div_differs(float n, float d) {
+    float a = n / d, b = adv_div0(n, d);
+    if (a != a && b != b) return 0; /* NaN: any payload */
+    return memcmp(&a, &b, sizeof a) != 0;
+}
+
+static void div0_vs_division(void **state) {
+    (void)state;
+    static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu,
+                                       0x00800000u, 0x3f800000u, 0xbf800000u, 0x7f7fffffu,
+                                       0xff7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                       0xffc00001u, 0x3e800000u, 0x41200000u, 0x2f000000u};
+    int ns = (int)(sizeof special / sizeof special[0]), bad = 0;
+    for (int i = 0; i < ns; i++)
+        for (int j = 0; j < ns; j++) {
+            float n, d;
+            memcpy(&n, &special[i], sizeof n);
+            memcpy(&d, &special[j], sizeof d);
+            bad += div_differs(n, d);
+        }
+    for (int t = 0; t < 200000; t++) {
+        uint32_t bn = (uint32_t)(rnd() * 4294967296.0), bd = (uint32_t)(rnd() * 4294967296.0);
+        if (t % 4 == 0) bn &= 0x80000000u; /* a zero numerator, either sign */
+        float n, d;
+        memcpy(&n, &bn, sizeof n);
+        memcpy(&d, &bd, sizeof d);
+        bad += div_differs(n, d);
+    }
+    assert_int_equal(bad, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(walks_vs_ranges),
+        cmocka_unit_test(div0_vs_division),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
