@@ -66,105 +66,130 @@ MU_HD int adv_bwd_cell(int c) { /* a backward walk updates it */
     return c == ADV_C || c == ADV_E || c == ADV_F || c == ADV_K;
 }
 
-/* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. The window is
- * loaded where a run of cells this walk updates starts and slides through the
- * run; the cells between runs (the other walk's) cost no load of q. */
+/* The first cell of [i, i1) that a forward walk updates (i1 if none) and the
+ * last of [i0, i] that a backward walk updates (i0 - 1 if none): the cells
+ * left to the other walk are passed over reading only their classes, four
+ * at a time (independent loads), not walked one by one. */
+MU_HD int adv_next_fwd(const uint8_t *cls, int i, int i1) {
+    for (; i + 3 < i1; i += 4) {
+        int c0 = cls[i], c1 = cls[i + 1], c2 = cls[i + 2], c3 = cls[i + 3];
+        if (adv_fwd_cell(c0)) return i;
+        if (adv_fwd_cell(c1)) return i + 1;
+        if (adv_fwd_cell(c2)) return i + 2;
+        if (adv_fwd_cell(c3)) return i + 3;
+    }
+    for (; i < i1; i++)
+        if (adv_fwd_cell(cls[i])) return i;
+    return i1;
+}
+MU_HD int adv_prev_bwd(const uint8_t *cls, int i0, int i) {
+    for (; i - 3 >= i0; i -= 4) {
+        int c0 = cls[i], c1 = cls[i - 1], c2 = cls[i - 2], c3 = cls[i - 3];
+        if (adv_bwd_cell(c0)) return i;
+        if (adv_bwd_cell(c1)) return i - 1;
+        if (adv_bwd_cell(c2)) return i - 2;
+        if (adv_bwd_cell(c3)) return i - 3;
+    }
+    for (; i >= i0; i--)
+        if (adv_bwd_cell(cls[i])) return i;
+    return i0 - 1;
+}
+
+/* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of cells
+ * this walk updates (C, D) loads the window where it starts and slides it
+ * through the run (q_{i+2} and qn_i by pointers stepped by the cell stride);
+ * the cells between runs (the other walk's) are passed over by adv_next_fwd. */
 MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
                             int wrap, int keep) {
-    if (i0 >= i1) return;
-    adv_win v;
-    memset(&v, 0, sizeof v); /* loaded where a run starts */
-    /* offsets of q_{i+2} (read when the window slides to cell i, unless
-     * wrapping) and of qn_i */
-    ptrdiff_t o2 = (ptrdiff_t)(i0 + 2) * l->qs, on = (ptrdiff_t)i0 * l->qs;
+    const ptrdiff_t qs = l->qs;
     float *F = l->F;
-    int fs = (int)l->fs;
-    float ul = l->u[i0], f = 0.f;         /* the left face's wind; f: F[i] when have */
-    int have = 0, c = cls[i0], fresh = 0; /* fresh: v holds cell i's neighbours */
-    for (int i = i0;;) {
-        int cx = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED; /* the next cell's class */
-        float ur = l->u[i + 1];
-        if (adv_fwd_cell(c) && !fresh) v = adv_win_at(l, i, wrap);
-        if (c == ADV_C) {
-            f = F[(i + 1) * fs] = v.c * ur * l->dt * l->rs[i + 1];
+    const int fs = (int)l->fs;
+    for (int i = adv_next_fwd(cls, i0, i1); i < i1; i = adv_next_fwd(cls, i + 1, i1)) {
+        /* a run starts at cell i (C or D): F[i] not in a register yet */
+        adv_win v = adv_win_at(l, i, wrap);
+        const float *q2 = l->q + (ptrdiff_t)(i + 2) * qs; /* q_{i+2} (unless wrapping) */
+        float *qn = l->qn + (ptrdiff_t)i * qs;
+        float ul = l->u[i], f = 0.f; /* the left face's wind; f: F[i] when have */
+        int have = 0, c = cls[i];
+        for (;;) {
+            int cx = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED; /* the next cell's class */
+            float ur = l->u[i + 1];
+            if (c == ADV_C) {
+                f = F[(i + 1) * fs] = v.c * ur * l->dt * l->rs[i + 1];
+            } else { /* D */
+                float fin = have ? f : F[i * fs], qv;
+                f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, cn[i + 1], l->rs[i + 1],
+                                l->d0[i], l->d1[i], l->dx, fin, &qv);
+                *qn = qv;
+                if (keep || cx != ADV_D) F[(i + 1) * fs] = f;
+            }
             have = 1;
-        } else if (c == ADV_D) {
-            float fin = have ? f : F[i * fs], qv;
-            f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, cn[i + 1], l->rs[i + 1],
-                            l->d0[i], l->d1[i], l->dx, fin, &qv);
-            l->qn[on] = qv;
-            if (keep || cx != ADV_D) F[(i + 1) * fs] = f;
-            have = 1;
-        } else {
-            have = 0;
+            ++i;
+            if (!adv_fwd_cell(cx)) break; /* the run ends (or the range: cx is ADV_FIXED) */
+            c = cx;
+            q2 += qs;
+            qn += qs;
+            ul = ur;
+            float p2 = wrap ? *adv_qat(l, i + 2, wrap) : *q2;
+            v.m2 = v.m1;
+            v.m1 = v.c;
+            v.c = v.p1;
+            v.p1 = v.p2;
+            v.p2 = p2;
+            v.em1 = v.e0;
+            v.e0 = v.ep1;
+            v.ep1 = adv_extw(l, i + 1, v.c, v.p1, v.p2);
         }
-        if (++i >= i1) break;
-        fresh = adv_fwd_cell(c) && adv_fwd_cell(cx);
-        c = cx;
-        o2 += l->qs;
-        on += l->qs;
-        ul = ur;
-        if (!fresh) continue;
-        float p2 = wrap ? *adv_qat(l, i + 2, wrap) : l->q[o2];
-        v.m2 = v.m1;
-        v.m1 = v.c;
-        v.c = v.p1;
-        v.p1 = v.p2;
-        v.p2 = p2;
-        v.em1 = v.e0;
-        v.e0 = v.ep1;
-        v.ep1 = adv_extw(l, i + 1, v.c, v.p1, v.p2);
+        if (i >= i1) break;
     }
 }
 
 /* adv_backward_range: cells [i0, i1) from the last, cell i - 1 after cell i;
- * the window as above. */
+ * runs of C, E, F, K cells as above, the D cells passed over by adv_prev_bwd. */
 MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
                              int wrap, int keep) {
-    if (i0 >= i1) return;
-    adv_win v;
-    memset(&v, 0, sizeof v); /* loaded where a run starts */
-    ptrdiff_t o2 = (ptrdiff_t)(i1 - 3) * l->qs,
-              on = (ptrdiff_t)(i1 - 1) * l->qs; /* q_{i-2}, qn_i */
+    const ptrdiff_t qs = l->qs;
     float *F = l->F;
-    int fs = (int)l->fs;
-    float ur = l->u[i1], f = 0.f; /* the right face's wind; f: F[i + 1] when have */
-    int have = 0, c = cls[i1 - 1], fresh = 0;
-    for (int i = i1 - 1;;) {
-        int cx = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED; /* the next cell's (to the left) */
-        float ul = l->u[i];
-        if (adv_bwd_cell(c) && !fresh) v = adv_win_at(l, i, wrap);
-        if (c == ADV_F || c == ADV_K) {
+    const int fs = (int)l->fs;
+    for (int i = adv_prev_bwd(cls, i0, i1 - 1); i >= i0; i = adv_prev_bwd(cls, i0, i - 1)) {
+        adv_win v = adv_win_at(l, i, wrap);
+        const float *q2 = l->q + (ptrdiff_t)(i - 2) * qs; /* q_{i-2} (unless wrapping) */
+        float *qn = l->qn + (ptrdiff_t)i * qs;
+        float ur = l->u[i + 1], f = 0.f; /* the right face's wind; f: F[i + 1] when have */
+        int have = 0, c = cls[i];
+        for (;;) {
+            int cx = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED; /* the next cell's (left) */
+            float ul = l->u[i];
             float fr = have ? f : F[(i + 1) * fs];
-            l->qn[on] =
-                adv_bwd_f_v(v.c, v.m1, v.p1, ul, ur, l->d0[i], l->d1[i], l->dx, fr, F[i * fs]);
-            have = 0; /* F and K cells store no flux */
-        } else if (c == ADV_C || c == ADV_E) {
-            float fr = have ? f : F[(i + 1) * fs], qv;
-            f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, cn[i], l->rs[i], l->d0[i],
-                            l->d1[i], l->dx, fr, &qv);
-            l->qn[on] = qv;
-            if (keep || cx != ADV_E) F[i * fs] = f;
-            have = 1;
-        } else {
-            have = 0;
+            if (c == ADV_F || c == ADV_K) {
+                *qn =
+                    adv_bwd_f_v(v.c, v.m1, v.p1, ul, ur, l->d0[i], l->d1[i], l->dx, fr, F[i * fs]);
+                have = 0; /* F and K cells store no flux */
+            } else {      /* C or E */
+                float qv;
+                f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, cn[i], l->rs[i], l->d0[i],
+                                l->d1[i], l->dx, fr, &qv);
+                *qn = qv;
+                if (keep || cx != ADV_E) F[i * fs] = f;
+                have = 1;
+            }
+            --i;
+            if (!adv_bwd_cell(cx)) break;
+            c = cx;
+            q2 -= qs;
+            qn -= qs;
+            ur = ul;
+            float m2 = wrap ? *adv_qat(l, i - 2, wrap) : *q2;
+            v.p2 = v.p1;
+            v.p1 = v.c;
+            v.c = v.m1;
+            v.m1 = v.m2;
+            v.m2 = m2;
+            v.ep1 = v.e0;
+            v.e0 = v.em1;
+            v.em1 = adv_extw(l, i - 1, v.m2, v.m1, v.c);
         }
-        if (--i < i0) break;
-        fresh = adv_bwd_cell(c) && adv_bwd_cell(cx);
-        c = cx;
-        o2 -= l->qs;
-        on -= l->qs;
-        ur = ul;
-        if (!fresh) continue;
-        float m2 = wrap ? *adv_qat(l, i - 2, wrap) : l->q[o2];
-        v.p2 = v.p1;
-        v.p1 = v.c;
-        v.c = v.m1;
-        v.m1 = v.m2;
-        v.m2 = m2;
-        v.ep1 = v.e0;
-        v.e0 = v.em1;
-        v.em1 = adv_extw(l, i - 1, v.m2, v.m1, v.c);
+        if (i < i0) break;
     }
 }
 
