@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 #include "gpu/advect_gpu.h"
@@ -455,9 +456,19 @@ __device__ __host__ inline int lines_alone(const dgeom &w, int dataflow) {
     return !dataflow && w.first && w.last && !w.periodic;
 }
 
+/* The walks load the next cell's inputs a cell ahead (adv_forward_walk's
+ * ahead); MUTIRAO_ADV_AHEAD=0 gives k_local the previous form, for a
+ * benchmark to compare (the same results). Read on every call (a getenv is
+ * cheap next to a sweep). */
+int adv_ahead() {
+    const char *s = getenv("MUTIRAO_ADV_AHEAD");
+    return !(s && s[0] == '0');
+}
+
 /* Sources, heads fed by an open border, and (lines) the local forward chains;
  * lines == 2: the backward ones too (lines_alone). */
-template <int WRAP> __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
+template <int WRAP, int AHEAD>
+__global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -466,11 +477,11 @@ template <int WRAP> __global__ void __launch_bounds__(128, 8) k_local(dgeom w, b
     const float *cn = b.wcn + (long long)g * (w.m + 1);
     adv_line l = view(w, b, g, f);
     adv_seg_sources(&s, &l);
-    if (s.src_l) adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0);
-    if (lines) adv_forward_walk(&l, cls, cn, s.h, s.b, WRAP, 0);
+    if (s.src_l) adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0, AHEAD);
+    if (lines) adv_forward_walk(&l, cls, cn, s.h, s.b, WRAP, 0, AHEAD);
     if (lines < 2) return;
-    adv_backward_walk(&l, cls, cn, s.a, s.t, WRAP, 0); /* k_backward's, in its order */
-    if (s.src_r) adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0);
+    adv_backward_walk(&l, cls, cn, s.a, s.t, WRAP, 0, AHEAD); /* k_backward's, in its order */
+    if (s.src_r) adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0, AHEAD);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -484,8 +495,8 @@ __global__ void __launch_bounds__(128, 6) k_streams(dgeom w, bufs b, long long n
         adv_line l = view(w, b, k.g, f);
         const uint8_t *cls = b.cls + (long long)k.g * w.m;
         const float *cn = b.wcn + (long long)k.g * (w.m + 1);
-        adv_forward_walk(&l, cls, cn, k.root, k.hi, WRAP, 0); /* adv_run_task */
-        adv_backward_walk(&l, cls, cn, k.lo, k.root + 1, WRAP, 0);
+        adv_forward_walk(&l, cls, cn, k.root, k.hi, WRAP, 0, 1); /* adv_run_task */
+        adv_backward_walk(&l, cls, cn, k.lo, k.root + 1, WRAP, 0, 1);
     }
 }
 
@@ -521,11 +532,11 @@ template <int WRAP> __global__ void __launch_bounds__(128, 8) k_unpack(dgeom w, 
     if (dir > 0) {
         if (!s.need_l || s.head_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.a) = rb[f];
-        adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0);
+        adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0, 1);
     } else {
         if (!s.need_r || s.tail_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.b) = rb[f];
-        adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0);
+        adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0, 1);
     }
 }
 
@@ -564,10 +575,10 @@ __global__ void __launch_bounds__(128, 8) k_backward(dgeom w, bufs b, int lines)
     const float *cn = b.wcn + (long long)g * (w.m + 1);
     adv_line l = view(w, b, g, f);
     if (lines)
-        adv_backward_walk(&l, cls, cn, s.a, s.t, WRAP, 0);
+        adv_backward_walk(&l, cls, cn, s.a, s.t, WRAP, 0, 1);
     else if (w.last && b.cyc[g] > 0)
         adv_backward(&l, s.b - 1, ADV_K);
-    if (s.src_r) adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0);
+    if (s.src_r) adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0, 1);
 }
 
 __global__ void k_fcells(dgeom w, bufs b, long long nf) {
@@ -863,10 +874,16 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
         g->nf = (int64_t)c[1];
     }
     int lines = lines_alone(w, wp->dataflow) ? 2 : !wp->dataflow;
-    if (w.wrap)
-        k_local<1><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
-    else
-        k_local<0><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
+    if (adv_ahead()) {
+        if (w.wrap)
+            k_local<1, 1><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
+        else
+            k_local<0, 1><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
+    } else if (w.wrap) {
+        k_local<1, 0><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
+    } else {
+        k_local<0, 0><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
+    }
     MU_LAUNCHED();
     if (wp->dataflow && g->ntasks) {
         if (w.wrap)

@@ -98,28 +98,45 @@ MU_HD int adv_prev_bwd(const uint8_t *cls, int i0, int i) {
 /* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of cells
  * this walk updates (C, D) loads the window where it starts and slides it
  * through the run (q_{i+2} and qn_i by pointers stepped by the cell stride);
- * the cells between runs (the other walk's) are passed over by adv_next_fwd. */
+ * the cells between runs (the other walk's) are passed over by adv_next_fwd.
+ * A D cell's winds are both >= 0 (its class), so it is given 0 for them (the
+ * same selections in adv_clamp_v) and loads neither. ahead = 1 (a constant,
+ * like wrap): the next cell's inputs (class, Courant number, rho*, d0, d1 and
+ * the q entering the window) are loaded while this cell's flux chain runs,
+ * so its wait for them overlaps this cell's arithmetic. */
 MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
-                            int wrap, int keep) {
+                            int wrap, int keep, int ahead) {
     const ptrdiff_t qs = l->qs;
     float *F = l->F;
     const int fs = (int)l->fs;
+    const float dx = l->dx;
     for (int i = adv_next_fwd(cls, i0, i1); i < i1; i = adv_next_fwd(cls, i + 1, i1)) {
         /* a run starts at cell i (C or D): F[i] not in a register yet */
         adv_win v = adv_win_at(l, i, wrap);
         const float *q2 = l->q + (ptrdiff_t)(i + 2) * qs; /* q_{i+2} (unless wrapping) */
         float *qn = l->qn + (ptrdiff_t)i * qs;
-        float ul = l->u[i], f = 0.f; /* the left face's wind; f: F[i] when have */
+        float f = 0.f; /* F[i] when have */
         int have = 0, c = cls[i];
+        /* cell i's inputs, and the next cell's class */
+        int cx = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED;
+        float x1 = cn[i + 1], rs = l->rs[i + 1], d0 = l->d0[i], d1 = l->d1[i];
         for (;;) {
-            int cx = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED; /* the next cell's class */
-            float ur = l->u[i + 1];
+            int cn2 = ADV_FIXED;
+            float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p2n = 0.f;
+            if (ahead && adv_fwd_cell(cx)) { /* cell i + 1 is in the run (i + 1 < i1) */
+                cn2 = i + 2 < i1 ? (int)cls[i + 2] : (int)ADV_FIXED;
+                x1n = cn[i + 2];
+                rsn = l->rs[i + 2];
+                d0n = l->d0[i + 1];
+                d1n = l->d1[i + 1];
+                p2n = wrap ? *adv_qat(l, i + 3, wrap) : q2[qs];
+            }
             if (c == ADV_C) {
-                f = F[(i + 1) * fs] = v.c * ur * l->dt * l->rs[i + 1];
+                f = F[(i + 1) * fs] = v.c * l->u[i + 1] * l->dt * rs;
             } else { /* D */
                 float fin = have ? f : F[i * fs], qv;
-                f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, cn[i + 1], l->rs[i + 1],
-                                l->d0[i], l->d1[i], l->dx, fin, &qv);
+                f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, 0.f, 0.f, x1, rs, d0, d1, dx, fin,
+                                &qv);
                 *qn = qv;
                 if (keep || cx != ADV_D) F[(i + 1) * fs] = f;
             }
@@ -129,8 +146,22 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *
             c = cx;
             q2 += qs;
             qn += qs;
-            ul = ur;
-            float p2 = wrap ? *adv_qat(l, i + 2, wrap) : *q2;
+            float p2;
+            if (ahead) {
+                cx = cn2;
+                x1 = x1n;
+                rs = rsn;
+                d0 = d0n;
+                d1 = d1n;
+                p2 = p2n;
+            } else {
+                cx = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED;
+                x1 = cn[i + 1];
+                rs = l->rs[i + 1];
+                d0 = l->d0[i];
+                d1 = l->d1[i];
+                p2 = wrap ? *adv_qat(l, i + 2, wrap) : *q2;
+            }
             v.m2 = v.m1;
             v.m1 = v.c;
             v.c = v.p1;
@@ -145,30 +176,43 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *
 }
 
 /* adv_backward_range: cells [i0, i1) from the last, cell i - 1 after cell i;
- * runs of C, E, F, K cells as above, the D cells passed over by adv_prev_bwd. */
+ * runs of C, E, F, K cells as above, the D cells passed over by adv_prev_bwd.
+ * A C or E cell's left wind is < 0 and its right one >= 0 (C) or < 0 (E): it
+ * is given -1 and 0 or -1 for them (the same selections in adv_bwd_e_v and
+ * adv_clamp_v); F and K cells load theirs. ahead as above. */
 MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
-                             int wrap, int keep) {
+                             int wrap, int keep, int ahead) {
     const ptrdiff_t qs = l->qs;
     float *F = l->F;
     const int fs = (int)l->fs;
+    const float dx = l->dx;
     for (int i = adv_prev_bwd(cls, i0, i1 - 1); i >= i0; i = adv_prev_bwd(cls, i0, i - 1)) {
         adv_win v = adv_win_at(l, i, wrap);
         const float *q2 = l->q + (ptrdiff_t)(i - 2) * qs; /* q_{i-2} (unless wrapping) */
         float *qn = l->qn + (ptrdiff_t)i * qs;
-        float ur = l->u[i + 1], f = 0.f; /* the right face's wind; f: F[i + 1] when have */
+        float f = 0.f; /* F[i + 1] when have */
         int have = 0, c = cls[i];
+        int cx = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED; /* the next cell's (left) */
+        float x1 = cn[i], rs = l->rs[i], d0 = l->d0[i], d1 = l->d1[i];
         for (;;) {
-            int cx = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED; /* the next cell's (left) */
-            float ul = l->u[i];
+            int cn2 = ADV_FIXED;
+            float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m2n = 0.f;
+            if (ahead && adv_bwd_cell(cx)) { /* cell i - 1 is in the run (i - 1 >= i0) */
+                cn2 = i - 2 >= i0 ? (int)cls[i - 2] : (int)ADV_FIXED;
+                x1n = cn[i - 1];
+                rsn = l->rs[i - 1];
+                d0n = l->d0[i - 1];
+                d1n = l->d1[i - 1];
+                m2n = wrap ? *adv_qat(l, i - 3, wrap) : q2[-qs];
+            }
             float fr = have ? f : F[(i + 1) * fs];
             if (c == ADV_F || c == ADV_K) {
-                *qn =
-                    adv_bwd_f_v(v.c, v.m1, v.p1, ul, ur, l->d0[i], l->d1[i], l->dx, fr, F[i * fs]);
+                *qn = adv_bwd_f_v(v.c, v.m1, v.p1, l->u[i], l->u[i + 1], d0, d1, dx, fr, F[i * fs]);
                 have = 0; /* F and K cells store no flux */
             } else {      /* C or E */
                 float qv;
-                f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, ul, ur, cn[i], l->rs[i], l->d0[i],
-                                l->d1[i], l->dx, fr, &qv);
+                f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, -1.f, c == ADV_C ? 0.f : -1.f, x1,
+                                rs, d0, d1, dx, fr, &qv);
                 *qn = qv;
                 if (keep || cx != ADV_E) F[i * fs] = f;
                 have = 1;
@@ -178,8 +222,22 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float 
             c = cx;
             q2 -= qs;
             qn -= qs;
-            ur = ul;
-            float m2 = wrap ? *adv_qat(l, i - 2, wrap) : *q2;
+            float m2;
+            if (ahead) {
+                cx = cn2;
+                x1 = x1n;
+                rs = rsn;
+                d0 = d0n;
+                d1 = d1n;
+                m2 = m2n;
+            } else {
+                cx = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED;
+                x1 = cn[i];
+                rs = l->rs[i];
+                d0 = l->d0[i];
+                d1 = l->d1[i];
+                m2 = wrap ? *adv_qat(l, i - 2, wrap) : *q2;
+            }
             v.p2 = v.p1;
             v.p1 = v.c;
             v.c = v.m1;

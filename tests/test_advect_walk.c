@@ -7,8 +7,8 @@
  * keep = 1: every flux too; keep = 0 (the kernels'): the same new values, and
  * the fluxes except those of the faces between two D cells (forward) or an E
  * cell and the C or E cell to its right (backward) inside the walk, which stay
- * untouched. Built without FMA contraction, like the engine. Also adv_div0,
- * the device's division in the cells, against the host's. */
+ * untouched; loading a cell ahead or not (ahead). Built without FMA contraction, like the engine.
+ * Also adv_div0, the device's division in the cells, against the host's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,7 +29,7 @@ static double rnd(void) {
 enum { PAD = 2, MMAX = 40 };
 
 /* One random line and range; returns 1 if the walk and the range differ. */
-static int one_case(int dir, int keep, long *cells) {
+static int one_case(int dir, int keep, int ahead, long *cells) {
     int m = 1 + (int)(rnd() * MMAX), wrap = rnd() < 0.3;
     int qs = 1 + (int)(rnd() * 3), fs = 1 + (int)(rnd() * 3);
     float q[(MMAX + 2 * PAD) * 3], u[MMAX + 1], rs[MMAX + 1], d0[MMAX], d1[MMAX];
@@ -82,10 +82,10 @@ static int one_case(int dir, int keep, long *cells) {
     b.F = F2;
     if (dir > 0) {
         adv_forward_range(&a, cls, i0, i1);
-        adv_forward_walk(&b, cls, cn, i0, i1, wrap, keep);
+        adv_forward_walk(&b, cls, cn, i0, i1, wrap, keep, ahead);
     } else {
         adv_backward_range(&a, cls, i0, i1);
-        adv_backward_walk(&b, cls, cn, i0, i1, wrap, keep);
+        adv_backward_walk(&b, cls, cn, i0, i1, wrap, keep, ahead);
     }
     *cells += i1 - i0;
     if (memcmp(qn1, qn2, sizeof(float) * (size_t)nq)) return 1;
@@ -107,9 +107,10 @@ static void walks_vs_ranges(void **state) {
     int bad = 0;
     for (int t = 0; t < 20000; t++)
         for (int keep = 0; keep < 2; keep++)
-            bad += one_case(1, keep, &cells) + one_case(-1, keep, &cells);
+            for (int ahead = 0; ahead < 2; ahead++)
+                bad += one_case(1, keep, ahead, &cells) + one_case(-1, keep, ahead, &cells);
     assert_int_equal(bad, 0);
-    assert_true(cells > 200000); /* the ranges were not all empty */
+    assert_true(cells > 400000); /* the ranges were not all empty */
 }
 
 /* adv_div0 (the device's division in the cells) against the host's IEEE
