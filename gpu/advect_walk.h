@@ -115,8 +115,8 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *
         adv_win v = adv_win_at(l, i, wrap);
         const float *q2 = l->q + (ptrdiff_t)(i + 2) * qs; /* q_{i+2} (unless wrapping) */
         float *qn = l->qn + (ptrdiff_t)i * qs;
-        float f = 0.f; /* F[i] when have */
-        int have = 0, c = cls[i];
+        int c = cls[i];
+        float f = c == ADV_D ? F[i * fs] : 0.f; /* F[i]: read where the run starts (a D cell) */
         /* cell i's inputs, and the next cell's class */
         int cx = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED;
         float x1 = cn[i + 1], rs = l->rs[i + 1], d0 = l->d0[i], d1 = l->d1[i];
@@ -134,13 +134,12 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *
             if (c == ADV_C) {
                 f = F[(i + 1) * fs] = v.c * l->u[i + 1] * l->dt * rs;
             } else { /* D */
-                float fin = have ? f : F[i * fs], qv;
-                f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, 0.f, 0.f, x1, rs, d0, d1, dx, fin,
+                float qv;
+                f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f,
                                 &qv);
                 *qn = qv;
                 if (keep || cx != ADV_D) F[(i + 1) * fs] = f;
             }
-            have = 1;
             ++i;
             if (!adv_fwd_cell(cx)) break; /* the run ends (or the range: cx is ADV_FIXED) */
             c = cx;
@@ -190,8 +189,8 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float 
         adv_win v = adv_win_at(l, i, wrap);
         const float *q2 = l->q + (ptrdiff_t)(i - 2) * qs; /* q_{i-2} (unless wrapping) */
         float *qn = l->qn + (ptrdiff_t)i * qs;
-        float f = 0.f; /* F[i + 1] when have */
-        int have = 0, c = cls[i];
+        int c = cls[i];
+        float f = F[(i + 1) * fs]; /* F[i + 1], read where the run starts */
         int cx = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED; /* the next cell's (left) */
         float x1 = cn[i], rs = l->rs[i], d0 = l->d0[i], d1 = l->d1[i];
         for (;;) {
@@ -205,17 +204,16 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float 
                 d1n = l->d1[i - 1];
                 m2n = wrap ? *adv_qat(l, i - 3, wrap) : q2[-qs];
             }
-            float fr = have ? f : F[(i + 1) * fs];
             if (c == ADV_F || c == ADV_K) {
-                *qn = adv_bwd_f_v(v.c, v.m1, v.p1, l->u[i], l->u[i + 1], d0, d1, dx, fr, F[i * fs]);
-                have = 0; /* F and K cells store no flux */
-            } else {      /* C or E */
+                float fl = F[i * fs]; /* stored by no cell: the next cell's F[i + 1] */
+                *qn = adv_bwd_f_v(v.c, v.m1, v.p1, l->u[i], l->u[i + 1], d0, d1, dx, f, fl);
+                f = fl;
+            } else { /* C or E */
                 float qv;
                 f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, -1.f, c == ADV_C ? 0.f : -1.f, x1,
-                                rs, d0, d1, dx, fr, &qv);
+                                rs, d0, d1, dx, f, &qv);
                 *qn = qv;
                 if (keep || cx != ADV_E) F[i * fs] = f;
-                have = 1;
             }
             --i;
             if (!adv_bwd_cell(cx)) break;
