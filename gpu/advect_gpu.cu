@@ -331,6 +331,11 @@ __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
     return l;
 }
 
+/* qn = q in one cell, its N fields over the lanes of a warp. */
+__device__ __forceinline__ void copy_cell(const bufs &b, long long o, int N, int lane) {
+    for (int f = lane; f < N; f += 32) b.qn[o + f] = b.q[o + f];
+}
+
 /* adv_seg_init with a warp per line: the lanes classify the cells, and the
  * first non-D / last non-E cells (h, t) come from warp minimum / maximum. */
 __global__ void k_classify(dgeom w, bufs b) {
@@ -355,6 +360,16 @@ __global__ void k_classify(dgeom w, bufs b) {
     }
     nd = __reduce_min_sync(0xffffffffu, nd);
     ne = __reduce_max_sync(0xffffffffu, ne);
+    /* qn = q on the cells the sweep leaves alone (fixed open-border cells: the
+     * ends [0, a) and [b, m) of adv_seg_ends), the lanes over the fields:
+     * every other cell of a line is written by its chains, and the halos are
+     * filled again before they are read, so the fields are not copied whole
+     * (the CPU's memcpy); here rather than in a kernel of a thread per line and
+     * field (a launch, and its index arithmetic, less). */
+    long long off = line_off(w, g);
+    for (int i = 0; i < s.a && i < w.m; i++) copy_cell(b, off + (long long)i * w.qs, w.N, lane);
+    for (int i = s.b > s.a ? s.b : s.a; i < w.m; i++)
+        copy_cell(b, off + (long long)i * w.qs, w.N, lane);
     if (lane) return;
     if (live) adv_seg_ht(&s, u, nd, ne, ne >= s.a ? adv_class(u[ne], u[ne + 1]) : (int)ADV_FIXED);
     b.seg[g] = s;
@@ -428,21 +443,6 @@ __global__ void k_tasks(dgeom w, bufs b) {
         if (mc) lastc = i0 + top_bit(mc);
     }
     if (lost) atomicAdd(&b.counters[2], lost);
-}
-
-/* qn = q on the cells the sweep leaves alone (fixed open-border cells): every
- * other cell of a line is written by its chains, and the halos are filled
- * again before they are read, so the fields are not copied whole (the CPU's
- * memcpy). */
-__global__ void k_fixed(dgeom w, bufs b) {
-    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= (long long)w.G * w.N) return;
-    int g = (int)(k / w.N), f = (int)(k % w.N);
-    const adv_seg s = b.seg[g];
-    adv_line l = view(w, b, g, f);
-    for (int i = 0; i < s.a && i < w.m; i++) l.qn[(ptrdiff_t)i * l.qs] = l.q[(ptrdiff_t)i * l.qs];
-    for (int i = s.b > s.a ? s.b : s.a; i < w.m; i++)
-        l.qn[(ptrdiff_t)i * l.qs] = l.q[(ptrdiff_t)i * l.qs];
 }
 
 /* The chain kernels are capped at 64 registers (8 blocks of 128 threads, 50%
@@ -860,8 +860,6 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b);
     MU_LAUNCHED();
     long long gf = (long long)w.G * w.N;
-    k_fixed<<<blocks(gf, 128), 128, 0, g->st>>>(w, b);
-    MU_LAUNCHED();
     g->ntasks = g->nf = 0;
     if (wp->dataflow) {
         k_tasks<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b);
