@@ -76,7 +76,7 @@ signal_when() {
         if [ $t -gt 300 ] || ! kill -0 "$pid" 2>/dev/null; then return 1; fi
     done
     ranks=$(for proxy in $(pgrep -P "$pid"); do pgrep -P "$proxy"; done)
-    [ -n "$ranks" ] || ranks=$(pgrep -P "$pid")
+    [ -n "$ranks" ] || ranks=$(pgrep -P "$pid" -f "$MUTIRAO")
     # shellcheck disable=SC2086
     kill -"$sig" ${ranks:-$pid}
 }

@@ -32,7 +32,8 @@ check_failure "checkpoint of other options" "p.ckpt: the checkpoint is of anothe
 signal_case() {
     local sig=$1 np=$2 np_restart=$3
     rm -f "$WORK/sig.ckpt" "$WORK/sig.csv"
-    "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" scenarios "${opts[@]}" $tree \
+    # One host thread per rank: stage 2 then lasts long enough for the signal to land in it.
+    "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" scenarios "${opts[@]}" $tree --threads=1 \
         --checkpoint="$WORK/sig.ckpt" --output="$WORK/sig.csv" >"$WORK/sig.out" 2>"$WORK/sig.err" &
     local pid=$!
     if ! signal_when $pid "$WORK/sig.err" "scenarios: stage 1 " "$sig"; then
