@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "advect/advect.h"
+#include "mpi/wait.h"
 #include "core/error.h"
 #include "core/exactsum.h"
 #include "core/log.h"
@@ -73,8 +74,8 @@ static int diagnose(adv_state *s, adv_diag *d) {
         return 1;
     }
     mu_xsum_allreduce(acc, N, s->cart.comm);
-    MPI_Allreduce(MPI_IN_PLACE, mn, N, MPI_INT32_T, MPI_MIN, s->cart.comm);
-    MPI_Allreduce(MPI_IN_PLACE, mx, N, MPI_INT32_T, MPI_MAX, s->cart.comm);
+    mu_allreduce(mn, N, MPI_INT32_T, MPI_MIN, s->cart.comm);
+    mu_allreduce(mx, N, MPI_INT32_T, MPI_MAX, s->cart.comm);
     for (int f = 0; f < N; f++) {
         d->mass[f] = mu_xsum_round(&acc[f], NULL);
         d->min[f] = adv_keyf(mn[f]);
@@ -141,7 +142,7 @@ static void norms(adv_state *s, double *l1, double *l2, double *linf) {
                 }
             }
     mu_xsum_allreduce(acc, 4 * N, s->cart.comm);
-    MPI_Allreduce(MPI_IN_PLACE, mx, 2 * N, MPI_DOUBLE, MPI_MAX, s->cart.comm);
+    mu_allreduce(mx, 2 * N, MPI_DOUBLE, MPI_MAX, s->cart.comm);
     for (int f = 0; f < N; f++) {
         double a = mu_xsum_round(&acc[4 * f], NULL), b = mu_xsum_round(&acc[4 * f + 1], NULL);
         double c0 = mu_xsum_round(&acc[4 * f + 2], NULL), d0 = mu_xsum_round(&acc[4 * f + 3], NULL);
@@ -313,6 +314,9 @@ void adv_state_close(adv_state *s) {
 int adv_run(mu_app *app, adv_cfg *cfg) {
     adv_state st;
     adv_state *s = &st;
+    mu_wait_configure(app->dev.local_size);
+    if (mu_wait_polite())
+        mu_info("advect: more ranks than CPUs on a node: MPI waits yield the CPU");
     if (adv_state_open(s, cfg, app->comm)) return 1;
     mu_info("advect: %lld x %lld x %lld cells (x, y, z), %d field(s), %d x %d ranks (blocks of "
             "%d x %d), schedule %s, %lld step(s) of dt=%g",

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "advect/advect.h"
+#include "mpi/wait.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "gpu/gpu.h"
@@ -157,8 +158,10 @@ static void exchange(adv_state *s, const sweep_geom *w, int dir) {
     }
     int to = dir > 0 ? s->cart.next[w->axis] : s->cart.prev[w->axis];
     int from = dir > 0 ? s->cart.prev[w->axis] : s->cart.next[w->axis];
-    MPI_Sendrecv(s->sbuf, (int)count, MPI_FLOAT, to, 40 + w->axis, s->rbuf, (int)count, MPI_FLOAT,
-                 from, 40 + w->axis, s->cart.comm, MPI_STATUS_IGNORE);
+    MPI_Request rq[2];
+    MPI_Irecv(s->rbuf, (int)count, MPI_FLOAT, from, 40 + w->axis, s->cart.comm, &rq[0]);
+    MPI_Isend(s->sbuf, (int)count, MPI_FLOAT, to, 40 + w->axis, s->cart.comm, &rq[1]);
+    mu_waitall(2, rq, MPI_STATUSES_IGNORE);
 }
 
 /* Forward chains across ranks: each round passes F[R] of every line whose
@@ -319,7 +322,7 @@ static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_ge
     MPI_Isend(to_prev, (int)count, MPI_FLOAT, prev, 60 + axis, s->cart.comm, &rq[3]);
     int wrc = gpu_winds(s, w, d, t, cmax);
     MPI_Status sts[4];
-    MPI_Waitall(4, rq, sts);
+    mu_waitall(4, rq, sts);
     if (!rc && prev != MPI_PROC_NULL)
         rc = mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, -ADV_HALO, from_prev, 1);
     if (!rc && next != MPI_PROC_NULL)
@@ -394,8 +397,7 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
                     pn[2 * g + 1] = 1;
             }
         }
-        if (axis < 2 && w.P > 1)
-            MPI_Allreduce(MPI_IN_PLACE, pn, 2 * w.G, MPI_INT, MPI_LOR, s->cart.line[axis]);
+        if (axis < 2 && w.P > 1) mu_allreduce(pn, 2 * w.G, MPI_INT, MPI_LOR, s->cart.line[axis]);
         for (int g = 0; g < w.G; g++) s->cyc[g] = !pn[2 * g + 1] ? 1 : !pn[2 * g] ? -1 : 0;
     }
     int rounds = w.P > 1 || w.periodic ? w.P : 0;
@@ -548,7 +550,7 @@ int adv_step(adv_state *s, int64_t k) {
         mu_timer_end(phase[axis]);
         if (rc) return rc;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &cmax, 1, MPI_DOUBLE, MPI_MAX, s->cart.comm);
+    mu_allreduce(&cmax, 1, MPI_DOUBLE, MPI_MAX, s->cart.comm);
     s->cmax = cmax;
     return 0;
 }
@@ -599,7 +601,7 @@ int adv_halo(adv_state *s, int axis) {
     MPI_Isend(to_next, (int)count, MPI_FLOAT, next, 50 + axis, s->cart.comm, &rq[2]);
     MPI_Isend(to_prev, (int)count, MPI_FLOAT, prev, 60 + axis, s->cart.comm, &rq[3]);
     MPI_Status sts[4];
-    MPI_Waitall(4, rq, sts);
+    mu_waitall(4, rq, sts);
     if (prev != MPI_PROC_NULL) pack_cols(s, axis, -ADV_HALO, from_prev, 1);
     if (next != MPI_PROC_NULL) pack_cols(s, axis, m, from_next, 1);
     return 0;
