@@ -293,8 +293,12 @@ int lanes_env(int fallback) {
 constexpr int DEFAULT_ROWS = 2, DEFAULT_FUSED = 0;
 /* Entries per lane and row loaded before the first use (MUTIRAO_CG_DEPTH):
  * 4 puts a 7-point row's whole chain (row pointers, then columns and values,
- * then the gathers of x) in three waits instead of one wait per entry. */
-constexpr int DEFAULT_DEPTH = 4;
+ * then the gathers of x) in three waits instead of one wait per entry, but
+ * takes 64 registers; on an H100 at 256^3 (same lease, bench_cg, median of 50
+ * batches) depth 1 with lane-0 row finishing ran 1.048 ms per iteration,
+ * depth 4 with all lanes finishing 1.059-1.061 ms, so 1 and lane 0 are the
+ * defaults (MUTIRAO_CG_SPREAD=1 spreads the finishing over the lanes). */
+constexpr int DEFAULT_DEPTH = 1;
 
 int rows_env() {
     const char *s = getenv("MUTIRAO_CG_ROWS");
@@ -310,7 +314,7 @@ int depth_env() {
 
 int spread_env() {
     const char *s = getenv("MUTIRAO_CG_SPREAD");
-    return !(s && s[0] == '0');
+    return s && s[0] == '1';
 }
 
 int fused_env() {
