@@ -94,38 +94,33 @@ bufs of(const mu_gpu_adv *g) {
                 g->wcn, g->cls, g->seg,  g->tasks, g->fcells, g->cyc, g->counters};
 }
 
+/* The column (x, y) or row (z, y / z, x) of a sweep's line g: its first cell. */
+__device__ void line_xyz(const dgeom &w, int g, int *x, int *y, int *z) {
+    *x = *y = *z = 0;
+    if (w.axis == 0) {
+        *z = g % w.nz;
+        *y = g / w.nz;
+    } else if (w.axis == 1) {
+        *z = g % w.nz;
+        *x = g / w.nz;
+    } else {
+        *x = g % w.nxl;
+        *y = g / w.nxl;
+    }
+}
+
 /* The same offsets as sweep.c's line_off. */
 __device__ long long line_off(const dgeom &w, int g) {
-    int x = 0, y = 0, z = 0;
-    if (w.axis == 0) {
-        z = g % w.nz;
-        y = g / w.nz;
-    } else if (w.axis == 1) {
-        z = g % w.nz;
-        x = g / w.nz;
-    } else {
-        x = g % w.nxl;
-        y = g / w.nxl;
-    }
+    int x, y, z;
+    line_xyz(w, g, &x, &y, &z);
     return (long long)w.N * (z + (long long)w.nz * ((x + 2) + (long long)w.sx * (y + 2)));
 }
 
 /* Offset and stride of a line's cells in the cell densities (sweep.c's dens_off). */
 __device__ long long dens_off(const dgeom &w, int g, long long *stride) {
-    int x = 0, y = 0, z = 0;
-    if (w.axis == 0) {
-        z = g % w.nz;
-        y = g / w.nz;
-        *stride = w.nz;
-    } else if (w.axis == 1) {
-        z = g % w.nz;
-        x = g / w.nz;
-        *stride = (long long)w.nz * w.nxl;
-    } else {
-        x = g % w.nxl;
-        y = g / w.nxl;
-        *stride = 1;
-    }
+    int x, y, z;
+    line_xyz(w, g, &x, &y, &z);
+    *stride = w.axis == 0 ? w.nz : w.axis == 1 ? (long long)w.nz * w.nxl : 1;
     return z + (long long)w.nz * (x + (long long)w.nxl * y);
 }
 

@@ -78,26 +78,6 @@ static double *scenarios(int m, int d) {
     return x;
 }
 
-static int g_all(void *ctx, const double *c, int k, double *dist) {
-    return mu_gpu_km_all(ctx, c, k, dist);
-}
-static int g_near(void *ctx, const double *c, int k, int *ic1, int *ic2) {
-    return mu_gpu_km_nearest2(ctx, c, k, ic1, ic2);
-}
-static int g_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
-                  const double *an1, const double *an2, const unsigned char *live, double *r1,
-                  double *r2, int *l2) {
-    return mu_gpu_km_scan(ctx, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
-}
-static int g_qtest(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
-                   const double *an1, const double *an2, const unsigned char *qchg, int *cand) {
-    return mu_gpu_km_qtest(ctx, c, k, ic1, ic2, nc, an1, an2, qchg, cand);
-}
-static int g_recompute(void *ctx, const int *ic1, const int *nc, int k,
-                       const unsigned char *touched, double *c, double *cw) {
-    return mu_gpu_km_recompute(ctx, ic1, nc, k, touched, c, cw);
-}
-
 typedef struct {
     int m, k;
     const char *name;
@@ -156,9 +136,7 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
     /* Version 2's bookkeeping on the device from MU_GPU_KM_BOOK_MIN points, as
      * mu_agg_cluster does (then in the dist_s column). */
     int book = m >= book_min;
-    mu_km_backend cbe = mu_km_cpu_backend(&pts),
-                  gbe = {
-                      g, g_all, g_near, g_scan, book ? g_qtest : NULL, book ? g_recompute : NULL};
+    mu_km_backend cbe = mu_km_cpu_backend(&pts), gbe = mu_km_gpu_backend(g, book, book);
     cbe.qtest = NULL; /* v2-cpu: the bookkeeping stays in the serial column */
     cbe.recompute = NULL;
     struct {

@@ -43,6 +43,17 @@ print("largest relative inflow difference %.3g" % worst)
 sys.exit(0 if worst <= 1e-9 else 1)
 PY
 }
+# agree NAME A B: byte-identical, or close (above); else a failure.
+agree() {
+    local out
+    if cmp -s "$2" "$3"; then
+        echo "ok: $1: byte-identical"
+    elif out=$(close "$2" "$3"); then
+        echo "ok: $1: $out"
+    else
+        fail "$1: $out"
+    fi
+}
 
 for np in 1 3; do
     for dev in cpu gpu; do
@@ -54,13 +65,7 @@ for np in 1 3; do
             { cat "$WORK/err" >&2; fail "comb on $dev, $np rank(s)"; }
     done
     for what in tree comb; do
-        if cmp -s "$WORK/$what-cpu-$np.csv" "$WORK/$what-gpu-$np.csv"; then
-            echo "ok: $what, $np rank(s), GPU vs CPU: byte-identical"
-        elif out=$(close "$WORK/$what-cpu-$np.csv" "$WORK/$what-gpu-$np.csv"); then
-            echo "ok: $what, $np rank(s), GPU vs CPU: $out"
-        else
-            fail "$what, $np rank(s), GPU vs CPU: $out"
-        fi
+        agree "$what, $np rank(s), GPU vs CPU" "$WORK/$what-cpu-$np.csv" "$WORK/$what-gpu-$np.csv"
     done
 done
 for dev in cpu gpu; do
@@ -68,11 +73,7 @@ for dev in cpu gpu; do
         --stats-series=0 --output="$WORK/logn-$dev.csv" >/dev/null 2>"$WORK/err" ||
         { cat "$WORK/err" >&2; fail "lognormal-correlation tree on $dev"; }
 done
-if out=$(close "$WORK/logn-cpu.csv" "$WORK/logn-gpu.csv"); then
-    echo "ok: tree with --corr=lognormal, 2 ranks, GPU vs CPU: $out"
-else
-    fail "tree with --corr=lognormal, GPU vs CPU: $out"
-fi
+agree "tree with --corr=lognormal, 2 ranks, GPU vs CPU" "$WORK/logn-cpu.csv" "$WORK/logn-gpu.csv"
 cmp -s "$WORK/tree-gpu-1.csv" "$WORK/tree-gpu-3.csv" && echo "ok: GPU tree identical on 1 and 3 ranks" ||
     fail "GPU tree differs between 1 and 3 ranks"
 # Three ranks on one device with the root shared (--split=on: each rank's block
@@ -89,11 +90,5 @@ for dev in cpu gpu; do
         --output="$WORK/big-$dev.csv" >/dev/null 2>"$WORK/err" ||
         { cat "$WORK/err" >&2; fail "M=10000 root on $dev"; }
 done
-if cmp -s "$WORK/big-cpu.csv" "$WORK/big-gpu.csv"; then
-    echo "ok: M=10000 root (device bookkeeping), GPU vs CPU: byte-identical"
-elif out=$(close "$WORK/big-cpu.csv" "$WORK/big-gpu.csv"); then
-    echo "ok: M=10000 root (device bookkeeping), GPU vs CPU: $out"
-else
-    fail "M=10000 root, GPU vs CPU: $out"
-fi
+agree "M=10000 root (device bookkeeping), GPU vs CPU" "$WORK/big-cpu.csv" "$WORK/big-gpu.csv"
 finish

@@ -547,26 +547,6 @@ static int r_compare(const char *dir) {
 
 /* ---- GPU against CPU ----------------------------------------------------- */
 
-static int g_all(void *ctx, const double *c, int k, double *dist) {
-    return mu_gpu_km_all(ctx, c, k, dist);
-}
-static int g_near(void *ctx, const double *c, int k, int *ic1, int *ic2) {
-    return mu_gpu_km_nearest2(ctx, c, k, ic1, ic2);
-}
-static int g_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
-                  const double *an1, const double *an2, const unsigned char *live, double *r1,
-                  double *r2, int *l2) {
-    return mu_gpu_km_scan(ctx, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
-}
-static int g_qtest(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
-                   const double *an1, const double *an2, const unsigned char *qchg, int *cand) {
-    return mu_gpu_km_qtest(ctx, c, k, ic1, ic2, nc, an1, an2, qchg, cand);
-}
-static int g_recompute(void *ctx, const int *ic1, const int *nc, int k,
-                       const unsigned char *touched, double *c, double *cw) {
-    return mu_gpu_km_recompute(ctx, ic1, nc, k, touched, c, cw);
-}
-
 static int gpu_compare(void) {
     if (mu_gpu_device_count() < 1) {
         printf("no CUDA device: skipped\n");
@@ -644,7 +624,7 @@ static int gpu_compare(void) {
                       all ? "all" : "flagged");
             }
             /* whole Version 2 runs with every step on the device, against the CPU */
-            mu_km_backend be = {g, g_all, g_near, g_scan, g_qtest, g_recompute};
+            mu_km_backend be = mu_km_gpu_backend(g, 1, 1);
             int *o1 = malloc(sizeof(int) * m), *o2 = malloc(sizeof(int) * m);
             memcpy(cc, c, sizeof(double) * k * d);
             memcpy(cg, c, sizeof(double) * k * d);

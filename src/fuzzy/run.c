@@ -34,40 +34,28 @@ typedef struct {
     double gpu_ms;  /* kernel time on this rank */
 } fm_ctx;
 
-/* Runs the device over ranges and turns its outputs into mu_fm_stat. */
-static int gpu_ranges(fm_ctx *c, const mu_gpu_fm_range *g, int ng, int64_t total, double *v,
-                      mu_fm_stat *st) {
-    int64_t *its = malloc((size_t)(total ? total : 1) * sizeof *its);
-    int *conv = malloc((size_t)(total ? total : 1) * sizeof *conv);
-    float ms = 0;
-    int rc = !its || !conv ? mu_error("out of memory for %lld starts", (long long)total) : 0;
-    if (!rc && mu_gpu_fm_run(c->gpu, g, ng, c->set.r2, c->set.eps1, c->set.max_it, c->set.sum_block,
-                             v, its, conv, &ms))
-        rc = mu_error("the FM iteration on the GPU: %s", mu_gpu_error());
-    if (!rc) {
-        c->gpu_ms += ms;
-        for (int64_t k = 0; k < total; k++) {
-            st[k].iterations = its[k];
-            st[k].converged = conv[k];
-        }
-    }
-    free(its);
-    free(conv);
-    return rc;
-}
-
-/* gpu_ranges with the acceptance on the device too (the same prototypes as
+/* Runs the device over ranges and turns its outputs into mu_fm_stat. With
+ * proto, the acceptance runs on the device too (the same prototypes as
  * mu_fm_accept, to the bit): only the prototypes, packed in range order, their
- * starts, the counts per range and the statistics come back. */
-static int gpu_ranges_accept(fm_ctx *c, const mu_gpu_fm_range *g, int ng, int64_t total,
-                             double eps2, double *proto, int64_t *from, int64_t *nproto,
-                             mu_fm_stat *st) {
+ * starts and the counts per range come back; else the end points, into v. */
+typedef struct {
+    double eps2, *proto;
+    int64_t *from, *nproto;
+} fm_dev_accept;
+
+static int gpu_ranges(fm_ctx *c, const mu_gpu_fm_range *g, int ng, int64_t total, double *v,
+                      const fm_dev_accept *acc, mu_fm_stat *st) {
     int64_t *its = malloc((size_t)(total ? total : 1) * sizeof *its);
     int *conv = malloc((size_t)(total ? total : 1) * sizeof *conv);
     float ms = 0;
     int rc = !its || !conv ? mu_error("out of memory for %lld starts", (long long)total) : 0;
-    if (!rc && mu_gpu_fm_run_accept(c->gpu, g, ng, c->set.r2, c->set.eps1, c->set.max_it,
-                                    c->set.sum_block, eps2, proto, from, nproto, its, conv, &ms))
+    if (!rc && !acc &&
+        mu_gpu_fm_run(c->gpu, g, ng, c->set.r2, c->set.eps1, c->set.max_it, c->set.sum_block, v,
+                      its, conv, &ms))
+        rc = mu_error("the FM iteration on the GPU: %s", mu_gpu_error());
+    if (!rc && acc &&
+        mu_gpu_fm_run_accept(c->gpu, g, ng, c->set.r2, c->set.eps1, c->set.max_it, c->set.sum_block,
+                             acc->eps2, acc->proto, acc->from, acc->nproto, its, conv, &ms))
         rc = mu_error("the FM iteration and acceptance on the GPU: %s", mu_gpu_error());
     if (!rc) {
         c->gpu_ms += ms;
@@ -86,7 +74,7 @@ static int gpu_ranges_accept(fm_ctx *c, const mu_gpu_fm_range *g, int ng, int64_
 static int fm_starts(fm_ctx *c, int64_t first, int64_t count, double *v, mu_fm_stat *st) {
     if (!c->gpu) return mu_fm_run_cpu(&c->set, first, count, v, st);
     mu_gpu_fm_range g = {c->row0, c->set.n, first, count};
-    return gpu_ranges(c, &g, 1, count, v, st);
+    return gpu_ranges(c, &g, 1, count, v, NULL, st);
 }
 
 /* Task farm record per start: v (F doubles), iterations, converged. */
@@ -384,7 +372,7 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
  * Exact mode accepts on the host: its end points come from the task farm's
  * ranks (or the ring) in chunks, and the checkpoint records need them anyway;
  * the partitioned mode, whose partitions each run whole on one rank, accepts
- * on the device (gpu_ranges_accept). */
+ * on the device (gpu_ranges with fm_dev_accept). */
 static int accept_records(fz_state *s, const double *rec, double eps2) {
     int F = s->F;
     double *v = malloc((size_t)(s->n * F) * sizeof *v);
@@ -516,7 +504,8 @@ static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
         }
     }
     if (!rc && base->gpu && mine > 0)
-        rc = gpu_ranges_accept(base, g, mine, s->nloc, eps2, protos, from, dev_m, st);
+        rc = gpu_ranges(base, g, mine, s->nloc, NULL, &(fm_dev_accept){eps2, protos, from, dev_m},
+                        st);
     for (int j = s->pa; j < s->pb && !rc; j++) {
         int64_t off = s->pstart[j] - s->pstart[s->pa], np = s->pstart[j + 1] - s->pstart[j];
         int64_t *m = meta + (j - s->pa) * PMETA;

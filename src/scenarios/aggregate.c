@@ -42,27 +42,6 @@
 
 #define MU_AGG_STREAM 0x6b6d65616e73ull /* "kmeans": the stream of the centre draw */
 
-static int gpu_all(void *ctx, const double *c, int k, double *dist) {
-    return mu_gpu_km_all(ctx, c, k, dist);
-}
-static int gpu_nearest2(void *ctx, const double *c, int k, int *ic1, int *ic2) {
-    return mu_gpu_km_nearest2(ctx, c, k, ic1, ic2);
-}
-static int gpu_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
-                    const int *nc, const double *an1, const double *an2, const unsigned char *live,
-                    double *r1, double *r2, int *l2) {
-    return mu_gpu_km_scan(ctx, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
-}
-static int gpu_qtest(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
-                     const int *nc, const double *an1, const double *an2, const unsigned char *qchg,
-                     int *cand) {
-    return mu_gpu_km_qtest(ctx, c, k, ic1, ic2, nc, an1, an2, qchg, cand);
-}
-static int gpu_recompute(void *ctx, const int *ic1, const int *nc, int k,
-                         const unsigned char *touched, double *c, double *cw) {
-    return mu_gpu_km_recompute(ctx, ic1, nc, k, touched, c, cw);
-}
-
 /* Rows a and b of y (m x r) compared lexicographically, then by index. */
 static int row_cmp(const double *y, int r, int a, int b) {
     const double *ya = y + (size_t)a * r, *yb = y + (size_t)b * r;
@@ -194,12 +173,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
                 goto done;
             }
             bpts = (mu_km_points){blk, sp.n, r};
-            gbe = use_gpu ? (mu_km_backend){g,
-                                            gpu_all,
-                                            gpu_nearest2,
-                                            gpu_scan,
-                                            sp.n >= MU_GPU_KM_BOOK_MIN ? gpu_qtest : NULL,
-                                            NULL}
+            gbe = use_gpu ? mu_km_gpu_backend(g, sp.n >= MU_GPU_KM_BOOK_MIN, 0)
                           : mu_km_cpu_backend(&bpts);
             sbe = mu_km_split_backend(&sp, blk, r, &gbe);
             sp.may_fail = use_gpu;
@@ -211,12 +185,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
             }
             /* Version 2's bookkeeping on the device too where M is large (same bits). */
             int book = m >= MU_GPU_KM_BOOK_MIN;
-            gbe = (mu_km_backend){g,
-                                  gpu_all,
-                                  gpu_nearest2,
-                                  gpu_scan,
-                                  book ? gpu_qtest : NULL,
-                                  book ? gpu_recompute : NULL};
+            gbe = mu_km_gpu_backend(g, book, book);
             be = &gbe;
         }
         mu_km_out out = {0};

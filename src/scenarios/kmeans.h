@@ -94,6 +94,10 @@ typedef struct {
     int m, d;
 } mu_km_points;
 mu_km_backend mu_km_cpu_backend(mu_km_points *pts);
+/* A backend running the device's kernels on context g (gpu/scenarios_kmeans.h);
+ * qtest / recompute: also Version 2's bookkeeping steps there (else NULL). */
+struct mu_gpu_km;
+mu_km_backend mu_km_gpu_backend(struct mu_gpu_km *g, int qtest, int recompute);
 
 /* Means of the points of each cluster, summed in point order; nc = counts. */
 void mu_km_means(const double *a, int m, int d, const int *ic1, int k, double *c, int *nc);
