@@ -52,6 +52,13 @@ signal_case() {
         attempt=$((${attempt:-1} + 1)) signal_case "$@"
         return
     fi
+    # MPICH's launcher now and then reports a rank ended by the signal itself
+    # (exit 15) on a loaded 2-core machine (seen in the cg test too): try again.
+    if [ "$rc" = 15 ] && [ "${attempt:-1}" -lt 4 ]; then
+        echo "note: $sig on $np ranks: the launcher reported exit 15 (attempt ${attempt:-1}); again"
+        attempt=$((${attempt:-1} + 1)) signal_case "$@"
+        return
+    fi
     expect_eq "$sig on $np ranks: exit status" "$rc" 3
     [ "$rc" = 3 ] || { tail -n 5 "$WORK/sig.err" >&2; return; }
     [ ! -e "$WORK/sig.csv" ] || fail "$sig: a stopped run wrote the tree"
