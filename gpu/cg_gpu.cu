@@ -216,6 +216,7 @@ struct mu_gpu_cg {
     int fused;  /* iterate's form: 1 fused, 0 split */
     int spread; /* SpMV rows finished by every lane of a sub-warp (MUTIRAO_CG_SPREAD) */
     int depth;  /* SpMV entries per lane and row loaded ahead: 1 or 4 (MUTIRAO_CG_DEPTH) */
+    int stream; /* SpMV through the entry-stream kernel where it applies (MUTIRAO_CG_STREAM) */
     size_t es;  /* bytes per vector entry */
     int64_t nloc, nghost, nnz, ninterior, nboundary, nsend;
     /* A row list that is a range first..first + n - 1 (the usual case: row
@@ -310,6 +311,13 @@ int depth_env() {
     const char *s = getenv("MUTIRAO_CG_DEPTH");
     int v = s ? atoi(s) : 0;
     return v == 1 || v == 4 ? v : DEFAULT_DEPTH;
+}
+
+/* MUTIRAO_CG_STREAM: 0 the sub-warp kernel only; 1 (default) the entry-stream
+ * kernel where it applies (cg_spmv.cu); 2 the same with streaming loads. */
+int stream_env() {
+    const char *s = getenv("MUTIRAO_CG_STREAM");
+    return s && s[0] >= '0' && s[0] <= '2' && !s[1] ? s[0] - '0' : 1;
 }
 
 int spread_env() {
@@ -411,6 +419,7 @@ template <typename T> spmv_args<T> spmv_base(const mu_gpu_cg *g) {
     a.val = (const T *)g->val;
     a.spread = g->spread;
     a.depth = g->depth;
+    a.stream = g->stream;
     return a;
 }
 
@@ -675,6 +684,7 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     g->fused = fused_env();
     g->spread = spread_env();
     g->depth = depth_env();
+    g->stream = stream_env();
     g->interior_first = range_first(d->interior, d->ninterior);
     g->boundary_first = range_first(d->boundary, d->nboundary);
 

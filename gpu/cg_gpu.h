@@ -53,11 +53,13 @@ typedef struct {
  * Environment, for benchmarks: MUTIRAO_CG_LANES=1|2|4|8|16|32 overrides the
  * lanes (it changes the bits of A x: give every rank the same);
  * MUTIRAO_CG_ROWS=1|2|4 (rows per sub-warp and step), MUTIRAO_CG_FUSE=0|1
- * (the form of mu_gpu_cg_iterate), MUTIRAO_CG_SPREAD=0|1 (1, the default:
- * each row's store and dot term by its own lane of the sub-warp; 0: all by
- * the sub-warp's lane 0) and MUTIRAO_CG_DEPTH=1|4 (entries per lane and row
- * loaded before the first is used; 4, the default, with 1 or 2 rows per
- * sub-warp) change no result. */
+ * (the form of mu_gpu_cg_iterate), MUTIRAO_CG_SPREAD=0|1 (1: each row's
+ * store and dot term by its own lane of the sub-warp; 0, the default: all by
+ * the sub-warp's lane 0), MUTIRAO_CG_DEPTH=1|4 (entries per lane and row
+ * loaded before the first is used; 1 the default; 4 with 1 or 2 rows per
+ * sub-warp) and MUTIRAO_CG_STREAM=0|1|2 (1, the default: rows of 1 or 2 lanes
+ * through the entry-stream kernel; 2: with streaming loads; 0: never) change
+ * no result. */
 int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out);
 void mu_gpu_cg_destroy(mu_gpu_cg *g); /* NULL is accepted */
 /* Lanes per row: 1 (CSR-scalar) or 2..32 (CSR-vector). */

@@ -15,7 +15,8 @@
  * or 4: MUTIRAO_CG_DEPTH), are loaded before any is used, so R rows' loads
  * are in flight at once; longer rows loop. The order of a lane's sum is the
  * same for every D.
- * x is read through the read-only cache.
+ * x is read through the read-only cache. The entry-stream kernel below, used for
+ * short rows (MUTIRAO_CG_STREAM), gives the same bits with fewer waits.
  *
  * The fused form (mu_gpu_cg_iterate) multiplies by p_new = zr + beta p_old,
  * forming each x_j on the fly from zr_j and p_old_j (two gathers, the same
@@ -139,6 +140,148 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     }
 }
 
+/* ---- the entry-stream kernel ----
+ * A warp takes SROWS consecutive rows. Their entries are contiguous in the CSR
+ * arrays, so the lanes load them as one stream (entry j of the chunk by lane
+ * j % 32: every load instruction reads 32 consecutive entries, all issued
+ * before the first use), multiply by the gathered x and park the products in
+ * shared memory; then lane r adds its row's products in the sub-warp kernel's
+ * order for L lanes (partial sums of entries l, l + L, ... from 0, then the
+ * butterfly's tree), so both kernels give the same bits. The sub-warp kernel
+ * waits on a chain of loads per entry (row pointer, column, x); here a chunk
+ * waits on three. A chunk with more than SCAP entries (rows much longer than
+ * the mean) sums its rows from global memory in the same order. */
+constexpr int SROWS = 32, SPER = 8, SCAP = SROWS * SPER;
+
+template <typename T, int L> __device__ __forceinline__ T row_sum_l(const T *p, int n) {
+    T acc[L];
+#pragma unroll
+    for (int l = 0; l < L; l++) acc[l] = T(0);
+    for (int t = 0; t < n; t += L) {
+#pragma unroll
+        for (int l = 0; l < L; l++)
+            if (t + l < n) acc[l] = add_rn(acc[l], p[t + l]);
+    }
+#pragma unroll
+    for (int off = L / 2; off > 0; off >>= 1) {
+#pragma unroll
+        for (int l = 0; l < off; l++) acc[l] = add_rn(acc[l], acc[l + off]);
+    }
+    return acc[0];
+}
+
+template <typename T, int L, bool FUSED>
+__device__ T row_sum_global(const spmv_args<T> &a, int s, int e, T beta) {
+    T acc[L];
+#pragma unroll
+    for (int l = 0; l < L; l++) acc[l] = T(0);
+    for (int t = s; t < e; t += L) {
+#pragma unroll
+        for (int l = 0; l < L; l++)
+            if (t + l < e)
+                acc[l] = add_rn(acc[l], mul_rn(__ldg(a.val + t + l),
+                                               xval<T, FUSED>(a, __ldg(a.col + t + l), beta)));
+    }
+#pragma unroll
+    for (int off = L / 2; off > 0; off >>= 1) {
+#pragma unroll
+        for (int l = 0; l < off; l++) acc[l] = add_rn(acc[l], acc[l + off]);
+    }
+    return acc[0];
+}
+
+template <typename V> __device__ __forceinline__ V load_entry(const V *p, bool cs) {
+    return cs ? __ldcs(p) : __ldg(p);
+}
+
+template <typename T, int L, bool FUSED, bool CS>
+__global__ void __launch_bounds__(THREADS) k_spmv_stream(const spmv_args<T> a) {
+    __shared__ unsigned long long sh[NWORDS];
+    __shared__ T prod[THREADS / 32][SCAP];
+    if (a.st && a.split && blockIdx.x == 0 && threadIdx.x == 0) a.st->pending = 0;
+    if (a.st && a.st->stop) return; /* the whole grid returns: nothing waits below */
+    const bool dot = a.words != nullptr;
+    if (dot) xacc_begin(sh);
+    xwin win;
+    xwin_init(win);
+    const int lane = threadIdx.x & 31;
+    T *pw = prod[threadIdx.x >> 5];
+    const long long warp = ((long long)blockIdx.x * THREADS + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * THREADS) >> 5;
+    T beta = T(0), alpha = T(0);
+    if (FUSED) {
+        beta = (T)a.st->beta;
+        alpha = (T)a.st->alpha;
+    }
+    /* The loop bound depends on the warp only: the shuffles below see all lanes. */
+    for (long long base = warp * SROWS; base < a.nrows; base += nwarps * SROWS) {
+        const long long left = a.nrows - base;
+        const int nr = left < SROWS ? (int)left : SROWS;
+        const bool mine = lane < nr;
+        const int i = a.first + (int)base + lane;
+        const int s = mine ? __ldg(a.rowptr + i) : 0;
+        const int e = mine ? __ldg(a.rowptr + i + 1) : 0;
+        const int s0 = __shfl_sync(FULL, s, 0);
+        const int cnt = __shfl_sync(FULL, e, nr - 1) - s0;
+        T sum = T(0);
+        if (cnt <= SCAP) { /* the same for every lane */
+            int c[SPER];
+            T v[SPER];
+#pragma unroll
+            for (int k = 0; k < SPER; k++) {
+                const int j = lane + 32 * k;
+                c[k] = j < cnt ? load_entry(a.col + s0 + j, CS) : 0;
+                v[k] = j < cnt ? load_entry(a.val + s0 + j, CS) : T(0);
+            }
+#pragma unroll
+            for (int k = 0; k < SPER; k++) {
+                const int j = lane + 32 * k;
+                if (j < cnt) pw[j] = mul_rn(v[k], xval<T, FUSED>(a, c[k], beta));
+            }
+            __syncwarp();
+            if (mine) sum = row_sum_l<T, L>(pw + (s - s0), e - s);
+            __syncwarp(); /* the products are read before the next chunk's */
+        } else if (mine) {
+            sum = row_sum_global<T, L, FUSED>(a, s, e, beta);
+        }
+        if (mine) {
+            a.y[i] = sum;
+            T xi;
+            if (FUSED) {
+                const T po = a.pold[i];
+                xi = add_rn(a.zr[i], mul_rn(beta, po));
+                a.pnew[i] = xi;
+                a.xsol[i] = add_rn(a.xsol[i], mul_rn(alpha, po));
+            } else {
+                xi = dot ? a.x[i] : T(0);
+            }
+            if (dot) xwin_add(win, term(xi, sum), sh);
+        }
+    }
+    if (dot) {
+        xwin_flush_warp(win, sh);
+        xacc_end(sh, a.words);
+        if (a.st && last_block(&a.st->ticket[0]))
+            step_alpha(a.st, a.words, reinterpret_cast<mu_xsum *>(sh), a.cur);
+    }
+}
+
+template <typename T, int L, bool FUSED>
+int launch_stream(const spmv_args<T> &a, cudaStream_t st, bool dry) {
+    const void *fn = a.stream == 2 ? (const void *)k_spmv_stream<T, L, FUSED, true>
+                                   : (const void *)k_spmv_stream<T, L, FUSED, false>;
+    const long long warps = ((long long)a.nrows + SROWS - 1) / SROWS;
+    int blocks = 0;
+    if (grid_for(fn, warps * 32, &blocks)) return 1;
+    if (dry) return 0;
+    if (a.stream == 2)
+        k_spmv_stream<T, L, FUSED, true><<<blocks, THREADS, 0, st>>>(a);
+    else
+        k_spmv_stream<T, L, FUSED, false><<<blocks, THREADS, 0, st>>>(a);
+    MU_LAUNCHED();
+    return 0;
+}
+
 template <typename T, int L, int R, int D, bool FUSED>
 int launch_lrd(const spmv_args<T> &a, cudaStream_t st, bool dry) {
     constexpr int STEP = (32 / L) * R;
@@ -175,8 +318,15 @@ int launch_l(const spmv_args<T> &a, int rows, cudaStream_t st, bool dry) {
     }
 }
 
+/* The entry-stream kernel for contiguous rows in the order of 1 or 2 lanes (mean
+ * rows of up to 8 entries = SPER, see mu_gpu_cg_lanes_for; longer rows and row
+ * lists take the sub-warp kernel). */
 template <typename T, bool FUSED>
 int launch_t(const spmv_args<T> &a, int lanes, int rows, cudaStream_t st, bool dry) {
+    if (a.stream && !a.list) {
+        if (lanes == 1) return launch_stream<T, 1, FUSED>(a, st, dry);
+        if (lanes == 2) return launch_stream<T, 2, FUSED>(a, st, dry);
+    }
     switch (lanes) {
     case 1:
         return launch_l<T, 1, FUSED>(a, rows, st, dry);
