@@ -191,7 +191,7 @@ int occ_used = 0;
 
 } // namespace
 
-int mu_cg::grid_for(const void *kernel, long long work, int *blocks) {
+int mu_cg::grid_for(const void *kernel, long long work, int *blocks, int threads) {
     int dev = 0;
     MU_CUDA(cudaGetDevice(&dev));
     int cap = 0;
@@ -200,11 +200,11 @@ int mu_cg::grid_for(const void *kernel, long long work, int *blocks) {
     if (!cap) {
         int sms = 0, occ = 0;
         MU_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        MU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, THREADS, 0));
+        MU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, threads, 0));
         cap = sms * (occ > 0 ? occ : 1);
         if (occ_used < 64) occ_cache[occ_used++] = {kernel, dev, cap};
     }
-    long long want = (work + THREADS - 1) / THREADS;
+    long long want = (work + threads - 1) / threads;
     if (want < 1) want = 1;
     *blocks = (int)(want < cap ? want : cap);
     return 0;

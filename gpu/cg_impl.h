@@ -267,9 +267,9 @@ int launch_spmv(const spmv_args<double> &a, int lanes, int rows, bool fused, cud
 int launch_spmv(const spmv_args<float> &a, int lanes, int rows, bool fused, cudaStream_t s,
                 bool dry = false);
 
-/* Blocks of THREADS threads for `work` threads' worth of items: at most what fits
- * on the device at once for this kernel (the kernels loop over their items). */
-int grid_for(const void *kernel, long long work, int *blocks);
+/* Blocks of `threads` threads for `work` threads' worth of items: at most what
+ * fits on the device at once for this kernel (the kernels loop over their items). */
+int grid_for(const void *kernel, long long work, int *blocks, int threads = THREADS);
 
 } // namespace mu_cg
 #endif
