@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 #include "gpu/advect_gpu.h"
 #include "gpu/advect_walcek.h"
@@ -628,6 +629,15 @@ int blocks(long long n, int t) {
     return (int)((n + t - 1) / t);
 }
 
+/* A segment that is its whole line between open borders (one rank along the
+ * axis, not periodic): adv_seg_ends sets neither need_l nor need_r and the
+ * driver runs no flux rounds, so nothing reads out_r / out_l / head_done /
+ * tail_done and no chain can stay open: k_out_r, k_out_l and k_lost are not
+ * launched (either schedule). */
+int seg_alone(const dgeom &w) {
+    return w.first && w.last && !w.periodic;
+}
+
 int copy(mu_gpu_adv *g, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
     auto t0 = clk::now();
     MU_CUDA(cudaStreamSynchronize(g->st)); /* the kernels queued before: kernel time */
@@ -885,7 +895,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
             k_streams<0><<<blocks(g->ntasks * 32, 128), 128, 0, g->st>>>(w, b, g->ntasks);
         MU_LAUNCHED();
     }
-    k_out_r<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
+    if (!seg_alone(w)) k_out_r<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
     if (launched(g, t0)) return 1;
     *ntasks = g->ntasks;
     return 0;
@@ -938,12 +948,17 @@ extern "C" int mu_gpu_adv_backward(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
                 <<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, b, !wp->dataflow);
         MU_LAUNCHED();
     }
-    k_out_l<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
+    if (!seg_alone(w)) k_out_l<<<blocks(w.G, 128), 128, 0, g->st>>>(w, b);
     return launched(g, t0);
 }
 
 extern "C" int mu_gpu_adv_end(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *lost) {
     dgeom w = to_dev(wp);
+    *lost = 0;
+    if (seg_alone(w)) { /* no chain waits for another rank: none can stay open */
+        std::swap(g->q, g->qn);
+        return 0;
+    }
     auto t0 = clk::now();
     MU_CUDA(cudaMemsetAsync(g->counters + 2, 0, sizeof(unsigned long long), g->st));
     k_lost<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g));
