@@ -314,10 +314,10 @@ int depth_env() {
 }
 
 /* MUTIRAO_CG_STREAM: 0 the sub-warp kernel only; 1 (default) the entry-stream
- * kernel where it applies (cg_spmv.cu); 2 the same with streaming loads. */
+ * kernel where it applies (cg_spmv.cu). */
 int stream_env() {
     const char *s = getenv("MUTIRAO_CG_STREAM");
-    return s && s[0] >= '0' && s[0] <= '2' && !s[1] ? s[0] - '0' : 1;
+    return s && s[0] == '0' ? 0 : 1;
 }
 
 int spread_env() {

@@ -57,9 +57,8 @@ typedef struct {
  * store and dot term by its own lane of the sub-warp; 0, the default: all by
  * the sub-warp's lane 0), MUTIRAO_CG_DEPTH=1|4 (entries per lane and row
  * loaded before the first is used; 1 the default; 4 with 1 or 2 rows per
- * sub-warp) and MUTIRAO_CG_STREAM=0|1|2 (1, the default: rows of 1 or 2 lanes
- * through the entry-stream kernel; 2: with streaming loads; 0: never) change
- * no result. */
+ * sub-warp) and MUTIRAO_CG_STREAM=0|1 (1, the default: contiguous rows of 1
+ * or 2 lanes through the entry-stream kernel; 0: never) change no result. */
 int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out);
 void mu_gpu_cg_destroy(mu_gpu_cg *g); /* NULL is accepted */
 /* Lanes per row: 1 (CSR-scalar) or 2..32 (CSR-vector). */

@@ -252,7 +252,7 @@ template <typename T> struct spmv_args {
     int cur, split;   /* iterate: where p is (step_alpha); split form: clear pending first */
     int spread;       /* rows finished by all lanes of a sub-warp (else by lane 0): same bits */
     int depth;        /* entries per lane and row loaded before the first use: 1 or 4 */
-    int stream;       /* 1, 2: the entry-stream kernel where it applies (2: streaming loads) */
+    int stream;       /* 1: the entry-stream kernel where it applies */
     /* fused (iterate): x_j = zr_j + beta pold_j formed on the fly and written to
      * pnew for the own rows; xsol += alpha pold on them. */
     const T *zr, *pold;

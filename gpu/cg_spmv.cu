@@ -22,6 +22,7 @@
  * forming each x_j on the fly from zr_j and p_old_j (two gathers, the same
  * arithmetic as the table's waxpby), writes p_new and x += alpha p_old for its
  * own rows, and so does the previous iteration's vector update inside this pass. */
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include "gpu/cg_impl.h"
@@ -141,17 +142,24 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
 }
 
 /* ---- the entry-stream kernel ----
- * A warp takes SROWS consecutive rows. Their entries are contiguous in the CSR
- * arrays, so the lanes load them as one stream (entry j of the chunk by lane
- * j % 32: every load instruction reads 32 consecutive entries, all issued
- * before the first use), multiply by the gathered x and park the products in
- * shared memory; then lane r adds its row's products in the sub-warp kernel's
- * order for L lanes (partial sums of entries l, l + L, ... from 0, then the
- * butterfly's tree), so both kernels give the same bits. The sub-warp kernel
- * waits on a chain of loads per entry (row pointer, column, x); here a chunk
- * waits on three. A chunk with more than SCAP entries (rows much longer than
- * the mean) sums its rows from global memory in the same order. */
-constexpr int SROWS = 32, SPER = 8, SCAP = SROWS * SPER;
+ * A warp takes SROWS consecutive rows at a time (a chunk). Their entries are
+ * contiguous in the CSR arrays, so the lanes copy them as one stream (entry j
+ * of the chunk by lane j % 32) into the warp's shared buffer with
+ * asynchronous copies, one chunk ahead: while chunk k is computed, chunk
+ * k + 1's columns and values are in flight, and chunk k + 2's row pointers.
+ * Then each lane multiplies its entries by the gathered x in place and lane r
+ * adds its row's products in the sub-warp kernel's order for L lanes (partial
+ * sums of entries l, l + L, ... from 0, then the butterfly's tree), so both
+ * kernels give the same bits. The sub-warp kernel waits on a chain of loads
+ * per entry (row pointer, column, x) with nothing else in flight. A chunk with
+ * more than SCAP entries (rows much longer than the mean) sums its rows from
+ * global memory in the same order. */
+constexpr int STHREADS = 128, SROWS = 32, SPER = 8, SCAP = SROWS * SPER;
+
+template <typename T> struct schunk {
+    T val[SCAP];
+    int col[SCAP];
+};
 
 template <typename T, int L> __device__ __forceinline__ T row_sum_l(const T *p, int n) {
     T acc[L];
@@ -190,14 +198,49 @@ __device__ T row_sum_global(const spmv_args<T> &a, int s, int e, T beta) {
     return acc[0];
 }
 
-template <typename V> __device__ __forceinline__ V load_entry(const V *p, bool cs) {
-    return cs ? __ldcs(p) : __ldg(p);
+/* Rows in the chunk at base (0 past the end), and this lane's row pointers. */
+template <typename T>
+__device__ __forceinline__ int chunk_rows(const spmv_args<T> &a, long long base, int lane, int *s,
+                                          int *e) {
+    const long long left = a.nrows - base;
+    const int nr = left <= 0 ? 0 : left < SROWS ? (int)left : SROWS;
+    *s = *e = 0;
+    if (lane < nr) {
+        const int i = a.first + (int)base + lane;
+        *s = __ldg(a.rowptr + i);
+        *e = __ldg(a.rowptr + i + 1);
+    }
+    return nr;
 }
 
-template <typename T, int L, bool FUSED, bool CS>
-__global__ void __launch_bounds__(THREADS) k_spmv_stream(const spmv_args<T> a) {
+/* Queue the copies of a chunk's entries into b (none when it has more than
+ * SCAP, or no rows); one commit group either way. Returns the entry count. */
+template <typename T>
+__device__ __forceinline__ int chunk_copy(const spmv_args<T> &a, int nr, int s, int e, int lane,
+                                          schunk<T> *b) {
+    int cnt = 0;
+    if (nr > 0) {
+        const int s0 = __shfl_sync(FULL, s, 0);
+        cnt = __shfl_sync(FULL, e, nr - 1) - s0;
+        if (cnt <= SCAP) {
+#pragma unroll
+            for (int k = 0; k < SPER; k++) {
+                const int j = lane + 32 * k;
+                if (j < cnt) {
+                    __pipeline_memcpy_async(&b->val[j], a.val + s0 + j, sizeof(T));
+                    __pipeline_memcpy_async(&b->col[j], a.col + s0 + j, sizeof(int));
+                }
+            }
+        }
+    }
+    __pipeline_commit();
+    return cnt;
+}
+
+template <typename T, int L, bool FUSED>
+__global__ void __launch_bounds__(STHREADS) k_spmv_stream(const spmv_args<T> a) {
     __shared__ unsigned long long sh[NWORDS];
-    __shared__ T prod[THREADS / 32][SCAP];
+    __shared__ schunk<T> buf[STHREADS / 32][2];
     if (a.st && a.split && blockIdx.x == 0 && threadIdx.x == 0) a.st->pending = 0;
     if (a.st && a.st->stop) return; /* the whole grid returns: nothing waits below */
     const bool dot = a.words != nullptr;
@@ -205,46 +248,44 @@ __global__ void __launch_bounds__(THREADS) k_spmv_stream(const spmv_args<T> a) {
     xwin win;
     xwin_init(win);
     const int lane = threadIdx.x & 31;
-    T *pw = prod[threadIdx.x >> 5];
-    const long long warp = ((long long)blockIdx.x * THREADS + threadIdx.x) >> 5;
-    const long long nwarps = ((long long)gridDim.x * THREADS) >> 5;
+    schunk<T> *wb = buf[threadIdx.x >> 5];
+    const long long warp = ((long long)blockIdx.x * STHREADS + threadIdx.x) >> 5;
+    const long long stride = (((long long)gridDim.x * STHREADS) >> 5) * SROWS;
     T beta = T(0), alpha = T(0);
     if (FUSED) {
         beta = (T)a.st->beta;
         alpha = (T)a.st->alpha;
     }
+    long long base = warp * SROWS;
+    int s, e, sn, en;
+    int nr = chunk_rows(a, base, lane, &s, &e);
+    int cnt = chunk_copy(a, nr, s, e, lane, &wb[0]);
+    int nrn = chunk_rows(a, base + stride, lane, &sn, &en);
+    int cur = 0;
     /* The loop bound depends on the warp only: the shuffles below see all lanes. */
-    for (long long base = warp * SROWS; base < a.nrows; base += nwarps * SROWS) {
-        const long long left = a.nrows - base;
-        const int nr = left < SROWS ? (int)left : SROWS;
+    for (; base < a.nrows; base += stride, cur ^= 1) {
+        const int cntn = chunk_copy(a, nrn, sn, en, lane, &wb[cur ^ 1]);
+        int s2, e2;
+        const int nr2 = chunk_rows(a, base + 2 * stride, lane, &s2, &e2);
+        __pipeline_wait_prior(1); /* this chunk's copies landed (the next one's may fly) */
+        __syncwarp();
+        schunk<T> *b = &wb[cur];
         const bool mine = lane < nr;
-        const int i = a.first + (int)base + lane;
-        const int s = mine ? __ldg(a.rowptr + i) : 0;
-        const int e = mine ? __ldg(a.rowptr + i + 1) : 0;
-        const int s0 = __shfl_sync(FULL, s, 0);
-        const int cnt = __shfl_sync(FULL, e, nr - 1) - s0;
         T sum = T(0);
         if (cnt <= SCAP) { /* the same for every lane */
-            int c[SPER];
-            T v[SPER];
+            const int s0 = __shfl_sync(FULL, s, 0);
 #pragma unroll
             for (int k = 0; k < SPER; k++) {
                 const int j = lane + 32 * k;
-                c[k] = j < cnt ? load_entry(a.col + s0 + j, CS) : 0;
-                v[k] = j < cnt ? load_entry(a.val + s0 + j, CS) : T(0);
-            }
-#pragma unroll
-            for (int k = 0; k < SPER; k++) {
-                const int j = lane + 32 * k;
-                if (j < cnt) pw[j] = mul_rn(v[k], xval<T, FUSED>(a, c[k], beta));
+                if (j < cnt) b->val[j] = mul_rn(b->val[j], xval<T, FUSED>(a, b->col[j], beta));
             }
             __syncwarp();
-            if (mine) sum = row_sum_l<T, L>(pw + (s - s0), e - s);
-            __syncwarp(); /* the products are read before the next chunk's */
+            if (mine) sum = row_sum_l<T, L>(b->val + (s - s0), e - s);
         } else if (mine) {
             sum = row_sum_global<T, L, FUSED>(a, s, e, beta);
         }
         if (mine) {
+            const int i = a.first + (int)base + lane;
             a.y[i] = sum;
             T xi;
             if (FUSED) {
@@ -257,7 +298,16 @@ __global__ void __launch_bounds__(THREADS) k_spmv_stream(const spmv_args<T> a) {
             }
             if (dot) xwin_add(win, term(xi, sum), sh);
         }
+        __syncwarp(); /* this buffer is read before the copies after next refill it */
+        nr = nrn;
+        s = sn;
+        e = en;
+        cnt = cntn;
+        nrn = nr2;
+        sn = s2;
+        en = e2;
     }
+    __pipeline_wait_prior(0);
     if (dot) {
         xwin_flush_warp(win, sh);
         xacc_end(sh, a.words);
@@ -268,16 +318,12 @@ __global__ void __launch_bounds__(THREADS) k_spmv_stream(const spmv_args<T> a) {
 
 template <typename T, int L, bool FUSED>
 int launch_stream(const spmv_args<T> &a, cudaStream_t st, bool dry) {
-    const void *fn = a.stream == 2 ? (const void *)k_spmv_stream<T, L, FUSED, true>
-                                   : (const void *)k_spmv_stream<T, L, FUSED, false>;
+    const void *fn = (const void *)k_spmv_stream<T, L, FUSED>;
     const long long warps = ((long long)a.nrows + SROWS - 1) / SROWS;
     int blocks = 0;
-    if (grid_for(fn, warps * 32, &blocks)) return 1;
+    if (grid_for(fn, warps * 32, &blocks, STHREADS)) return 1;
     if (dry) return 0;
-    if (a.stream == 2)
-        k_spmv_stream<T, L, FUSED, true><<<blocks, THREADS, 0, st>>>(a);
-    else
-        k_spmv_stream<T, L, FUSED, false><<<blocks, THREADS, 0, st>>>(a);
+    k_spmv_stream<T, L, FUSED><<<blocks, STHREADS, 0, st>>>(a);
     MU_LAUNCHED();
     return 0;
 }

@@ -194,8 +194,8 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
             int L = lanes[t] ? lanes[t] : chosen_lanes(A);
             /* Entries loaded ahead (1 or 4) and which lanes finish a row: the same bits. */
             const int depth = t % 2 ? 1 : 4, spread = t % 3 != 2;
-            /* The sub-warp kernel (0) or the entry-stream one (1, 2: used for 1 or 2 lanes). */
-            const int stream = (int)((u % 3 + t) % 3);
+            /* The sub-warp kernel (0) or the entry-stream one (1: used for 1 or 2 lanes). */
+            const int stream = (int)((u + t) % 2);
             tune_env("MUTIRAO_CG_DEPTH", depth, 0);
             tune_env("MUTIRAO_CG_SPREAD", spread, -1);
             tune_env("MUTIRAO_CG_STREAM", stream, -1);
