@@ -1,9 +1,11 @@
 /* The advect kernels (see gpu/advect_gpu.h). One stream; the host waits only
  * where it reads or hands over memory (every copy waits for the kernels queued
- * before it, then for itself), at the end of a sweep (mu_gpu_adv_end, and the
- * densities' update after it), so the kernels of one phase queue behind the
- * last one's without a gap; an error of a queued kernel is reported by the
- * next wait. */
+ * before it, then for itself): the Courant figures (mu_gpu_adv_check, once a
+ * step on one rank), a periodic sweep's sign flags, the end fluxes of the
+ * rounds and the chain check of a segment that waits for other ranks. So the
+ * kernels of a sweep, and on one rank those of a whole step, queue behind one
+ * another without a gap while the host launches ahead; an error of a queued
+ * kernel is reported by the next wait. */
 #include <chrono>
 #include <cstdint>
 #include <cmath>
@@ -29,12 +31,16 @@ struct mu_gpu_adv {
     float *rc[3];                 /* and the face densities */
     float *dens, *rho;            /* cell densities through the sweeps; rho(z) */
     int *pn;                      /* periodic lines: 2 sign flags per line */
-    unsigned long long *wstat;    /* the sweep's largest Courant number (bits), bad faces/cells */
+    unsigned long long *wstat;    /* per axis: largest Courant number (bits), bad faces/cells */
     unsigned long long *words;    /* the step log: N exact sums (MU_XSUM_WORDS each) */
     int *keys;                    /* and N min keys, N max keys */
     double *rhodv;                /* rho(z) dV */
     int64_t qlen, gmax, nbuf;
     int mmax, N;
+    float *rho_h;      /* the rho(z) on the device, a host copy: uploaded again only if changed */
+    int rho_n;         /* its levels (0: none yet) */
+    int cyc_zero;      /* the device's cycle signs are all 0 (no copy or clearing needed) */
+    cudaEvent_t ev[4]; /* a step's start and its sweeps' ends (mu_gpu_adv_sweep_times) */
     int64_t ntasks, nf;
     cudaStream_t st;
     double kernel_s, copy_s, bytes;
@@ -696,7 +702,16 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->dens, (size_t)(gmax * mmax) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->rho, (size_t)mmax * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->pn, (size_t)(2 * gmax) * sizeof(int)));
-    MU_CUDA_GOTO(cudaMalloc(&g->wstat, 2 * sizeof(unsigned long long)));
+    MU_CUDA_GOTO(cudaMalloc(&g->wstat, 6 * sizeof(unsigned long long)));
+    MU_CUDA_GOTO(cudaMemsetAsync(g->wstat, 0, 6 * sizeof(unsigned long long), g->st));
+    MU_CUDA_GOTO(cudaMemsetAsync(g->cyc, 0, (size_t)gmax * sizeof(int), g->st));
+    g->cyc_zero = 1;
+    g->rho_h = (float *)std::malloc((size_t)mmax * sizeof(float));
+    if (!g->rho_h) {
+        rc = mu_gpu_fail("out of host memory");
+        goto done;
+    }
+    for (int i = 0; i < 4; i++) MU_CUDA_GOTO(cudaEventCreate(&g->ev[i]));
     MU_CUDA_GOTO(cudaMalloc(&g->words, (size_t)N * MU_XSUM_WORDS * sizeof(unsigned long long)));
     MU_CUDA_GOTO(cudaMalloc(&g->keys, (size_t)(2 * N) * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->rhodv, (size_t)mmax * sizeof(double)));
@@ -717,6 +732,9 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
                  g->dens,     g->rho,   g->pn,    g->wstat, g->words, g->keys,   g->rhodv};
     for (void *x : p)
         if (x) cudaFree(x);
+    for (cudaEvent_t e : g->ev)
+        if (e) cudaEventDestroy(e);
+    std::free(g->rho_h);
     if (g->st) cudaStreamDestroy(g->st);
     delete g;
 }
@@ -759,7 +777,12 @@ extern "C" int mu_gpu_adv_has_wind(const mu_gpu_adv *g, int axis) {
 extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, int64_t cells) {
     if (nz > g->mmax || cells > g->gmax * g->mmax)
         return mu_gpu_fail("advect densities: %d levels, %lld cells", nz, (long long)cells);
-    if (copy(g, g->rho, rho, (size_t)nz * sizeof(float), cudaMemcpyHostToDevice)) return 1;
+    if (nz != g->rho_n || std::memcmp(rho, g->rho_h, (size_t)nz * sizeof(float))) {
+        if (copy(g, g->rho, rho, (size_t)nz * sizeof(float), cudaMemcpyHostToDevice)) return 1;
+        std::memcpy(g->rho_h, rho, (size_t)nz * sizeof(float));
+        g->rho_n = nz;
+    }
+    MU_CUDA(cudaEventRecord(g->ev[0], g->st));
     auto t0 = clk::now();
     k_dens_reset<<<blocks(cells, 256), 256, 0, g->st>>>(g->dens, g->rho, nz, cells);
     return launched(g, t0);
@@ -769,36 +792,44 @@ extern "C" int mu_gpu_adv_dens_get(mu_gpu_adv *g, float *dens, int64_t cells) {
     return copy(g, dens, g->dens, (size_t)cells * sizeof(float), cudaMemcpyDeviceToHost);
 }
 
-extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, double *cmax, int *bad,
-                                int *pn) {
+extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *pn) {
     dgeom w = to_dev(wp);
     if (!mu_gpu_adv_has_wind(g, w.axis))
         return mu_gpu_fail("advect: the winds of axis %d were never uploaded", w.axis);
     long long faces = (long long)w.G * (w.m + 1), cells = (long long)w.G * w.m;
+    unsigned long long *stat = g->wstat + 2 * w.axis; /* cleared by mu_gpu_adv_check */
     auto t0 = clk::now();
-    MU_CUDA(cudaMemsetAsync(g->wstat, 0, 2 * sizeof(unsigned long long), g->st));
     if (pn) MU_CUDA(cudaMemsetAsync(g->pn, 0, (size_t)(2 * w.G) * sizeof(int), g->st));
     /* the face densities are steady: the sweep's copy of them */
     MU_CUDA(cudaMemcpyAsync(g->wrs, g->rc[w.axis], (size_t)faces * sizeof(float),
                             cudaMemcpyDeviceToDevice, g->st));
     int nb = blocks(faces, 256);
     if (nb > 2048) nb = 2048; /* grid-stride: one atomic per block */
-    k_winds<<<nb, 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wcn, g->wstat, pn ? g->pn : nullptr);
+    k_winds<<<nb, 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wcn, stat, pn ? g->pn : nullptr);
     MU_LAUNCHED();
     if (w.axis < 2)
         k_dens_t<<<dens_grid(w), dim3(32, 8), 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
-                                                          g->wstat);
+                                                          stat);
     else
         k_dens<<<blocks(cells, 256), 256, 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
-                                                      g->wstat);
+                                                      stat);
     if (launched(g, t0)) return 1;
-    unsigned long long st[2];
-    if (copy(g, st, g->wstat, sizeof st, cudaMemcpyDeviceToHost)) return 1;
     if (pn && copy(g, pn, g->pn, (size_t)(2 * w.G) * sizeof(int), cudaMemcpyDeviceToHost)) return 1;
-    double c;
-    std::memcpy(&c, &st[0], sizeof c);
+    return 0;
+}
+
+extern "C" int mu_gpu_adv_check(mu_gpu_adv *g, double *cmax, int *bad) {
+    unsigned long long st[6];
+    if (copy(g, st, g->wstat, sizeof st, cudaMemcpyDeviceToHost)) return 1;
+    MU_CUDA(cudaMemsetAsync(g->wstat, 0, sizeof st, g->st)); /* queued before the next sweep */
+    double c = 0;
+    for (int a = 0; a < 3; a++) {
+        double ca;
+        std::memcpy(&ca, &st[2 * a], sizeof ca);
+        c = ca > c ? ca : c;
+    }
     *cmax = c;
-    *bad = st[1] != 0;
+    *bad = st[1] != 0 || st[3] != 0 || st[5] != 0;
     return 0;
 }
 
@@ -848,7 +879,19 @@ extern "C" int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
         k_dens_next_t<<<dens_grid(w), dim3(32, 8), 0, g->st>>>(w, g->dens, g->wd1);
     else
         k_dens_next<<<blocks((long long)w.G * w.m, 256), 256, 0, g->st>>>(w, g->dens, g->wd1);
-    return sync(g, t0);
+    if (launched(g, t0)) return 1;
+    MU_CUDA(cudaEventRecord(g->ev[w.axis + 1], g->st));
+    return 0;
+}
+
+extern "C" int mu_gpu_adv_sweep_times(mu_gpu_adv *g, double sec[3]) {
+    MU_CUDA(cudaEventSynchronize(g->ev[3]));
+    for (int a = 0; a < 3; a++) {
+        float ms = 0;
+        MU_CUDA(cudaEventElapsedTime(&ms, g->ev[a], g->ev[a + 1]));
+        sec[a] = ms / 1e3;
+    }
+    return 0;
 }
 
 extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const int *cyc,
@@ -857,11 +900,14 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     bufs b = of(g);
     if (cyc) {
         if (copy(g, g->cyc, cyc, (size_t)w.G * sizeof(int), cudaMemcpyHostToDevice)) return 1;
-    } else {
-        MU_CUDA(cudaMemsetAsync(g->cyc, 0, (size_t)w.G * sizeof(int), g->st));
+        g->cyc_zero = 0;
+    } else if (!g->cyc_zero) { /* zero once: the signs change only with a periodic sweep */
+        MU_CUDA(cudaMemsetAsync(g->cyc, 0, (size_t)g->gmax * sizeof(int), g->st));
+        g->cyc_zero = 1;
     }
     auto t0 = clk::now();
-    MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
+    if (wp->dataflow) /* the stream and cell counts (k_lost clears its own) */
+        MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
     k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b);
     MU_LAUNCHED();
     long long gf = (long long)w.G * w.N;

@@ -48,12 +48,16 @@ int mu_gpu_adv_has_wind(const mu_gpu_adv *g, int axis);
  * start of a step; dens_get copies them to the host (error messages only). */
 int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, int64_t cells);
 int mu_gpu_adv_dens_get(mu_gpu_adv *g, float *dens, int64_t cells);
-/* The sweep's face winds, Walcek densities D0/D1 and Courant check, on the
- * device: *cmax gets the largest Courant number of the faces inside the
- * domain, *bad 1 if one exceeds 1 or a D1 is not positive (the host then
- * redoes the sweep's winds to name the place); pn (periodic axes, else NULL)
- * gets 2 flags per line: any wind >= 0, any < 0. */
-int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *w, double *cmax, int *bad, int *pn);
+/* The sweep's face winds, Walcek densities D0/D1 and Courant figures, queued
+ * on the device; pn (periodic axes, else NULL) gets 2 flags per line: any wind
+ * >= 0, any < 0 (a wait). The figures stay on the device until
+ * mu_gpu_adv_check. */
+int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int *pn);
+/* The Courant figures of the sweeps since the last check (a wait): *cmax the
+ * largest Courant number of the faces inside the domain, *bad 1 if one
+ * exceeds 1 or a D1 is not positive (the host then redoes the winds and
+ * densities to name the place). */
+int mu_gpu_adv_check(mu_gpu_adv *g, double *cmax, int *bad);
 /* The step log's figures of the owned cells (nxl x nyl x nz of the padded
  * fields) on the device, only these few numbers copied back: per field the
  * exact sum of q rho(z) dV (rhodv: nz values) added to acc[f], the smallest
@@ -62,6 +66,9 @@ int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const double *rhodv
                     int32_t *kmin, int32_t *kmax);
 /* The densities after the sweep (D1) become the cell densities. */
 int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *w);
+/* Device seconds of the last step's X, Y and Z sweeps (from dens_reset to each
+ * sweep's dens_next, axes in that order); waits for them (benchmarks). */
+int mu_gpu_adv_sweep_times(mu_gpu_adv *g, double sec[3]);
 /* Uploads the cycle signs (NULL: none), classifies, copies q to qn, and runs
  * the local phase; *ntasks gets the number of streams (dataflow). */
 int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *w, const int *cyc, int64_t *ntasks);
