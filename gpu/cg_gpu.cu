@@ -25,7 +25,13 @@
  * vectors per entry; one vector pass more per iteration than fused.
  * Every kernel returns at once when the status says stop, so a batch queued
  * after the end costs only launches, and the vectors are always left as the
- * table path would leave them after `done` iterations. */
+ * table path would leave them after `done` iterations.
+ *
+ * Peer form (several ranks, gpu/cg_peer.h): the split form with the halo
+ * kernel H before each SpMV and the sums of S1 and S2 taken over all ranks
+ * on the device; the SpMV runs without the status (the one-block S1 kernel
+ * after it steps alpha), so after a stop the batch's remaining SpMVs still
+ * run (on the same vectors, with nothing waiting on them). */
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -33,6 +39,7 @@
 
 #include "gpu/cg_gpu.h"
 #include "gpu/cg_impl.h"
+#include "gpu/cg_peer.h"
 #include "gpu/check.h"
 
 using namespace mu_cg;
@@ -80,7 +87,8 @@ __global__ void __launch_bounds__(THREADS)
 template <typename T> struct upd_args {
     long long n;
     double alpha;
-    dev_status *st; /* iterate: its last block then makes step_beta */
+    dev_status *st;       /* iterate: its last block then makes step_beta */
+    const peer_dev *peer; /* peer form: ... on the sums over all ranks (peer_allreduce) */
     const T *p, *q, *dinv;
     T *x, *r, *z;
     long long *wz, *wr;
@@ -126,9 +134,14 @@ __global__ void __launch_bounds__(THREADS) k_update(const upd_args<T> a) {
         xwin_flush_warp(wr, shr);
         xacc_end(shr, a.wr);
     }
-    if (a.st && last_block(&a.st->ticket[1]))
-        step_beta(a.st, a.wr, a.wz, reinterpret_cast<mu_xsum *>(shr),
-                  reinterpret_cast<mu_xsum *>(shz));
+    if (a.st && last_block(&a.st->ticket[1])) {
+        mu_xsum *sr = reinterpret_cast<mu_xsum *>(shr), *sz = reinterpret_cast<mu_xsum *>(shz);
+        if (a.peer && !peer_allreduce(a.peer, PEER_BETA, want_z ? 2 : 1, a.wr, a.wz, sr, sz)) {
+            if (threadIdx.x == 0) a.st->stop = MU_GPU_CG_PEER_LOST;
+            return;
+        }
+        step_beta(a.st, a.wr, a.wz, sr, sz);
+    }
 }
 
 template <typename T>
@@ -178,6 +191,63 @@ __global__ void __launch_bounds__(THREADS)
 __global__ void k_reset(dev_status *st) {
     st->pending = 0;
     st->cur = 0;
+}
+
+/* ---- the peer form's own kernels (gpu/cg_peer.h) ---- */
+
+/* H: p's send values into the neighbours' ghost slots; the last block raises
+ * the halo flags and waits for the neighbours'. */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    k_peer_pack(const peer_dev *pd, dev_status *st, const T *__restrict__ p, long long n) {
+    __shared__ long long off[PEER_MAX + 1];
+    __shared__ T *dst[PEER_MAX];
+    __shared__ int last;
+    if (st->stop) return;
+    const int nseg = pd->nseg;
+    if (threadIdx.x <= nseg) off[threadIdx.x] = pd->seg_off[threadIdx.x];
+    if (threadIdx.x < nseg) dst[threadIdx.x] = (T *)pd->seg_dst[threadIdx.x];
+    __syncthreads();
+    const int *__restrict__ idx = pd->send_index;
+    for (long long k = (long long)blockIdx.x * THREADS + threadIdx.x; k < n;
+         k += (long long)gridDim.x * THREADS) {
+        int s = 0;
+        while (s + 1 < nseg && k >= off[s + 1]) s++;
+        dst[s][k - off[s]] = p[idx[k]];
+    }
+    /* Every thread's stores before the ticket, the ticket before the flags. */
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system();
+        last = atomicAdd(&pd->mine->ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last || threadIdx.x != 0) return;
+    peer_box *mine = pd->mine;
+    mine->ticket = 0;
+    __threadfence_system();
+    const unsigned long long tag = mine->seq[PEER_HALO] + 1;
+    for (int s = 0; s < nseg; s++)
+        peer_store(&pd->box[pd->seg_rank[s]]->flag[PEER_HALO][pd->rank], tag);
+    if (peer_wait(mine, PEER_HALO, pd->recv_rank, pd->nrecv, tag))
+        mine->seq[PEER_HALO] = tag;
+    else
+        st->stop = MU_GPU_CG_PEER_LOST;
+}
+
+/* S1 of the peer form, one block: p'Ap summed over the ranks, then step_alpha.
+ * The direction pass before applied the pending update (split form). */
+__global__ void __launch_bounds__(THREADS)
+    k_peer_alpha(const peer_dev *pd, dev_status *st, long long *pap) {
+    __shared__ mu_xsum sh;
+    if (threadIdx.x == 0) st->pending = 0;
+    if (st->stop) return;
+    if (!peer_allreduce(pd, PEER_ALPHA, 1, pap, nullptr, &sh, nullptr)) {
+        if (threadIdx.x == 0) st->stop = MU_GPU_CG_PEER_LOST;
+        return;
+    }
+    step_alpha(st, pap, &sh, 0);
 }
 
 /* ---- sizes ---- */
@@ -236,6 +306,8 @@ struct mu_gpu_cg {
     cudaGraphExec_t graph;
     const void *gkey[5];
     int gvalid;
+    int gpeer;       /* the graph is of the peer form */
+    peer_link *peer; /* the peer form's box and the other ranks' exports */
 };
 
 namespace {
@@ -519,17 +591,68 @@ int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry)
     return 0;
 }
 
-int build_graph(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z) {
+/* One batch of the peer form (gpu/cg_peer.h), enqueued on g->work; dry as batch_t. */
+template <typename T>
+int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry) {
+    if (dry && touch((const void *)k_peer_alpha)) return 1;
+    const peer_dev *pd = g->peer->dev;
+    const int64_t n = g->nloc;
+    const T *zr = (const T *)(z ? z : r);
+    int fblocks = 0, pblocks = 0;
+    if (grid_for((const void *)k_finish<T>, n, &fblocks) ||
+        grid_for((const void *)k_peer_pack<T>, g->nsend, &pblocks))
+        return 1;
+    for (int i = 0; i < BATCH; i++) {
+        if (!dry) { /* H */
+            k_peer_pack<T><<<pblocks, THREADS, 0, g->work>>>(pd, g->st_dev, (const T *)p, g->nsend);
+            MU_LAUNCHED();
+        }
+        spmv_args<T> a = spmv_base<T>(g); /* A: all rows, the ghosts in place */
+        a.nrows = (int)n;
+        a.x = (const T *)p;
+        a.y = (T *)q;
+        a.words = slot(g, SLOT_PAP);
+        if (launch_spmv(a, g->lanes, g->rows, false, g->work, dry)) return 1;
+        if (!dry) { /* S1 */
+            k_peer_alpha<<<1, THREADS, 0, g->work>>>(pd, g->st_dev, slot(g, SLOT_PAP));
+            MU_LAUNCHED();
+        }
+        upd_args<T> u; /* B with S2 */
+        memset(&u, 0, sizeof u);
+        u.n = n;
+        u.st = g->st_dev;
+        u.peer = pd;
+        u.q = (const T *)q;
+        u.dinv = (const T *)g->dinv;
+        u.r = (T *)r;
+        u.z = (T *)z;
+        u.wz = slot(g, SLOT_RZ);
+        u.wr = slot(g, SLOT_RR);
+        if (update_t<T>(u, true, false, g->work, dry)) return 1;
+        if (!dry) { /* F */
+            k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, (T *)p, (T *)p, (T *)x, zr);
+            MU_LAUNCHED();
+        }
+    }
+    return 0;
+}
+
+int any_batch(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool peer, bool dry) {
+    if (peer)
+        return g->fp32 ? peer_batch_t<float>(g, x, r, p, q, z, dry)
+                       : peer_batch_t<double>(g, x, r, p, q, z, dry);
+    return g->fp32 ? batch_t<float>(g, x, r, p, q, z, dry) : batch_t<double>(g, x, r, p, q, z, dry);
+}
+
+int build_graph(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool peer) {
     if (g->gvalid) {
         MU_CUDA(cudaGraphExecDestroy(g->graph));
         g->gvalid = 0;
     }
-    if (g->fp32 ? batch_t<float>(g, x, r, p, q, z, true) : batch_t<double>(g, x, r, p, q, z, true))
-        return 1;
+    if (any_batch(g, x, r, p, q, z, peer, true)) return 1;
     cudaGraph_t graph = nullptr;
     MU_CUDA(cudaStreamBeginCapture(g->work, cudaStreamCaptureModeThreadLocal));
-    const int brc = g->fp32 ? batch_t<float>(g, x, r, p, q, z, false)
-                            : batch_t<double>(g, x, r, p, q, z, false);
+    const int brc = any_batch(g, x, r, p, q, z, peer, false);
     /* End the capture on every path, so the stream is usable again. */
     cudaError_t e = cudaStreamEndCapture(g->work, &graph);
     if (brc) {
@@ -541,6 +664,7 @@ int build_graph(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z) {
     (void)cudaGraphDestroy(graph);
     if (e != cudaSuccess) return mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaGraphInstantiate", e);
     g->gvalid = 1;
+    g->gpeer = peer;
     g->gkey[0] = x;
     g->gkey[1] = r;
     g->gkey[2] = p;
@@ -640,6 +764,7 @@ void mu_gpu_cg_destroy(mu_gpu_cg *g) {
     if (g->work) MU_CUDA_KEEP(cudaStreamSynchronize(g->work));
     if (g->halo) MU_CUDA_KEEP(cudaStreamSynchronize(g->halo));
     if (g->gvalid) MU_CUDA_KEEP(cudaGraphExecDestroy(g->graph));
+    peer_destroy(g->peer);
     void *dev[] = {g->rowptr, g->col,      g->interior, g->boundary, g->send_index, g->val,
                    g->dinv,   g->send_dev, g->words,    g->st_dev,   g->p1};
     for (void *d : dev)
@@ -762,6 +887,8 @@ int mu_gpu_cg_vec_free(mu_gpu_cg *g, void *v) {
             MU_CUDA(cudaGraphExecDestroy(g->graph));
             g->gvalid = 0;
         }
+    if (g->peer && g->peer->p == v)
+        g->peer->p = nullptr; /* the next allocation needs new exports */
     MU_CUDA(cudaStreamSynchronize(g->work));
     MU_CUDA(cudaFree(v));
     return 0;
@@ -920,19 +1047,20 @@ int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
     it->done = 0;
     it->stop = MU_GPU_CG_RUNNING;
     if (it->count <= 0) return 0;
-    if (g->nghost > 0 || g->nboundary > 0)
+    const bool peer = mu_gpu_cg_peer_ready(g, p) != 0;
+    if (!peer && (g->nghost > 0 || g->nboundary > 0))
         return mu_gpu_fail("cg: whole iterations on the device need a matrix without ghosts "
-                           "(one rank)");
+                           "(one rank) or the peer form (mu_gpu_cg_peer_open)");
     if ((z != nullptr) != (g->dinv != nullptr))
         return mu_gpu_fail("cg: iterate: z must be given exactly when the context has Jacobi");
     if (g->nloc <= 0) return mu_gpu_fail("cg: iterate on an empty block");
-    if (g->fused && !g->p1) {
+    if (g->fused && !peer && !g->p1) {
         cudaError_t e = cudaMalloc(&g->p1, (size_t)g->nloc * g->es);
         if (e != cudaSuccess) return mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaMalloc", e);
     }
     const void *key[5] = {x, r, p, q, z};
-    if (!g->gvalid || memcmp(key, g->gkey, sizeof key) != 0) {
-        if (build_graph(g, x, r, p, q, z)) return 1;
+    if (!g->gvalid || g->gpeer != (int)peer || memcmp(key, g->gkey, sizeof key) != 0) {
+        if (build_graph(g, x, r, p, q, z, peer)) return 1;
     }
     dev_status *init = &g->st_pin[2];
     memset(init, 0, sizeof *init);
@@ -952,8 +1080,9 @@ int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
     int last = 0;
     for (long long j = 0;; j++) {
         const int cur = (int)(j % 2), nxt = 1 - cur;
-        const bool more =
-            (j + 1) * BATCH < it->count && (it->seconds <= 0 || seconds_now() - t0 < it->seconds);
+        /* The peer form never returns early by time: every rank runs `count`. */
+        const bool more = (j + 1) * BATCH < it->count &&
+                          (peer || it->seconds <= 0 || seconds_now() - t0 < it->seconds);
         if (more) {
             MU_CUDA(cudaGraphLaunch(g->graph, g->work));
             MU_CUDA(cudaMemcpyAsync(&g->st_pin[nxt], g->st_dev, sizeof(dev_status),
@@ -979,6 +1108,37 @@ int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
                            sizeof it->bad.w, cudaMemcpyDeviceToHost));
     }
     return 0;
+}
+
+int mu_gpu_cg_peer_export(mu_gpu_cg *g, void *p, mu_gpu_cg_handle *box, mu_gpu_cg_handle *vec) {
+    if (!g || !p) return mu_gpu_fail("mu_gpu_cg_peer_export: no context or vector");
+    return peer_export(&g->peer, p, box, vec);
+}
+
+int mu_gpu_cg_peer_open(mu_gpu_cg *g, void *p, const mu_gpu_cg_peer_desc *d) {
+    if (!g || !p || !d)
+        return mu_gpu_fail("mu_gpu_cg_peer_open: no context, vector or description");
+    if (d->nsend_ranks > 0 && d->send_offset[d->nsend_ranks] != g->nsend)
+        return mu_gpu_fail("cg: peer form: %lld values to send, the context has %lld",
+                           (long long)d->send_offset[d->nsend_ranks], (long long)g->nsend);
+    if (g->gvalid && g->gpeer) { /* its kernels read the old exchange */
+        MU_CUDA(cudaGraphExecDestroy(g->graph));
+        g->gvalid = 0;
+    }
+    return peer_open(g->peer, p, d, g->send_index, g->es);
+}
+
+int mu_gpu_cg_peer_ready(const mu_gpu_cg *g, const void *p) {
+    return g && g->peer && p && g->peer->p == p;
+}
+
+int mu_gpu_cg_peer_close(mu_gpu_cg *g) {
+    if (!g || !g->peer) return 0;
+    if (g->gvalid && g->gpeer) {
+        MU_CUDA(cudaGraphExecDestroy(g->graph));
+        g->gvalid = 0;
+    }
+    return peer_close(g->peer);
 }
 
 } /* extern "C" */

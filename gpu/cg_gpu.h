@@ -150,9 +150,10 @@ enum {
     MU_GPU_CG_RUNNING = 0, /* stopped by count or time */
     MU_GPU_CG_CONVERGED = 1,
     MU_GPU_CG_LIMIT = 2,
-    MU_GPU_CG_PAP = 3, /* p'Ap <= 0 or not finite: iteration `done` not made */
-    MU_GPU_CG_RR = 4,  /* r'r not finite after iteration `done` (bad) */
-    MU_GPU_CG_RZ = 5,  /* r'z not finite after iteration `done` (bad) */
+    MU_GPU_CG_PAP = 3,       /* p'Ap <= 0 or not finite: iteration `done` not made */
+    MU_GPU_CG_RR = 4,        /* r'r not finite after iteration `done` (bad) */
+    MU_GPU_CG_RZ = 5,        /* r'z not finite after iteration `done` (bad) */
+    MU_GPU_CG_PEER_LOST = 6, /* peer form: another rank's GPU did not answer for a minute */
 };
 typedef struct {
     double rz, rr;  /* in and out */
@@ -165,6 +166,53 @@ typedef struct {
 } mu_gpu_cg_iter;
 int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
                       mu_gpu_cg_iter *it);
+
+/* ---- Several ranks, one GPU each on one node: the peer form of iterate ----
+ * When the ranks' GPUs reach each other (peer access), each rank's context
+ * opens the others' exports (CUDA IPC): a small exchange box per rank (flags
+ * and exact-sum words) and the vector p, whose ghost slots the neighbours
+ * write. mu_gpu_cg_iterate with that p then runs the several-rank iterations
+ * on the device (gpu/cg_peer.h): the split form with a halo kernel before
+ * each SpMV (it stores this rank's send values straight into the neighbours'
+ * ghost slots, raises a flag, waits for the neighbours' flags) and the p'Ap,
+ * r'r and r'z words summed over all ranks on the device, so alpha and beta
+ * are the same bits on every rank and as on one rank. Every rank must call
+ * it with the same count; `seconds` is ignored (a rank that returned early
+ * would leave the others waiting). The caller (src/cg/kernels_gpu.c) checks
+ * the conditions, swaps the handles over MPI and falls back to the host path
+ * when any rank cannot take part. */
+enum { MU_GPU_CG_PEER_MAX = 8 }; /* ranks */
+typedef struct {
+    char b[64]; /* a cudaIpcMemHandle_t */
+} mu_gpu_cg_handle;
+/* The PCI bus id of the current device ("0000:1b:00.0"). */
+int mu_gpu_cg_peer_bus(char bus[32]);
+/* *ok = 1 when the device with that PCI bus id is visible here, is not the
+ * current device and the current device can access its memory. */
+int mu_gpu_cg_peer_reachable(const char *bus, int *ok);
+/* This rank's exports: its exchange box (made on the first call) and p, a
+ * vector of mu_gpu_cg_vec_new. */
+int mu_gpu_cg_peer_export(mu_gpu_cg *g, void *p, mu_gpu_cg_handle *box, mu_gpu_cg_handle *vec);
+typedef struct {
+    int rank, size;                    /* size <= MU_GPU_CG_PEER_MAX */
+    const mu_gpu_cg_handle *box, *vec; /* [size]: every rank's exports (this rank's unused) */
+    /* The halo: the send list's segment k (entries send_offset[k] ..
+     * send_offset[k + 1] - 1, as in mpi/halo.h) goes to rank send_rank[k], into
+     * entries dest[k].. of its p (its ghost slots for this rank); this rank's
+     * ghosts come from the ranks recv_rank[]. */
+    int nsend_ranks, nrecv_ranks;
+    const int *send_rank, *recv_rank;
+    const int64_t *send_offset, *dest;
+    int64_t nglobal; /* rows of the whole matrix (bounds the exact sums' words) */
+} mu_gpu_cg_peer_desc;
+/* Opens the other ranks' exports (closing earlier ones): from now on
+ * mu_gpu_cg_iterate with this p runs the peer form. Collective in effect:
+ * every rank must open before any iterates. */
+int mu_gpu_cg_peer_open(mu_gpu_cg *g, void *p, const mu_gpu_cg_peer_desc *d);
+/* 1 when peer_open was made with p and p was not freed since. */
+int mu_gpu_cg_peer_ready(const mu_gpu_cg *g, const void *p);
+/* Closes the other ranks' exports (mu_gpu_cg_destroy also does). */
+int mu_gpu_cg_peer_close(mu_gpu_cg *g);
 
 /* Bytes through device memory per iteration, counted from the kernels (each
  * array read or written once per kernel, x of A x read once; the scalar

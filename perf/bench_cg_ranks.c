@@ -5,12 +5,16 @@
  *  (1) one GPU: rank 0 alone (MPI_COMM_SELF) on the whole problem, the
  *      solver's one-rank device iterations (CUDA graphs): ms per iteration;
  *  (2) all ranks, the solver's several-rank iterations (the backend's iterate
- *      over MPI_COMM_WORLD, one halo exchange and two allreduces an
- *      iteration): ms per iteration and the parallel efficiency against (1);
- *      where each rank's host waited (kernels.h, cg_gpu_times): for the send
- *      values' copy, for the halo messages (the interior SpMV runs
- *      meanwhile), for the rest of the SpMV, for the vector update, in
- *      MPI_Allreduce;
+ *      over MPI_COMM_WORLD): ms per iteration and the parallel efficiency
+ *      against (1). Where one node's GPUs reach each other, the peer form
+ *      (whole iterations on the devices, halo and sums through peer memory;
+ *      the run log's line says which form runs); else (or with
+ *      MUTIRAO_CG_PEER=0, or --host) the host-driven form, one halo exchange
+ *      and two allreduces an iteration, with where each rank's host waited
+ *      (kernels.h, cg_gpu_times): for the send values' copy, for the halo
+ *      messages (the interior SpMV runs meanwhile), for the rest of the SpMV,
+ *      for the vector update, in MPI_Allreduce. --both: (2) again with the
+ *      host-driven form, on a fresh backend, to compare in one run;
  *  (3) the parts alone, medians over --reps, all ranks in step (a barrier
  *      before each): interior rows' SpMV, boundary rows' SpMV, the halo
  *      exchange (gather, copies, messages), the two vector passes, the two
@@ -21,7 +25,7 @@
  *
  * Ranks use GPU (node-local rank) mod (GPUs on the node). Options: --n=256
  * --iters=200 (timed iterations of (1) and (2), after --warm=20) --reps=30
- * --solve --no-one (skip (1)). */
+ * --solve --no-one (skip (1)) --host --both. */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -191,12 +195,54 @@ static void parts(mu_app *app, problem *P, int reps, double t_it) {
     }
 }
 
+/* (2): seconds per iteration of all ranks, with the report. */
+static double all_ranks(mu_app *app, problem *P, int warm, int iters, double t1, const char *what) {
+    /* The backend's first several-rank iterate logs the form it runs (info). */
+    mu_log_set_level("info");
+    const double tp = time_iterations(app, P, warm, iters);
+    mu_log_set_level("warn");
+    cg_gpu_times gt;
+    cg_backend_gpu_times(P->be, &gt, 0);
+    const int host = gt.halo_copy + gt.halo_mpi + gt.spmv_wait + gt.update_wait > 0;
+    if (app->rank == 0) {
+        printf("\n(2) %d rank(s)%s, the solver's several-rank iterations: %.3f ms per iteration "
+               "(%d iterations after %d, slowest rank)",
+               app->size, what, tp * 1e3, iters, warm);
+        if (t1 > 0 && app->size > 1)
+            printf("; parallel efficiency against (1): %.1f%% (speed-up %.2fx)",
+                   100.0 * t1 / (app->size * tp), t1 / tp);
+        printf("\n");
+        if (host)
+            printf("  where each rank's host waited, us per iteration: send copy | halo messages "
+                   "(interior SpMV meanwhile) | rest of the SpMV + p'Ap | update + r'r | "
+                   "allreduce x2 | all\n");
+        else if (app->size > 1)
+            printf("  peer form (no host step per iteration); host time per iteration, us, in "
+                   "the last column\n");
+    }
+    double row[6] = {gt.halo_copy,   gt.halo_mpi,  gt.spmv_wait,
+                     gt.update_wait, gt.allreduce, gt.total};
+    const double per = gt.iterations > 0 ? 1e6 / (double)gt.iterations : 0;
+    for (int j = 0; j < 6; j++) row[j] *= per;
+    double *all = app->rank == 0 ? malloc((size_t)app->size * sizeof row) : NULL;
+    MPI_Gather(row, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, app->comm);
+    if (app->rank == 0) {
+        for (int r = 0; r < app->size; r++) {
+            const double *w = all + 6 * r;
+            printf("  rank %d: %9.1f | %9.1f | %9.1f | %9.1f | %9.1f | %9.1f\n", r, w[0], w[1],
+                   w[2], w[3], w[4], w[5]);
+        }
+        free(all);
+    }
+    return tp;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     mu_log_init(0, 1);
     mu_log_set_level("warn");
     int64_t n = 256;
-    int iters = 200, warm = 20, reps = 30, solve = 0, one = 1;
+    int iters = 200, warm = 20, reps = 30, solve = 0, one = 1, both = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strncmp(a, "--n=", 4))
@@ -211,6 +257,10 @@ int main(int argc, char **argv) {
             solve = 1;
         else if (!strcmp(a, "--no-one"))
             one = 0;
+        else if (!strcmp(a, "--host"))
+            setenv("MUTIRAO_CG_PEER", "0", 1);
+        else if (!strcmp(a, "--both"))
+            both = 1;
         else {
             fprintf(stderr, "bench_cg_ranks: unknown option %s\n", a);
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -271,33 +321,25 @@ int main(int argc, char **argv) {
     problem P;
     setup(&app, n, &P);
     reset(&app, &P);
-    const double tp = time_iterations(&app, &P, warm, iters);
-    cg_gpu_times gt;
-    cg_backend_gpu_times(P.be, &gt, 0);
-    if (app.rank == 0) {
-        printf("\n(2) %d rank(s), the solver's several-rank iterations: %.3f ms per iteration (%d "
-               "iterations after %d, slowest rank)",
-               app.size, tp * 1e3, iters, warm);
-        if (one && app.size > 1)
-            printf("; parallel efficiency against (1): %.1f%% (speed-up %.2fx)",
-                   100.0 * t1 / (app.size * tp), t1 / tp);
-        printf("\n  where each rank's host waited, us per iteration: send copy | halo messages "
-               "(interior SpMV meanwhile) | rest of the SpMV + p'Ap | update + r'r | "
-               "allreduce x2 | all\n");
-    }
-    double row[6] = {gt.halo_copy,   gt.halo_mpi,  gt.spmv_wait,
-                     gt.update_wait, gt.allreduce, gt.total};
-    const double per = gt.iterations > 0 ? 1e6 / (double)gt.iterations : 0;
-    for (int j = 0; j < 6; j++) row[j] *= per;
-    double *all = app.rank == 0 ? malloc((size_t)app.size * sizeof row) : NULL;
-    MPI_Gather(row, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, app.comm);
-    if (app.rank == 0) {
-        for (int r = 0; r < app.size; r++) {
-            const double *w = all + 6 * r;
-            printf("  rank %d: %9.1f | %9.1f | %9.1f | %9.1f | %9.1f | %9.1f\n", r, w[0], w[1],
-                   w[2], w[3], w[4], w[5]);
-        }
-        free(all);
+    double tp = all_ranks(&app, &P, warm, iters, one ? t1 : 0, "");
+    if (both && app.size > 1) { /* (2) again, host-driven, on a fresh backend */
+        const char *was = getenv("MUTIRAO_CG_PEER");
+        char keep[16] = "";
+        if (was) snprintf(keep, sizeof keep, "%s", was);
+        setenv("MUTIRAO_CG_PEER", "0", 1);
+        problem H;
+        teardown(&P);
+        setup(&app, n, &H);
+        reset(&app, &H);
+        all_ranks(&app, &H, warm, iters, one ? t1 : 0, " again, host-driven (MUTIRAO_CG_PEER=0)");
+        teardown(&H);
+        if (was)
+            setenv("MUTIRAO_CG_PEER", keep, 1);
+        else
+            unsetenv("MUTIRAO_CG_PEER");
+        setup(&app, n, &P);
+        reset(&app, &P);
+        tp = all_ranks(&app, &P, warm, iters, one ? t1 : 0, " again, the default form");
     }
     if (app.size > 1) parts(&app, &P, reps, tp);
 

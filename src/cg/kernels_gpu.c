@@ -26,6 +26,16 @@
  * waits on the GPU and two allreduces an iteration, the table path's
  * arithmetic in its order (same bits), no host-side vector work.
  *
+ * Several ranks on one node, each on its own GPU, the GPUs with peer access
+ * to each other: iterate runs whole iterations on the device too (the peer
+ * form of mu_gpu_cg_iterate, gpu/cg_peer.h): the halo stored straight into
+ * the neighbours' ghost slots and the exact sums added on every device, no
+ * host step per iteration. The first iterate decides (collectively) which
+ * form runs and says so once; MUTIRAO_CG_PEER=0 keeps the host-driven form.
+ * Each p the solver hands over is exported once (CUDA IPC handles swapped
+ * over MPI); after each call one small allreduce carries the ranks' errors
+ * and pending signals (the stop flag).
+ *
  * A CUDA failure inside an entry that returns nothing (the table's shape) is
  * logged on its rank; from then on the rank skips the device, still takes
  * part in every halo exchange, and adds a NaN to every dot product, so the
@@ -37,9 +47,12 @@
 #include "cg/solve.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/signals.h"
 #include "gpu/cg_gpu.h"
+#include "mpi/wait.h"
 
 typedef enum { HALO_IDLE, HALO_PACKED, HALO_POSTED } halo_state;
+typedef enum { PEER_UNKNOWN, PEER_OFF, PEER_ON } peer_mode;
 
 typedef struct {
     const cg_matrix *A;
@@ -48,6 +61,7 @@ typedef struct {
     halo_state halo;
     void *send, *ghosts; /* pinned host buffers of the context */
     int failed;
+    peer_mode peer;     /* several-rank iterate on the device (decided by the first call) */
     cg_gpu_times times; /* several-rank iterate */
 } gpu_impl;
 
@@ -263,12 +277,197 @@ static int iterate_ranks(cg_backend *b, MPI_Comm comm, int64_t count, double tol
     return rc;
 }
 
+/* Why the peer form cannot run, by priority (the largest over the ranks is reported). */
+enum {
+    PEER_WHY_OK,
+    PEER_WHY_ENV,
+    PEER_WHY_DEVICE,
+    PEER_WHY_SHARED,
+    PEER_WHY_ACCESS,
+    PEER_WHY_NODES,
+    PEER_WHY_RANKS,
+};
+static const char *const peer_why[] = {
+    "",
+    "MUTIRAO_CG_PEER=0",
+    "a GPU failed",
+    "ranks share a GPU",
+    "no peer access between the GPUs",
+    "the ranks are not on one node",
+    "more ranks than the peer form takes",
+};
+
+/* Collective: may every rank of comm run the peer form? Logs the answer once. */
+static void peer_decide(gpu_impl *c, MPI_Comm comm) {
+    int size = 1, rank = 0, nsize = 0, why = PEER_WHY_OK;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    const char *env = getenv("MUTIRAO_CG_PEER");
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_free(&node);
+    if (size > MU_GPU_CG_PEER_MAX)
+        why = PEER_WHY_RANKS;
+    else if (nsize != size)
+        why = PEER_WHY_NODES;
+    else if (env && env[0] == '0')
+        why = PEER_WHY_ENV;
+    MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, comm);
+    if (!why) { /* size <= MU_GPU_CG_PEER_MAX: the devices' bus ids */
+        char bus[MU_GPU_CG_PEER_MAX][32];
+        memset(bus, 0, sizeof bus);
+        if (c->failed || mu_gpu_cg_peer_bus(bus[rank])) why = PEER_WHY_DEVICE;
+        MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bus, (int)sizeof bus[0], MPI_CHAR, comm);
+        for (int j = 0; j < size && !why; j++) {
+            int ok = 0;
+            if (j == rank) continue;
+            if (!bus[j][0])
+                why = PEER_WHY_DEVICE;
+            else if (!strcmp(bus[j], bus[rank]))
+                why = PEER_WHY_SHARED;
+            else if (mu_gpu_cg_peer_reachable(bus[j], &ok) || !ok)
+                why = PEER_WHY_ACCESS;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, comm);
+    }
+    c->peer = why ? PEER_OFF : PEER_ON;
+    if (why)
+        mu_info("cg: %d GPU ranks: iterations driven from the host, halo and reductions through "
+                "MPI (%s)",
+                size, peer_why[why]);
+    else
+        mu_info("cg: %d GPU ranks on one node with peer access: whole iterations on the devices, "
+                "halo and reductions through peer memory (CUDA IPC)",
+                size);
+}
+
+/* Collective (size <= MU_GPU_CG_PEER_MAX): the peer form set up for p on
+ * every rank (returns 1), or not this time (0: a rank's device failed before;
+ * the host path then stops the solver), or turned off on every rank when a
+ * rank cannot export or open the memory. */
+static int peer_setup(gpu_impl *c, MPI_Comm comm, void *p) {
+    int state[2] = {!mu_gpu_cg_peer_ready(c->g, p), c->failed};
+    MPI_Allreduce(MPI_IN_PLACE, state, 2, MPI_INT, MPI_MAX, comm);
+    if (state[1]) return 0;
+    if (!state[0]) return 1;
+    int size = 1, rank = 0, bad = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    mu_halo_lists hl;
+    mu_halo_get_lists(c->A->halo, &hl);
+    /* Every rank's exports (box, p), and where each sender's values go in each
+     * receiver's p: table[j][2 s] the offset in j's p, [2 s + 1] the count. */
+    mu_gpu_cg_handle box[MU_GPU_CG_PEER_MAX], vec[MU_GPU_CG_PEER_MAX];
+    int64_t table[MU_GPU_CG_PEER_MAX][2 * MU_GPU_CG_PEER_MAX];
+    int64_t dest[MU_GPU_CG_PEER_MAX + 1];
+    memset(box, 0, sizeof box);
+    memset(vec, 0, sizeof vec);
+    for (int s = 0; s < 2 * MU_GPU_CG_PEER_MAX; s++) table[rank][s] = s % 2 ? 0 : -1;
+    for (int m = 0; m < hl.nrecv_ranks; m++) {
+        const int s = hl.recv_rank[m];
+        table[rank][2 * s] = c->A->nloc + hl.recv_offset[m];
+        table[rank][2 * s + 1] = hl.recv_offset[m + 1] - hl.recv_offset[m];
+    }
+    if (hl.nsend_ranks >= MU_GPU_CG_PEER_MAX || hl.nrecv_ranks >= MU_GPU_CG_PEER_MAX) {
+        bad = 1;
+    } else if (mu_gpu_cg_peer_export(c->g, p, &box[rank], &vec[rank])) {
+        bad = 1;
+        mu_log_all(MU_LOG_WARN, "cg: peer form: export failed: %s", mu_gpu_error());
+    }
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, box, (int)sizeof box[0], MPI_BYTE, comm);
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, vec, (int)sizeof vec[0], MPI_BYTE, comm);
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, table, 2 * MU_GPU_CG_PEER_MAX, MPI_INT64_T,
+                  comm);
+    for (int k = 0; k < hl.nsend_ranks && !bad; k++) {
+        const int j = hl.send_rank[k];
+        const int64_t want = hl.send_offset[k + 1] - hl.send_offset[k];
+        dest[k] = table[j][2 * rank];
+        if (dest[k] < 0 || table[j][2 * rank + 1] != want) {
+            bad = 1;
+            mu_log_all(MU_LOG_WARN,
+                       "cg: peer form: rank %d expects %lld values from this rank, which sends "
+                       "%lld",
+                       j, (long long)table[j][2 * rank + 1], (long long)want);
+        }
+    }
+    if (!bad) {
+        mu_gpu_cg_peer_desc d;
+        memset(&d, 0, sizeof d);
+        d.rank = rank;
+        d.size = size;
+        d.box = box;
+        d.vec = vec;
+        d.nsend_ranks = hl.nsend_ranks;
+        d.nrecv_ranks = hl.nrecv_ranks;
+        d.send_rank = hl.send_rank;
+        d.recv_rank = hl.recv_rank;
+        d.send_offset = hl.send_offset;
+        d.dest = dest;
+        d.nglobal = c->A->n;
+        if (mu_gpu_cg_peer_open(c->g, p, &d)) {
+            bad = 1;
+            mu_log_all(MU_LOG_WARN, "cg: peer form: opening the other ranks' memory failed: %s",
+                       mu_gpu_error());
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+    if (!bad) return 1;
+    if (mu_gpu_cg_peer_close(c->g)) failed(c, "peer memory release");
+    c->peer = PEER_OFF;
+    mu_warn("cg: the peer form could not be set up: iterations driven from the host from now on");
+    return 0;
+}
+
+/* Several ranks, the peer form: the device iterations on every rank, then
+ * one allreduce of the errors and the pending signals. */
+static int iterate_peer(gpu_impl *c, MPI_Comm comm, int64_t count, double tol, void *x, void *r,
+                        void *p, void *q, void *z, double *rz, double *rr, int64_t *k, int *stop) {
+    const double start = MPI_Wtime();
+    mu_gpu_cg_iter it;
+    memset(&it, 0, sizeof it);
+    it.rz = *rz;
+    it.rr = *rr;
+    it.tol = tol;
+    it.count = count;
+    int64_t flags[2] = {0, mu_signals_pending() != 0};
+    if (mu_gpu_cg_iterate(c->g, x, r, p, q, z, &it)) {
+        failed(c, "iterations");
+        flags[0] = 1;
+    } else if (it.stop == MU_GPU_CG_PEER_LOST) {
+        mu_log_all(MU_LOG_ERROR, "cg: another rank's GPU did not answer for a minute");
+        flags[0] = 1;
+    }
+    flags[1] = mu_signals_pending() != 0;
+    mu_allreduce(flags, 2, MPI_INT64_T, MPI_SUM, comm);
+    c->times.total += MPI_Wtime() - start;
+    c->times.iterations += it.done;
+    if (flags[0])
+        return mu_error("cg: GPU iterations failed on %lld rank(s) (peer form)",
+                        (long long)flags[0]);
+    *k += it.done;
+    if (it.done > 0) {
+        *rz = it.rz;
+        *rr = it.rr;
+    }
+    *stop = flags[1] > 0;
+    if (it.stop == MU_GPU_CG_RR || it.stop == MU_GPU_CG_RZ) {
+        double v; /* the words summed over the ranks: the same message on every rank */
+        return cg_value(&it.bad, &v, it.stop == MU_GPU_CG_RR ? "r'r" : "r'z", *k);
+    }
+    return 0;
+}
+
 static int iterate(cg_backend *b, MPI_Comm comm, int64_t count, double tol, void *x, void *r,
                    void *p, void *q, void *z, double *rz, double *rr, int64_t *k, int *stop) {
+    gpu_impl *c = b->impl;
     int size = 1;
     MPI_Comm_size(comm, &size);
     *stop = 0;
-    if (size == 1) return iterate_one(b->impl, count, tol, x, r, p, q, z, rz, rr, k);
+    if (size == 1) return iterate_one(c, count, tol, x, r, p, q, z, rz, rr, k);
+    if (c->peer == PEER_UNKNOWN) peer_decide(c, comm);
+    if (c->peer == PEER_ON && peer_setup(c, comm, p))
+        return iterate_peer(c, comm, count, tol, x, r, p, q, z, rz, rr, k, stop);
     return iterate_ranks(b, comm, count, tol, x, r, p, q, z, rz, rr, k, stop);
 }
 
@@ -326,8 +525,8 @@ int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
         return rc;
     }
     mu_info("cg: GPU SpMV with %d lane%s per row (%s, %d entries per lane ahead) for %.2f "
-            "nonzeros per row; whole iterations: on the device on one rank (%s form), driven "
-            "from the host on several",
+            "nonzeros per row; whole iterations: on the device on one rank (%s form); on several, "
+            "on the devices where one node's GPUs reach each other, else driven from the host",
             mu_gpu_cg_lanes(c->g), mu_gpu_cg_lanes(c->g) > 1 ? "s" : "",
             mu_gpu_cg_lanes(c->g) > 1 ? "CSR-vector" : "CSR-scalar", mu_gpu_cg_depth(c->g),
             d.mean_row, mu_gpu_cg_fused(c->g) ? "fused" : "split");
