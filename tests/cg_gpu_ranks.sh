@@ -3,9 +3,12 @@
 # GPUs, bound by node-local rank): the same result line (iterations, residuals,
 # error) and bitwise the same solution file on every rank count, for Poisson
 # operators and bundled matrices, fp64 and fp32, with and without Jacobi, and
-# the thesis variant. One rank runs whole iterations on the device, several
-# ranks exchange halos and reduce on the host: the bits still agree, since a
-# row's sum and every dot product are layout-independent. Also: GPU and CPU
+# the thesis variant. One rank runs whole iterations on the device; several
+# ranks on distinct GPUs with peer access too (the peer form: halo and exact
+# sums through peer memory), else (ranks sharing a GPU, MUTIRAO_CG_PEER=0)
+# they exchange halos and reduce on the host: the bits still agree, since a
+# row's sum and every dot product are layout-independent. The form each rank
+# count ran is printed; 2 ranks also run with MUTIRAO_CG_PEER=0. Also: GPU and CPU
 # take the same number of iterations (within 1) on a well-conditioned problem.
 # Checkpoints of several GPU ranks (periodic, and a real SIGUSR1) restart to
 # the same bits. Exit 77 (skipped) without a CUDA device.
@@ -31,7 +34,7 @@ status_of() { grep '^cg: ' "$1" | sed -e 's/ time_per_it=[^ ]*//' -e 's/ ranks=[
 
 # same_all NAME ARGS...: every rank count gives rank 1's result line and solution.
 same_all() {
-    local name=$1 np rc want=""
+    local name=$1 np rc want="" forms=""
     shift
     for np in 1 2 3 4; do
         set +e
@@ -46,6 +49,15 @@ same_all() {
         if ! grep -q "solve runs on the GPU of $np of $np rank" "$WORK/err"; then
             fail "$name on $np ranks: not every rank ran on the GPU"
         fi
+        if [ "$np" -gt 1 ]; then
+            if grep -q "GPU ranks on one node with peer access" "$WORK/err"; then
+                forms="$forms $np:peer"
+            elif grep -q "GPU ranks: iterations driven from the host" "$WORK/err"; then
+                forms="$forms $np:host"
+            else
+                forms="$forms $np:table" # no whole iterations (thesis variant)
+            fi
+        fi
         local got
         got=$(status_of "$WORK/out")
         if [ "$np" = 1 ]; then
@@ -57,6 +69,19 @@ same_all() {
             fail "$name on $np ranks: solution differs from 1 rank"
         fi
     done
+    echo "   forms of several ranks:${forms:- none logged}"
+    # 2 ranks with the host-driven form forced (where the peer form is the default).
+    set +e
+    MUTIRAO_CG_PEER=0 run_np 2 cg --device=gpu --output="$WORK/xh.txt" "$@" >"$WORK/out" \
+        2>"$WORK/err"
+    rc=$?
+    set -e
+    if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then
+        cat "$WORK/err" >&2
+        fail "$name on 2 ranks, MUTIRAO_CG_PEER=0: exit status $rc"
+    elif [ "$(status_of "$WORK/out")" != "$want" ] || ! cmp -s "$WORK/x1.txt" "$WORK/xh.txt"; then
+        fail "$name on 2 ranks, MUTIRAO_CG_PEER=0: differs from 1 rank"
+    fi
 }
 
 same_all "3d7 40^3" --poisson=3d7 --nx=40
