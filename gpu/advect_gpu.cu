@@ -19,8 +19,9 @@
 #include "gpu/check.h"
 
 struct mu_gpu_adv {
-    float *q, *qn, *flux, *wu, *wrs, *wd0, *wd1, *buf;
-    float *wcn; /* the faces' Courant numbers (adv_courant), shared by a line's fields */
+    float *q, *qn, *flux, *wu, *wd0, *wd1, *buf;
+    const float *wrs; /* the sweep's face densities: rc[axis] itself (read only) */
+    float *wcn;       /* the faces' Courant numbers (adv_courant), shared by a line's fields */
     uint8_t *cls;
     adv_seg *seg;
     adv_task *tasks;
@@ -87,7 +88,9 @@ dgeom to_dev(const mu_gpu_adv_geom *w) {
 }
 
 struct bufs {
-    float *q, *qn, *flux, *wu, *wrs, *wd0, *wd1, *buf, *wcn;
+    float *q, *qn, *flux, *wu;
+    const float *wrs;
+    float *wd0, *wd1, *buf, *wcn;
     uint8_t *cls;
     adv_seg *seg;
     adv_task *tasks;
@@ -689,7 +692,6 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->flux, (size_t)(gmax * N * (mmax + 1)) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->wu, (size_t)(gmax * (mmax + 1)) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->wcn, (size_t)(gmax * (mmax + 1)) * sizeof(float)));
-    MU_CUDA_GOTO(cudaMalloc(&g->wrs, (size_t)(gmax * (mmax + 1)) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->wd0, (size_t)(gmax * mmax) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->wd1, (size_t)(gmax * mmax) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->buf, (size_t)g->nbuf * sizeof(float)));
@@ -726,10 +728,10 @@ done:
 
 extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     if (!g) return;
-    void *p[] = {g->wcn,      g->q,     g->qn,    g->flux,  g->wu,    g->wrs,    g->wd0,
-                 g->wd1,      g->buf,   g->cls,   g->seg,   g->tasks, g->fcells, g->cyc,
-                 g->counters, g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2],
-                 g->dens,     g->rho,   g->pn,    g->wstat, g->words, g->keys,   g->rhodv};
+    void *p[] = {g->wcn,   g->q,     g->qn,    g->flux,  g->wu,     g->wd0,   g->wd1,
+                 g->buf,   g->cls,   g->seg,   g->tasks, g->fcells, g->cyc,   g->counters,
+                 g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2], g->dens,
+                 g->rho,   g->pn,    g->wstat, g->words, g->keys,   g->rhodv};
     for (void *x : p)
         if (x) cudaFree(x);
     for (cudaEvent_t e : g->ev)
@@ -800,9 +802,7 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *p
     unsigned long long *stat = g->wstat + 2 * w.axis; /* cleared by mu_gpu_adv_check */
     auto t0 = clk::now();
     if (pn) MU_CUDA(cudaMemsetAsync(g->pn, 0, (size_t)(2 * w.G) * sizeof(int), g->st));
-    /* the face densities are steady: the sweep's copy of them */
-    MU_CUDA(cudaMemcpyAsync(g->wrs, g->rc[w.axis], (size_t)faces * sizeof(float),
-                            cudaMemcpyDeviceToDevice, g->st));
+    g->wrs = g->rc[w.axis]; /* the face densities are steady: read where they were uploaded */
     int nb = blocks(faces, 256);
     if (nb > 2048) nb = 2048; /* grid-stride: one atomic per block */
     k_winds<<<nb, 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wcn, stat, pn ? g->pn : nullptr);
