@@ -94,6 +94,31 @@ same_all "bcsstk26 jacobi" --matrix="$IN/bcsstk26.mtx" --pc=jacobi --max-it=400
 same_all "494_bus" --matrix="$IN/494_bus.mtx" --max-it=400
 same_all "nos7 thesis" --matrix="$IN/nos7.mtx" --variant=thesis --max-it=300
 
+# The peer form forced (MUTIRAO_CG_PEER=1) on 2 ranks, also where they share
+# one GPU (their spinning kernels then take turns by time slices: a small
+# problem): the same result line and solution as 1 rank, Jacobi and not.
+for pc in none jacobi; do
+    pf=(--poisson=3d7 --nx=16 --ny=12 --nz=10 --rhs=random --seed=3 --pc=$pc)
+    set +e
+    run_np 1 cg --device=gpu --output="$WORK/f1.txt" "${pf[@]}" >"$WORK/f1.out" 2>"$WORK/f1.err"
+    rc1=$?
+    MUTIRAO_CG_PEER=1 run_np 2 cg --device=gpu --output="$WORK/f2.txt" "${pf[@]}" \
+        >"$WORK/f2.out" 2>"$WORK/f2.err"
+    rc2=$?
+    set -e
+    expect_eq "forced peer form ($pc): 1-rank exit status" "$rc1" 0
+    expect_eq "forced peer form ($pc): 2-rank exit status" "$rc2" 0
+    if ! grep -q "GPU ranks on one node with peer access.*MUTIRAO_CG_PEER=1" "$WORK/f2.err"; then
+        tail -n 5 "$WORK/f2.err" >&2
+        fail "forced peer form ($pc): the 2-rank run did not run the peer form"
+    elif [ "$(status_of "$WORK/f1.out")" = "$(status_of "$WORK/f2.out")" ] &&
+        cmp -s "$WORK/f1.txt" "$WORK/f2.txt"; then
+        echo "ok: forced peer form ($pc) on 2 ranks = 1 rank: $(status_of "$WORK/f2.out")"
+    else
+        fail "forced peer form ($pc): 2 ranks differ from 1 rank"
+    fi
+done
+
 # Several GPU ranks run whole iterations in the backend, the stop flag folded
 # into their reductions. Periodic checkpoints: 2 ranks stop at --max-it=50 with
 # checkpoints at 20 and 40; a restart from 40 on 2 ranks ends at 90 as a run

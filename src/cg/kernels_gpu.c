@@ -31,7 +31,10 @@
  * form of mu_gpu_cg_iterate, gpu/cg_peer.h): the halo stored straight into
  * the neighbours' ghost slots and the exact sums added on every device, no
  * host step per iteration. The first iterate decides (collectively) which
- * form runs and says so once; MUTIRAO_CG_PEER=0 keeps the host-driven form.
+ * form runs and says so once; MUTIRAO_CG_PEER=0 keeps the host-driven form,
+ * MUTIRAO_CG_PEER=1 forces the peer form also on ranks that share a GPU (for
+ * tests on one GPU: the ranks' spinning kernels then take turns by the
+ * device's time slices, slowly).
  * Each p the solver hands over is exported once (CUDA IPC handles swapped
  * over MPI); after each call one small allreduce carries the ranks' errors
  * and pending signals (the stop flag).
@@ -303,6 +306,7 @@ static void peer_decide(gpu_impl *c, MPI_Comm comm) {
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
     const char *env = getenv("MUTIRAO_CG_PEER");
+    const int force = env && env[0] == '1';
     MPI_Comm node;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &nsize);
@@ -325,7 +329,7 @@ static void peer_decide(gpu_impl *c, MPI_Comm comm) {
             if (!bus[j][0])
                 why = PEER_WHY_DEVICE;
             else if (!strcmp(bus[j], bus[rank]))
-                why = PEER_WHY_SHARED;
+                why = force ? PEER_WHY_OK : PEER_WHY_SHARED;
             else if (mu_gpu_cg_peer_reachable(bus[j], &ok) || !ok)
                 why = PEER_WHY_ACCESS;
         }
@@ -338,8 +342,8 @@ static void peer_decide(gpu_impl *c, MPI_Comm comm) {
                 size, peer_why[why]);
     else
         mu_info("cg: %d GPU ranks on one node with peer access: whole iterations on the devices, "
-                "halo and reductions through peer memory (CUDA IPC)",
-                size);
+                "halo and reductions through peer memory (CUDA IPC)%s",
+                size, force ? " (MUTIRAO_CG_PEER=1)" : "");
 }
 
 /* Collective (size <= MU_GPU_CG_PEER_MAX): the peer form set up for p on
