@@ -30,7 +30,10 @@ struct mu_gpu_adv {
     unsigned long long *counters; /* streams, inflow-only cells, errors */
     double *wc[3];                /* per axis: the steady face winds, once per run */
     float *rc[3];                 /* and the face densities */
-    float *dens, *rho;            /* cell densities through the sweeps; rho(z) */
+    float *wd1b;                  /* the spare D1: a sweep's D0 reads the D1 before (k_dens_*) */
+    int dsrc;                     /* the cell densities: -1 rho(z), 0-2 the D1 of that axis's
+                                     sweep (wd1), -2 none (a sweep's winds without its end) */
+    float *rho;                   /* rho(z) */
     int *pn;                      /* periodic lines: 2 sign flags per line */
     unsigned long long *wstat;    /* per axis: largest Courant number (bits), bad faces/cells */
     unsigned long long *words;    /* the step log: N exact sums (MU_XSUM_WORDS each) */
@@ -56,7 +59,7 @@ double since(clk::time_point t0) {
 }
 
 struct dgeom {
-    int axis, m, G, N, wrap, periodic, first, last, nxl, nz, sx, eb0, eb1;
+    int axis, m, G, N, wrap, periodic, first, last, nxl, nyl, nz, sx, eb0, eb1;
     long long qs, glo, gn;
     float dt, dx;
     double tf, dtdx;
@@ -74,6 +77,7 @@ dgeom to_dev(const mu_gpu_adv_geom *w) {
     d.last = w->last;
     d.nxl = w->nxl;
     d.nz = w->nz;
+    d.nyl = w->axis == 1 ? w->m : w->axis == 0 ? w->G / w->nz : w->G / w->nxl;
     d.sx = w->sx;
     d.eb0 = w->eb0;
     d.eb1 = w->eb1;
@@ -124,14 +128,6 @@ __device__ long long line_off(const dgeom &w, int g) {
     int x, y, z;
     line_xyz(w, g, &x, &y, &z);
     return (long long)w.N * (z + (long long)w.nz * ((x + 2) + (long long)w.sx * (y + 2)));
-}
-
-/* Offset and stride of a line's cells in the cell densities (sweep.c's dens_off). */
-__device__ long long dens_off(const dgeom &w, int g, long long *stride) {
-    int x, y, z;
-    line_xyz(w, g, &x, &y, &z);
-    *stride = w.axis == 0 ? w.nz : w.axis == 1 ? (long long)w.nz * w.nxl : 1;
-    return z + (long long)w.nz * (x + (long long)w.nxl * y);
 }
 
 /* Face winds of the sweep and the Courant check, as sweep.c's sweep_winds: the
@@ -194,68 +190,51 @@ __device__ __forceinline__ void dens_cell(const dgeom &w, const float *u, const 
     if (!(b > 0)) atomicAdd(&stat[1], 1ull);
 }
 
-__global__ void k_dens(dgeom w, const float *dens, const float *u, const float *rs, float *d0,
-                       float *d1, unsigned long long *stat) {
-    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= (long long)w.G * w.m) return;
-    int g = (int)(k / w.m), i = (int)(k % w.m);
-    long long dstr, doff = dens_off(w, g, &dstr);
-    dens_cell(w, u, rs, d0, d1, stat, g, i, dens[doff + i * dstr]);
+/* The cell of a sweep along axis A at coordinates c = (x, y, z): its line
+ * (line_xyz's inverse); its cell along the line is c[A]. */
+template <int A> __device__ __forceinline__ int cell_line(const dgeom &w, const int *c) {
+    return A == 0 ? c[1] * w.nz + c[2] : A == 1 ? c[0] * w.nz + c[2] : c[1] * w.nxl + c[0];
 }
 
-__global__ void k_dens_next(dgeom w, float *dens, const float *d1) {
-    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= (long long)w.G * w.m) return;
-    int g = (int)(k / w.m), i = (int)(k % w.m);
-    long long dstr, doff = dens_off(w, g, &dstr);
-    dens[doff + i * dstr] = d1[k];
+/* The cell densities are never stored as such: the step's first sweep takes
+ * D0 = rho(z), each later sweep the D1 of the sweep before, read where that
+ * sweep wrote it (its lines' layout). k_dens_lin: from rho(z), or from the D1
+ * of a sweep along the same axis (the same layout), a warp over 32 cells of a
+ * line. Grid (lines / 8, cells / 32) of 32 x 8 threads. */
+__global__ void k_dens_lin(dgeom w, const float *rho, const float *prev, const float *u,
+                           const float *rs, float *d0, float *d1, unsigned long long *stat) {
+    int g = blockIdx.x * 8 + threadIdx.y, i = blockIdx.y * 32 + threadIdx.x;
+    if (g >= w.G || i >= w.m) return;
+    float a = rho ? rho[w.axis == 2 ? i : g % w.nz] : prev[(long long)g * w.m + i];
+    dens_cell(w, u, rs, d0, d1, stat, g, i, a);
 }
 
-/* X and Y sweeps: a line's cells are R apart in the cell densities (z fastest),
- * so k_dens / k_dens_next would touch a sector per cell. There the lines are
- * batches (b: y for X, one for Y) of R lines (r: z for X, x * nz + z for Y; g =
- * b * R + r) whose cell c is at dens[(b * m + c) * R + r]: a transpose, done
- * through 32 x 32 tiles in shared memory so that both sides are read and
- * written whole. Grid (m / 32, R / 32, batches) of 32 x 8 threads. */
-__device__ __forceinline__ int dens_rows(const dgeom &w) {
-    return w.axis == 0 ? w.nz : w.G;
-}
-
-__global__ void k_dens_t(dgeom w, const float *dens, const float *u, const float *rs, float *d0,
-                         float *d1, unsigned long long *stat) {
+/* From the D1 of a sweep along axis P != A: its cells along P are the fastest,
+ * this sweep's along A, so the values go through 32 x 32 tiles in shared
+ * memory (both sides read and written whole). Grid (cells along P / 32, cells
+ * along A / 32, cells along the third axis) of 32 x 8 threads. */
+template <int P, int A>
+__global__ void k_dens_tr(dgeom w, const float *prev, const float *u, const float *rs, float *d0,
+                          float *d1, unsigned long long *stat) {
+    constexpr int O = 3 - P - A;
     __shared__ float tile[32][33];
-    int R = dens_rows(w), c0 = blockIdx.x * 32, r0 = blockIdx.y * 32, b = blockIdx.z;
-    int tx = threadIdx.x, ty = threadIdx.y;
+    const int n[3] = {w.nxl, w.nyl, w.nz};
+    int p0 = blockIdx.x * 32, a0 = blockIdx.y * 32, tx = threadIdx.x, ty = threadIdx.y;
+    int c[3];
+    c[O] = blockIdx.z;
     for (int j = ty; j < 32; j += 8) {
-        int c = c0 + j, r = r0 + tx;
-        if (c < w.m && r < R) tile[j][tx] = dens[((long long)b * w.m + c) * R + r];
+        c[A] = a0 + j;
+        c[P] = p0 + tx;
+        if (c[A] < n[A] && c[P] < n[P])
+            tile[j][tx] = prev[(long long)cell_line<P>(w, c) * n[P] + c[P]];
     }
     __syncthreads();
     for (int j = ty; j < 32; j += 8) {
-        int r = r0 + j, c = c0 + tx;
-        if (c < w.m && r < R) dens_cell(w, u, rs, d0, d1, stat, b * R + r, c, tile[tx][j]);
+        c[P] = p0 + j;
+        c[A] = a0 + tx;
+        if (c[A] < n[A] && c[P] < n[P])
+            dens_cell(w, u, rs, d0, d1, stat, cell_line<A>(w, c), c[A], tile[tx][j]);
     }
-}
-
-__global__ void k_dens_next_t(dgeom w, float *dens, const float *d1) {
-    __shared__ float tile[32][33];
-    int R = dens_rows(w), c0 = blockIdx.x * 32, r0 = blockIdx.y * 32, b = blockIdx.z;
-    int tx = threadIdx.x, ty = threadIdx.y;
-    for (int j = ty; j < 32; j += 8) {
-        int r = r0 + j, c = c0 + tx;
-        if (c < w.m && r < R) tile[j][tx] = d1[((long long)b * R + r) * w.m + c];
-    }
-    __syncthreads();
-    for (int j = ty; j < 32; j += 8) {
-        int c = c0 + j, r = r0 + tx;
-        if (c < w.m && r < R) dens[((long long)b * w.m + c) * R + r] = tile[tx][j];
-    }
-}
-
-dim3 dens_grid(const dgeom &w) {
-    int R = w.axis == 0 ? w.nz : w.G;
-    return dim3((unsigned)((w.m + 31) / 32), (unsigned)((R + 31) / 32),
-                (unsigned)(w.axis == 0 ? w.G / w.nz : 1));
 }
 
 /* The step log of the owned cells: exact sums of q rho dV (the digits of
@@ -307,11 +286,6 @@ __global__ void k_diag(const float *q, int N, int nxl, int nz, long long nv, con
         atomicMin(&kmin[i], mn[i]);
         atomicMax(&kmax[i], mx[i]);
     }
-}
-
-__global__ void k_dens_reset(float *dens, const float *rho, int nz, long long cells) {
-    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < cells) dens[k] = rho[k % nz];
 }
 
 __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
@@ -701,7 +675,8 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->fcells, (size_t)(gmax * (mmax + 1)) * 2 * sizeof(int32_t)));
     MU_CUDA_GOTO(cudaMalloc(&g->cyc, (size_t)gmax * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->counters, 4 * sizeof(unsigned long long)));
-    MU_CUDA_GOTO(cudaMalloc(&g->dens, (size_t)(gmax * mmax) * sizeof(float)));
+    MU_CUDA_GOTO(cudaMalloc(&g->wd1b, (size_t)(gmax * mmax) * sizeof(float)));
+    g->dsrc = -2;
     MU_CUDA_GOTO(cudaMalloc(&g->rho, (size_t)mmax * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->pn, (size_t)(2 * gmax) * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->wstat, 6 * sizeof(unsigned long long)));
@@ -730,7 +705,7 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     if (!g) return;
     void *p[] = {g->wcn,   g->q,     g->qn,    g->flux,  g->wu,     g->wd0,   g->wd1,
                  g->buf,   g->cls,   g->seg,   g->tasks, g->fcells, g->cyc,   g->counters,
-                 g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2], g->dens,
+                 g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2], g->wd1b,
                  g->rho,   g->pn,    g->wstat, g->words, g->keys,   g->rhodv};
     for (void *x : p)
         if (x) cudaFree(x);
@@ -784,21 +759,64 @@ extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, in
         std::memcpy(g->rho_h, rho, (size_t)nz * sizeof(float));
         g->rho_n = nz;
     }
+    g->dsrc = -1; /* the next sweep's D0 is rho(z) */
     MU_CUDA(cudaEventRecord(g->ev[0], g->st));
-    auto t0 = clk::now();
-    k_dens_reset<<<blocks(cells, 256), 256, 0, g->st>>>(g->dens, g->rho, nz, cells);
-    return launched(g, t0);
+    return 0;
 }
 
-extern "C" int mu_gpu_adv_dens_get(mu_gpu_adv *g, float *dens, int64_t cells) {
-    return copy(g, dens, g->dens, (size_t)cells * sizeof(float), cudaMemcpyDeviceToHost);
+namespace {
+
+/* The sweep's D0 and D1 from the cell densities (g->dsrc) into wd0 and the
+ * spare D1, which then becomes wd1 (the one read stays intact until then). */
+int dens_launch(mu_gpu_adv *g, const dgeom &w, unsigned long long *stat) {
+    if (g->dsrc < -1)
+        return mu_gpu_fail("advect: the %c sweep has no cell densities", "XYZ"[w.axis]);
+    float *d1 = g->wd1b;
+    const float *prev = g->wd1;
+    dim3 th(32, 8);
+    int p = g->dsrc, a = w.axis, n[3] = {w.nxl, w.nyl, w.nz};
+    if (p < 0 || p == a) {
+        dim3 grid((unsigned)((w.G + 7) / 8), (unsigned)((w.m + 31) / 32));
+        k_dens_lin<<<grid, th, 0, g->st>>>(w, p < 0 ? g->rho : nullptr, prev, g->wu, g->wrs, g->wd0,
+                                           d1, stat);
+    } else {
+        dim3 grid((unsigned)((n[p] + 31) / 32), (unsigned)((n[a] + 31) / 32),
+                  (unsigned)n[3 - p - a]);
+        switch (p * 3 + a) {
+        case 1:
+            k_dens_tr<0, 1><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            break;
+        case 2:
+            k_dens_tr<0, 2><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            break;
+        case 3:
+            k_dens_tr<1, 0><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            break;
+        case 5:
+            k_dens_tr<1, 2><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            break;
+        case 6:
+            k_dens_tr<2, 0><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            break;
+        default:
+            k_dens_tr<2, 1><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            break;
+        }
+    }
+    MU_LAUNCHED();
+    g->wd1b = g->wd1;
+    g->wd1 = d1;
+    g->dsrc = -2;
+    return 0;
 }
+
+} // namespace
 
 extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *pn) {
     dgeom w = to_dev(wp);
     if (!mu_gpu_adv_has_wind(g, w.axis))
         return mu_gpu_fail("advect: the winds of axis %d were never uploaded", w.axis);
-    long long faces = (long long)w.G * (w.m + 1), cells = (long long)w.G * w.m;
+    long long faces = (long long)w.G * (w.m + 1);
     unsigned long long *stat = g->wstat + 2 * w.axis; /* cleared by mu_gpu_adv_check */
     auto t0 = clk::now();
     if (pn) MU_CUDA(cudaMemsetAsync(g->pn, 0, (size_t)(2 * w.G) * sizeof(int), g->st));
@@ -807,13 +825,7 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *p
     if (nb > 2048) nb = 2048; /* grid-stride: one atomic per block */
     k_winds<<<nb, 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wcn, stat, pn ? g->pn : nullptr);
     MU_LAUNCHED();
-    if (w.axis < 2)
-        k_dens_t<<<dens_grid(w), dim3(32, 8), 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
-                                                          stat);
-    else
-        k_dens<<<blocks(cells, 256), 256, 0, g->st>>>(w, g->dens, g->wu, g->wrs, g->wd0, g->wd1,
-                                                      stat);
-    if (launched(g, t0)) return 1;
+    if (dens_launch(g, w, stat) || launched(g, t0)) return 1;
     if (pn && copy(g, pn, g->pn, (size_t)(2 * w.G) * sizeof(int), cudaMemcpyDeviceToHost)) return 1;
     return 0;
 }
@@ -873,14 +885,10 @@ extern "C" int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const do
 }
 
 extern "C" int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
-    dgeom w = to_dev(wp);
-    auto t0 = clk::now();
-    if (w.axis < 2)
-        k_dens_next_t<<<dens_grid(w), dim3(32, 8), 0, g->st>>>(w, g->dens, g->wd1);
-    else
-        k_dens_next<<<blocks((long long)w.G * w.m, 256), 256, 0, g->st>>>(w, g->dens, g->wd1);
-    if (launched(g, t0)) return 1;
-    MU_CUDA(cudaEventRecord(g->ev[w.axis + 1], g->st));
+    if (g->dsrc != -2 || wp->axis < 0 || wp->axis > 2)
+        return mu_gpu_fail("advect: the densities after a %d sweep without its winds", wp->axis);
+    g->dsrc = wp->axis; /* its D1 (wd1), read by the next sweep's k_dens_* */
+    MU_CUDA(cudaEventRecord(g->ev[wp->axis + 1], g->st));
     return 0;
 }
 

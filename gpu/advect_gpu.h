@@ -44,10 +44,10 @@ int mu_gpu_adv_halo(mu_gpu_adv *g, int axis, int nxl, int nyl, int nz, int N, in
  * (has_wind says whether they are there); each sweep scales them by tf. */
 int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, const float *rc, int64_t faces);
 int mu_gpu_adv_has_wind(const mu_gpu_adv *g, int axis);
-/* The cell densities (z fastest, then x, y) back to rho(z) (nz values) at the
- * start of a step; dens_get copies them to the host (error messages only). */
+/* The cell densities back to rho(z) (nz values) at the start of a step: the
+ * next sweep's D0 is rho(z) (uploaded when it changes), each later sweep's the
+ * D1 of the sweep before, read on the device where that sweep left it. */
 int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, int64_t cells);
-int mu_gpu_adv_dens_get(mu_gpu_adv *g, float *dens, int64_t cells);
 /* The sweep's face winds, Walcek densities D0/D1 and Courant figures, queued
  * on the device; pn (periodic axes, else NULL) gets 2 flags per line: any wind
  * >= 0, any < 0 (a wait). The figures stay on the device until
@@ -64,7 +64,7 @@ int mu_gpu_adv_check(mu_gpu_adv *g, double *cmax, int *bad);
  * and largest value as adv_fkey keys (NaN skipped; +Inf / -Inf keys if none). */
 int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const double *rhodv, mu_xsum *acc,
                     int32_t *kmin, int32_t *kmax);
-/* The densities after the sweep (D1) become the cell densities. */
+/* The densities after the sweep (D1) become the cell densities (no copy). */
 int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *w);
 /* Device seconds of the last step's X, Y and Z sweeps (from dens_reset to each
  * sweep's dens_next, axes in that order); waits for them (benchmarks). */

@@ -59,12 +59,6 @@ int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, int64_t cells
     (void)cells;
     return 1;
 }
-int mu_gpu_adv_dens_get(mu_gpu_adv *g, float *dens, int64_t cells) {
-    (void)g;
-    (void)dens;
-    (void)cells;
-    return 1;
-}
 int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int *pn) {
     (void)g;
     (void)w;
