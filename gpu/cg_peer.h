@@ -181,5 +181,18 @@ static __device__ __noinline__ bool peer_allreduce(const peer_dev *pd, int kind,
     return true;
 }
 
+/* S1 of the peer form inside a kernel's last block (every thread; sh: the
+ * block's shared words as scratch): the p'Ap words summed over the ranks,
+ * then step_alpha; pd NULL: step_alpha alone (one rank). For an SpMV kernel
+ * that steps alpha itself in the peer form instead of k_peer_alpha. */
+static __device__ __forceinline__ void peer_step_alpha(const peer_dev *pd, dev_status *st,
+                                                       long long *words, mu_xsum *sh, int cur) {
+    if (pd && !peer_allreduce(pd, PEER_ALPHA, 1, words, nullptr, sh, nullptr)) {
+        if (threadIdx.x == 0) st->stop = MU_GPU_CG_PEER_LOST;
+        return;
+    }
+    step_alpha(st, words, sh, cur);
+}
+
 } // namespace mu_cg
 #endif
