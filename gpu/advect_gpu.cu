@@ -130,38 +130,58 @@ __device__ long long line_off(const dgeom &w, int g) {
     return (long long)w.N * (z + (long long)w.nz * ((x + 2) + (long long)w.sx * (y + 2)));
 }
 
-/* Face winds of the sweep and the Courant check, as sweep.c's sweep_winds: the
- * largest Courant number as the maximum of its bits (non-negative doubles order
- * as their bits, and a maximum does not depend on the order), reduced in the
- * warp and the block first: one atomic per block, not one per face on a single
- * address (they serialize in L2). Grid-stride, so every thread reaches the
- * block's barriers. */
-__global__ void k_winds(dgeom w, const double *wc, float *u, float *cn, unsigned long long *stat,
-                        int *pn) {
-    __shared__ unsigned long long wmax[32];
-    long long n = (long long)w.G * (w.m + 1);
-    unsigned long long mx = 0, nbad = 0;
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
-         k += (long long)gridDim.x * blockDim.x) {
-        int j = (int)(k % (w.m + 1)) - 1;
-        float uk = (float)(wc[k] * w.tf);
-        u[k] = uk;
-        cn[k] = adv_courant(uk, w.dt, w.dx);
-        if (j < 0) continue;
-        long long gi = w.glo + j;
-        if (w.periodic || gi + 1 < w.gn) {
-            double cn = fabs((double)uk) * w.dtdx;
-            unsigned long long bits = (unsigned long long)__double_as_longlong(cn);
-            mx = bits > mx ? bits : mx;
-            if (cn > 1) nbad++;
-        }
-        if (pn) pn[2 * (k / (w.m + 1)) + (uk >= 0 ? 0 : 1)] = 1;
+/* The sweep's face winds, Courant check and Walcek densities, as sweep.c's
+ * sweep_winds, a thread per cell: it computes the winds of both its faces
+ * (the same expression as its neighbour's: the same bits), stores the right
+ * face's wind and Courant number (cell 0 the left face's too), checks the
+ * right face if it is inside the domain, and stores D0 = a and D1. */
+struct wstat_acc {
+    unsigned long long mx, nbad; /* the largest Courant number (bits), bad faces / cells */
+};
+
+__device__ __forceinline__ void wind_cell(const dgeom &w, const double *wc, float *u, float *cn,
+                                          const float *rs, float *d0, float *d1, int *pn, int g,
+                                          int i, float a, wstat_acc *acc) {
+    long long f = (long long)g * (w.m + 1) + i; /* the left face; f + 1 the right one */
+    float ul = (float)(wc[f] * w.tf), ur = (float)(wc[f + 1] * w.tf);
+    u[f + 1] = ur;
+    cn[f + 1] = adv_courant(ur, w.dt, w.dx);
+    if (i == 0) {
+        u[f] = ul;
+        cn[f] = adv_courant(ul, w.dt, w.dx);
     }
+    long long gi = w.glo + i;
+    if (w.periodic || gi + 1 < w.gn) { /* faces inside the domain */
+        double c = fabs((double)ur) * w.dtdx;
+        unsigned long long bits = (unsigned long long)__double_as_longlong(c);
+        acc->mx = bits > acc->mx ? bits : acc->mx;
+        if (c > 1) acc->nbad++;
+    }
+    if (pn) pn[2 * g + (ur >= 0 ? 0 : 1)] = 1;
+    float fdtdx = (float)w.dtdx;
+    int fixed = !w.periodic && (gi == 0 || gi == w.gn - 1);
+    float b = fixed ? a : a - fdtdx * (rs[f + 1] * ur - rs[f] * ul);
+    long long k = (long long)g * w.m + i;
+    d0[k] = a;
+    d1[k] = b;
+    if (!(b > 0)) acc->nbad++;
+}
+
+/* The block's figures into stat: the largest Courant number as the maximum of
+ * its bits (non-negative doubles order as their bits, and a maximum does not
+ * depend on the order), reduced in the warps and the block first, then one
+ * atomic per block, skipped when stat already holds as much (a plain read, at
+ * worst stale): they serialize in L2 on one address. Every thread of the
+ * block calls it. */
+__device__ void wstat_flush(wstat_acc acc, unsigned long long *stat) {
+    __shared__ unsigned long long wmax[32];
+    unsigned long long mx = acc.mx;
     for (int o = 16; o > 0; o /= 2) {
         unsigned long long v = __shfl_xor_sync(0xffffffffu, mx, o);
         mx = v > mx ? v : mx;
     }
-    int lane = threadIdx.x % 32, wid = threadIdx.x / 32, nw = (blockDim.x + 31) / 32;
+    int t = threadIdx.x + blockDim.x * threadIdx.y, lane = t % 32, wid = t / 32;
+    int nw = (blockDim.x * blockDim.y + 31) / 32;
     if (lane == 0) wmax[wid] = mx;
     __syncthreads();
     if (wid == 0) {
@@ -170,25 +190,19 @@ __global__ void k_winds(dgeom w, const double *wc, float *u, float *cn, unsigned
             unsigned long long v = __shfl_xor_sync(0xffffffffu, mx, o);
             mx = v > mx ? v : mx;
         }
-        if (lane == 0 && mx) atomicMax(&stat[0], mx);
+        if (lane == 0 && mx > *(volatile unsigned long long *)stat) atomicMax(&stat[0], mx);
     }
-    if (nbad) atomicAdd(&stat[1], nbad); /* rare: the host then names the place */
+    if (acc.nbad) atomicAdd(&stat[1], acc.nbad); /* rare: the host then names the place */
 }
 
-/* Walcek densities D0 (the cell densities) and D1 of every cell of the sweep. */
-__device__ __forceinline__ void dens_cell(const dgeom &w, const float *u, const float *rs,
-                                          float *d0, float *d1, unsigned long long *stat, int g,
-                                          int i, float a) {
-    long long k = (long long)g * w.m + i;
-    const float *ul = u + (long long)g * (w.m + 1), *rl = rs + (long long)g * (w.m + 1);
-    float fdtdx = (float)w.dtdx;
-    long long gi = w.glo + i;
-    int fixed = !w.periodic && (gi == 0 || gi == w.gn - 1);
-    float b = fixed ? a : a - fdtdx * (rl[i + 1] * ul[i + 1] - rl[i] * ul[i]);
-    d0[k] = a;
-    d1[k] = b;
-    if (!(b > 0)) atomicAdd(&stat[1], 1ull);
-}
+/* The sweep's inputs that the density kernels turn into its winds and densities. */
+struct wargs {
+    const double *wc; /* the steady face winds (x tf) */
+    const float *rs;  /* the face densities */
+    float *u, *cn, *d0, *d1;
+    int *pn; /* periodic: 2 sign flags per line, else NULL */
+    unsigned long long *stat;
+};
 
 /* The cell of a sweep along axis A at coordinates c = (x, y, z): its line
  * (line_xyz's inverse); its cell along the line is c[A]. */
@@ -201,21 +215,21 @@ template <int A> __device__ __forceinline__ int cell_line(const dgeom &w, const 
  * sweep wrote it (its lines' layout). k_dens_lin: from rho(z), or from the D1
  * of a sweep along the same axis (the same layout), a warp over 32 cells of a
  * line. Grid (lines / 8, cells / 32) of 32 x 8 threads. */
-__global__ void k_dens_lin(dgeom w, const float *rho, const float *prev, const float *u,
-                           const float *rs, float *d0, float *d1, unsigned long long *stat) {
+__global__ void k_dens_lin(dgeom w, const float *rho, const float *prev, wargs r) {
     int g = blockIdx.x * 8 + threadIdx.y, i = blockIdx.y * 32 + threadIdx.x;
-    if (g >= w.G || i >= w.m) return;
-    float a = rho ? rho[w.axis == 2 ? i : g % w.nz] : prev[(long long)g * w.m + i];
-    dens_cell(w, u, rs, d0, d1, stat, g, i, a);
+    wstat_acc acc = {0, 0};
+    if (g < w.G && i < w.m) {
+        float a = rho ? rho[w.axis == 2 ? i : g % w.nz] : prev[(long long)g * w.m + i];
+        wind_cell(w, r.wc, r.u, r.cn, r.rs, r.d0, r.d1, r.pn, g, i, a, &acc);
+    }
+    wstat_flush(acc, r.stat);
 }
 
 /* From the D1 of a sweep along axis P != A: its cells along P are the fastest,
  * this sweep's along A, so the values go through 32 x 32 tiles in shared
  * memory (both sides read and written whole). Grid (cells along P / 32, cells
  * along A / 32, cells along the third axis) of 32 x 8 threads. */
-template <int P, int A>
-__global__ void k_dens_tr(dgeom w, const float *prev, const float *u, const float *rs, float *d0,
-                          float *d1, unsigned long long *stat) {
+template <int P, int A> __global__ void k_dens_tr(dgeom w, const float *prev, wargs r) {
     constexpr int O = 3 - P - A;
     __shared__ float tile[32][33];
     const int n[3] = {w.nxl, w.nyl, w.nz};
@@ -229,12 +243,15 @@ __global__ void k_dens_tr(dgeom w, const float *prev, const float *u, const floa
             tile[j][tx] = prev[(long long)cell_line<P>(w, c) * n[P] + c[P]];
     }
     __syncthreads();
+    wstat_acc acc = {0, 0};
     for (int j = ty; j < 32; j += 8) {
         c[P] = p0 + j;
         c[A] = a0 + tx;
         if (c[A] < n[A] && c[P] < n[P])
-            dens_cell(w, u, rs, d0, d1, stat, cell_line<A>(w, c), c[A], tile[tx][j]);
+            wind_cell(w, r.wc, r.u, r.cn, r.rs, r.d0, r.d1, r.pn, cell_line<A>(w, c), c[A],
+                      tile[tx][j], &acc);
     }
+    wstat_flush(acc, r.stat);
 }
 
 /* The step log of the owned cells: exact sums of q rho dV (the digits of
@@ -766,46 +783,54 @@ extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, in
 
 namespace {
 
-/* The sweep's D0 and D1 from the cell densities (g->dsrc) into wd0 and the
- * spare D1, which then becomes wd1 (the one read stays intact until then). */
-int dens_launch(mu_gpu_adv *g, const dgeom &w, unsigned long long *stat) {
+/* The sweep's winds and Courant figures, and D0 and D1 from the cell
+ * densities (g->dsrc) into wd0 and the spare D1, which then becomes wd1 (the
+ * one read stays intact until then). */
+int dens_launch(mu_gpu_adv *g, const dgeom &w, unsigned long long *stat, int *pn) {
     if (g->dsrc < -1)
         return mu_gpu_fail("advect: the %c sweep has no cell densities", "XYZ"[w.axis]);
-    float *d1 = g->wd1b;
+    wargs r;
+    r.wc = g->wc[w.axis];
+    r.rs = g->wrs;
+    r.u = g->wu;
+    r.cn = g->wcn;
+    r.d0 = g->wd0;
+    r.d1 = g->wd1b;
+    r.pn = pn;
+    r.stat = stat;
     const float *prev = g->wd1;
     dim3 th(32, 8);
     int p = g->dsrc, a = w.axis, n[3] = {w.nxl, w.nyl, w.nz};
     if (p < 0 || p == a) {
         dim3 grid((unsigned)((w.G + 7) / 8), (unsigned)((w.m + 31) / 32));
-        k_dens_lin<<<grid, th, 0, g->st>>>(w, p < 0 ? g->rho : nullptr, prev, g->wu, g->wrs, g->wd0,
-                                           d1, stat);
+        k_dens_lin<<<grid, th, 0, g->st>>>(w, p < 0 ? g->rho : nullptr, prev, r);
     } else {
         dim3 grid((unsigned)((n[p] + 31) / 32), (unsigned)((n[a] + 31) / 32),
                   (unsigned)n[3 - p - a]);
         switch (p * 3 + a) {
         case 1:
-            k_dens_tr<0, 1><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            k_dens_tr<0, 1><<<grid, th, 0, g->st>>>(w, prev, r);
             break;
         case 2:
-            k_dens_tr<0, 2><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            k_dens_tr<0, 2><<<grid, th, 0, g->st>>>(w, prev, r);
             break;
         case 3:
-            k_dens_tr<1, 0><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            k_dens_tr<1, 0><<<grid, th, 0, g->st>>>(w, prev, r);
             break;
         case 5:
-            k_dens_tr<1, 2><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            k_dens_tr<1, 2><<<grid, th, 0, g->st>>>(w, prev, r);
             break;
         case 6:
-            k_dens_tr<2, 0><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            k_dens_tr<2, 0><<<grid, th, 0, g->st>>>(w, prev, r);
             break;
         default:
-            k_dens_tr<2, 1><<<grid, th, 0, g->st>>>(w, prev, g->wu, g->wrs, g->wd0, d1, stat);
+            k_dens_tr<2, 1><<<grid, th, 0, g->st>>>(w, prev, r);
             break;
         }
     }
     MU_LAUNCHED();
     g->wd1b = g->wd1;
-    g->wd1 = d1;
+    g->wd1 = r.d1;
     g->dsrc = -2;
     return 0;
 }
@@ -816,16 +841,11 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *p
     dgeom w = to_dev(wp);
     if (!mu_gpu_adv_has_wind(g, w.axis))
         return mu_gpu_fail("advect: the winds of axis %d were never uploaded", w.axis);
-    long long faces = (long long)w.G * (w.m + 1);
     unsigned long long *stat = g->wstat + 2 * w.axis; /* cleared by mu_gpu_adv_check */
     auto t0 = clk::now();
     if (pn) MU_CUDA(cudaMemsetAsync(g->pn, 0, (size_t)(2 * w.G) * sizeof(int), g->st));
     g->wrs = g->rc[w.axis]; /* the face densities are steady: read where they were uploaded */
-    int nb = blocks(faces, 256);
-    if (nb > 2048) nb = 2048; /* grid-stride: one atomic per block */
-    k_winds<<<nb, 256, 0, g->st>>>(w, g->wc[w.axis], g->wu, g->wcn, stat, pn ? g->pn : nullptr);
-    MU_LAUNCHED();
-    if (dens_launch(g, w, stat) || launched(g, t0)) return 1;
+    if (dens_launch(g, w, stat, pn ? g->pn : nullptr) || launched(g, t0)) return 1;
     if (pn && copy(g, pn, g->pn, (size_t)(2 * w.G) * sizeof(int), cudaMemcpyDeviceToHost)) return 1;
     return 0;
 }
