@@ -282,12 +282,13 @@ int mu_cg::grid_for(const void *kernel, long long work, int *blocks, int threads
 
 struct mu_gpu_cg {
     int fp32, lanes;
-    int rows;   /* rows per sub-warp and SpMV step: 1, 2 or 4 */
-    int fused;  /* iterate's form: 1 fused, 0 split */
-    int spread; /* SpMV rows finished by every lane of a sub-warp (MUTIRAO_CG_SPREAD) */
-    int depth;  /* SpMV entries per lane and row loaded ahead: 1 or 4 (MUTIRAO_CG_DEPTH) */
-    int stream; /* SpMV through the entry-stream kernel where it applies (MUTIRAO_CG_STREAM) */
-    size_t es;  /* bytes per vector entry */
+    int rows;    /* rows per sub-warp and SpMV step: 1, 2 or 4 */
+    int fused;   /* iterate's form: 1 fused, 0 split */
+    int spread;  /* SpMV rows finished by every lane of a sub-warp (MUTIRAO_CG_SPREAD) */
+    int depth;   /* SpMV entries per lane and row loaded ahead: 1 or 4 (MUTIRAO_CG_DEPTH) */
+    int sell_on; /* keep a SELL-32 copy for the SpMV where it applies (MUTIRAO_CG_SELL) */
+    sell_mat sell;
+    size_t es; /* bytes per vector entry */
     int64_t nloc, nghost, nnz, ninterior, nboundary, nsend;
     /* A row list that is a range first..first + n - 1 (the usual case: row
      * blocks of a banded matrix) is not uploaded; the SpMV then reads no list. */
@@ -385,10 +386,10 @@ int depth_env() {
     return v == 1 || v == 4 ? v : DEFAULT_DEPTH;
 }
 
-/* MUTIRAO_CG_STREAM: 0 the sub-warp kernel only; 1 (default) the entry-stream
- * kernel where it applies (cg_spmv.cu). */
-int stream_env() {
-    const char *s = getenv("MUTIRAO_CG_STREAM");
+/* MUTIRAO_CG_SELL: 0 the CSR kernels only; 1 (default) a SELL-32 copy of the
+ * matrix for rows of 1 or 2 lanes (cg_sell.cu, cg_spmv.cu). */
+int sell_env() {
+    const char *s = getenv("MUTIRAO_CG_SELL");
     return s && s[0] == '0' ? 0 : 1;
 }
 
@@ -491,7 +492,13 @@ template <typename T> spmv_args<T> spmv_base(const mu_gpu_cg *g) {
     a.val = (const T *)g->val;
     a.spread = g->spread;
     a.depth = g->depth;
-    a.stream = g->stream;
+    if (g->sell.rows) {
+        a.sval = g->sell.val;
+        a.scol = g->sell.col;
+        a.soff = g->sell.off;
+        a.slen = g->sell.len;
+        a.sell_rows = (int)g->sell.rows;
+    }
     return a;
 }
 
@@ -738,6 +745,13 @@ int mu_gpu_cg_rows(const mu_gpu_cg *g) {
     return g ? g->rows : 0;
 }
 
+int64_t mu_gpu_cg_sell_bytes(const mu_gpu_cg *g) {
+    if (!g || !g->sell.rows) return 0;
+    const int64_t slices = (g->sell.rows + 31) / 32;
+    /* the entries themselves: the padding of a slice is never read */
+    return g->nnz * (int64_t)(g->es + sizeof(int)) + slices * (int64_t)sizeof(int) + g->sell.rows;
+}
+
 int mu_gpu_cg_fused(const mu_gpu_cg *g) {
     return g ? g->fused : 0;
 }
@@ -769,6 +783,7 @@ void mu_gpu_cg_destroy(mu_gpu_cg *g) {
                    g->dinv,   g->send_dev, g->words,    g->st_dev,   g->p1};
     for (void *d : dev)
         if (d) MU_CUDA_KEEP(cudaFree(d));
+    sell_free(&g->sell);
     void *pin[] = {g->send_pin, g->ghost_pin, g->words_pin, g->stage, g->st_pin};
     for (void *h : pin)
         if (h) MU_CUDA_KEEP(cudaFreeHost(h));
@@ -809,7 +824,7 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     g->fused = fused_env();
     g->spread = spread_env();
     g->depth = depth_env();
-    g->stream = stream_env();
+    g->sell_on = sell_env();
     g->interior_first = range_first(d->interior, d->ninterior);
     g->boundary_first = range_first(d->boundary, d->nboundary);
 
@@ -834,6 +849,9 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
         cudaMemcpy(g->rowptr, rp, (size_t)(d->nloc + 1) * sizeof(int), cudaMemcpyHostToDevice));
     if (upload_int(d->col, nnz, &g->col)) goto fail;
     if (g->fp32 ? upload_as<float>(d->val, nnz, &g->val) : upload_as<double>(d->val, nnz, &g->val))
+        goto fail;
+    if (g->sell_on && g->lanes <= 2 &&
+        sell_build(g->rowptr, g->col, g->val, d->nloc, g->fp32, &g->sell))
         goto fail;
     if (d->diag && (g->fp32 ? upload_dinv<float>(d->diag, d->nloc, &g->dinv)
                             : upload_dinv<double>(d->diag, d->nloc, &g->dinv)))

@@ -15,14 +15,13 @@
  * or 4: MUTIRAO_CG_DEPTH), are loaded before any is used, so R rows' loads
  * are in flight at once; longer rows loop. The order of a lane's sum is the
  * same for every D.
- * x is read through the read-only cache. The entry-stream kernel below, used for
- * short rows (MUTIRAO_CG_STREAM), gives the same bits with fewer waits.
+ * x is read through the read-only cache. The SELL-32 kernel below, used for
+ * short rows (MUTIRAO_CG_SELL), gives the same bits with fewer waits.
  *
  * The fused form (mu_gpu_cg_iterate) multiplies by p_new = zr + beta p_old,
  * forming each x_j on the fly from zr_j and p_old_j (two gathers, the same
  * arithmetic as the table's waxpby), writes p_new and x += alpha p_old for its
  * own rows, and so does the previous iteration's vector update inside this pass. */
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include "gpu/cg_impl.h"
@@ -141,151 +140,60 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     }
 }
 
-/* ---- the entry-stream kernel ----
- * A warp takes SROWS consecutive rows at a time (a chunk). Their entries are
- * contiguous in the CSR arrays, so the lanes copy them as one stream (entry j
- * of the chunk by lane j % 32) into the warp's shared buffer with
- * asynchronous copies, one chunk ahead: while chunk k is computed, chunk
- * k + 1's columns and values are in flight, and chunk k + 2's row pointers.
- * Then each lane multiplies its entries by the gathered x in place and lane r
- * adds its row's products in the sub-warp kernel's order for L lanes (partial
- * sums of entries l, l + L, ... from 0, then the butterfly's tree), so both
- * kernels give the same bits. The sub-warp kernel waits on a chain of loads
- * per entry (row pointer, column, x) with nothing else in flight. A chunk with
- * more than SCAP entries (rows much longer than the mean) sums its rows from
- * global memory in the same order. */
-constexpr int STHREADS = 128, SROWS = 32, SPER = 8, SCAP = SROWS * SPER;
-
-template <typename T> struct schunk {
-    T val[SCAP];
-    int col[SCAP];
-};
-
-template <typename T, int L> __device__ __forceinline__ T row_sum_l(const T *p, int n) {
-    T acc[L];
-#pragma unroll
-    for (int l = 0; l < L; l++) acc[l] = T(0);
-    for (int t = 0; t < n; t += L) {
-#pragma unroll
-        for (int l = 0; l < L; l++)
-            if (t + l < n) acc[l] = add_rn(acc[l], p[t + l]);
-    }
-#pragma unroll
-    for (int off = L / 2; off > 0; off >>= 1) {
-#pragma unroll
-        for (int l = 0; l < off; l++) acc[l] = add_rn(acc[l], acc[l + off]);
-    }
-    return acc[0];
-}
+/* ---- the SELL-32 kernel ----
+ * One thread per row of the SELL-32 copy (sell_mat, cg_impl.h): the first
+ * SELL_AHEAD entries' columns and values are all loaded before the first is
+ * used, then their x, so a 7-point row waits three times, and every load
+ * instruction of a warp reads consecutive addresses (32 rows' entry j). The
+ * row's sum keeps the sub-warp kernel's order for L lanes: partial sums of
+ * entries l, l + L, ... from 0, then the butterfly's tree, so both kernels
+ * give the same bits. */
+constexpr int SELL_AHEAD = 8;
 
 template <typename T, int L, bool FUSED>
-__device__ T row_sum_global(const spmv_args<T> &a, int s, int e, T beta) {
-    T acc[L];
-#pragma unroll
-    for (int l = 0; l < L; l++) acc[l] = T(0);
-    for (int t = s; t < e; t += L) {
-#pragma unroll
-        for (int l = 0; l < L; l++)
-            if (t + l < e)
-                acc[l] = add_rn(acc[l], mul_rn(__ldg(a.val + t + l),
-                                               xval<T, FUSED>(a, __ldg(a.col + t + l), beta)));
-    }
-#pragma unroll
-    for (int off = L / 2; off > 0; off >>= 1) {
-#pragma unroll
-        for (int l = 0; l < off; l++) acc[l] = add_rn(acc[l], acc[l + off]);
-    }
-    return acc[0];
-}
-
-/* Rows in the chunk at base (0 past the end), and this lane's row pointers. */
-template <typename T>
-__device__ __forceinline__ int chunk_rows(const spmv_args<T> &a, long long base, int lane, int *s,
-                                          int *e) {
-    const long long left = a.nrows - base;
-    const int nr = left <= 0 ? 0 : left < SROWS ? (int)left : SROWS;
-    *s = *e = 0;
-    if (lane < nr) {
-        const int i = a.first + (int)base + lane;
-        *s = __ldg(a.rowptr + i);
-        *e = __ldg(a.rowptr + i + 1);
-    }
-    return nr;
-}
-
-/* Queue the copies of a chunk's entries into b (none when it has more than
- * SCAP, or no rows); one commit group either way. Returns the entry count. */
-template <typename T>
-__device__ __forceinline__ int chunk_copy(const spmv_args<T> &a, int nr, int s, int e, int lane,
-                                          schunk<T> *b) {
-    int cnt = 0;
-    if (nr > 0) {
-        const int s0 = __shfl_sync(FULL, s, 0);
-        cnt = __shfl_sync(FULL, e, nr - 1) - s0;
-        if (cnt <= SCAP) {
-#pragma unroll
-            for (int k = 0; k < SPER; k++) {
-                const int j = lane + 32 * k;
-                if (j < cnt) {
-                    __pipeline_memcpy_async(&b->val[j], a.val + s0 + j, sizeof(T));
-                    __pipeline_memcpy_async(&b->col[j], a.col + s0 + j, sizeof(int));
-                }
-            }
-        }
-    }
-    __pipeline_commit();
-    return cnt;
-}
-
-template <typename T, int L, bool FUSED>
-__global__ void __launch_bounds__(STHREADS) k_spmv_stream(const spmv_args<T> a) {
+__global__ void __launch_bounds__(THREADS) k_spmv_sell(const spmv_args<T> a) {
     __shared__ unsigned long long sh[NWORDS];
-    __shared__ schunk<T> buf[STHREADS / 32][2];
     if (a.st && a.split && blockIdx.x == 0 && threadIdx.x == 0) a.st->pending = 0;
     if (a.st && a.st->stop) return; /* the whole grid returns: nothing waits below */
     const bool dot = a.words != nullptr;
     if (dot) xacc_begin(sh);
     xwin win;
     xwin_init(win);
-    const int lane = threadIdx.x & 31;
-    schunk<T> *wb = buf[threadIdx.x >> 5];
-    const long long warp = ((long long)blockIdx.x * STHREADS + threadIdx.x) >> 5;
-    const long long stride = (((long long)gridDim.x * STHREADS) >> 5) * SROWS;
+    const T *sval = (const T *)a.sval;
     T beta = T(0), alpha = T(0);
     if (FUSED) {
         beta = (T)a.st->beta;
         alpha = (T)a.st->alpha;
     }
-    long long base = warp * SROWS;
-    int s, e, sn, en;
-    int nr = chunk_rows(a, base, lane, &s, &e);
-    int cnt = chunk_copy(a, nr, s, e, lane, &wb[0]);
-    int nrn = chunk_rows(a, base + stride, lane, &sn, &en);
-    int cur = 0;
-    /* The loop bound depends on the warp only: the shuffles below see all lanes. */
-    for (; base < a.nrows; base += stride, cur ^= 1) {
-        const int cntn = chunk_copy(a, nrn, sn, en, lane, &wb[cur ^ 1]);
-        int s2, e2;
-        const int nr2 = chunk_rows(a, base + 2 * stride, lane, &s2, &e2);
-        __pipeline_wait_prior(1); /* this chunk's copies landed (the next one's may fly) */
-        __syncwarp();
-        schunk<T> *b = &wb[cur];
-        const bool mine = lane < nr;
-        T sum = T(0);
-        if (cnt <= SCAP) { /* the same for every lane */
-            const int s0 = __shfl_sync(FULL, s, 0);
+    for (long long r = (long long)blockIdx.x * THREADS + threadIdx.x; r < a.nrows;
+         r += (long long)gridDim.x * THREADS) {
+        {
+            const int i = (int)r;
+            const int len = a.slen[i];
+            const int at = a.soff[i >> 5] + (i & 31);
+            int c[SELL_AHEAD];
+            T v[SELL_AHEAD], acc[L];
 #pragma unroll
-            for (int k = 0; k < SPER; k++) {
-                const int j = lane + 32 * k;
-                if (j < cnt) b->val[j] = mul_rn(b->val[j], xval<T, FUSED>(a, b->col[j], beta));
+            for (int l = 0; l < L; l++) acc[l] = T(0);
+#pragma unroll
+            for (int k = 0; k < SELL_AHEAD; k++) {
+                c[k] = k < len ? __ldg(a.scol + at + 32 * k) : 0;
+                v[k] = k < len ? __ldg(sval + at + 32 * k) : T(0);
             }
-            __syncwarp();
-            if (mine) sum = row_sum_l<T, L>(b->val + (s - s0), e - s);
-        } else if (mine) {
-            sum = row_sum_global<T, L, FUSED>(a, s, e, beta);
-        }
-        if (mine) {
-            const int i = a.first + (int)base + lane;
+#pragma unroll
+            for (int k = 0; k < SELL_AHEAD; k++)
+                if (k < len)
+                    acc[k % L] = add_rn(acc[k % L], mul_rn(v[k], xval<T, FUSED>(a, c[k], beta)));
+            for (int k = SELL_AHEAD; k < len; k++)
+                acc[k % L] = add_rn(acc[k % L],
+                                    mul_rn(__ldg(sval + at + 32 * k),
+                                           xval<T, FUSED>(a, __ldg(a.scol + at + 32 * k), beta)));
+#pragma unroll
+            for (int off = L / 2; off > 0; off >>= 1) {
+#pragma unroll
+                for (int l = 0; l < off; l++) acc[l] = add_rn(acc[l], acc[l + off]);
+            }
+            const T sum = acc[0];
             a.y[i] = sum;
             T xi;
             if (FUSED) {
@@ -298,16 +206,7 @@ __global__ void __launch_bounds__(STHREADS) k_spmv_stream(const spmv_args<T> a) 
             }
             if (dot) xwin_add(win, term(xi, sum), sh);
         }
-        __syncwarp(); /* this buffer is read before the copies after next refill it */
-        nr = nrn;
-        s = sn;
-        e = en;
-        cnt = cntn;
-        nrn = nr2;
-        sn = s2;
-        en = e2;
     }
-    __pipeline_wait_prior(0);
     if (dot) {
         xwin_flush_warp(win, sh);
         xacc_end(sh, a.words);
@@ -317,13 +216,12 @@ __global__ void __launch_bounds__(STHREADS) k_spmv_stream(const spmv_args<T> a) 
 }
 
 template <typename T, int L, bool FUSED>
-int launch_stream(const spmv_args<T> &a, cudaStream_t st, bool dry) {
-    const void *fn = (const void *)k_spmv_stream<T, L, FUSED>;
-    const long long warps = ((long long)a.nrows + SROWS - 1) / SROWS;
+int launch_sell(const spmv_args<T> &a, cudaStream_t st, bool dry) {
+    const void *fn = (const void *)k_spmv_sell<T, L, FUSED>;
     int blocks = 0;
-    if (grid_for(fn, warps * 32, &blocks, STHREADS)) return 1;
+    if (grid_for(fn, a.nrows, &blocks)) return 1;
     if (dry) return 0;
-    k_spmv_stream<T, L, FUSED><<<blocks, STHREADS, 0, st>>>(a);
+    k_spmv_sell<T, L, FUSED><<<blocks, THREADS, 0, st>>>(a);
     MU_LAUNCHED();
     return 0;
 }
@@ -364,14 +262,13 @@ int launch_l(const spmv_args<T> &a, int rows, cudaStream_t st, bool dry) {
     }
 }
 
-/* The entry-stream kernel for contiguous rows in the order of 1 or 2 lanes (mean
- * rows of up to 8 entries = SPER, see mu_gpu_cg_lanes_for; longer rows and row
- * lists take the sub-warp kernel). */
+/* The SELL-32 kernel for all rows of a block that has the copy, with 1 or 2
+ * lanes' order (rows of up to 8 entries on average: mu_gpu_cg_lanes_for). */
 template <typename T, bool FUSED>
 int launch_t(const spmv_args<T> &a, int lanes, int rows, cudaStream_t st, bool dry) {
-    if (a.stream && !a.list) {
-        if (lanes == 1) return launch_stream<T, 1, FUSED>(a, st, dry);
-        if (lanes == 2) return launch_stream<T, 2, FUSED>(a, st, dry);
+    if (a.sell_rows && a.nrows == a.sell_rows && a.first == 0 && !a.list) {
+        if (lanes == 1) return launch_sell<T, 1, FUSED>(a, st, dry);
+        if (lanes == 2) return launch_sell<T, 2, FUSED>(a, st, dry);
     }
     switch (lanes) {
     case 1:

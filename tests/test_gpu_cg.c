@@ -194,16 +194,16 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
             int L = lanes[t] ? lanes[t] : chosen_lanes(A);
             /* Entries loaded ahead (1 or 4) and which lanes finish a row: the same bits. */
             const int depth = t % 2 ? 1 : 4, spread = t % 3 != 2;
-            /* The sub-warp kernel (0) or the entry-stream one (1: used for 1 or 2 lanes). */
-            const int stream = (int)((u + t) % 2);
+            /* CSR only (0) or a SELL-32 copy (1: used for 1 or 2 lanes): the same bits. */
+            const int sell = (int)((u + t) % 2);
             tune_env("MUTIRAO_CG_DEPTH", depth, 0);
             tune_env("MUTIRAO_CG_SPREAD", spread, -1);
-            tune_env("MUTIRAO_CG_STREAM", stream, -1);
+            tune_env("MUTIRAO_CG_SELL", sell, -1);
             cg_backend *gpu = gpu_tuned(A, fp32, 0, lanes[t], rows, -1),
                        *emu = emulation(A, fp32, 0, L);
             tune_env("MUTIRAO_CG_DEPTH", 0, 0);
             tune_env("MUTIRAO_CG_SPREAD", 0, 0);
-            tune_env("MUTIRAO_CG_STREAM", -1, -1);
+            tune_env("MUTIRAO_CG_SELL", -1, -1);
             if (!gpu || !emu) {
                 if (gpu) gpu->destroy(gpu);
                 if (emu) emu->destroy(emu);
@@ -215,11 +215,10 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
             CHECK(
                 same_bits(yg, ye, A->nloc, &at),
                 "%s fp%d L=%d R=%d D=%d S=%d K=%d: SpMV row %lld: GPU %.17g, emulated order %.17g",
-                name, fp32 ? 32 : 64, L, rows, depth, spread, stream, (long long)at, yg[at],
-                ye[at]);
+                name, fp32 ? 32 : 64, L, rows, depth, spread, sell, (long long)at, yg[at], ye[at]);
             CHECK(same_sum(&sg, &se),
                   "%s fp%d L=%d R=%d D=%d S=%d K=%d: fused x'Ax differs from the emulation", name,
-                  fp32 ? 32 : 64, L, rows, depth, spread, stream);
+                  fp32 ? 32 : 64, L, rows, depth, spread, sell);
             if (L == 1) {
                 CHECK(same_bits(yg, yc, A->nloc, &at),
                       "%s fp%d CSR-scalar row %lld: %.17g != CPU %.17g", name, fp32 ? 32 : 64,
