@@ -327,45 +327,67 @@ __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
     return l;
 }
 
-/* qn = q in one cell, its N fields over the lanes of a warp. */
-__device__ __forceinline__ void copy_cell(const bufs &b, long long o, int N, int lane) {
-    for (int f = lane; f < N; f += 32) b.qn[o + f] = b.q[o + f];
+/* qn = q in one cell, its fields from f0 on over the lanes of a warp. */
+__device__ __forceinline__ void copy_cell(const bufs &b, long long o, int f0, int N, int lane) {
+    for (int f = f0 + lane; f < N; f += 32) b.qn[o + f] = b.q[o + f];
 }
 
 /* adv_seg_init with a warp per line: the lanes classify the cells, and the
- * first non-D / last non-E cells (h, t) come from warp minimum / maximum. */
+ * first non-D / last non-E cells (h, t) come from warp minimum / maximum.
+ * The kernel waits on its loads: they are issued together before any store
+ * (the class stores are bytes, which may alias anything, so a load after one
+ * waits for it): the winds of 128 cells at a time, and first the fixed cells'
+ * fields. */
 __global__ void k_classify(dgeom w, bufs b) {
     long long gw = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x % 32;
     if (gw >= w.G) return; /* whole warps leave together */
-    int g = (int)gw;
-    uint8_t *cls = b.cls + (long long)g * w.m;
-    const float *u = b.wu + (long long)g * (w.m + 1);
+    int g = (int)gw, m = w.m;
+    uint8_t *cls = b.cls + (long long)g * m;
+    const float *u = b.wu + (long long)g * (m + 1);
     adv_seg s;
-    int live = adv_seg_ends(&s, u, w.m, !w.periodic && w.first, !w.periodic && w.last, b.cyc[g],
+    int live = adv_seg_ends(&s, u, m, !w.periodic && w.first, !w.periodic && w.last, b.cyc[g],
                             w.first, w.last);
+    /* qn = q on the cells the sweep leaves alone (fixed open-border cells: the
+     * ends [0, l1) and [r0, m) of adv_seg_ends, at most one cell each), the
+     * lanes over the fields: every other cell of a line is written by its
+     * chains, and the halos are filled again before they are read, so the
+     * fields are not copied whole (the CPU's memcpy). The first 32 fields of a
+     * one-cell end are loaded now, the rest copied at the end. */
+    long long off = line_off(w, g);
+    int l1 = s.a < m ? s.a : m, r0 = s.b > s.a ? s.b : s.a;
+    int one_l = l1 == 1 && lane < w.N, one_r = r0 == m - 1 && lane < w.N;
+    long long orr = off + (long long)(m - 1) * w.qs;
+    float ql = one_l ? b.q[off + lane] : 0.f, qr = one_r ? b.q[orr + lane] : 0.f;
     int nd = s.b, ne = s.a - 1;
-    for (int i = lane; i < w.m; i += 32) {
-        int c = ADV_FIXED;
-        if (live && i >= s.a && i < s.b) {
-            c = adv_class(u[i], u[i + 1]);
-            if (c != ADV_D && i < nd) nd = i;
-            if (c != ADV_E) ne = i;
+    for (int i0 = 0; i0 < m; i0 += 128) {
+        float ul[4], ur[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            int i = i0 + 32 * k + lane;
+            int in = live && i >= s.a && i < s.b;
+            ul[k] = in ? u[i] : 0.f;
+            ur[k] = in ? u[i + 1] : 0.f;
         }
-        cls[i] = (uint8_t)c;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            int i = i0 + 32 * k + lane, c = ADV_FIXED;
+            if (live && i >= s.a && i < s.b) {
+                c = adv_class(ul[k], ur[k]);
+                if (c != ADV_D && i < nd) nd = i;
+                if (c != ADV_E) ne = i;
+            }
+            if (i < m) cls[i] = (uint8_t)c;
+        }
     }
     nd = __reduce_min_sync(0xffffffffu, nd);
     ne = __reduce_max_sync(0xffffffffu, ne);
-    /* qn = q on the cells the sweep leaves alone (fixed open-border cells: the
-     * ends [0, a) and [b, m) of adv_seg_ends), the lanes over the fields:
-     * every other cell of a line is written by its chains, and the halos are
-     * filled again before they are read, so the fields are not copied whole
-     * (the CPU's memcpy); here rather than in a kernel of a thread per line and
-     * field (a launch, and its index arithmetic, less). */
-    long long off = line_off(w, g);
-    for (int i = 0; i < s.a && i < w.m; i++) copy_cell(b, off + (long long)i * w.qs, w.N, lane);
-    for (int i = s.b > s.a ? s.b : s.a; i < w.m; i++)
-        copy_cell(b, off + (long long)i * w.qs, w.N, lane);
+    if (one_l) b.qn[off + lane] = ql;
+    if (one_r) b.qn[orr + lane] = qr;
+    for (int i = 0; i < l1; i++)
+        copy_cell(b, off + (long long)i * w.qs, l1 == 1 ? 32 : 0, w.N, lane);
+    for (int i = r0; i < m; i++)
+        copy_cell(b, off + (long long)i * w.qs, r0 == m - 1 ? 32 : 0, w.N, lane);
     if (lane) return;
     if (live) adv_seg_ht(&s, u, nd, ne, ne >= s.a ? adv_class(u[ne], u[ne + 1]) : (int)ADV_FIXED);
     b.seg[g] = s;
