@@ -383,7 +383,7 @@ static int gpu_sweep(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d
         if (pass == 1 && mu_gpu_adv_backward(s->gpu, &d)) return 1;
         for (int lap = 0; lap < 2; lap++) {
             if (lap == 1) {
-                if (!any_cycle(s, w, dir)) break;
+                if (!w->periodic || !any_cycle(s, w, dir)) break;
                 if (mu_gpu_adv_lap2(s->gpu, &d, dir)) return 1;
             }
             for (int r = 0; r < rounds; r++) {
@@ -413,8 +413,9 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     if (mu_error_collective(s->cart.comm, hrc)) return 1;
     if (mu_error_collective(s->cart.comm, bad)) return 1;
 
-    /* Lines of one wind sign all around a periodic axis need a seed. */
-    for (int g = 0; g < w.G; g++) s->cyc[g] = 0;
+    /* Lines of one wind sign all around a periodic axis need a seed (the
+     * device's sweeps read the signs only on periodic axes, all set below). */
+    for (int g = 0; g < w.G && !s->gpu; g++) s->cyc[g] = 0;
     if (w.periodic) {
         int *pn = s->cyc + w.G; /* 2 flags per line: any wind >= 0, any < 0 (the GPU's: set) */
         for (int g = 0; g < w.G && !s->gpu; g++) {
