@@ -1,4 +1,6 @@
-/* The advect kernels (see gpu/advect_gpu.h). One stream; the host waits only
+/* The advect kernels (see gpu/advect_gpu.h). One stream (and a side stream
+ * for the sweeps' winds and densities, which need no fields: the next sweep's
+ * run while this one's chains do, ordered by events); the host waits only
  * where it reads or hands over memory (every copy waits for the kernels queued
  * before it, then for itself): the Courant figures (mu_gpu_adv_check, once a
  * step on one rank), a periodic sweep's sign flags, the end fluxes of the
@@ -19,9 +21,20 @@
 #include "gpu/check.h"
 
 struct mu_gpu_adv {
-    float *q, *qn, *flux, *wu, *wd0, *wd1, *buf;
-    const float *wrs; /* the sweep's face densities: rc[axis] itself (read only) */
-    float *wcn;       /* the faces' Courant numbers (adv_courant), shared by a line's fields */
+    float *q, *qn, *flux, *buf;
+    /* The sweep's face winds, face densities (rc[axis] itself, read only),
+     * the faces' Courant numbers (adv_courant, shared by a line's fields) and
+     * Walcek densities: the current axis's of the per-axis buffers below. */
+    float *wu;
+    const float *wrs;
+    float *wcn, *wd0, *wd1;
+    /* Per axis (allocated with its winds): face winds, Courant numbers, D0, D1.
+     * A sweep's winds and densities need no fields, so they run on the side
+     * stream, the next sweep's while this one's chains run (ready[a]: done;
+     * freed[a]: the last sweep along a is over, its buffers free). */
+    float *au[3], *acn[3], *ad0[3], *ad1[3];
+    cudaStream_t side;
+    cudaEvent_t ready[3], freed[3];
     uint8_t *cls;
     adv_seg *seg;
     adv_task *tasks;
@@ -30,9 +43,8 @@ struct mu_gpu_adv {
     unsigned long long *counters; /* streams, inflow-only cells, errors */
     double *wc[3];                /* per axis: the steady face winds, once per run */
     float *rc[3];                 /* and the face densities */
-    float *wd1b;                  /* the spare D1: a sweep's D0 reads the D1 before (k_dens_*) */
     int dsrc;                     /* the cell densities: -1 rho(z), 0-2 the D1 of that axis's
-                                     sweep (wd1), -2 none (a sweep's winds without its end) */
+                                     sweep (ad1), -2 none (a sweep's winds without its end) */
     float *rho;                   /* rho(z) */
     int *pn;                      /* periodic lines: 2 sign flags per line */
     unsigned long long *wstat;    /* per axis: largest Courant number (bits), bad faces/cells */
@@ -700,13 +712,14 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     g->nbuf = gmax * (N + 1) > halo ? gmax * (N + 1) : halo;
     int rc = 0;
     MU_CUDA_GOTO(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
+    MU_CUDA_GOTO(cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking));
+    for (int a = 0; a < 3; a++) {
+        MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ready[a], cudaEventDisableTiming));
+        MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->freed[a], cudaEventDisableTiming));
+    }
     MU_CUDA_GOTO(cudaMalloc(&g->q, (size_t)qlen * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->qn, (size_t)qlen * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->flux, (size_t)(gmax * N * (mmax + 1)) * sizeof(float)));
-    MU_CUDA_GOTO(cudaMalloc(&g->wu, (size_t)(gmax * (mmax + 1)) * sizeof(float)));
-    MU_CUDA_GOTO(cudaMalloc(&g->wcn, (size_t)(gmax * (mmax + 1)) * sizeof(float)));
-    MU_CUDA_GOTO(cudaMalloc(&g->wd0, (size_t)(gmax * mmax) * sizeof(float)));
-    MU_CUDA_GOTO(cudaMalloc(&g->wd1, (size_t)(gmax * mmax) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->buf, (size_t)g->nbuf * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->cls, (size_t)(gmax * mmax)));
     MU_CUDA_GOTO(cudaMalloc(&g->seg, (size_t)gmax * sizeof(adv_seg)));
@@ -714,7 +727,6 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->fcells, (size_t)(gmax * (mmax + 1)) * 2 * sizeof(int32_t)));
     MU_CUDA_GOTO(cudaMalloc(&g->cyc, (size_t)gmax * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->counters, 4 * sizeof(unsigned long long)));
-    MU_CUDA_GOTO(cudaMalloc(&g->wd1b, (size_t)(gmax * mmax) * sizeof(float)));
     g->dsrc = -2;
     MU_CUDA_GOTO(cudaMalloc(&g->rho, (size_t)mmax * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->pn, (size_t)(2 * gmax) * sizeof(int)));
@@ -731,6 +743,7 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->words, (size_t)N * MU_XSUM_WORDS * sizeof(unsigned long long)));
     MU_CUDA_GOTO(cudaMalloc(&g->keys, (size_t)(2 * N) * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->rhodv, (size_t)mmax * sizeof(double)));
+    MU_CUDA_GOTO(cudaStreamSynchronize(g->st)); /* the clearings above, before the side stream's */
 done:
     if (rc) {
         mu_gpu_adv_destroy(g);
@@ -742,12 +755,19 @@ done:
 
 extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     if (!g) return;
-    void *p[] = {g->wcn,   g->q,     g->qn,    g->flux,  g->wu,     g->wd0,   g->wd1,
-                 g->buf,   g->cls,   g->seg,   g->tasks, g->fcells, g->cyc,   g->counters,
-                 g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2], g->wd1b,
-                 g->rho,   g->pn,    g->wstat, g->words, g->keys,   g->rhodv};
+    void *p[] = {g->q,   g->qn,       g->flux,  g->buf,   g->cls,   g->seg,   g->tasks, g->fcells,
+                 g->cyc, g->counters, g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1], g->rc[2],
+                 g->rho, g->pn,       g->wstat, g->words, g->keys,  g->rhodv};
     for (void *x : p)
         if (x) cudaFree(x);
+    for (int a = 0; a < 3; a++) {
+        float *pa[] = {g->au[a], g->acn[a], g->ad0[a], g->ad1[a]};
+        for (float *x : pa)
+            if (x) cudaFree(x);
+        if (g->ready[a]) cudaEventDestroy(g->ready[a]);
+        if (g->freed[a]) cudaEventDestroy(g->freed[a]);
+    }
+    if (g->side) cudaStreamDestroy(g->side);
     for (cudaEvent_t e : g->ev)
         if (e) cudaEventDestroy(e);
     std::free(g->rho_h);
@@ -782,12 +802,15 @@ extern "C" int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, co
         return mu_gpu_fail("advect winds: axis %d, %lld faces", axis, (long long)faces);
     if (!g->wc[axis]) MU_CUDA(cudaMalloc(&g->wc[axis], (size_t)faces * sizeof(double)));
     if (!g->rc[axis]) MU_CUDA(cudaMalloc(&g->rc[axis], (size_t)faces * sizeof(float)));
+    float **pa[] = {&g->au[axis], &g->acn[axis], &g->ad0[axis], &g->ad1[axis]};
+    for (float **x : pa) /* (the cells, for D0 and D1, are fewer than the faces) */
+        if (!*x) MU_CUDA(cudaMalloc(x, (size_t)faces * sizeof(float)));
     if (copy(g, g->wc[axis], wc, (size_t)faces * sizeof(double), cudaMemcpyHostToDevice)) return 1;
     return copy(g, g->rc[axis], rc, (size_t)faces * sizeof(float), cudaMemcpyHostToDevice);
 }
 
 extern "C" int mu_gpu_adv_has_wind(const mu_gpu_adv *g, int axis) {
-    return g->wc[axis] != nullptr && g->rc[axis] != nullptr;
+    return g->wc[axis] != nullptr && g->rc[axis] != nullptr && g->ad1[axis] != nullptr;
 }
 
 extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, int64_t cells) {
@@ -806,52 +829,59 @@ extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, in
 namespace {
 
 /* The sweep's winds and Courant figures, and D0 and D1 from the cell
- * densities (g->dsrc) into wd0 and the spare D1, which then becomes wd1 (the
- * one read stays intact until then). */
+ * densities (g->dsrc), on the side stream into the axis's buffers once the
+ * last sweep along it is over; the main stream's next work waits for them.
+ * (A D1 read in place, p == a, is read and written by the same thread.) */
 int dens_launch(mu_gpu_adv *g, const dgeom &w, unsigned long long *stat, int *pn) {
-    if (g->dsrc < -1)
-        return mu_gpu_fail("advect: the %c sweep has no cell densities", "XYZ"[w.axis]);
+    int p = g->dsrc, a = w.axis, n[3] = {w.nxl, w.nyl, w.nz};
+    if (p < -1) return mu_gpu_fail("advect: the %c sweep has no cell densities", "XYZ"[a]);
     wargs r;
-    r.wc = g->wc[w.axis];
-    r.rs = g->wrs;
-    r.u = g->wu;
-    r.cn = g->wcn;
-    r.d0 = g->wd0;
-    r.d1 = g->wd1b;
+    r.wc = g->wc[a];
+    r.rs = g->rc[a];
+    r.u = g->au[a];
+    r.cn = g->acn[a];
+    r.d0 = g->ad0[a];
+    r.d1 = g->ad1[a];
     r.pn = pn;
     r.stat = stat;
-    const float *prev = g->wd1;
+    const float *prev = p >= 0 ? g->ad1[p] : nullptr;
     dim3 th(32, 8);
-    int p = g->dsrc, a = w.axis, n[3] = {w.nxl, w.nyl, w.nz};
+    MU_CUDA(cudaStreamWaitEvent(g->side, g->freed[a], 0));
+    if (pn) MU_CUDA(cudaMemsetAsync(pn, 0, (size_t)(2 * w.G) * sizeof(int), g->side));
     if (p < 0 || p == a) {
         dim3 grid((unsigned)((w.G + 7) / 8), (unsigned)((w.m + 31) / 32));
-        k_dens_lin<<<grid, th, 0, g->st>>>(w, p < 0 ? g->rho : nullptr, prev, r);
+        k_dens_lin<<<grid, th, 0, g->side>>>(w, p < 0 ? g->rho : nullptr, prev, r);
     } else {
         dim3 grid((unsigned)((n[p] + 31) / 32), (unsigned)((n[a] + 31) / 32),
                   (unsigned)n[3 - p - a]);
         switch (p * 3 + a) {
         case 1:
-            k_dens_tr<0, 1><<<grid, th, 0, g->st>>>(w, prev, r);
+            k_dens_tr<0, 1><<<grid, th, 0, g->side>>>(w, prev, r);
             break;
         case 2:
-            k_dens_tr<0, 2><<<grid, th, 0, g->st>>>(w, prev, r);
+            k_dens_tr<0, 2><<<grid, th, 0, g->side>>>(w, prev, r);
             break;
         case 3:
-            k_dens_tr<1, 0><<<grid, th, 0, g->st>>>(w, prev, r);
+            k_dens_tr<1, 0><<<grid, th, 0, g->side>>>(w, prev, r);
             break;
         case 5:
-            k_dens_tr<1, 2><<<grid, th, 0, g->st>>>(w, prev, r);
+            k_dens_tr<1, 2><<<grid, th, 0, g->side>>>(w, prev, r);
             break;
         case 6:
-            k_dens_tr<2, 0><<<grid, th, 0, g->st>>>(w, prev, r);
+            k_dens_tr<2, 0><<<grid, th, 0, g->side>>>(w, prev, r);
             break;
         default:
-            k_dens_tr<2, 1><<<grid, th, 0, g->st>>>(w, prev, r);
+            k_dens_tr<2, 1><<<grid, th, 0, g->side>>>(w, prev, r);
             break;
         }
     }
     MU_LAUNCHED();
-    g->wd1b = g->wd1;
+    MU_CUDA(cudaEventRecord(g->ready[a], g->side));
+    MU_CUDA(cudaStreamWaitEvent(g->st, g->ready[a], 0));
+    g->wu = r.u;
+    g->wrs = r.rs;
+    g->wcn = r.cn;
+    g->wd0 = r.d0;
     g->wd1 = r.d1;
     g->dsrc = -2;
     return 0;
@@ -865,8 +895,6 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *p
         return mu_gpu_fail("advect: the winds of axis %d were never uploaded", w.axis);
     unsigned long long *stat = g->wstat + 2 * w.axis; /* cleared by mu_gpu_adv_check */
     auto t0 = clk::now();
-    if (pn) MU_CUDA(cudaMemsetAsync(g->pn, 0, (size_t)(2 * w.G) * sizeof(int), g->st));
-    g->wrs = g->rc[w.axis]; /* the face densities are steady: read where they were uploaded */
     if (dens_launch(g, w, stat, pn ? g->pn : nullptr) || launched(g, t0)) return 1;
     if (pn && copy(g, pn, g->pn, (size_t)(2 * w.G) * sizeof(int), cudaMemcpyDeviceToHost)) return 1;
     return 0;
@@ -875,7 +903,8 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *p
 extern "C" int mu_gpu_adv_check(mu_gpu_adv *g, double *cmax, int *bad) {
     unsigned long long st[6];
     if (copy(g, st, g->wstat, sizeof st, cudaMemcpyDeviceToHost)) return 1;
-    MU_CUDA(cudaMemsetAsync(g->wstat, 0, sizeof st, g->st)); /* queued before the next sweep */
+    /* cleared before the next winds, on their stream (the copy waited for those so far) */
+    MU_CUDA(cudaMemsetAsync(g->wstat, 0, sizeof st, g->side));
     double c = 0;
     for (int a = 0; a < 3; a++) {
         double ca;
@@ -929,7 +958,8 @@ extern "C" int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const do
 extern "C" int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
     if (g->dsrc != -2 || wp->axis < 0 || wp->axis > 2)
         return mu_gpu_fail("advect: the densities after a %d sweep without its winds", wp->axis);
-    g->dsrc = wp->axis; /* its D1 (wd1), read by the next sweep's k_dens_* */
+    g->dsrc = wp->axis; /* its D1 (ad1), read by the next sweep's k_dens_* */
+    MU_CUDA(cudaEventRecord(g->freed[wp->axis], g->st)); /* its buffers' last reader queued */
     MU_CUDA(cudaEventRecord(g->ev[wp->axis + 1], g->st));
     return 0;
 }

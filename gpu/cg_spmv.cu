@@ -15,8 +15,7 @@
  * or 4: MUTIRAO_CG_DEPTH), are loaded before any is used, so R rows' loads
  * are in flight at once; longer rows loop. The order of a lane's sum is the
  * same for every D.
- * x is read through the read-only cache. The SELL-32 kernel below, used for
- * short rows (MUTIRAO_CG_SELL), gives the same bits with fewer waits.
+ * x is read through the read-only cache.
  *
  * The fused form (mu_gpu_cg_iterate) multiplies by p_new = zr + beta p_old,
  * forming each x_j on the fly from zr_j and p_old_j (two gathers, the same
@@ -140,92 +139,6 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     }
 }
 
-/* ---- the SELL-32 kernel ----
- * One thread per row of the SELL-32 copy (sell_mat, cg_impl.h): the first
- * SELL_AHEAD entries' columns and values are all loaded before the first is
- * used, then their x, so a 7-point row waits three times, and every load
- * instruction of a warp reads consecutive addresses (32 rows' entry j). The
- * row's sum keeps the sub-warp kernel's order for L lanes: partial sums of
- * entries l, l + L, ... from 0, then the butterfly's tree, so both kernels
- * give the same bits. */
-constexpr int SELL_AHEAD = 8;
-
-template <typename T, int L, bool FUSED>
-__global__ void __launch_bounds__(THREADS) k_spmv_sell(const spmv_args<T> a) {
-    __shared__ unsigned long long sh[NWORDS];
-    if (a.st && a.split && blockIdx.x == 0 && threadIdx.x == 0) a.st->pending = 0;
-    if (a.st && a.st->stop) return; /* the whole grid returns: nothing waits below */
-    const bool dot = a.words != nullptr;
-    if (dot) xacc_begin(sh);
-    xwin win;
-    xwin_init(win);
-    const T *sval = (const T *)a.sval;
-    T beta = T(0), alpha = T(0);
-    if (FUSED) {
-        beta = (T)a.st->beta;
-        alpha = (T)a.st->alpha;
-    }
-    for (long long r = (long long)blockIdx.x * THREADS + threadIdx.x; r < a.nrows;
-         r += (long long)gridDim.x * THREADS) {
-        {
-            const int i = (int)r;
-            const int len = a.slen[i];
-            const int at = a.soff[i >> 5] + (i & 31);
-            int c[SELL_AHEAD];
-            T v[SELL_AHEAD], acc[L];
-#pragma unroll
-            for (int l = 0; l < L; l++) acc[l] = T(0);
-#pragma unroll
-            for (int k = 0; k < SELL_AHEAD; k++) {
-                c[k] = k < len ? __ldg(a.scol + at + 32 * k) : 0;
-                v[k] = k < len ? __ldg(sval + at + 32 * k) : T(0);
-            }
-#pragma unroll
-            for (int k = 0; k < SELL_AHEAD; k++)
-                if (k < len)
-                    acc[k % L] = add_rn(acc[k % L], mul_rn(v[k], xval<T, FUSED>(a, c[k], beta)));
-            for (int k = SELL_AHEAD; k < len; k++)
-                acc[k % L] = add_rn(acc[k % L],
-                                    mul_rn(__ldg(sval + at + 32 * k),
-                                           xval<T, FUSED>(a, __ldg(a.scol + at + 32 * k), beta)));
-#pragma unroll
-            for (int off = L / 2; off > 0; off >>= 1) {
-#pragma unroll
-                for (int l = 0; l < off; l++) acc[l] = add_rn(acc[l], acc[l + off]);
-            }
-            const T sum = acc[0];
-            a.y[i] = sum;
-            T xi;
-            if (FUSED) {
-                const T po = a.pold[i];
-                xi = add_rn(a.zr[i], mul_rn(beta, po));
-                a.pnew[i] = xi;
-                a.xsol[i] = add_rn(a.xsol[i], mul_rn(alpha, po));
-            } else {
-                xi = dot ? a.x[i] : T(0);
-            }
-            if (dot) xwin_add(win, term(xi, sum), sh);
-        }
-    }
-    if (dot) {
-        xwin_flush_warp(win, sh);
-        xacc_end(sh, a.words);
-        if (a.st && last_block(&a.st->ticket[0]))
-            step_alpha(a.st, a.words, reinterpret_cast<mu_xsum *>(sh), a.cur);
-    }
-}
-
-template <typename T, int L, bool FUSED>
-int launch_sell(const spmv_args<T> &a, cudaStream_t st, bool dry) {
-    const void *fn = (const void *)k_spmv_sell<T, L, FUSED>;
-    int blocks = 0;
-    if (grid_for(fn, a.nrows, &blocks)) return 1;
-    if (dry) return 0;
-    k_spmv_sell<T, L, FUSED><<<blocks, THREADS, 0, st>>>(a);
-    MU_LAUNCHED();
-    return 0;
-}
-
 template <typename T, int L, int R, int D, bool FUSED>
 int launch_lrd(const spmv_args<T> &a, cudaStream_t st, bool dry) {
     constexpr int STEP = (32 / L) * R;
@@ -262,14 +175,8 @@ int launch_l(const spmv_args<T> &a, int rows, cudaStream_t st, bool dry) {
     }
 }
 
-/* The SELL-32 kernel for all rows of a block that has the copy, with 1 or 2
- * lanes' order (rows of up to 8 entries on average: mu_gpu_cg_lanes_for). */
 template <typename T, bool FUSED>
 int launch_t(const spmv_args<T> &a, int lanes, int rows, cudaStream_t st, bool dry) {
-    if (a.sell_rows && a.nrows == a.sell_rows && a.first == 0 && !a.list) {
-        if (lanes == 1) return launch_sell<T, 1, FUSED>(a, st, dry);
-        if (lanes == 2) return launch_sell<T, 2, FUSED>(a, st, dry);
-    }
     switch (lanes) {
     case 1:
         return launch_l<T, 1, FUSED>(a, rows, st, dry);

@@ -507,13 +507,11 @@ int main(int argc, char **argv) {
     cg_backend *be;
     MU(cg_backend_gpu(&A, 0, 0, &be));
     int def_lanes, def_rows, def_fused;
-    double sell_bytes;
     {
         mu_gpu_cg *g = own_context(&A); /* what cg_backend_gpu chose */
         def_lanes = mu_gpu_cg_lanes(g);
         def_rows = mu_gpu_cg_rows(g);
         def_fused = mu_gpu_cg_fused(g);
-        sell_bytes = (double)mu_gpu_cg_sell_bytes(g);
         mu_gpu_cg_destroy(g);
     }
     printf("\n(b) 3-D 7-point Poisson %lld^3: %lld rows, %lld nonzeros, fp64, no preconditioner "
@@ -528,18 +526,11 @@ int main(int argc, char **argv) {
     const double rnorm_mu = sqrt(s.rr);
     mu_gpu_cg_bytes tb;
     mu_gpu_cg_traffic(A.nloc, A.nnz, 0, 0, &tb);
-    /* The SpMV of all rows reads the SELL-32 copy where there is one: the own
-     * bytes count it; the minimal floor keeps the CSR matrix (values, columns,
-     * row pointers). */
-    const double own =
-        (def_fused ? tb.fused : tb.split) - (sell_bytes > 0 ? tb.matrix - sell_bytes : 0);
+    const double own = def_fused ? tb.fused : tb.split;
     const double f_it = own / bw, f_min = tb.minimal / bw, f_tab = tb.table / bw;
     const double f_issue = (tb.matrix + 11.0 * 8.0 * (double)A.nloc) / bw;
-    printf("  defaults: %d lanes per row, %d rows per sub-warp, %s form, SpMV on %s\n", def_lanes,
-           def_rows, def_fused ? "fused" : "split", sell_bytes > 0 ? "a SELL-32 copy" : "CSR");
-    if (sell_bytes > 0)
-        printf("  SELL-32 copy: %.3f GB read per SpMV (CSR %.3f GB)\n", sell_bytes * 1e-9,
-               tb.matrix * 1e-9);
+    printf("  defaults: %d lanes per row, %d rows per sub-warp, %s form\n", def_lanes, def_rows,
+           def_fused ? "fused" : "split");
     printf("  mutirao device iterations: %.3f ms per iteration (median of %d batches of %d, after "
            "%d)\n",
            t_it * 1e3, reps, MU_GPU_CG_BATCH, warm);

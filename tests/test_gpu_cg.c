@@ -194,16 +194,12 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
             int L = lanes[t] ? lanes[t] : chosen_lanes(A);
             /* Entries loaded ahead (1 or 4) and which lanes finish a row: the same bits. */
             const int depth = t % 2 ? 1 : 4, spread = t % 3 != 2;
-            /* CSR only (0) or a SELL-32 copy (1: used for 1 or 2 lanes): the same bits. */
-            const int sell = (int)((u + t) % 2);
             tune_env("MUTIRAO_CG_DEPTH", depth, 0);
             tune_env("MUTIRAO_CG_SPREAD", spread, -1);
-            tune_env("MUTIRAO_CG_SELL", sell, -1);
             cg_backend *gpu = gpu_tuned(A, fp32, 0, lanes[t], rows, -1),
                        *emu = emulation(A, fp32, 0, L);
             tune_env("MUTIRAO_CG_DEPTH", 0, 0);
             tune_env("MUTIRAO_CG_SPREAD", 0, 0);
-            tune_env("MUTIRAO_CG_SELL", -1, -1);
             if (!gpu || !emu) {
                 if (gpu) gpu->destroy(gpu);
                 if (emu) emu->destroy(emu);
@@ -212,13 +208,12 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
             run_spmv(gpu, xh, yg, &sg);
             run_spmv(emu, xh, ye, &se);
             int64_t at = 0;
-            CHECK(
-                same_bits(yg, ye, A->nloc, &at),
-                "%s fp%d L=%d R=%d D=%d S=%d K=%d: SpMV row %lld: GPU %.17g, emulated order %.17g",
-                name, fp32 ? 32 : 64, L, rows, depth, spread, sell, (long long)at, yg[at], ye[at]);
+            CHECK(same_bits(yg, ye, A->nloc, &at),
+                  "%s fp%d L=%d R=%d D=%d S=%d: SpMV row %lld: GPU %.17g, emulated order %.17g",
+                  name, fp32 ? 32 : 64, L, rows, depth, spread, (long long)at, yg[at], ye[at]);
             CHECK(same_sum(&sg, &se),
-                  "%s fp%d L=%d R=%d D=%d S=%d K=%d: fused x'Ax differs from the emulation", name,
-                  fp32 ? 32 : 64, L, rows, depth, spread, sell);
+                  "%s fp%d L=%d R=%d D=%d S=%d: fused x'Ax differs from the emulation", name,
+                  fp32 ? 32 : 64, L, rows, depth, spread);
             if (L == 1) {
                 CHECK(same_bits(yg, yc, A->nloc, &at),
                       "%s fp%d CSR-scalar row %lld: %.17g != CPU %.17g", name, fp32 ? 32 : 64,
