@@ -261,7 +261,7 @@ int occ_used = 0;
 
 } // namespace
 
-int mu_cg::grid_for(const void *kernel, long long work, int *blocks, int threads) {
+int mu_cg::grid_for(const void *kernel, long long work, int *blocks) {
     int dev = 0;
     MU_CUDA(cudaGetDevice(&dev));
     int cap = 0;
@@ -270,11 +270,11 @@ int mu_cg::grid_for(const void *kernel, long long work, int *blocks, int threads
     if (!cap) {
         int sms = 0, occ = 0;
         MU_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        MU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, threads, 0));
+        MU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, THREADS, 0));
         cap = sms * (occ > 0 ? occ : 1);
         if (occ_used < 64) occ_cache[occ_used++] = {kernel, dev, cap};
     }
-    long long want = (work + threads - 1) / threads;
+    long long want = (work + THREADS - 1) / THREADS;
     if (want < 1) want = 1;
     *blocks = (int)(want < cap ? want : cap);
     return 0;
@@ -286,8 +286,6 @@ struct mu_gpu_cg {
     int fused;   /* iterate's form: 1 fused, 0 split */
     int spread;  /* SpMV rows finished by every lane of a sub-warp (MUTIRAO_CG_SPREAD) */
     int depth;   /* SpMV entries per lane and row loaded ahead: 1 or 4 (MUTIRAO_CG_DEPTH) */
-    int sell_on; /* keep a SELL-32 copy for the SpMV where it applies (MUTIRAO_CG_SELL) */
-    sell_mat sell;
     size_t es; /* bytes per vector entry */
     int64_t nloc, nghost, nnz, ninterior, nboundary, nsend;
     /* A row list that is a range first..first + n - 1 (the usual case: row
@@ -384,13 +382,6 @@ int depth_env() {
     const char *s = getenv("MUTIRAO_CG_DEPTH");
     int v = s ? atoi(s) : 0;
     return v == 1 || v == 4 ? v : DEFAULT_DEPTH;
-}
-
-/* MUTIRAO_CG_SELL: 0 the CSR kernels only; 1 (default) a SELL-32 copy of the
- * matrix for rows of 1 or 2 lanes (cg_sell.cu, cg_spmv.cu). */
-int sell_env() {
-    const char *s = getenv("MUTIRAO_CG_SELL");
-    return s && s[0] == '0' ? 0 : 1;
 }
 
 int spread_env() {
@@ -492,13 +483,6 @@ template <typename T> spmv_args<T> spmv_base(const mu_gpu_cg *g) {
     a.val = (const T *)g->val;
     a.spread = g->spread;
     a.depth = g->depth;
-    if (g->sell.rows) {
-        a.sval = g->sell.val;
-        a.scol = g->sell.col;
-        a.soff = g->sell.off;
-        a.slen = g->sell.len;
-        a.sell_rows = (int)g->sell.rows;
-    }
     return a;
 }
 
@@ -745,13 +729,6 @@ int mu_gpu_cg_rows(const mu_gpu_cg *g) {
     return g ? g->rows : 0;
 }
 
-int64_t mu_gpu_cg_sell_bytes(const mu_gpu_cg *g) {
-    if (!g || !g->sell.rows) return 0;
-    const int64_t slices = (g->sell.rows + 31) / 32;
-    /* the entries themselves: the padding of a slice is never read */
-    return g->nnz * (int64_t)(g->es + sizeof(int)) + slices * (int64_t)sizeof(int) + g->sell.rows;
-}
-
 int mu_gpu_cg_fused(const mu_gpu_cg *g) {
     return g ? g->fused : 0;
 }
@@ -783,7 +760,6 @@ void mu_gpu_cg_destroy(mu_gpu_cg *g) {
                    g->dinv,   g->send_dev, g->words,    g->st_dev,   g->p1};
     for (void *d : dev)
         if (d) MU_CUDA_KEEP(cudaFree(d));
-    sell_free(&g->sell);
     void *pin[] = {g->send_pin, g->ghost_pin, g->words_pin, g->stage, g->st_pin};
     for (void *h : pin)
         if (h) MU_CUDA_KEEP(cudaFreeHost(h));
@@ -824,7 +800,6 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     g->fused = fused_env();
     g->spread = spread_env();
     g->depth = depth_env();
-    g->sell_on = sell_env();
     g->interior_first = range_first(d->interior, d->ninterior);
     g->boundary_first = range_first(d->boundary, d->nboundary);
 
@@ -849,9 +824,6 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
         cudaMemcpy(g->rowptr, rp, (size_t)(d->nloc + 1) * sizeof(int), cudaMemcpyHostToDevice));
     if (upload_int(d->col, nnz, &g->col)) goto fail;
     if (g->fp32 ? upload_as<float>(d->val, nnz, &g->val) : upload_as<double>(d->val, nnz, &g->val))
-        goto fail;
-    if (g->sell_on && g->lanes <= 2 &&
-        sell_build(g->rowptr, g->col, g->val, d->nloc, g->fp32, &g->sell))
         goto fail;
     if (d->diag && (g->fp32 ? upload_dinv<float>(d->diag, d->nloc, &g->dinv)
                             : upload_dinv<double>(d->diag, d->nloc, &g->dinv)))

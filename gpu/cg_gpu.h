@@ -57,9 +57,7 @@ typedef struct {
  * store and dot term by its own lane of the sub-warp; 0, the default: all by
  * the sub-warp's lane 0), MUTIRAO_CG_DEPTH=1|4 (entries per lane and row
  * loaded before the first is used; 1 the default; 4 with 1 or 2 rows per
- * sub-warp) and MUTIRAO_CG_SELL=0|1 (1, the default: a SELL-32 copy of the
- * block for rows of 1 or 2 lanes, which the SpMV of all rows reads; 0: CSR
- * only) change no result. */
+ * sub-warp) change no result. */
 int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out);
 void mu_gpu_cg_destroy(mu_gpu_cg *g); /* NULL is accepted */
 /* Lanes per row: 1 (CSR-scalar) or 2..32 (CSR-vector). */
@@ -72,9 +70,6 @@ int mu_gpu_cg_rows(const mu_gpu_cg *g);
 int mu_gpu_cg_set_depth(mu_gpu_cg *g, int depth);
 int mu_gpu_cg_depth(const mu_gpu_cg *g);
 int mu_gpu_cg_fused(const mu_gpu_cg *g);
-/* Bytes the SpMV of all rows reads of the SELL-32 copy (the entries' values
- * and columns, slice offsets, row lengths); 0 where there is none. */
-int64_t mu_gpu_cg_sell_bytes(const mu_gpu_cg *g);
 /* The lanes for a mean row length m: 1 (CSR-scalar) when m < 1.5, else the
  * smallest power of two L >= 2 with L * MU_GPU_CG_ENTRIES_PER_LANE >= m, at
  * most 32. Few lanes per row keep many rows, so many loads, in flight per

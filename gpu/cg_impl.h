@@ -252,34 +252,11 @@ template <typename T> struct spmv_args {
     int cur, split;   /* iterate: where p is (step_alpha); split form: clear pending first */
     int spread;       /* rows finished by all lanes of a sub-warp (else by lane 0): same bits */
     int depth;        /* entries per lane and row loaded before the first use: 1 or 4 */
-    /* SELL-32 copy of the matrix (sell_rows > 0: rows 0..sell_rows - 1; see sell_mat) */
-    const void *sval;
-    const int *scol, *soff;
-    const unsigned char *slen;
-    int sell_rows;
     /* fused (iterate): x_j = zr_j + beta pold_j formed on the fly and written to
      * pnew for the own rows; xsol += alpha pold on them. */
     const T *zr, *pold;
     T *pnew, *xsol;
 };
-
-/* The matrix as SELL-32 (sliced ELLPACK, slices of 32 rows): slice k's entries
- * are an array of width_k x 32, entry j of row 32 k + r at off[k] + 32 j + r,
- * so consecutive threads (rows) read consecutive values, columns and, for a
- * banded matrix, x entries. Rows keep their CSR order of entries; len[r] is
- * the row's count (padding is never read). Built on the device from the CSR
- * arrays; only for rows of at most 255 entries and 2^31 - 1 padded entries. */
-struct sell_mat {
-    void *val;
-    int *col, *off;
-    unsigned char *len;
-    long long rows, entries;
-};
-/* Returns 0 and m->rows = 0 (no copy) where the layout does not apply or the
- * device lacks the memory; 1 on another CUDA failure. */
-int sell_build(const int *rowptr, const int *col, const void *val, long long nrows, int fp32,
-               sell_mat *m);
-void sell_free(sell_mat *m);
 
 /* Enqueue y = A x with `lanes` lanes per row and `rows` rows per sub-warp and
  * step (1, 2 or 4: the order of a row's sum does not depend on it) on the
@@ -289,9 +266,9 @@ int launch_spmv(const spmv_args<double> &a, int lanes, int rows, bool fused, cud
 int launch_spmv(const spmv_args<float> &a, int lanes, int rows, bool fused, cudaStream_t s,
                 bool dry = false);
 
-/* Blocks of `threads` threads for `work` threads' worth of items: at most what
- * fits on the device at once for this kernel (the kernels loop over their items). */
-int grid_for(const void *kernel, long long work, int *blocks, int threads = THREADS);
+/* Blocks of THREADS threads for `work` threads' worth of items: at most what fits
+ * on the device at once for this kernel (the kernels loop over their items). */
+int grid_for(const void *kernel, long long work, int *blocks);
 
 } // namespace mu_cg
 #endif

@@ -142,11 +142,6 @@ int mu_gpu_cg_fused(const mu_gpu_cg *g) {
     return 0;
 }
 
-int64_t mu_gpu_cg_sell_bytes(const mu_gpu_cg *g) {
-    (void)g;
-    return 0;
-}
-
 void *mu_gpu_cg_vec_new(mu_gpu_cg *g) {
     (void)g;
     return NULL;
