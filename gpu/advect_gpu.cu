@@ -48,6 +48,7 @@ struct mu_gpu_adv {
     float *rho;                   /* rho(z) */
     int *pn;                      /* periodic lines: 2 sign flags per line */
     unsigned long long *wstat;    /* per axis: largest Courant number (bits), bad faces/cells */
+    unsigned long long *wstat_h;  /* their copy, in pinned host memory (a quicker copy) */
     unsigned long long *words;    /* the step log: N exact sums (MU_XSUM_WORDS each) */
     int *keys;                    /* and N min keys, N max keys */
     double *rhodv;                /* rho(z) dV */
@@ -732,6 +733,7 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->pn, (size_t)(2 * gmax) * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->wstat, 6 * sizeof(unsigned long long)));
     MU_CUDA_GOTO(cudaMemsetAsync(g->wstat, 0, 6 * sizeof(unsigned long long), g->st));
+    MU_CUDA_GOTO(cudaMallocHost(&g->wstat_h, 6 * sizeof(unsigned long long)));
     MU_CUDA_GOTO(cudaMemsetAsync(g->cyc, 0, (size_t)gmax * sizeof(int), g->st));
     g->cyc_zero = 1;
     g->rho_h = (float *)std::malloc((size_t)mmax * sizeof(float));
@@ -771,6 +773,7 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     for (cudaEvent_t e : g->ev)
         if (e) cudaEventDestroy(e);
     std::free(g->rho_h);
+    if (g->wstat_h) cudaFreeHost(g->wstat_h);
     if (g->st) cudaStreamDestroy(g->st);
     delete g;
 }
@@ -902,7 +905,8 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *p
 
 extern "C" int mu_gpu_adv_check(mu_gpu_adv *g, double *cmax, int *bad) {
     unsigned long long st[6];
-    if (copy(g, st, g->wstat, sizeof st, cudaMemcpyDeviceToHost)) return 1;
+    if (copy(g, g->wstat_h, g->wstat, sizeof st, cudaMemcpyDeviceToHost)) return 1;
+    std::memcpy(st, g->wstat_h, sizeof st);
     /* cleared before the next winds, on their stream (the copy waited for those so far) */
     MU_CUDA(cudaMemsetAsync(g->wstat, 0, sizeof st, g->side));
     double c = 0;
