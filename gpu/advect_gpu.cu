@@ -712,8 +712,11 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     g->N = N;
     g->nbuf = gmax * (N + 1) > halo ? gmax * (N + 1) : halo;
     int rc = 0;
-    MU_CUDA_GOTO(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
-    MU_CUDA_GOTO(cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking));
+    /* the chains first, the side stream's work in their gaps (a block scheduling priority) */
+    int least = 0, greatest = 0;
+    MU_CUDA_GOTO(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    MU_CUDA_GOTO(cudaStreamCreateWithPriority(&g->st, cudaStreamNonBlocking, greatest));
+    MU_CUDA_GOTO(cudaStreamCreateWithPriority(&g->side, cudaStreamNonBlocking, least));
     for (int a = 0; a < 3; a++) {
         MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ready[a], cudaEventDisableTiming));
         MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->freed[a], cudaEventDisableTiming));
