@@ -24,6 +24,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/cg_impl.h"
+#include "gpu/cg_peer.h"
 #include "gpu/check.h"
 
 namespace mu_cg {
@@ -135,7 +136,7 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
         xwin_flush_warp(win, sh);
         xacc_end(sh, a.words);
         if (a.st && last_block(&a.st->ticket[0]))
-            step_alpha(a.st, a.words, reinterpret_cast<mu_xsum *>(sh), a.cur);
+            peer_step_alpha(a.peer, a.st, a.words, reinterpret_cast<mu_xsum *>(sh), a.cur);
     }
 }
 
