@@ -29,9 +29,7 @@
  *
  * Peer form (several ranks, gpu/cg_peer.h): the split form with the halo
  * kernel H before each SpMV and the sums of S1 and S2 taken over all ranks
- * on the device; the SpMV runs without the status (the one-block S1 kernel
- * after it steps alpha), so after a stop the batch's remaining SpMVs still
- * run (on the same vectors, with nothing waiting on them). */
+ * on the device, in the same last blocks. */
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -236,20 +234,6 @@ __global__ void __launch_bounds__(THREADS)
         st->stop = MU_GPU_CG_PEER_LOST;
 }
 
-/* S1 of the peer form, one block: p'Ap summed over the ranks, then step_alpha.
- * The direction pass before applied the pending update (split form). */
-__global__ void __launch_bounds__(THREADS)
-    k_peer_alpha(const peer_dev *pd, dev_status *st, long long *pap) {
-    __shared__ mu_xsum sh;
-    if (threadIdx.x == 0) st->pending = 0;
-    if (st->stop) return;
-    if (!peer_allreduce(pd, PEER_ALPHA, 1, pap, nullptr, &sh, nullptr)) {
-        if (threadIdx.x == 0) st->stop = MU_GPU_CG_PEER_LOST;
-        return;
-    }
-    step_alpha(st, pap, &sh, 0);
-}
-
 /* ---- sizes ---- */
 
 struct occ_entry {
@@ -282,11 +266,11 @@ int mu_cg::grid_for(const void *kernel, long long work, int *blocks) {
 
 struct mu_gpu_cg {
     int fp32, lanes;
-    int rows;    /* rows per sub-warp and SpMV step: 1, 2 or 4 */
-    int fused;   /* iterate's form: 1 fused, 0 split */
-    int spread;  /* SpMV rows finished by every lane of a sub-warp (MUTIRAO_CG_SPREAD) */
-    int depth;   /* SpMV entries per lane and row loaded ahead: 1 or 4 (MUTIRAO_CG_DEPTH) */
-    size_t es; /* bytes per vector entry */
+    int rows;   /* rows per sub-warp and SpMV step: 1, 2 or 4 */
+    int fused;  /* iterate's form: 1 fused, 0 split */
+    int spread; /* SpMV rows finished by every lane of a sub-warp (MUTIRAO_CG_SPREAD) */
+    int depth;  /* SpMV entries per lane and row loaded ahead: 1 or 4 (MUTIRAO_CG_DEPTH) */
+    size_t es;  /* bytes per vector entry */
     int64_t nloc, nghost, nnz, ninterior, nboundary, nsend;
     /* A row list that is a range first..first + n - 1 (the usual case: row
      * blocks of a banded matrix) is not uploaded; the SpMV then reads no list. */
@@ -585,7 +569,6 @@ int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry)
 /* One batch of the peer form (gpu/cg_peer.h), enqueued on g->work; dry as batch_t. */
 template <typename T>
 int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry) {
-    if (dry && touch((const void *)k_peer_alpha)) return 1;
     const peer_dev *pd = g->peer->dev;
     const int64_t n = g->nloc;
     const T *zr = (const T *)(z ? z : r);
@@ -598,16 +581,15 @@ int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool
             k_peer_pack<T><<<pblocks, THREADS, 0, g->work>>>(pd, g->st_dev, (const T *)p, g->nsend);
             MU_LAUNCHED();
         }
-        spmv_args<T> a = spmv_base<T>(g); /* A: all rows, the ghosts in place */
+        spmv_args<T> a = spmv_base<T>(g); /* A with S1: all rows, the ghosts in place */
         a.nrows = (int)n;
         a.x = (const T *)p;
         a.y = (T *)q;
         a.words = slot(g, SLOT_PAP);
+        a.st = g->st_dev;
+        a.peer = pd;
+        a.split = 1;
         if (launch_spmv(a, g->lanes, g->rows, false, g->work, dry)) return 1;
-        if (!dry) { /* S1 */
-            k_peer_alpha<<<1, THREADS, 0, g->work>>>(pd, g->st_dev, slot(g, SLOT_PAP));
-            MU_LAUNCHED();
-        }
         upd_args<T> u; /* B with S2 */
         memset(&u, 0, sizeof u);
         u.n = n;

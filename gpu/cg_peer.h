@@ -14,15 +14,15 @@
  *      neighbours' ghost slots of their p (peer pointers); its last block
  *      raises this rank's halo flag at every neighbour it sends to, then
  *      waits for the flags of the neighbours it receives from;
- *   A  the SpMV q = A p on all rows with this rank's p'Ap words;
- *   S1 k_peer_alpha (one block): the p'Ap words to every other rank, wait
- *      for theirs, add them (integer digits: exact, any order, the same
- *      total on every rank), step_alpha on the total;
+ *   A  the SpMV q = A p on all rows with p'Ap; its last block (S1,
+ *      peer_step_alpha) sends this rank's p'Ap words to every other rank,
+ *      waits for theirs, adds them (integer digits: exact, any order, the
+ *      same total on every rank) and runs step_alpha on the total;
  *   B  k_update, r -= alpha q with r'r (and r'z): its last block exchanges the
  *      words the same way and runs step_beta on the totals;
  *   F  k_finish: x += alpha p; p = z + beta p on the owned rows.
- * Every kernel that spins is a single block (S1) or the last block of its
- * grid (H, B), and spins only on flags raised by the other GPUs' kernels of
+ * Every kernel that spins does so in the last block of its grid (H, A, B),
+ * and spins only on flags raised by the other GPUs' kernels of
  * the same step, which each rank raises before it waits: no rank waits on
  * work queued behind its own wait.
  *
@@ -181,10 +181,9 @@ static __device__ __noinline__ bool peer_allreduce(const peer_dev *pd, int kind,
     return true;
 }
 
-/* S1 of the peer form inside a kernel's last block (every thread; sh: the
- * block's shared words as scratch): the p'Ap words summed over the ranks,
- * then step_alpha; pd NULL: step_alpha alone (one rank). For an SpMV kernel
- * that steps alpha itself in the peer form instead of k_peer_alpha. */
+/* S1 in the SpMV's last block (every thread; sh: the block's shared words as
+ * scratch): the p'Ap words summed over the ranks, then step_alpha; pd NULL:
+ * step_alpha alone (one rank). */
 static __device__ __forceinline__ void peer_step_alpha(const peer_dev *pd, dev_status *st,
                                                        long long *words, mu_xsum *sh, int cur) {
     if (pd && !peer_allreduce(pd, PEER_ALPHA, 1, words, nullptr, sh, nullptr)) {
