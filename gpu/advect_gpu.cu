@@ -47,7 +47,8 @@ struct mu_gpu_adv {
                                      sweep (ad1), -2 none (a sweep's winds without its end) */
     float *rho;                   /* rho(z) */
     int *pn;                      /* periodic lines: 2 sign flags per line */
-    unsigned long long *wstat;    /* per axis: largest Courant number (bits), bad faces/cells */
+    unsigned long long *wstat;    /* 5 pairs: largest Courant number (bits), bad faces/cells;
+                                     0-2 per axis, 3-4 the next step's first sweep, alternately */
     unsigned long long *wstat_h;  /* their copy, in pinned host memory (a quicker copy) */
     unsigned long long *words;    /* the step log: N exact sums (MU_XSUM_WORDS each) */
     int *keys;                    /* and N min keys, N max keys */
@@ -58,6 +59,11 @@ struct mu_gpu_adv {
     int rho_n;         /* its levels (0: none yet) */
     int cyc_zero;      /* the device's cycle signs are all 0 (no copy or clearing needed) */
     cudaEvent_t ev[4]; /* a step's start and its sweeps' ends (mu_gpu_adv_sweep_times) */
+    /* The next step's first sweep queued ahead (mu_gpu_adv_winds_ahead): its
+     * geometry, the figures' pair it writes, whether it is still good; the
+     * pair of the current step's sweep that came from one (0: none). */
+    mu_gpu_adv_geom ahead_g;
+    int ahead_pair, ahead_ok, xpair;
     int64_t ntasks, nf;
     cudaStream_t st;
     double kernel_s, copy_s, bytes;
@@ -744,9 +750,10 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     g->dsrc = -2;
     MU_CUDA_GOTO(cudaMalloc(&g->rho, (size_t)mmax * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->pn, (size_t)(2 * gmax) * sizeof(int)));
-    MU_CUDA_GOTO(cudaMalloc(&g->wstat, 6 * sizeof(unsigned long long)));
-    MU_CUDA_GOTO(cudaMemsetAsync(g->wstat, 0, 6 * sizeof(unsigned long long), g->st));
-    MU_CUDA_GOTO(cudaMallocHost(&g->wstat_h, 6 * sizeof(unsigned long long)));
+    MU_CUDA_GOTO(cudaMalloc(&g->wstat, 10 * sizeof(unsigned long long)));
+    MU_CUDA_GOTO(cudaMemsetAsync(g->wstat, 0, 10 * sizeof(unsigned long long), g->st));
+    MU_CUDA_GOTO(cudaMallocHost(&g->wstat_h, 10 * sizeof(unsigned long long)));
+    g->ahead_pair = 4; /* the first one writes pair 3 */
     MU_CUDA_GOTO(cudaMemsetAsync(g->cyc, 0, (size_t)gmax * sizeof(int), g->st));
     g->cyc_zero = 1;
     g->rho_h = (float *)std::malloc((size_t)mmax * sizeof(float));
@@ -833,6 +840,8 @@ extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, in
     if (nz > g->mmax || cells > g->gmax * g->mmax)
         return mu_gpu_fail("advect densities: %d levels, %lld cells", nz, (long long)cells);
     if (nz != g->rho_n || std::memcmp(rho, g->rho_h, (size_t)nz * sizeof(float))) {
+        MU_CUDA(cudaStreamSynchronize(g->side)); /* a sweep queued ahead may read the old one */
+        g->ahead_ok = 0;
         if (copy(g, g->rho, rho, (size_t)nz * sizeof(float), cudaMemcpyHostToDevice)) return 1;
         std::memcpy(g->rho_h, rho, (size_t)nz * sizeof(float));
         g->rho_n = nz;
@@ -845,12 +854,12 @@ extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, in
 namespace {
 
 /* The sweep's winds and Courant figures, and D0 and D1 from the cell
- * densities (g->dsrc), on the side stream into the axis's buffers once the
- * last sweep along it is over; the main stream's next work waits for them.
- * (A D1 read in place, p == a, is read and written by the same thread.) */
-int dens_launch(mu_gpu_adv *g, const dgeom &w, unsigned long long *stat, int *pn) {
-    int p = g->dsrc, a = w.axis, n[3] = {w.nxl, w.nyl, w.nz};
-    if (p < -1) return mu_gpu_fail("advect: the %c sweep has no cell densities", "XYZ"[a]);
+ * densities p (-1 rho(z), else the D1 of that axis's sweep), queued on the
+ * side stream into the axis's buffers once the last sweep along it is over;
+ * ready[a] then. (A D1 read in place, p == a, is read and written by the same
+ * thread.) */
+int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, int *pn) {
+    int a = w.axis, n[3] = {w.nxl, w.nyl, w.nz};
     wargs r;
     r.wc = g->wc[a];
     r.rs = g->rc[a];
@@ -893,14 +902,29 @@ int dens_launch(mu_gpu_adv *g, const dgeom &w, unsigned long long *stat, int *pn
     }
     MU_LAUNCHED();
     MU_CUDA(cudaEventRecord(g->ready[a], g->side));
+    return 0;
+}
+
+/* The main stream's next work waits for the axis's winds and densities and reads them. */
+int dens_use(mu_gpu_adv *g, int a) {
     MU_CUDA(cudaStreamWaitEvent(g->st, g->ready[a], 0));
-    g->wu = r.u;
-    g->wrs = r.rs;
-    g->wcn = r.cn;
-    g->wd0 = r.d0;
-    g->wd1 = r.d1;
+    g->wu = g->au[a];
+    g->wrs = g->rc[a];
+    g->wcn = g->acn[a];
+    g->wd0 = g->ad0[a];
+    g->wd1 = g->ad1[a];
     g->dsrc = -2;
     return 0;
+}
+
+/* Two sweep geometries that give the same winds and densities (bit for bit). */
+bool same_geom(const dgeom &a, const dgeom &b) {
+    return a.axis == b.axis && a.m == b.m && a.G == b.G && a.N == b.N && a.wrap == b.wrap &&
+           a.periodic == b.periodic && a.first == b.first && a.last == b.last && a.nxl == b.nxl &&
+           a.nyl == b.nyl && a.nz == b.nz && a.sx == b.sx && a.eb0 == b.eb0 && a.eb1 == b.eb1 &&
+           a.qs == b.qs && a.glo == b.glo && a.gn == b.gn &&
+           !std::memcmp(&a.dt, &b.dt, sizeof a.dt) && !std::memcmp(&a.dx, &b.dx, sizeof a.dx) &&
+           !std::memcmp(&a.tf, &b.tf, sizeof a.tf) && !std::memcmp(&a.dtdx, &b.dtdx, sizeof a.dtdx);
 }
 
 } // namespace
@@ -909,27 +933,60 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *p
     dgeom w = to_dev(wp);
     if (!mu_gpu_adv_has_wind(g, w.axis))
         return mu_gpu_fail("advect: the winds of axis %d were never uploaded", w.axis);
+    if (g->ahead_ok && g->dsrc == -1 && !pn && same_geom(w, to_dev(&g->ahead_g))) {
+        g->ahead_ok = 0; /* queued by the step before: its figures in its pair */
+        g->xpair = g->ahead_pair;
+        return dens_use(g, w.axis);
+    }
+    g->ahead_ok = 0;
+    if (g->dsrc < -1)
+        return mu_gpu_fail("advect: the %c sweep has no cell densities", "XYZ"[w.axis]);
     unsigned long long *stat = g->wstat + 2 * w.axis; /* cleared by mu_gpu_adv_check */
     auto t0 = clk::now();
-    if (dens_launch(g, w, stat, pn ? g->pn : nullptr) || launched(g, t0)) return 1;
+    if (dens_queue(g, w, g->dsrc, stat, pn ? g->pn : nullptr) || dens_use(g, w.axis) ||
+        launched(g, t0))
+        return 1;
     if (pn && copy(g, pn, g->pn, (size_t)(2 * w.G) * sizeof(int), cudaMemcpyDeviceToHost)) return 1;
     return 0;
 }
 
+extern "C" int mu_gpu_adv_winds_ahead(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
+    dgeom w = to_dev(wp);
+    g->ahead_ok = 0;
+    if (!mu_gpu_adv_has_wind(g, w.axis) || !g->rho_n || w.periodic) return 0;
+    int pair = g->ahead_pair == 3 ? 4 : 3; /* not the pair the current step's check reads */
+    auto t0 = clk::now();
+    MU_CUDA(cudaMemsetAsync(g->wstat + 2 * pair, 0, 2 * sizeof(unsigned long long), g->side));
+    if (dens_queue(g, w, -1, g->wstat + 2 * pair, nullptr) || launched(g, t0)) return 1;
+    g->ahead_g = *wp;
+    g->ahead_pair = pair;
+    g->ahead_ok = 1;
+    return 0;
+}
+
 extern "C" int mu_gpu_adv_check(mu_gpu_adv *g, double *cmax, int *bad) {
-    unsigned long long st[6];
+    unsigned long long st[10];
     if (copy(g, g->wstat_h, g->wstat, sizeof st, cudaMemcpyDeviceToHost)) return 1;
     std::memcpy(st, g->wstat_h, sizeof st);
-    /* cleared before the next winds, on their stream (the copy waited for those so far) */
-    MU_CUDA(cudaMemsetAsync(g->wstat, 0, sizeof st, g->side));
+    /* Cleared before the next winds, on their stream (the copy waited for the
+     * sweeps so far): the axes' pairs and the one this step's first sweep came
+     * with, not the one a sweep queued ahead may be writing. */
+    MU_CUDA(cudaMemsetAsync(g->wstat, 0, 6 * sizeof(unsigned long long), g->side));
+    if (g->xpair)
+        MU_CUDA(
+            cudaMemsetAsync(g->wstat + 2 * g->xpair, 0, 2 * sizeof(unsigned long long), g->side));
     double c = 0;
-    for (int a = 0; a < 3; a++) {
-        double ca;
-        std::memcpy(&ca, &st[2 * a], sizeof ca);
-        c = ca > c ? ca : c;
+    int b = 0;
+    for (int k = 0; k < 5; k++) {
+        if (k >= 3 && k != g->xpair) continue;
+        double ck;
+        std::memcpy(&ck, &st[2 * k], sizeof ck);
+        c = ck > c ? ck : c;
+        b |= st[2 * k + 1] != 0;
     }
+    g->xpair = 0;
     *cmax = c;
-    *bad = st[1] != 0 || st[3] != 0 || st[5] != 0;
+    *bad = b;
     return 0;
 }
 

@@ -53,6 +53,12 @@ int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, int64_t cells
  * >= 0, any < 0 (a wait). The figures stay on the device until
  * mu_gpu_adv_check. */
 int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int *pn);
+/* The first sweep of the next step (w: its geometry, from rho(z), not periodic)
+ * queued now, beside this step's last chains; the next step's
+ * mu_gpu_adv_winds of the same geometry, after its dens_reset, then only waits
+ * for it (its figures go to that step's check). Does nothing where the
+ * winds are not uploaded yet. */
+int mu_gpu_adv_winds_ahead(mu_gpu_adv *g, const mu_gpu_adv_geom *w);
 /* The Courant figures of the sweeps since the last check (a wait): *cmax the
  * largest Courant number of the faces inside the domain, *bad 1 if one
  * exceeds 1 or a D1 is not positive (the host then redoes the winds and

@@ -65,6 +65,11 @@ int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int *pn) {
     (void)pn;
     return 1;
 }
+int mu_gpu_adv_winds_ahead(mu_gpu_adv *g, const mu_gpu_adv_geom *w) {
+    (void)g;
+    (void)w;
+    return 1;
+}
 int mu_gpu_adv_check(mu_gpu_adv *g, double *cmax, int *bad) {
     (void)g;
     (void)cmax;

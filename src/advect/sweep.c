@@ -583,6 +583,18 @@ int adv_step(adv_state *s, int64_t k) {
         mu_timer_end(phase[axis]);
         if (rc) return rc;
     }
+    if (s->gpu && gpu_step_check(s) && !c->periodic[0] && k + 1 < c->steps) {
+        /* the next step's X winds and densities (no fields needed) beside this Z sweep */
+        sweep_geom w;
+        mu_gpu_adv_geom d;
+        memset(&d, 0, sizeof d);
+        sweep_setup(s, 0, &w);
+        gpu_geom(s, &w, ((double)(k + 1) + 0.5) * c->dt, &d);
+        int rc = mu_gpu_adv_winds_ahead(s->gpu, &d)
+                     ? mu_error("advect on the GPU: %s", mu_gpu_error())
+                     : 0;
+        if (mu_error_collective(s->cart.comm, rc)) return 1;
+    }
     if (s->gpu && gpu_step_check(s)) { /* the step's one wait: the sweeps' device time is here */
         mu_timer_begin("advect: GPU step end");
         int rc = gpu_check(s, t, 2, &cmax);
