@@ -76,7 +76,14 @@ MU_HD float adv_rs(const adv_line *l, int j) {
  * of a plume's fields are zero (background), with zero fluxes; a warp of such
  * cells now skips the division. The host divides as before. */
 MU_HD float adv_div0(float n, float d) {
+#ifdef __CUDA_ARCH__
+    if (n == 0.f && d != 0.f && d - d == 0.f) return n * d;
+    float q;
+    asm volatile("div.rn.f32 %0, %1, %2;" : "=f"(q) : "f"(n), "f"(d));
+    return q;
+#else
     return n == 0.f && d != 0.f && d - d == 0.f ? n * d : n / d;
+#endif
 }
 #ifdef __CUDA_ARCH__
 #define ADV_DIV(n, d) adv_div0(n, d)
