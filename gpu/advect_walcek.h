@@ -74,7 +74,10 @@ MU_HD float adv_rs(const adv_line *l, int j) {
  * sign of the quotient), without dividing. The device's IEEE division leaves
  * its fast path for a zero numerator (a call to the slow path), and most cells
  * of a plume's fields are zero (background), with zero fluxes; a warp of such
- * cells now skips the division. The host divides as before. */
+ * cells now skips the division. The host divides as before. The device's
+ * division is written as the instruction (div.rn.f32, the same IEEE division
+ * as '/'): the compiler proves the zero branch equal to the division where d
+ * is known finite and nonzero (a loop's dx) and drops the test otherwise. */
 MU_HD float adv_div0(float n, float d) {
 #ifdef __CUDA_ARCH__
     if (n == 0.f && d != 0.f && d - d == 0.f) return n * d;

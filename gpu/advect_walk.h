@@ -20,7 +20,13 @@
  * walk's first and last faces, and every face next to a C, F or K cell, are
  * stored as before. (D is never next to E: their shared face would have both
  * signs.) A cell's class is read before the walk reaches it, so a class that
- * changes between walks (K, adv_seg_lap2) is seen by the walk that follows. */
+ * changes between walks (K, adv_seg_lap2) is seen by the walk that follows.
+ *
+ * The walks spend their cells in stretches of one class (D forward, E
+ * backward: whole lines of them where the wind keeps its sign), whose ends are
+ * found by scanning the classes four at a time; the loop over a stretch then
+ * tests no class, stores no flux but the last, and loads each input with one
+ * address operation (adv_fwd_d_run, adv_bwd_e_run). */
 #ifndef MU_GPU_ADVECT_WALK_H
 #define MU_GPU_ADVECT_WALK_H
 #include "gpu/advect_walcek.h"
@@ -59,193 +65,317 @@ MU_HD adv_win adv_win_at(const adv_line *l, int i, int wrap) {
     return v;
 }
 
-MU_HD int adv_fwd_cell(int c) { /* a forward walk updates it */
-    return c == ADV_C || c == ADV_D;
-}
 MU_HD int adv_bwd_cell(int c) { /* a backward walk updates it */
     return c == ADV_C || c == ADV_E || c == ADV_F || c == ADV_K;
 }
 
-/* The first cell of [i, i1) that a forward walk updates (i1 if none) and the
- * last of [i0, i] that a backward walk updates (i0 - 1 if none): the cells
- * left to the other walk are passed over reading only their classes, four
- * at a time (independent loads), not walked one by one. */
-MU_HD int adv_next_fwd(const uint8_t *cls, int i, int i1) {
-    for (; i + 3 < i1; i += 4) {
-        int c0 = cls[i], c1 = cls[i + 1], c2 = cls[i + 2], c3 = cls[i + 3];
-        if (adv_fwd_cell(c0)) return i;
-        if (adv_fwd_cell(c1)) return i + 1;
-        if (adv_fwd_cell(c2)) return i + 2;
-        if (adv_fwd_cell(c3)) return i + 3;
+/* Scans of the classes a word (4 cells) at a time, little-endian: a mode
+ * turns 4 class bytes into 4 bytes that are nonzero where a cell is found.
+ * NOT_D / NOT_E: a cell not D / not E (where a run of D / E cells ends);
+ * FWD: a C or D cell (the bytes 0 and 2, so zero after masking bit 1: the
+ * exact zero-byte test, no borrow between bytes); BWD: C, E, F or K (not D
+ * 0, not FIXED 4: nonzero after masking bit 2). Only the bytes of the range
+ * are read (whole aligned words inside it, the ends byte by byte). */
+enum { ADV_SCAN_NOT_D = 0, ADV_SCAN_NOT_E = 1, ADV_SCAN_FWD = 2, ADV_SCAN_BWD = 3 };
+
+MU_HD uint32_t adv_scan_marks(uint32_t w, int mode) {
+    if (mode == ADV_SCAN_NOT_D) return w;
+    if (mode == ADV_SCAN_NOT_E) return w ^ 0x01010101u;
+    if (mode == ADV_SCAN_BWD) return w & 0xfbfbfbfbu;
+    uint32_t y = w & 0xfdfdfdfdu;
+    return ~(((y & 0x7f7f7f7fu) + 0x7f7f7f7fu) | y | 0x7f7f7f7fu);
+}
+
+MU_HD uint32_t adv_cls4(const uint8_t *p) { /* p: 4-byte aligned */
+#ifdef __CUDA_ARCH__
+    return *(const uint32_t *)p;
+#else
+    uint32_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+#endif
+}
+
+MU_HD int adv_low_byte(uint32_t k) { /* the lowest nonzero byte of k != 0 */
+#ifdef __CUDA_ARCH__
+    return (__ffs((int)k) - 1) >> 3;
+#else
+    return __builtin_ctz(k) >> 3;
+#endif
+}
+MU_HD int adv_high_byte(uint32_t k) { /* the highest nonzero byte of k != 0 */
+#ifdef __CUDA_ARCH__
+    return (31 - __clz((int)k)) >> 3;
+#else
+    return (31 - __builtin_clz(k)) >> 3;
+#endif
+}
+
+/* The first cell of [i, i1) that the mode finds (i1 if none). */
+MU_HD int adv_scan_up(const uint8_t *cls, int i, int i1, int mode) {
+    for (; i < i1 && ((uintptr_t)(cls + i) & 3u); i++)
+        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
+    for (; i + 4 <= i1; i += 4) {
+        uint32_t k = adv_scan_marks(adv_cls4(cls + i), mode);
+        if (k) return i + adv_low_byte(k);
     }
     for (; i < i1; i++)
-        if (adv_fwd_cell(cls[i])) return i;
+        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
     return i1;
 }
-MU_HD int adv_prev_bwd(const uint8_t *cls, int i0, int i) {
+/* The last cell of [i0, i] that the mode finds (i0 - 1 if none). */
+MU_HD int adv_scan_down(const uint8_t *cls, int i0, int i, int mode) {
+    for (; i >= i0 && ((uintptr_t)(cls + i + 1) & 3u); i--)
+        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
     for (; i - 3 >= i0; i -= 4) {
-        int c0 = cls[i], c1 = cls[i - 1], c2 = cls[i - 2], c3 = cls[i - 3];
-        if (adv_bwd_cell(c0)) return i;
-        if (adv_bwd_cell(c1)) return i - 1;
-        if (adv_bwd_cell(c2)) return i - 2;
-        if (adv_bwd_cell(c3)) return i - 3;
+        uint32_t k = adv_scan_marks(adv_cls4(cls + i - 3), mode);
+        if (k) return i - 3 + adv_high_byte(k);
     }
     for (; i >= i0; i--)
-        if (adv_bwd_cell(cls[i])) return i;
+        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
     return i0 - 1;
 }
 
-/* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of cells
- * this walk updates (C, D) loads the window where it starts and slides it
- * through the run (q_{i+2} and qn_i by pointers stepped by the cell stride);
- * the cells between runs (the other walk's) are passed over by adv_next_fwd.
- * A D cell's winds are both >= 0 (its class), so it is given 0 for them (the
- * same selections in adv_clamp_v) and loads neither. ahead = 1 (a constant,
- * like wrap): the next cell's inputs (class, Courant number, rho*, d0, d1 and
- * the q entering the window) are loaded while this cell's flux chain runs,
- * so its wait for them overlaps this cell's arithmetic. */
+/* A line's read-only arrays in the stretches (the faces' Courant numbers,
+ * rho*, d0, d1): the device loads p[k] (k a constant) through the read-only
+ * path, p = the line's base + the cell index: one multiply-add per array and
+ * cell, k in the load's offset. The base's derivation is hidden from the
+ * compiler and the load written as the instruction, so that it keeps that
+ * form: it would otherwise re-derive each address from the sweep's base and
+ * a 64-bit index (several instructions a load). */
+#ifdef __CUDA_ARCH__
+#define ADV_LDK(v, p, k) asm("ld.global.nc.f32 %0, [%1+%2];" : "=f"(v) : "l"(p), "n"(4 * (k)))
+#else
+#define ADV_LDK(v, p, k) ((v) = (p)[k])
+#endif
+/* The stretches' loops are not unrolled on the device: unrolled, the copies
+ * of the window and of the pointers between iterations cost more
+ * instructions than the loop's branch. */
+#ifdef __CUDA_ARCH__
+#define ADV_ONE_AT_A_TIME _Pragma("unroll 1")
+#else
+#define ADV_ONE_AT_A_TIME
+#endif
+MU_HD const float *adv_base(const float *p) {
+#ifdef __CUDA_ARCH__
+    asm("mov.b64 %0, %0;" : "+l"(p));
+#endif
+    return p;
+}
+
+/* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
+ * values, and the fluxes (keep = 0: only F[e], the one the next cell or the
+ * end of the walk reads). The stretch's length is known (a scan of the
+ * classes), so the loop tests no class; the line's arrays are read by the cell
+ * index (ADV_LDK), q and qn through pointers stepped by the cell stride.
+ * ahead = 1: the next cell's inputs (Courant number, rho*, d0, d1, the q
+ * entering the window) are loaded before this cell's flux chain, so that the
+ * wait for them overlaps its arithmetic (the last cell loads none). A D cell's
+ * winds are both >= 0 (its class): it is given 0 for them (the same selections
+ * in adv_clamp_v) and loads neither. The fixed open-border cells are a line's
+ * first and last (eb0 is 0 or none, eb1 m - 1 or none): the flags the loop
+ * computes are of cells > 1, so only eb1 is tested. */
+MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, int i, int e,
+                         float f, int wrap, int keep, int ahead) {
+    const ptrdiff_t qs = l->qs;
+    const float dx = l->dx;
+    float *F = l->F;
+    const int fs = (int)l->fs, eb = l->eb1;
+    const float *q3 = l->q + (ptrdiff_t)(i + 3) * qs; /* q_{i+3} (unless wrapping) */
+    float *qn = l->qn + (ptrdiff_t)i * qs;
+    const float *cnl = adv_base(cn), *rsl = adv_base(l->rs), *d0l = adv_base(l->d0),
+                *d1l = adv_base(l->d1);
+    float m1 = w->m1, c = w->c, p1 = w->p1, p2 = w->p2;
+    int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
+    float x1, rs, d0, d1, qv;
+    ADV_LDK(x1, cnl + i, 1);
+    ADV_LDK(rs, rsl + i, 1);
+    ADV_LDK(d0, d0l + i, 0);
+    ADV_LDK(d1, d1l + i, 0);
+    ADV_ONE_AT_A_TIME
+    for (; i + 1 < e; i++) {
+        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p3 = 0.f;
+        if (ahead) {
+            ADV_LDK(x1n, cnl + i, 2);
+            ADV_LDK(rsn, rsl + i, 2);
+            ADV_LDK(d0n, d0l + i, 1);
+            ADV_LDK(d1n, d1l + i, 1);
+            p3 = wrap ? *adv_qat(l, i + 3, wrap) : *q3;
+        }
+        f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f, &qv);
+        *qn = qv;
+        if (keep) F[(i + 1) * fs] = f;
+        if (!ahead) {
+            ADV_LDK(x1n, cnl + i, 2);
+            ADV_LDK(rsn, rsl + i, 2);
+            ADV_LDK(d0n, d0l + i, 1);
+            ADV_LDK(d1n, d1l + i, 1);
+            p3 = wrap ? *adv_qat(l, i + 3, wrap) : *q3;
+        }
+        m1 = c;
+        c = p1;
+        p1 = p2;
+        p2 = p3;
+        em1 = e0;
+        e0 = ep1;
+        ep1 = i + 2 != eb && adv_ext_v(c, p1, p2); /* cell i + 2 */
+        x1 = x1n;
+        rs = rsn;
+        d0 = d0n;
+        d1 = d1n;
+        q3 += qs;
+        qn += qs;
+    }
+    f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f, &qv);
+    *qn = qv;
+    F[e * fs] = f;
+}
+
+/* A backward stretch of E cells [lo, i], from i down, the window at i, f =
+ * F[i + 1]: as adv_fwd_d_run (keep = 0: only F[lo] stored); returns F[lo] and
+ * leaves the window at lo for the cells after it. An E cell's winds are both
+ * < 0: it is given -1 for them (the same selections in adv_bwd_e_v and
+ * adv_clamp_v). The flags the loop computes are of cells < m - 2: only eb0 is
+ * tested. */
+MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i, int lo, float f,
+                          int wrap, int keep, int ahead) {
+    const ptrdiff_t qs = l->qs;
+    const float dx = l->dx;
+    float *F = l->F;
+    const int fs = (int)l->fs, eb = l->eb0;
+    const float *q3 = l->q + (ptrdiff_t)(i - 3) * qs; /* q_{i-3} (unless wrapping) */
+    float *qn = l->qn + (ptrdiff_t)i * qs;
+    const float *cnl = adv_base(cn), *rsl = adv_base(l->rs), *d0l = adv_base(l->d0),
+                *d1l = adv_base(l->d1);
+    float m2 = w->m2, m1 = w->m1, c = w->c, p1 = w->p1;
+    int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
+    float x1, rs, d0, d1, qv;
+    ADV_LDK(x1, cnl + i, 0);
+    ADV_LDK(rs, rsl + i, 0);
+    ADV_LDK(d0, d0l + i, 0);
+    ADV_LDK(d1, d1l + i, 0);
+    ADV_ONE_AT_A_TIME
+    for (; i > lo; i--) {
+        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;
+        if (ahead) {
+            ADV_LDK(x1n, cnl + i, -1);
+            ADV_LDK(rsn, rsl + i, -1);
+            ADV_LDK(d0n, d0l + i, -1);
+            ADV_LDK(d1n, d1l + i, -1);
+            m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;
+        }
+        f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
+        *qn = qv;
+        if (keep) F[i * fs] = f;
+        if (!ahead) {
+            ADV_LDK(x1n, cnl + i, -1);
+            ADV_LDK(rsn, rsl + i, -1);
+            ADV_LDK(d0n, d0l + i, -1);
+            ADV_LDK(d1n, d1l + i, -1);
+            m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;
+        }
+        p1 = c;
+        c = m1;
+        m1 = m2;
+        m2 = m3;
+        ep1 = e0;
+        e0 = em1;
+        em1 = i - 2 != eb && adv_ext_v(m2, m1, c); /* cell i - 2 */
+        x1 = x1n;
+        rs = rsn;
+        d0 = d0n;
+        d1 = d1n;
+        q3 -= qs;
+        qn -= qs;
+    }
+    f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
+    *qn = qv;
+    F[lo * fs] = f;
+    w->m2 = m2;
+    w->m1 = m1;
+    w->c = c;
+    w->p1 = p1;
+    w->em1 = em1;
+    w->e0 = e0;
+    w->ep1 = ep1;
+    return f;
+}
+
+/* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of the
+ * cells this walk updates is a C cell or a D cell and the D cells after it
+ * (a D cell's right neighbour is D or F by the winds, a C cell's left one E
+ * or F; any order of classes gives the range's results all the same): it
+ * loads the window where it starts, the D cells by adv_fwd_d_run; the cells
+ * between runs (the other walk's) are passed over by scans of their classes. */
 MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
                             int wrap, int keep, int ahead) {
-    const ptrdiff_t qs = l->qs;
     float *F = l->F;
     const int fs = (int)l->fs;
-    const float dx = l->dx;
-    for (int i = adv_next_fwd(cls, i0, i1); i < i1; i = adv_next_fwd(cls, i + 1, i1)) {
-        /* a run starts at cell i (C or D): F[i] not in a register yet */
+    for (int i = adv_scan_up(cls, i0, i1, ADV_SCAN_FWD); i < i1;
+         i = adv_scan_up(cls, i, i1, ADV_SCAN_FWD)) {
         adv_win v = adv_win_at(l, i, wrap);
-        const float *q2 = l->q + (ptrdiff_t)(i + 2) * qs; /* q_{i+2} (unless wrapping) */
-        float *qn = l->qn + (ptrdiff_t)i * qs;
-        int c = cls[i];
-        float f = c == ADV_D ? F[i * fs] : 0.f; /* F[i]: read where the run starts (a D cell) */
-        /* cell i's inputs, and the next cell's class */
-        int cx = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED;
-        float x1 = cn[i + 1], rs = l->rs[i + 1], d0 = l->d0[i], d1 = l->d1[i];
-        for (;;) {
-            int cn2 = ADV_FIXED;
-            float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p2n = 0.f;
-            if (ahead && adv_fwd_cell(cx)) { /* cell i + 1 is in the run (i + 1 < i1) */
-                cn2 = i + 2 < i1 ? (int)cls[i + 2] : (int)ADV_FIXED;
-                x1n = cn[i + 2];
-                rsn = l->rs[i + 2];
-                d0n = l->d0[i + 1];
-                d1n = l->d1[i + 1];
-                p2n = wrap ? *adv_qat(l, i + 3, wrap) : q2[qs];
-            }
-            if (c == ADV_C) {
-                f = F[(i + 1) * fs] = v.c * l->u[i + 1] * l->dt * rs;
-            } else { /* D */
-                float qv;
-                f = adv_fwd_d_v(v.c, v.m1, v.p1, v.em1, v.ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f,
-                                &qv);
-                *qn = qv;
-                if (keep || cx != ADV_D) F[(i + 1) * fs] = f;
-            }
-            ++i;
-            if (!adv_fwd_cell(cx)) break; /* the run ends (or the range: cx is ADV_FIXED) */
-            c = cx;
-            q2 += qs;
-            qn += qs;
-            float p2;
-            if (ahead) {
-                cx = cn2;
-                x1 = x1n;
-                rs = rsn;
-                d0 = d0n;
-                d1 = d1n;
-                p2 = p2n;
-            } else {
-                cx = i + 1 < i1 ? (int)cls[i + 1] : (int)ADV_FIXED;
-                x1 = cn[i + 1];
-                rs = l->rs[i + 1];
-                d0 = l->d0[i];
-                d1 = l->d1[i];
-                p2 = wrap ? *adv_qat(l, i + 2, wrap) : *q2;
-            }
-            v.m2 = v.m1;
-            v.m1 = v.c;
+        float f;
+        if (cls[i] == ADV_C) { /* outflow only: the upstream flux */
+            f = F[(i + 1) * fs] = v.c * l->u[i + 1] * l->dt * l->rs[i + 1];
+            if (++i >= i1 || cls[i] != ADV_D) continue;
+            v.m1 = v.c; /* the window at the D cell after it */
             v.c = v.p1;
             v.p1 = v.p2;
-            v.p2 = p2;
+            v.p2 = *adv_qat(l, i + 2, wrap);
             v.em1 = v.e0;
             v.e0 = v.ep1;
             v.ep1 = adv_extw(l, i + 1, v.c, v.p1, v.p2);
+        } else {
+            f = F[i * fs]; /* F[i]: read where the run starts */
         }
-        if (i >= i1) break;
+        int e = adv_scan_up(cls, i, i1, ADV_SCAN_NOT_D);
+        adv_fwd_d_run(l, cn, &v, i, e, f, wrap, keep, ahead);
+        i = e;
     }
 }
 
 /* adv_backward_range: cells [i0, i1) from the last, cell i - 1 after cell i;
- * runs of C, E, F, K cells as above, the D cells passed over by adv_prev_bwd.
- * A C or E cell's left wind is < 0 and its right one >= 0 (C) or < 0 (E): it
- * is given -1 and 0 or -1 for them (the same selections in adv_bwd_e_v and
- * adv_clamp_v); F and K cells load theirs. ahead as above. */
+ * a run of C, E, F, K cells as above, its E cells by adv_bwd_e_run, the D
+ * cells between runs passed over by the scans. A C cell's left wind is < 0
+ * and its right one >= 0: it is given -1 and 0 for them; F and K cells load
+ * theirs. */
 MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
                              int wrap, int keep, int ahead) {
-    const ptrdiff_t qs = l->qs;
     float *F = l->F;
     const int fs = (int)l->fs;
     const float dx = l->dx;
-    for (int i = adv_prev_bwd(cls, i0, i1 - 1); i >= i0; i = adv_prev_bwd(cls, i0, i - 1)) {
+    for (int i = adv_scan_down(cls, i0, i1 - 1, ADV_SCAN_BWD); i >= i0;
+         i = adv_scan_down(cls, i0, i, ADV_SCAN_BWD)) {
         adv_win v = adv_win_at(l, i, wrap);
-        const float *q2 = l->q + (ptrdiff_t)(i - 2) * qs; /* q_{i-2} (unless wrapping) */
-        float *qn = l->qn + (ptrdiff_t)i * qs;
-        int c = cls[i];
         float f = F[(i + 1) * fs]; /* F[i + 1], read where the run starts */
-        int cx = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED; /* the next cell's (left) */
-        float x1 = cn[i], rs = l->rs[i], d0 = l->d0[i], d1 = l->d1[i];
         for (;;) {
-            int cn2 = ADV_FIXED;
-            float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m2n = 0.f;
-            if (ahead && adv_bwd_cell(cx)) { /* cell i - 1 is in the run (i - 1 >= i0) */
-                cn2 = i - 2 >= i0 ? (int)cls[i - 2] : (int)ADV_FIXED;
-                x1n = cn[i - 1];
-                rsn = l->rs[i - 1];
-                d0n = l->d0[i - 1];
-                d1n = l->d1[i - 1];
-                m2n = wrap ? *adv_qat(l, i - 3, wrap) : q2[-qs];
-            }
-            if (c == ADV_F || c == ADV_K) {
+            int c = cls[i];
+            float *qn = l->qn + (ptrdiff_t)i * l->qs;
+            if (c == ADV_E) {
+                int lo = adv_scan_down(cls, i0, i, ADV_SCAN_NOT_E) + 1;
+                f = adv_bwd_e_run(l, cn, &v, i, lo, f, wrap, keep, ahead);
+                i = lo;
+            } else if (c == ADV_F || c == ADV_K) {
                 float fl = F[i * fs]; /* stored by no cell: the next cell's F[i + 1] */
-                *qn = adv_bwd_f_v(v.c, v.m1, v.p1, l->u[i], l->u[i + 1], d0, d1, dx, f, fl);
+                *qn = adv_bwd_f_v(v.c, v.m1, v.p1, l->u[i], l->u[i + 1], l->d0[i], l->d1[i], dx, f,
+                                  fl);
                 f = fl;
-            } else { /* C or E */
+            } else { /* C */
                 float qv;
-                f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, -1.f, c == ADV_C ? 0.f : -1.f, x1,
-                                rs, d0, d1, dx, f, &qv);
+                f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, -1.f, 0.f, cn[i], l->rs[i], l->d0[i],
+                                l->d1[i], dx, f, &qv);
                 *qn = qv;
-                if (keep || cx != ADV_E) F[i * fs] = f;
+                if (keep || i == i0 || cls[i - 1] != ADV_E) F[i * fs] = f;
             }
-            --i;
-            if (!adv_bwd_cell(cx)) break;
-            c = cx;
-            q2 -= qs;
-            qn -= qs;
-            float m2;
-            if (ahead) {
-                cx = cn2;
-                x1 = x1n;
-                rs = rsn;
-                d0 = d0n;
-                d1 = d1n;
-                m2 = m2n;
-            } else {
-                cx = i - 1 >= i0 ? (int)cls[i - 1] : (int)ADV_FIXED;
-                x1 = cn[i];
-                rs = l->rs[i];
-                d0 = l->d0[i];
-                d1 = l->d1[i];
-                m2 = wrap ? *adv_qat(l, i - 2, wrap) : *q2;
-            }
-            v.p2 = v.p1;
-            v.p1 = v.c;
+            if (--i < i0 || !adv_bwd_cell(cls[i])) break;
+            v.p1 = v.c; /* the window at cell i */
             v.c = v.m1;
             v.m1 = v.m2;
-            v.m2 = m2;
+            v.m2 = *adv_qat(l, i - 2, wrap);
             v.ep1 = v.e0;
             v.e0 = v.em1;
             v.em1 = adv_extw(l, i - 1, v.m2, v.m1, v.c);
         }
-        if (i < i0) break;
     }
 }
 

@@ -1,14 +1,15 @@
 /* The device's chain walks (gpu/advect_walk.h: neighbours in registers) on the
  * host, bitwise against the engine's adv_forward_range / adv_backward_range on
- * random lines: random wind signs (zeros of both signs too), classes from
- * adv_seg_init with some cells turned K, open-border cells (eb0, eb1), periodic
- * wrap, strides of cells and fluxes, random ranges and random stored fluxes
- * where chains start, Courant numbers from adv_courant as the device's.
- * keep = 1: every flux too; keep = 0 (the kernels'): the same new values, and
- * the fluxes except those of the faces between two D cells (forward) or an E
- * cell and the C or E cell to its right (backward) inside the walk, which stay
- * untouched; loading a cell ahead or not (ahead). Built without FMA contraction, like the engine.
- * Also adv_div0, the device's division in the cells, against the host's. */
+ * random lines: random wind signs (zeros of both signs too; one sign on some
+ * lines, long stretches of D or E cells), classes from adv_seg_init with some
+ * cells turned K and at any alignment (the walks scan them four at a time),
+ * open-border cells (eb0, eb1), periodic wrap, strides of cells and fluxes, random ranges and
+ * random stored fluxes where chains start, Courant numbers from adv_courant as the device's. keep =
+ * 1: every flux too; keep = 0 (the kernels'): the same new values, and the fluxes except those of
+ * the faces between two D cells (forward) or an E cell and the C or E cell to its right (backward)
+ * inside the walk, which stay untouched; loading a cell ahead or not (ahead). Built without FMA
+ * contraction, like the engine. Also adv_div0, the device's division in the cells, against the
+ * host's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,7 +27,7 @@ static double rnd(void) {
     return (double)(rs_state >> 11) * (1.0 / 9007199254740992.0);
 }
 
-enum { PAD = 2, MMAX = 40 };
+enum { PAD = 2, MMAX = 64 };
 
 /* One random line and range; returns 1 if the walk and the range differ. */
 static int one_case(int dir, int keep, int ahead, long *cells) {
@@ -40,6 +41,7 @@ static int one_case(int dir, int keep, int ahead, long *cells) {
     for (int i = 0; i < nq; i++)
         q[i] = zeros && i > nq / 3 ? 0.f : (float)(rnd() < 0.1 ? 0.5 : rnd());
     double bias = rnd() - 0.5;
+    if (rnd() < 0.2) bias = rnd() < 0.5 ? 2 : -2; /* one sign: long stretches of D or E cells */
     for (int i = 0; i <= m; i++) {
         u[i] = rnd() < 0.05 ? (rnd() < 0.5 ? 0.f : -0.f) : (float)(rnd() - 0.5 + bias);
         rs[i] = (float)(0.5 + rnd());
@@ -48,7 +50,7 @@ static int one_case(int dir, int keep, int ahead, long *cells) {
         d0[i] = (float)(0.5 + rnd());
         d1[i] = (float)(0.5 + rnd());
     }
-    uint8_t cls[MMAX];
+    uint8_t cbuf[MMAX + 3], *cls = cbuf + (int)(rnd() * 4); /* the classes at any alignment */
     adv_seg s;
     adv_seg_init(&s, cls, u, m, rnd() < 0.3, rnd() < 0.3, 0, 1, 1);
     for (int i = 0; i < m; i++)
