@@ -163,6 +163,31 @@ MU_HD const float *adv_base(const float *p) {
     return p;
 }
 
+/* The zero cells (adv_fwd_d_run, adv_bwd_e_run): a D or E cell whose q and
+ * neighbours' q and incoming flux are +0 (the bits 0) gets qn = +0 and passes
+ * the flux +0 on, whatever its extremum flags, when its Courant number and
+ * rho* are finite, its d0 is +0 or positive and finite, its d1 positive and
+ * finite and dx positive and finite: the cell's operations then give those
+ * zeros (the face value is q clamped between +0 and +0; +0 * d0, Courant
+ * number * face value * rho* are zeros; +0 - (either zero) is +0; +0 / d1 is
+ * +0 * d1 = +0; dx * (+0 - +0) + (+0) = +0). So the zero background of a
+ * plume's fields is walked storing zeros, with none of the cell arithmetic;
+ * any other value (-0 too) takes the arithmetic. */
+MU_HD uint32_t adv_bits(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+MU_HD int adv_zero_params(float x1, float rs, float d0, float d1) {
+    uint32_t a = adv_bits(x1) & 0x7fffffffu, b = adv_bits(rs) & 0x7fffffffu, c = adv_bits(d0);
+    uint32_t mx = a > b ? a : b;
+    mx = mx > c ? mx : c;
+    return mx < 0x7f800000u && adv_bits(d1) - 1u < 0x7f7fffffu;
+}
+MU_HD int adv_zero_dx(float dx) {
+    return dx > 0.f && dx - dx == 0.f;
+}
+
 /* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
  * values, and the fluxes (keep = 0: only F[e], the one the next cell or the
  * end of the walk reads). The stretch's length is known (a scan of the
@@ -192,8 +217,36 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
     ADV_LDK(rs, rsl + i, 1);
     ADV_LDK(d0, d0l + i, 0);
     ADV_LDK(d1, d1l + i, 0);
+    const int zok = adv_zero_dx(dx);
     ADV_ONE_AT_A_TIME
-    for (; i + 1 < e; i++) {
+    for (;; i++) {
+        if (zok && !(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f)) &&
+            adv_zero_params(x1, rs, d0, d1)) {
+            /* zero cells from i on; the window and the flags again where they end */
+            ADV_ONE_AT_A_TIME
+            for (;;) {
+                *qn = 0.f;
+                if (keep) F[(i + 1) * fs] = 0.f;
+                qn += qs;
+                if (++i >= e) {
+                    F[e * fs] = 0.f;
+                    return;
+                }
+                p1 = p2; /* q_{i+1}; q_{i-1} and q_i are +0 */
+                p2 = wrap ? *adv_qat(l, i + 2, wrap) : *q3;
+                q3 += qs;
+                ADV_LDK(x1, cnl + i, 1);
+                ADV_LDK(rs, rsl + i, 1);
+                ADV_LDK(d0, d0l + i, 0);
+                ADV_LDK(d1, d1l + i, 0);
+                if (adv_bits(p1) || !adv_zero_params(x1, rs, d0, d1)) break;
+            }
+            m1 = c = f = 0.f;
+            em1 = adv_extw(l, i - 1, 0.f, 0.f, 0.f);
+            e0 = adv_extw(l, i, 0.f, 0.f, p1);
+            ep1 = adv_extw(l, i + 1, 0.f, p1, p2);
+        }
+        if (i + 1 >= e) break;
         float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p3 = 0.f;
         if (ahead) {
             ADV_LDK(x1n, cnl + i, 2);
@@ -254,8 +307,52 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
     ADV_LDK(rs, rsl + i, 0);
     ADV_LDK(d0, d0l + i, 0);
     ADV_LDK(d1, d1l + i, 0);
+    const int zok = adv_zero_dx(dx);
     ADV_ONE_AT_A_TIME
-    for (; i > lo; i--) {
+    for (;; i--) {
+        if (zok && !(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f)) &&
+            adv_zero_params(x1, rs, d0, d1)) {
+            /* zero cells from i down; the flags again where they end */
+            int moved = 0, done = 0;
+            ADV_ONE_AT_A_TIME
+            for (;;) {
+                *qn = 0.f;
+                if (keep) F[i * fs] = 0.f;
+                if (i == lo) {
+                    done = 1;
+                    break;
+                }
+                qn -= qs;
+                i--;
+                moved = 1;
+                p1 = c; /* q_{i+1} and q_i are +0, so was q_{i+2} */
+                c = m1;
+                m1 = m2;
+                m2 = wrap ? *adv_qat(l, i - 2, wrap) : *q3;
+                q3 -= qs;
+                ADV_LDK(x1, cnl + i, 0);
+                ADV_LDK(rs, rsl + i, 0);
+                ADV_LDK(d0, d0l + i, 0);
+                ADV_LDK(d1, d1l + i, 0);
+                if (adv_bits(m1) || !adv_zero_params(x1, rs, d0, d1)) break;
+            }
+            f = 0.f;
+            if (moved) {
+                ep1 = adv_extw(l, i + 1, 0.f, 0.f, 0.f);
+                e0 = adv_extw(l, i, m1, c, p1);
+                em1 = adv_extw(l, i - 1, m2, m1, c);
+            }
+            if (done) {
+                F[lo * fs] = f;
+                break;
+            }
+        }
+        if (i <= lo) {
+            f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
+            *qn = qv;
+            F[lo * fs] = f;
+            break;
+        }
         float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;
         if (ahead) {
             ADV_LDK(x1n, cnl + i, -1);
@@ -288,9 +385,6 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
         q3 -= qs;
         qn -= qs;
     }
-    f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
-    *qn = qv;
-    F[lo * fs] = f;
     w->m2 = m2;
     w->m1 = m1;
     w->c = c;
