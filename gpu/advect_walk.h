@@ -187,6 +187,19 @@ MU_HD int adv_zero_params(float x1, float rs, float d0, float d1) {
 MU_HD int adv_zero_dx(float dx) {
     return dx > 0.f && dx - dx == 0.f;
 }
+/* adv_zero_params of four cells, x1 and rs finite by their sum (an overflow
+ * only sends the cells to the arithmetic) and d0, d1 by their bits (d0 not
+ * the largest float either). */
+MU_HD int adv_zero_params4(const float *x1, const float *rs, const float *d0, const float *d1) {
+    float sum = x1[0] + x1[1] + x1[2] + x1[3] + rs[0] + rs[1] + rs[2] + rs[3];
+    uint32_t mx = 0;
+    for (int k = 0; k < 4; k++) {
+        uint32_t a = adv_bits(d0[k]), b = adv_bits(d1[k]) - 1u;
+        mx = mx > a ? mx : a;
+        mx = mx > b ? mx : b;
+    }
+    return sum - sum == 0.f && mx < 0x7f7fffffu;
+}
 
 /* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
  * values, and the fluxes (keep = 0: only F[e], the one the next cell or the
@@ -206,8 +219,8 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
     const float dx = l->dx;
     float *F = l->F;
     const int fs = (int)l->fs, eb = l->eb1;
-    const float *q3 = l->q + (ptrdiff_t)(i + 3) * qs; /* q_{i+3} (unless wrapping) */
-    float *qn = l->qn + (ptrdiff_t)i * qs;
+    const float *q3 = l->q + (ptrdiff_t)(i + 3) * qs;        /* q_{i+3} (unless wrapping) */
+    float *qn = l->qn + (ptrdiff_t)i * qs, *Fe = F + e * fs; /* F[e], the stretch's last flux */
     const float *cnl = adv_base(cn), *rsl = adv_base(l->rs), *d0l = adv_base(l->d0),
                 *d1l = adv_base(l->d1);
     float m1 = w->m1, c = w->c, p1 = w->p1, p2 = w->p2;
@@ -217,19 +230,57 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
     ADV_LDK(rs, rsl + i, 1);
     ADV_LDK(d0, d0l + i, 0);
     ADV_LDK(d1, d1l + i, 0);
-    const int zok = adv_zero_dx(dx);
+    const uint32_t znot = !adv_zero_dx(dx); /* no zero cells: nonzero */
     ADV_ONE_AT_A_TIME
     for (;; i++) {
-        if (zok && !(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f)) &&
+        if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
             adv_zero_params(x1, rs, d0, d1)) {
-            /* zero cells from i on; the window and the flags again where they end */
+            /* zero cells from i on, four at a time while cells i + 1 .. i + 4
+             * are zero cells too (q_{i+2} .. q_{i+5} are +0), then one at a
+             * time; the window and the flags again where they end */
+            ADV_ONE_AT_A_TIME
+            while (i + 5 <= e) {
+                float a[4], xb[4], rb[4], d0b[4], d1b[4];
+                for (int k = 0; k < 4; k++) a[k] = wrap ? *adv_qat(l, i + 3 + k, wrap) : q3[k * qs];
+                ADV_LDK(xb[0], cnl + i, 2);
+                ADV_LDK(xb[1], cnl + i, 3);
+                ADV_LDK(xb[2], cnl + i, 4);
+                ADV_LDK(xb[3], cnl + i, 5);
+                ADV_LDK(rb[0], rsl + i, 2);
+                ADV_LDK(rb[1], rsl + i, 3);
+                ADV_LDK(rb[2], rsl + i, 4);
+                ADV_LDK(rb[3], rsl + i, 5);
+                ADV_LDK(d0b[0], d0l + i, 1);
+                ADV_LDK(d0b[1], d0l + i, 2);
+                ADV_LDK(d0b[2], d0l + i, 3);
+                ADV_LDK(d0b[3], d0l + i, 4);
+                ADV_LDK(d1b[0], d1l + i, 1);
+                ADV_LDK(d1b[1], d1l + i, 2);
+                ADV_LDK(d1b[2], d1l + i, 3);
+                ADV_LDK(d1b[3], d1l + i, 4);
+                if (adv_bits(p2) | adv_bits(a[0]) | adv_bits(a[1]) | adv_bits(a[2]) |
+                    (uint32_t)!adv_zero_params4(xb, rb, d0b, d1b))
+                    break;
+                for (int k = 0; k < 4; k++) {
+                    qn[k * qs] = 0.f;
+                    if (keep) F[(i + 1 + k) * fs] = 0.f;
+                }
+                qn += 4 * qs;
+                q3 += 4 * qs;
+                i += 4;
+                p2 = a[3]; /* q_{i+2}; q_{i-1} .. q_{i+1} are +0 */
+                x1 = xb[3];
+                rs = rb[3];
+                d0 = d0b[3];
+                d1 = d1b[3];
+            }
             ADV_ONE_AT_A_TIME
             for (;;) {
                 *qn = 0.f;
                 if (keep) F[(i + 1) * fs] = 0.f;
                 qn += qs;
                 if (++i >= e) {
-                    F[e * fs] = 0.f;
+                    *Fe = 0.f;
                     return;
                 }
                 p1 = p2; /* q_{i+1}; q_{i-1} and q_i are +0 */
@@ -281,7 +332,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
     }
     f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f, &qv);
     *qn = qv;
-    F[e * fs] = f;
+    *Fe = f;
 }
 
 /* A backward stretch of E cells [lo, i], from i down, the window at i, f =
@@ -296,8 +347,8 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
     const float dx = l->dx;
     float *F = l->F;
     const int fs = (int)l->fs, eb = l->eb0;
-    const float *q3 = l->q + (ptrdiff_t)(i - 3) * qs; /* q_{i-3} (unless wrapping) */
-    float *qn = l->qn + (ptrdiff_t)i * qs;
+    const float *q3 = l->q + (ptrdiff_t)(i - 3) * qs;         /* q_{i-3} (unless wrapping) */
+    float *qn = l->qn + (ptrdiff_t)i * qs, *Fl = F + lo * fs; /* F[lo], the stretch's last flux */
     const float *cnl = adv_base(cn), *rsl = adv_base(l->rs), *d0l = adv_base(l->d0),
                 *d1l = adv_base(l->d1);
     float m2 = w->m2, m1 = w->m1, c = w->c, p1 = w->p1;
@@ -307,13 +358,54 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
     ADV_LDK(rs, rsl + i, 0);
     ADV_LDK(d0, d0l + i, 0);
     ADV_LDK(d1, d1l + i, 0);
-    const int zok = adv_zero_dx(dx);
+    const uint32_t znot = !adv_zero_dx(dx); /* no zero cells: nonzero */
     ADV_ONE_AT_A_TIME
     for (;; i--) {
-        if (zok && !(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f)) &&
+        if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
             adv_zero_params(x1, rs, d0, d1)) {
-            /* zero cells from i down; the flags again where they end */
+            /* zero cells from i down, four at a time while cells i - 1 .. i - 4
+             * are zero cells too (q_{i-2} .. q_{i-5} are +0), then one at a
+             * time; the flags again where they end */
             int moved = 0, done = 0;
+            ADV_ONE_AT_A_TIME
+            while (i - 4 > lo) {
+                float a[4], xb[4], rb[4], d0b[4], d1b[4];
+                for (int k = 0; k < 4; k++)
+                    a[k] = wrap ? *adv_qat(l, i - 3 - k, wrap) : q3[-k * qs];
+                ADV_LDK(xb[0], cnl + i, -1);
+                ADV_LDK(xb[1], cnl + i, -2);
+                ADV_LDK(xb[2], cnl + i, -3);
+                ADV_LDK(xb[3], cnl + i, -4);
+                ADV_LDK(rb[0], rsl + i, -1);
+                ADV_LDK(rb[1], rsl + i, -2);
+                ADV_LDK(rb[2], rsl + i, -3);
+                ADV_LDK(rb[3], rsl + i, -4);
+                ADV_LDK(d0b[0], d0l + i, -1);
+                ADV_LDK(d0b[1], d0l + i, -2);
+                ADV_LDK(d0b[2], d0l + i, -3);
+                ADV_LDK(d0b[3], d0l + i, -4);
+                ADV_LDK(d1b[0], d1l + i, -1);
+                ADV_LDK(d1b[1], d1l + i, -2);
+                ADV_LDK(d1b[2], d1l + i, -3);
+                ADV_LDK(d1b[3], d1l + i, -4);
+                if (adv_bits(m2) | adv_bits(a[0]) | adv_bits(a[1]) | adv_bits(a[2]) |
+                    (uint32_t)!adv_zero_params4(xb, rb, d0b, d1b))
+                    break;
+                for (int k = 0; k < 4; k++) {
+                    qn[-k * qs] = 0.f;
+                    if (keep) F[(i - k) * fs] = 0.f;
+                }
+                qn -= 4 * qs;
+                q3 -= 4 * qs;
+                i -= 4;
+                moved = 1;
+                m2 = a[3]; /* q_{i-2}; q_{i-1} .. q_{i+2} are +0 */
+                m1 = c = p1 = 0.f;
+                x1 = xb[3];
+                rs = rb[3];
+                d0 = d0b[3];
+                d1 = d1b[3];
+            }
             ADV_ONE_AT_A_TIME
             for (;;) {
                 *qn = 0.f;
@@ -343,14 +435,14 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
                 em1 = adv_extw(l, i - 1, m2, m1, c);
             }
             if (done) {
-                F[lo * fs] = f;
+                *Fl = f;
                 break;
             }
         }
         if (i <= lo) {
             f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
             *qn = qv;
-            F[lo * fs] = f;
+            *Fl = f;
             break;
         }
         float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;

@@ -48,7 +48,9 @@ static int one_case(int dir, int keep, int ahead, long *cells) {
     int zeros = rnd() < 0.3; /* a stretch of zero background, as around a plume */
     int zlo = rnd() < 0.5, zb = (int)(rnd() * nq); /* before or after zb */
     for (int i = 0; i < nq; i++)
-        q[i] = zeros && (zlo ? i < zb : i > zb) ? (rnd() < 0.02 ? -0.f : 0.f)
+        q[i] = zeros && (zlo ? i < zb : i > zb) ? (rnd() < 0.02   ? -0.f
+                                                   : rnd() < 0.02 ? 1e-3f
+                                                                  : 0.f)
                                                 : (float)(rnd() < 0.1 ? 0.5 : rnd());
     double bias = rnd() - 0.5;
     if (rnd() < 0.2) bias = rnd() < 0.5 ? 2 : -2; /* one sign: long stretches of D or E cells */
