@@ -514,11 +514,18 @@ __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
     const float *cn = b.wcn + (long long)g * (w.m + 1);
     adv_line l = view(w, b, g, f);
     adv_seg_sources(&s, &l);
-    if (s.src_l) adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0, AHEAD);
-    if (lines) adv_forward_walk(&l, cls, cn, s.h, s.b, WRAP, 0, AHEAD);
+    /* the head [a, h) (its source here), then [h, b); then k_backward's, in
+     * its order: [a, t), then the tail [t, b) (its source here); each walk's
+     * code once (a loop of two ranges, not unrolled: half the code) */
+#pragma unroll 1
+    for (int part = 0; part < 2; part++)
+        if (part ? lines : s.src_l)
+            adv_forward_walk(&l, cls, cn, part ? s.h : s.a, part ? s.b : s.h, WRAP, 0, AHEAD);
     if (lines < 2) return;
-    adv_backward_walk(&l, cls, cn, s.a, s.t, WRAP, 0, AHEAD); /* k_backward's, in its order */
-    if (s.src_r) adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0, AHEAD);
+#pragma unroll 1
+    for (int part = 0; part < 2; part++)
+        if (!part || s.src_r)
+            adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, AHEAD);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -611,11 +618,11 @@ __global__ void __launch_bounds__(128, 8) k_backward(dgeom w, bufs b, int lines)
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const float *cn = b.wcn + (long long)g * (w.m + 1);
     adv_line l = view(w, b, g, f);
-    if (lines)
-        adv_backward_walk(&l, cls, cn, s.a, s.t, WRAP, 0, 1);
-    else if (w.last && b.cyc[g] > 0)
-        adv_backward(&l, s.b - 1, ADV_K);
-    if (s.src_r) adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0, 1);
+    if (!lines && w.last && b.cyc[g] > 0) adv_backward(&l, s.b - 1, ADV_K);
+#pragma unroll 1
+    for (int part = 0; part < 2; part++) /* [a, t) (lines), then [t, b): the walk's code once */
+        if (part ? s.src_r : lines)
+            adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, 1);
 }
 
 __global__ void k_fcells(dgeom w, bufs b, long long nf) {
