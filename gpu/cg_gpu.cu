@@ -193,27 +193,12 @@ __global__ void k_reset(dev_status *st) {
 
 /* ---- the peer form's own kernels (gpu/cg_peer.h) ---- */
 
-/* H: p's send values into the neighbours' ghost slots; the last block raises
- * the halo flags and waits for the neighbours'. */
-template <typename T>
-__global__ void __launch_bounds__(THREADS)
-    k_peer_pack(const peer_dev *pd, dev_status *st, const T *__restrict__ p, long long n) {
-    __shared__ long long off[PEER_MAX + 1];
-    __shared__ T *dst[PEER_MAX];
+/* The end of a kernel whose threads stored send values into the neighbours'
+ * ghost slots (every thread): after every thread's stores and a system fence,
+ * the last block to finish raises this rank's halo flag at each neighbour it
+ * sends to and waits for the flags of those it receives from. */
+__device__ __forceinline__ void peer_halo_done(const peer_dev *pd, dev_status *st) {
     __shared__ int last;
-    if (st->stop) return;
-    const int nseg = pd->nseg;
-    if (threadIdx.x <= nseg) off[threadIdx.x] = pd->seg_off[threadIdx.x];
-    if (threadIdx.x < nseg) dst[threadIdx.x] = (T *)pd->seg_dst[threadIdx.x];
-    __syncthreads();
-    const int *__restrict__ idx = pd->send_index;
-    for (long long k = (long long)blockIdx.x * THREADS + threadIdx.x; k < n;
-         k += (long long)gridDim.x * THREADS) {
-        int s = 0;
-        while (s + 1 < nseg && k >= off[s + 1]) s++;
-        dst[s][k - off[s]] = p[idx[k]];
-    }
-    /* Every thread's stores before the ticket, the ticket before the flags. */
     __threadfence_system();
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -226,12 +211,68 @@ __global__ void __launch_bounds__(THREADS)
     mine->ticket = 0;
     __threadfence_system();
     const unsigned long long tag = mine->seq[PEER_HALO] + 1;
-    for (int s = 0; s < nseg; s++)
+    for (int s = 0; s < pd->nseg; s++)
         peer_store(&pd->box[pd->seg_rank[s]]->flag[PEER_HALO][pd->rank], tag);
     if (peer_wait(mine, PEER_HALO, pd->recv_rank, pd->nrecv, tag))
         mine->seq[PEER_HALO] = tag;
     else
         st->stop = MU_GPU_CG_PEER_LOST;
+}
+
+/* H: p's send values into the neighbours' ghost slots, then peer_halo_done. */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    k_peer_pack(const peer_dev *pd, dev_status *st, const T *__restrict__ p, long long n) {
+    __shared__ long long off[PEER_MAX + 1];
+    __shared__ T *dst[PEER_MAX];
+    if (st->stop) return;
+    const int nseg = pd->nseg;
+    if (threadIdx.x <= nseg) off[threadIdx.x] = pd->seg_off[threadIdx.x];
+    if (threadIdx.x < nseg) dst[threadIdx.x] = (T *)pd->seg_dst[threadIdx.x];
+    __syncthreads();
+    const int *__restrict__ idx = pd->send_index;
+    for (long long k = (long long)blockIdx.x * THREADS + threadIdx.x; k < n;
+         k += (long long)gridDim.x * THREADS) {
+        int s = 0;
+        while (s + 1 < nseg && k >= off[s + 1]) s++;
+        dst[s][k - off[s]] = p[idx[k]];
+    }
+    peer_halo_done(pd, st);
+}
+
+/* F with H (when every send segment is a range of rows, pd->ranges): the
+ * pending x += alpha p; p = zr + beta p of k_finish (its arithmetic), each new
+ * p_i of a send range also stored into the neighbour's ghost slot, then
+ * peer_halo_done: the next SpMV's ghosts without a kernel of their own.
+ * Nothing (no exchange either) when no update is pending: the same on every
+ * rank, as all compute the same status. */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    k_peer_finish(const peer_dev *pd, dev_status *st, long long n, T *__restrict__ p,
+                  T *__restrict__ x, const T *__restrict__ zr) {
+    __shared__ long long first[PEER_MAX], len[PEER_MAX];
+    __shared__ T *dst[PEER_MAX];
+    if (!st->pending) return;
+    const int nseg = pd->nseg;
+    if (threadIdx.x < nseg) {
+        first[threadIdx.x] = pd->seg_first[threadIdx.x];
+        len[threadIdx.x] = pd->seg_off[threadIdx.x + 1] - pd->seg_off[threadIdx.x];
+        dst[threadIdx.x] = (T *)pd->seg_dst[threadIdx.x];
+    }
+    __syncthreads();
+    const T al = (T)st->alpha, be = (T)st->beta;
+    for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < n;
+         i += (long long)gridDim.x * THREADS) {
+        const T po = p[i];
+        x[i] = add_rn(x[i], mul_rn(al, po));
+        const T pn = add_rn(zr[i], mul_rn(be, po));
+        p[i] = pn;
+        for (int s = 0; s < nseg; s++) {
+            const unsigned long long d = (unsigned long long)(i - first[s]);
+            if (d < (unsigned long long)len[s]) dst[s][d] = pn;
+        }
+    }
+    peer_halo_done(pd, st);
 }
 
 /* ---- sizes ---- */
@@ -572,12 +613,14 @@ int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool
     const peer_dev *pd = g->peer->dev;
     const int64_t n = g->nloc;
     const T *zr = (const T *)(z ? z : r);
+    const bool ranges = g->peer->ranges; /* F with H: the ghosts are sent by the F before */
     int fblocks = 0, pblocks = 0;
-    if (grid_for((const void *)k_finish<T>, n, &fblocks) ||
+    if (grid_for(ranges ? (const void *)k_peer_finish<T> : (const void *)k_finish<T>, n,
+                 &fblocks) ||
         grid_for((const void *)k_peer_pack<T>, g->nsend, &pblocks))
         return 1;
     for (int i = 0; i < BATCH; i++) {
-        if (!dry) { /* H */
+        if (!dry && !ranges) { /* H */
             k_peer_pack<T><<<pblocks, THREADS, 0, g->work>>>(pd, g->st_dev, (const T *)p, g->nsend);
             MU_LAUNCHED();
         }
@@ -602,11 +645,24 @@ int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool
         u.wz = slot(g, SLOT_RZ);
         u.wr = slot(g, SLOT_RR);
         if (update_t<T>(u, true, false, g->work, dry)) return 1;
-        if (!dry) { /* F */
+        if (dry) continue;
+        if (ranges) /* F with H */
+            k_peer_finish<T>
+                <<<fblocks, THREADS, 0, g->work>>>(pd, g->st_dev, n, (T *)p, (T *)x, zr);
+        else /* F */
             k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, (T *)p, (T *)p, (T *)x, zr);
-            MU_LAUNCHED();
-        }
+        MU_LAUNCHED();
     }
+    return 0;
+}
+
+/* H alone, before a call's first batch when each F sends the next ghosts. */
+template <typename T> int peer_pack_t(mu_gpu_cg *g, const void *p) {
+    int blocks = 0;
+    if (grid_for((const void *)k_peer_pack<T>, g->nsend, &blocks)) return 1;
+    k_peer_pack<T>
+        <<<blocks, THREADS, 0, g->work>>>(g->peer->dev, g->st_dev, (const T *)p, g->nsend);
+    MU_LAUNCHED();
     return 0;
 }
 
@@ -1031,8 +1087,11 @@ int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
         if (e != cudaSuccess) return mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaMalloc", e);
     }
     const void *key[5] = {x, r, p, q, z};
+    it->graph_s = 0;
     if (!g->gvalid || g->gpeer != (int)peer || memcmp(key, g->gkey, sizeof key) != 0) {
+        const double tg = seconds_now();
         if (build_graph(g, x, r, p, q, z, peer)) return 1;
+        it->graph_s = seconds_now() - tg;
     }
     dev_status *init = &g->st_pin[2];
     memset(init, 0, sizeof *init);
@@ -1043,6 +1102,8 @@ int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
     init->jacobi = z != nullptr;
     MU_CUDA(cudaMemcpyAsync(g->st_dev, init, sizeof *init, cudaMemcpyHostToDevice, g->work));
     MU_CUDA(cudaMemsetAsync(slot(g, SLOT_PAP), 0, sizeof(long long) * NWORDS * 3, g->work));
+    if (peer && g->peer->ranges && (g->fp32 ? peer_pack_t<float>(g, p) : peer_pack_t<double>(g, p)))
+        return 1;
     const double t0 = seconds_now();
     /* Batch j's status lands in st_pin[j % 2]; batch j + 1 is queued before waiting for j. */
     MU_CUDA(cudaGraphLaunch(g->graph, g->work));

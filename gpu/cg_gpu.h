@@ -162,6 +162,7 @@ typedef struct {
     int64_t done;   /* out: iterations made */
     int stop;       /* out: MU_GPU_CG_* */
     mu_xsum bad;    /* out, with MU_GPU_CG_RR or _RZ */
+    double graph_s; /* out: seconds spent capturing the batch's graph (0: reused) */
 } mu_gpu_cg_iter;
 int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
                       mu_gpu_cg_iter *it);
@@ -202,7 +203,8 @@ typedef struct {
     int nsend_ranks, nrecv_ranks;
     const int *send_rank, *recv_rank;
     const int64_t *send_offset, *dest;
-    int64_t nglobal; /* rows of the whole matrix (bounds the exact sums' words) */
+    const int32_t *send_index; /* the send list (local rows), as in mpi/halo.h */
+    int64_t nglobal;           /* rows of the whole matrix (bounds the exact sums' words) */
 } mu_gpu_cg_peer_desc;
 /* Opens the other ranks' exports (closing earlier ones): from now on
  * mu_gpu_cg_iterate with this p runs the peer form. Collective in effect:

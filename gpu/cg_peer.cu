@@ -90,6 +90,15 @@ int mu_cg::peer_open(peer_link *l, void *p, const mu_gpu_cg_peer_desc *d, const 
         c.seg_dst[s] = (char *)l->vec[j] + (size_t)d->dest[s] * es;
     }
     c.seg_off[d->nsend_ranks] = d->send_offset[d->nsend_ranks];
+    /* Ranges: segment s is rows first, first + 1, ... (and not empty). */
+    l->ranges = d->send_index != nullptr;
+    for (int s = 0; s < d->nsend_ranks && l->ranges; s++) {
+        const int64_t a = d->send_offset[s], b = d->send_offset[s + 1];
+        l->ranges = b > a;
+        for (int64_t k = a; k < b && l->ranges; k++)
+            l->ranges = d->send_index[k] == d->send_index[a] + (k - a);
+        if (l->ranges) c.seg_first[s] = d->send_index[a];
+    }
     c.nrecv = d->nrecv_ranks;
     for (int m = 0; m < d->nrecv_ranks; m++) {
         const int j = d->recv_rank[m];

@@ -13,21 +13,24 @@
  *   H  k_peer_pack: the send values of p stored straight into the
  *      neighbours' ghost slots of their p (peer pointers); its last block
  *      raises this rank's halo flag at every neighbour it sends to, then
- *      waits for the flags of the neighbours it receives from;
+ *      waits for the flags of the neighbours it receives from (where every
+ *      send segment is a range of rows, the usual case, the F before does
+ *      this as it makes p: k_peer_finish; H then runs once per call);
  *   A  the SpMV q = A p on all rows with p'Ap; its last block (S1,
  *      peer_step_alpha) sends this rank's p'Ap words to every other rank,
  *      waits for theirs, adds them (integer digits: exact, any order, the
  *      same total on every rank) and runs step_alpha on the total;
  *   B  k_update, r -= alpha q with r'r (and r'z): its last block exchanges the
  *      words the same way and runs step_beta on the totals;
- *   F  k_finish: x += alpha p; p = z + beta p on the owned rows.
+ *   F  k_finish: x += alpha p; p = z + beta p on the owned rows (or
+ *      k_peer_finish, with H of the next iteration).
  * Every kernel that spins does so in the last block of its grid (H, A, B),
  * and spins only on flags raised by the other GPUs' kernels of
  * the same step, which each rank raises before it waits: no rank waits on
  * work queued behind its own wait.
  *
  * Ordering. A rank j overwrites rank i's ghosts of p_k (with p_{k+1}, in H of
- * iteration k + 1) only after its own F_k, hence after B_k's last block on j
+ * iteration k + 1, or in F_k with H) only after B_k's last block on j
  * returned, which waited for i's r'r words of iteration k; i publishes them
  * in its B_k, which its stream starts only after i's SpMV A_k, the only
  * reader of the ghosts of p_k, finished. So no ghost is overwritten while
@@ -73,6 +76,7 @@ struct peer_dev {
     int nseg, seg_rank[PEER_MAX];
     long long seg_off[PEER_MAX + 1];
     char *seg_dst[PEER_MAX];
+    long long seg_first[PEER_MAX]; /* ranges: segment s sends rows seg_first[s].. in order */
     int nrecv, recv_rank[PEER_MAX];
     const int *send_index;
 };
@@ -82,6 +86,7 @@ struct peer_link {
     peer_box *box;
     peer_dev *dev;
     const void *p; /* the vector opened for (NULL: none, or freed since) */
+    int ranges;    /* every send segment is a range of rows: F sends the ghosts (F with H) */
     void *vec[PEER_MAX];
     peer_box *boxes[PEER_MAX];
 };

@@ -65,6 +65,8 @@ typedef struct {
     void *send, *ghosts; /* pinned host buffers of the context */
     int failed;
     peer_mode peer;     /* several-rank iterate on the device (decided by the first call) */
+    double peer_s[4];   /* the peer form's one-off costs: decision, exports, opens, graph */
+    int peer_said;      /* those logged */
     cg_gpu_times times; /* several-rank iterate */
 } gpu_impl;
 
@@ -355,6 +357,7 @@ static int peer_setup(gpu_impl *c, MPI_Comm comm, void *p) {
     MPI_Allreduce(MPI_IN_PLACE, state, 2, MPI_INT, MPI_MAX, comm);
     if (state[1]) return 0;
     if (!state[0]) return 1;
+    const double t0 = MPI_Wtime();
     int size = 1, rank = 0, bad = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
@@ -407,9 +410,14 @@ static int peer_setup(gpu_impl *c, MPI_Comm comm, void *p) {
         d.send_rank = hl.send_rank;
         d.recv_rank = hl.recv_rank;
         d.send_offset = hl.send_offset;
+        d.send_index = hl.send_index;
         d.dest = dest;
         d.nglobal = c->A->n;
-        if (mu_gpu_cg_peer_open(c->g, p, &d)) {
+        c->peer_s[1] += MPI_Wtime() - t0;
+        const double t1 = MPI_Wtime();
+        const int orc = mu_gpu_cg_peer_open(c->g, p, &d);
+        c->peer_s[2] += MPI_Wtime() - t1;
+        if (orc) {
             bad = 1;
             mu_log_all(MU_LOG_WARN, "cg: peer form: opening the other ranks' memory failed: %s",
                        mu_gpu_error());
@@ -446,6 +454,16 @@ static int iterate_peer(gpu_impl *c, MPI_Comm comm, int64_t count, double tol, v
     mu_allreduce(flags, 2, MPI_INT64_T, MPI_SUM, comm);
     c->times.total += MPI_Wtime() - start;
     c->times.iterations += it.done;
+    c->peer_s[3] += it.graph_s;
+    if (!c->peer_said && !flags[0]) { /* once: what setting it up cost (max over the ranks) */
+        double t[4];
+        memcpy(t, c->peer_s, sizeof t);
+        MPI_Allreduce(MPI_IN_PLACE, t, 4, MPI_DOUBLE, MPI_MAX, comm);
+        mu_info("cg: peer form set up in %.1f ms (decision %.1f, exports %.1f, IPC opens %.1f, "
+                "graph %.1f; max over the ranks)",
+                1e3 * (t[0] + t[1] + t[2] + t[3]), 1e3 * t[0], 1e3 * t[1], 1e3 * t[2], 1e3 * t[3]);
+        c->peer_said = 1;
+    }
     if (flags[0])
         return mu_error("cg: GPU iterations failed on %lld rank(s) (peer form)",
                         (long long)flags[0]);
@@ -469,7 +487,11 @@ static int iterate(cg_backend *b, MPI_Comm comm, int64_t count, double tol, void
     MPI_Comm_size(comm, &size);
     *stop = 0;
     if (size == 1) return iterate_one(c, count, tol, x, r, p, q, z, rz, rr, k);
-    if (c->peer == PEER_UNKNOWN) peer_decide(c, comm);
+    if (c->peer == PEER_UNKNOWN) {
+        const double t0 = MPI_Wtime();
+        peer_decide(c, comm);
+        c->peer_s[0] = MPI_Wtime() - t0;
+    }
     if (c->peer == PEER_ON && peer_setup(c, comm, p))
         return iterate_peer(c, comm, count, tol, x, r, p, q, z, rz, rr, k, stop);
     return iterate_ranks(b, comm, count, tol, x, r, p, q, z, rz, rr, k, stop);
