@@ -33,6 +33,8 @@ struct mu_gpu_adv {
      * stream, the next sweep's while this one's chains run (ready[a]: done;
      * freed[a]: the last sweep along a is over, its buffers free). */
     float *au[3], *acn[3], *ad0[3], *ad1[3];
+    uint8_t *acls[3]; /* and classes and segments (open sweeps are classified there too) */
+    adv_seg *aseg[3];
     cudaStream_t side;
     cudaEvent_t ready[3], freed[3];
     uint8_t *cls;
@@ -346,18 +348,13 @@ __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
     return l;
 }
 
-/* qn = q in one cell, its fields from f0 on over the lanes of a warp. */
-__device__ __forceinline__ void copy_cell(const bufs &b, long long o, int f0, int N, int lane) {
-    for (int f = f0 + lane; f < N; f += 32) b.qn[o + f] = b.q[o + f];
-}
-
 /* adv_seg_init with a warp per line: the lanes classify the cells, and the
  * first non-D / last non-E cells (h, t) come from warp minimum / maximum.
- * The kernel waits on its loads: they are issued together before any store
- * (the class stores are bytes, which may alias anything, so a load after one
- * waits for it): the winds of 128 cells at a time, and first the fixed cells'
- * fields. */
-__global__ void k_classify(dgeom w, bufs b) {
+ * The winds of 128 cells at a time are loaded before any class is stored (a
+ * byte store may alias anything, so a load after one waits for it). Lines of
+ * an open sweep (no cycle signs, use_cyc 0) are classified from their winds
+ * alone, on the side stream. */
+__global__ void k_classify(dgeom w, bufs b, int use_cyc) {
     long long gw = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x % 32;
     if (gw >= w.G) return; /* whole warps leave together */
@@ -365,19 +362,8 @@ __global__ void k_classify(dgeom w, bufs b) {
     uint8_t *cls = b.cls + (long long)g * m;
     const float *u = b.wu + (long long)g * (m + 1);
     adv_seg s;
-    int live = adv_seg_ends(&s, u, m, !w.periodic && w.first, !w.periodic && w.last, b.cyc[g],
-                            w.first, w.last);
-    /* qn = q on the cells the sweep leaves alone (fixed open-border cells: the
-     * ends [0, l1) and [r0, m) of adv_seg_ends, at most one cell each), the
-     * lanes over the fields: every other cell of a line is written by its
-     * chains, and the halos are filled again before they are read, so the
-     * fields are not copied whole (the CPU's memcpy). The first 32 fields of a
-     * one-cell end are loaded now, the rest copied at the end. */
-    long long off = line_off(w, g);
-    int l1 = s.a < m ? s.a : m, r0 = s.b > s.a ? s.b : s.a;
-    int one_l = l1 == 1 && lane < w.N, one_r = r0 == m - 1 && lane < w.N;
-    long long orr = off + (long long)(m - 1) * w.qs;
-    float ql = one_l ? b.q[off + lane] : 0.f, qr = one_r ? b.q[orr + lane] : 0.f;
+    int live = adv_seg_ends(&s, u, m, !w.periodic && w.first, !w.periodic && w.last,
+                            use_cyc ? b.cyc[g] : 0, w.first, w.last);
     int nd = s.b, ne = s.a - 1;
     for (int i0 = 0; i0 < m; i0 += 128) {
         float ul[4], ur[4];
@@ -401,15 +387,23 @@ __global__ void k_classify(dgeom w, bufs b) {
     }
     nd = __reduce_min_sync(0xffffffffu, nd);
     ne = __reduce_max_sync(0xffffffffu, ne);
-    if (one_l) b.qn[off + lane] = ql;
-    if (one_r) b.qn[orr + lane] = qr;
-    for (int i = 0; i < l1; i++)
-        copy_cell(b, off + (long long)i * w.qs, l1 == 1 ? 32 : 0, w.N, lane);
-    for (int i = r0; i < m; i++)
-        copy_cell(b, off + (long long)i * w.qs, r0 == m - 1 ? 32 : 0, w.N, lane);
     if (lane) return;
     if (live) adv_seg_ht(&s, u, nd, ne, ne >= s.a ? adv_class(u[ne], u[ne + 1]) : (int)ADV_FIXED);
     b.seg[g] = s;
+}
+
+/* qn = q on the cells the sweep leaves alone: the fixed open-border cells c0
+ * (and c1, grid.y 2) of every line, the ends [0, a) and [b, m) of
+ * adv_seg_ends (at most one cell each). Every other cell of a line is written
+ * by its chains, and the halos are filled again before they are read, so the
+ * fields are not copied whole (the CPU's memcpy). A thread per line, field and
+ * cell (32-bit indices: the host checks G N fits); grid (G N / 256, cells). */
+__global__ void k_fixed(dgeom w, const float *q, float *qn, int c0, int c1) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x, N = (unsigned)w.N;
+    if (t >= (unsigned)w.G * N) return;
+    int g = (int)(t / N), f = (int)(t % N);
+    long long o = line_off(w, g) + (long long)(blockIdx.y ? c1 : c0) * w.qs + f;
+    qn[o] = q[o];
 }
 
 /* Task list of the middle [h, t) of each line, a warp per line in chunks of
@@ -748,8 +742,6 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->qn, (size_t)qlen * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->flux, (size_t)(gmax * N * (mmax + 1)) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->buf, (size_t)g->nbuf * sizeof(float)));
-    MU_CUDA_GOTO(cudaMalloc(&g->cls, (size_t)(gmax * mmax)));
-    MU_CUDA_GOTO(cudaMalloc(&g->seg, (size_t)gmax * sizeof(adv_seg)));
     MU_CUDA_GOTO(cudaMalloc(&g->tasks, (size_t)(gmax * (mmax / 2 + 1)) * sizeof(adv_task)));
     MU_CUDA_GOTO(cudaMalloc(&g->fcells, (size_t)(gmax * (mmax + 1)) * 2 * sizeof(int32_t)));
     MU_CUDA_GOTO(cudaMalloc(&g->cyc, (size_t)gmax * sizeof(int)));
@@ -784,14 +776,14 @@ done:
 
 extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     if (!g) return;
-    void *p[] = {g->q,   g->qn,       g->flux,  g->buf,   g->cls,   g->seg,   g->tasks, g->fcells,
-                 g->cyc, g->counters, g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1], g->rc[2],
-                 g->rho, g->pn,       g->wstat, g->words, g->keys,  g->rhodv};
+    void *p[] = {g->q,        g->qn,    g->flux,  g->buf,   g->tasks, g->fcells, g->cyc,
+                 g->counters, g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2],
+                 g->rho,      g->pn,    g->wstat, g->words, g->keys,  g->rhodv};
     for (void *x : p)
         if (x) cudaFree(x);
     for (int a = 0; a < 3; a++) {
-        float *pa[] = {g->au[a], g->acn[a], g->ad0[a], g->ad1[a]};
-        for (float *x : pa)
+        void *pa[] = {g->au[a], g->acn[a], g->ad0[a], g->ad1[a], g->acls[a], g->aseg[a]};
+        for (void *x : pa)
             if (x) cudaFree(x);
         if (g->ready[a]) cudaEventDestroy(g->ready[a]);
         if (g->freed[a]) cudaEventDestroy(g->freed[a]);
@@ -832,6 +824,8 @@ extern "C" int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, co
         return mu_gpu_fail("advect winds: axis %d, %lld faces", axis, (long long)faces);
     if (!g->wc[axis]) MU_CUDA(cudaMalloc(&g->wc[axis], (size_t)faces * sizeof(double)));
     if (!g->rc[axis]) MU_CUDA(cudaMalloc(&g->rc[axis], (size_t)faces * sizeof(float)));
+    if (!g->acls[axis]) MU_CUDA(cudaMalloc(&g->acls[axis], (size_t)faces)); /* cells < faces */
+    if (!g->aseg[axis]) MU_CUDA(cudaMalloc(&g->aseg[axis], (size_t)g->gmax * sizeof(adv_seg)));
     float **pa[] = {&g->au[axis], &g->acn[axis], &g->ad0[axis], &g->ad1[axis]};
     for (float **x : pa) /* (the cells, for D0 and D1, are fewer than the faces) */
         if (!*x) MU_CUDA(cudaMalloc(x, (size_t)faces * sizeof(float)));
@@ -908,6 +902,14 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
         }
     }
     MU_LAUNCHED();
+    if (!w.periodic) { /* no cycle signs: classified from the winds alone, here */
+        bufs b = of(g);
+        b.wu = r.u;
+        b.cls = g->acls[a];
+        b.seg = g->aseg[a];
+        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->side>>>(w, b, 0);
+        MU_LAUNCHED();
+    }
     MU_CUDA(cudaEventRecord(g->ready[a], g->side));
     return 0;
 }
@@ -920,6 +922,8 @@ int dens_use(mu_gpu_adv *g, int a) {
     g->wcn = g->acn[a];
     g->wd0 = g->ad0[a];
     g->wd1 = g->ad1[a];
+    g->cls = g->acls[a];
+    g->seg = g->aseg[a];
     g->dsrc = -2;
     return 0;
 }
@@ -1069,8 +1073,22 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     auto t0 = clk::now();
     if (wp->dataflow) /* the stream and cell counts (k_lost clears its own) */
         MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
-    k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b);
-    MU_LAUNCHED();
+    if (w.periodic) { /* with the signs just uploaded (open sweeps: with their winds) */
+        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b, 1);
+        MU_LAUNCHED();
+    }
+    /* the fixed open-border cells, as adv_seg_ends's ends [0, a) and [b, m) */
+    int ba = !w.periodic && w.first, bb = !w.periodic && w.last ? w.m - 1 : w.m;
+    int l1 = ba < w.m ? ba : w.m, r0 = bb > ba ? bb : ba, fc[2] = {0, 0}, nfc = 0;
+    for (int i = 0; i < l1 && nfc < 2; i++) fc[nfc++] = i;
+    for (int i = r0; i < w.m && nfc < 2; i++) fc[nfc++] = i;
+    if (nfc) {
+        if ((long long)w.G * w.N > 0x7fffffffLL)
+            return mu_gpu_fail("advect: %d lines x %d fields for 32-bit indices", w.G, w.N);
+        dim3 grid((unsigned)blocks((long long)w.G * w.N, 256), (unsigned)nfc);
+        k_fixed<<<grid, 256, 0, g->st>>>(w, g->q, g->qn, fc[0], fc[1]);
+        MU_LAUNCHED();
+    }
     long long gf = (long long)w.G * w.N;
     g->ntasks = g->nf = 0;
     if (wp->dataflow) {
