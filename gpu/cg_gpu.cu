@@ -194,12 +194,13 @@ __global__ void k_reset(dev_status *st) {
 /* ---- the peer form's own kernels (gpu/cg_peer.h) ---- */
 
 /* The end of a kernel whose threads stored send values into the neighbours'
- * ghost slots (every thread): after every thread's stores and a system fence,
- * the last block to finish raises this rank's halo flag at each neighbour it
- * sends to and waits for the flags of those it receives from. */
-__device__ __forceinline__ void peer_halo_done(const peer_dev *pd, dev_status *st) {
+ * ghost slots (every thread; sent: this thread stored some): after a system
+ * fence in each thread that stored, the last block to finish raises this
+ * rank's halo flag at each neighbour it sends to and waits for the flags of
+ * those it receives from. */
+__device__ __forceinline__ void peer_halo_done(const peer_dev *pd, dev_status *st, bool sent) {
     __shared__ int last;
-    __threadfence_system();
+    if (sent) __threadfence_system();
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence_system();
@@ -237,7 +238,7 @@ __global__ void __launch_bounds__(THREADS)
         while (s + 1 < nseg && k >= off[s + 1]) s++;
         dst[s][k - off[s]] = p[idx[k]];
     }
-    peer_halo_done(pd, st);
+    peer_halo_done(pd, st, (long long)blockIdx.x * THREADS + threadIdx.x < n);
 }
 
 /* F with H (when every send segment is a range of rows, pd->ranges): the
@@ -261,6 +262,7 @@ __global__ void __launch_bounds__(THREADS)
     }
     __syncthreads();
     const T al = (T)st->alpha, be = (T)st->beta;
+    bool sent = false;
     for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < n;
          i += (long long)gridDim.x * THREADS) {
         const T po = p[i];
@@ -269,10 +271,13 @@ __global__ void __launch_bounds__(THREADS)
         p[i] = pn;
         for (int s = 0; s < nseg; s++) {
             const unsigned long long d = (unsigned long long)(i - first[s]);
-            if (d < (unsigned long long)len[s]) dst[s][d] = pn;
+            if (d < (unsigned long long)len[s]) {
+                dst[s][d] = pn;
+                sent = true;
+            }
         }
     }
-    peer_halo_done(pd, st);
+    peer_halo_done(pd, st, sent);
 }
 
 /* ---- sizes ---- */

@@ -162,7 +162,7 @@ static __device__ __noinline__ bool peer_allreduce(const peer_dev *pd, int kind,
         for (int t = threadIdx.x; t < count * NWORDS; t += blockDim.x)
             dst[t] = (t / NWORDS ? s1 : s0)->w[t % NWORDS];
     }
-    __threadfence_system();
+    if (threadIdx.x < count * NWORDS) __threadfence_system(); /* the threads that stored */
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence_system();
