@@ -275,6 +275,38 @@ template <int P, int A> __global__ void k_dens_tr(dgeom w, const float *prev, wa
     wstat_flush(acc, r.stat);
 }
 
+/* The Z sweep's from the D1 of a sweep along P (X or Y) when the lines are
+ * short (nz <= ZT): 32 x nz tiles, the whole of the lines in a block, written
+ * with the block's threads over the tile's cells (z fastest), not a warp per
+ * 32 z of which 38 - 32 = 6 would be used in every second tile. Grid (cells
+ * along P / 32, 1, cells along the third axis) of 32 x 8 threads. */
+constexpr int ZT = 64;
+
+template <int P> __global__ void k_dens_tz(dgeom w, const float *prev, wargs r) {
+    constexpr int O = 1 - P;
+    __shared__ float tile[ZT][33];
+    const int n[3] = {w.nxl, w.nyl, w.nz};
+    int p0 = blockIdx.x * 32, tx = threadIdx.x, ty = threadIdx.y, nz = w.nz;
+    int np = n[P] - p0 < 32 ? n[P] - p0 : 32;
+    int c[3];
+    c[O] = blockIdx.z;
+    for (int z = ty; z < nz; z += 8) {
+        c[2] = z;
+        c[P] = p0 + tx;
+        if (tx < np) tile[z][tx] = prev[(long long)cell_line<P>(w, c) * n[P] + c[P]];
+    }
+    __syncthreads();
+    wstat_acc acc = {0, 0};
+    for (int e = tx + 32 * ty; e < np * nz; e += 256) {
+        int pl = e / nz, z = e - pl * nz;
+        c[P] = p0 + pl;
+        c[2] = z;
+        wind_cell(w, r.wc, r.u, r.cn, r.rs, r.d0, r.d1, r.pn, cell_line<2>(w, c), z, tile[z][pl],
+                  &acc);
+    }
+    wstat_flush(acc, r.stat);
+}
+
 /* The step log of the owned cells: exact sums of q rho dV (the digits of
  * mu_xsum_split added with atomics: integer sums, so any order gives the same
  * words) and extremes as order keys, per block in shared memory when the N
@@ -877,6 +909,12 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
     if (p < 0 || p == a) {
         dim3 grid((unsigned)((w.G + 7) / 8), (unsigned)((w.m + 31) / 32));
         k_dens_lin<<<grid, th, 0, g->side>>>(w, p < 0 ? g->rho : nullptr, prev, r);
+    } else if (a == 2 && w.nz <= ZT) {
+        dim3 grid((unsigned)((n[p] + 31) / 32), 1, (unsigned)n[1 - p]);
+        if (p == 0)
+            k_dens_tz<0><<<grid, th, 0, g->side>>>(w, prev, r);
+        else
+            k_dens_tz<1><<<grid, th, 0, g->side>>>(w, prev, r);
     } else {
         dim3 grid((unsigned)((n[p] + 31) / 32), (unsigned)((n[a] + 31) / 32),
                   (unsigned)n[3 - p - a]);
