@@ -380,11 +380,25 @@ __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
     return l;
 }
 
+/* The winds of cells [i0, i0 + 128) of [a, b) (0 elsewhere), a lane's four. */
+__device__ __forceinline__ void class_winds(const float *u, int i0, int a, int b, int lane,
+                                            float *ul, float *ur) {
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        int i = i0 + 32 * k + lane, in = i >= a && i < b;
+        ul[k] = in ? u[i] : 0.f;
+        ur[k] = in ? u[i + 1] : 0.f;
+    }
+}
+
 /* adv_seg_init with a warp per line: the lanes classify the cells, and the
  * first non-D / last non-E cells (h, t) come from warp minimum / maximum.
- * The winds of 128 cells at a time are loaded before any class is stored (a
- * byte store may alias anything, so a load after one waits for it). Lines of
- * an open sweep (no cycle signs, use_cyc 0) are classified from their winds
+ * The kernel waits on its loads, so they are issued together: the winds of
+ * the first 128 cells before adv_seg_ends (which branches on the winds and
+ * the cycle sign it loads; the line's ends a, b, where the classes are, depend
+ * on the borders only), the next 128 cells' before any class is stored again
+ * (a byte store may alias anything, so a load after one waits for it). Lines
+ * of an open sweep (no cycle signs, use_cyc 0) are classified from their winds
  * alone, on the side stream. */
 __global__ void k_classify(dgeom w, bufs b, int use_cyc) {
     long long gw = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -393,19 +407,16 @@ __global__ void k_classify(dgeom w, bufs b, int use_cyc) {
     int g = (int)gw, m = w.m;
     uint8_t *cls = b.cls + (long long)g * m;
     const float *u = b.wu + (long long)g * (m + 1);
+    int blo = !w.periodic && w.first, bhi = !w.periodic && w.last;
+    int a0 = blo ? 1 : 0, b0 = bhi ? m - 1 : m; /* adv_seg_ends's a and b */
+    int cy = use_cyc ? b.cyc[g] : 0;
+    float ul[4], ur[4];
+    class_winds(u, 0, a0, b0, lane, ul, ur);
     adv_seg s;
-    int live = adv_seg_ends(&s, u, m, !w.periodic && w.first, !w.periodic && w.last,
-                            use_cyc ? b.cyc[g] : 0, w.first, w.last);
+    int live = adv_seg_ends(&s, u, m, blo, bhi, cy, w.first, w.last);
     int nd = s.b, ne = s.a - 1;
     for (int i0 = 0; i0 < m; i0 += 128) {
-        float ul[4], ur[4];
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            int i = i0 + 32 * k + lane;
-            int in = live && i >= s.a && i < s.b;
-            ul[k] = in ? u[i] : 0.f;
-            ur[k] = in ? u[i + 1] : 0.f;
-        }
+        if (i0 || s.a != a0 || s.b != b0) class_winds(u, i0, s.a, s.b, lane, ul, ur);
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             int i = i0 + 32 * k + lane, c = ADV_FIXED;
