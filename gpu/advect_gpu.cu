@@ -160,16 +160,42 @@ struct wstat_acc {
     unsigned long long mx, nbad; /* the largest Courant number (bits), bad faces / cells */
 };
 
-__device__ __forceinline__ void wind_cell(const dgeom &w, const double *wc, float *u, float *cn,
-                                          const float *rs, float *d0, float *d1, int *pn, int g,
-                                          int i, float a, wstat_acc *acc) {
+/* The sweep's inputs that the density kernels turn into its winds and densities. */
+struct wargs {
+    const double *wc; /* the steady face winds (x tf) */
+    const float *rs;  /* the face densities */
+    float *u, *cn, *d0, *d1;
+    int *pn; /* periodic: 2 sign flags per line, else NULL */
+    unsigned long long *stat;
+};
+
+/* A cell's inputs besides its D0: its two faces' steady winds and densities.
+ * The kernels load those of several cells before they store any (a store may
+ * alias the face densities, so a load after one would wait for it). */
+struct wcell {
+    double wl, wr;
+    float rl, rr;
+};
+
+__device__ __forceinline__ wcell wind_load(const dgeom &w, const wargs &r, int g, int i) {
     long long f = (long long)g * (w.m + 1) + i; /* the left face; f + 1 the right one */
-    float ul = (float)(wc[f] * w.tf), ur = (float)(wc[f + 1] * w.tf);
-    u[f + 1] = ur;
-    cn[f + 1] = adv_courant(ur, w.dt, w.dx);
+    wcell v;
+    v.wl = r.wc[f];
+    v.wr = r.wc[f + 1];
+    v.rl = r.rs[f];
+    v.rr = r.rs[f + 1];
+    return v;
+}
+
+__device__ __forceinline__ void wind_cell(const dgeom &w, const wargs &r, const wcell &v, int g,
+                                          int i, float a, wstat_acc *acc) {
+    long long f = (long long)g * (w.m + 1) + i;
+    float ul = (float)(v.wl * w.tf), ur = (float)(v.wr * w.tf);
+    r.u[f + 1] = ur;
+    r.cn[f + 1] = adv_courant(ur, w.dt, w.dx);
     if (i == 0) {
-        u[f] = ul;
-        cn[f] = adv_courant(ul, w.dt, w.dx);
+        r.u[f] = ul;
+        r.cn[f] = adv_courant(ul, w.dt, w.dx);
     }
     long long gi = w.glo + i;
     if (w.periodic || gi + 1 < w.gn) { /* faces inside the domain */
@@ -178,22 +204,21 @@ __device__ __forceinline__ void wind_cell(const dgeom &w, const double *wc, floa
         acc->mx = bits > acc->mx ? bits : acc->mx;
         if (c > 1) acc->nbad++;
     }
-    if (pn) pn[2 * g + (ur >= 0 ? 0 : 1)] = 1;
+    if (r.pn) r.pn[2 * g + (ur >= 0 ? 0 : 1)] = 1;
     float fdtdx = (float)w.dtdx;
     int fixed = !w.periodic && (gi == 0 || gi == w.gn - 1);
-    float b = fixed ? a : a - fdtdx * (rs[f + 1] * ur - rs[f] * ul);
+    float b = fixed ? a : a - fdtdx * (v.rr * ur - v.rl * ul);
     long long k = (long long)g * w.m + i;
-    d0[k] = a;
-    d1[k] = b;
+    r.d0[k] = a;
+    r.d1[k] = b;
     if (!(b > 0)) acc->nbad++;
 }
 
 /* The block's figures into stat: the largest Courant number as the maximum of
  * its bits (non-negative doubles order as their bits, and a maximum does not
- * depend on the order), reduced in the warps and the block first, then one
- * atomic per block, skipped when stat already holds as much (a plain read, at
- * worst stale): they serialize in L2 on one address. Every thread of the
- * block calls it. */
+ * depend on the order), reduced in the warps and the block first: one atomic
+ * per block, not one per face on a single address (they serialize in L2).
+ * Every thread of the block calls it. */
 __device__ void wstat_flush(wstat_acc acc, unsigned long long *stat) {
     __shared__ unsigned long long wmax[32];
     unsigned long long mx = acc.mx;
@@ -211,19 +236,10 @@ __device__ void wstat_flush(wstat_acc acc, unsigned long long *stat) {
             unsigned long long v = __shfl_xor_sync(0xffffffffu, mx, o);
             mx = v > mx ? v : mx;
         }
-        if (lane == 0 && mx > *(volatile unsigned long long *)stat) atomicMax(&stat[0], mx);
+        if (lane == 0 && mx) atomicMax(&stat[0], mx);
     }
     if (acc.nbad) atomicAdd(&stat[1], acc.nbad); /* rare: the host then names the place */
 }
-
-/* The sweep's inputs that the density kernels turn into its winds and densities. */
-struct wargs {
-    const double *wc; /* the steady face winds (x tf) */
-    const float *rs;  /* the face densities */
-    float *u, *cn, *d0, *d1;
-    int *pn; /* periodic: 2 sign flags per line, else NULL */
-    unsigned long long *stat;
-};
 
 /* The cell of a sweep along axis A at coordinates c = (x, y, z): its line
  * (line_xyz's inverse); its cell along the line is c[A]. */
@@ -233,15 +249,27 @@ template <int A> __device__ __forceinline__ int cell_line(const dgeom &w, const 
 
 /* The cell densities are never stored as such: the step's first sweep takes
  * D0 = rho(z), each later sweep the D1 of the sweep before, read where that
- * sweep wrote it (its lines' layout). k_dens_lin: from rho(z), or from the D1
- * of a sweep along the same axis (the same layout), a warp over 32 cells of a
- * line. Grid (lines / 8, cells / 32) of 32 x 8 threads. */
+ * sweep wrote it (its lines' layout). Each thread does four cells, their loads
+ * first. k_dens_lin: from rho(z), or from the D1 of a sweep along the same
+ * axis (the same layout), a warp over 32 cells of a line. Grid (lines / 32,
+ * cells / 32) of 32 x 8 threads. */
 __global__ void k_dens_lin(dgeom w, const float *rho, const float *prev, wargs r) {
-    int g = blockIdx.x * 8 + threadIdx.y, i = blockIdx.y * 32 + threadIdx.x;
+    int i = blockIdx.y * 32 + threadIdx.x, g0 = blockIdx.x * 32 + threadIdx.y;
+    wcell v[4] = {};
+    float a[4] = {};
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        int g = g0 + 8 * k;
+        if (g < w.G && i < w.m) {
+            v[k] = wind_load(w, r, g, i);
+            a[k] = rho ? rho[w.axis == 2 ? i : g % w.nz] : prev[(long long)g * w.m + i];
+        }
+    }
     wstat_acc acc = {0, 0};
-    if (g < w.G && i < w.m) {
-        float a = rho ? rho[w.axis == 2 ? i : g % w.nz] : prev[(long long)g * w.m + i];
-        wind_cell(w, r.wc, r.u, r.cn, r.rs, r.d0, r.d1, r.pn, g, i, a, &acc);
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        int g = g0 + 8 * k;
+        if (g < w.G && i < w.m) wind_cell(w, r, v[k], g, i, a[k], &acc);
     }
     wstat_flush(acc, r.stat);
 }
@@ -263,23 +291,32 @@ template <int P, int A> __global__ void k_dens_tr(dgeom w, const float *prev, wa
         if (c[A] < n[A] && c[P] < n[P])
             tile[j][tx] = prev[(long long)cell_line<P>(w, c) * n[P] + c[P]];
     }
+    /* this thread's cells: c[A] = a0 + tx, c[P] = p0 + ty + 8 k; their winds
+     * loaded while the tile fills */
+    int gk[4] = {}, in[4] = {};
+    wcell v[4] = {};
+    c[A] = a0 + tx;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        c[P] = p0 + ty + 8 * k;
+        in[k] = c[A] < n[A] && c[P] < n[P];
+        gk[k] = cell_line<A>(w, c);
+        if (in[k]) v[k] = wind_load(w, r, gk[k], c[A]);
+    }
     __syncthreads();
     wstat_acc acc = {0, 0};
-    for (int j = ty; j < 32; j += 8) {
-        c[P] = p0 + j;
-        c[A] = a0 + tx;
-        if (c[A] < n[A] && c[P] < n[P])
-            wind_cell(w, r.wc, r.u, r.cn, r.rs, r.d0, r.d1, r.pn, cell_line<A>(w, c), c[A],
-                      tile[tx][j], &acc);
-    }
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        if (in[k]) wind_cell(w, r, v[k], gk[k], c[A], tile[tx][ty + 8 * k], &acc);
     wstat_flush(acc, r.stat);
 }
 
 /* The Z sweep's from the D1 of a sweep along P (X or Y) when the lines are
  * short (nz <= ZT): 32 x nz tiles, the whole of the lines in a block, written
  * with the block's threads over the tile's cells (z fastest), not a warp per
- * 32 z of which 38 - 32 = 6 would be used in every second tile. Grid (cells
- * along P / 32, 1, cells along the third axis) of 32 x 8 threads. */
+ * 32 z of which 38 - 32 = 6 would be used in every second tile; four cells a
+ * thread at a time, their loads first. Grid (cells along P / 32, 1, cells
+ * along the third axis) of 32 x 8 threads. */
 constexpr int ZT = 64;
 
 template <int P> __global__ void k_dens_tz(dgeom w, const float *prev, wargs r) {
@@ -287,7 +324,7 @@ template <int P> __global__ void k_dens_tz(dgeom w, const float *prev, wargs r) 
     __shared__ float tile[ZT][33];
     const int n[3] = {w.nxl, w.nyl, w.nz};
     int p0 = blockIdx.x * 32, tx = threadIdx.x, ty = threadIdx.y, nz = w.nz;
-    int np = n[P] - p0 < 32 ? n[P] - p0 : 32;
+    int np = n[P] - p0 < 32 ? n[P] - p0 : 32, ne = np * nz, t = tx + 32 * ty;
     int c[3];
     c[O] = blockIdx.z;
     for (int z = ty; z < nz; z += 8) {
@@ -297,12 +334,23 @@ template <int P> __global__ void k_dens_tz(dgeom w, const float *prev, wargs r) 
     }
     __syncthreads();
     wstat_acc acc = {0, 0};
-    for (int e = tx + 32 * ty; e < np * nz; e += 256) {
-        int pl = e / nz, z = e - pl * nz;
-        c[P] = p0 + pl;
-        c[2] = z;
-        wind_cell(w, r.wc, r.u, r.cn, r.rs, r.d0, r.d1, r.pn, cell_line<2>(w, c), z, tile[z][pl],
-                  &acc);
+    for (int e0 = t; e0 < ne; e0 += 4 * 256) {
+        int gk[4] = {}, zk[4] = {}, pk[4] = {};
+        wcell v[4] = {};
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            int e = e0 + 256 * k;
+            if (e >= ne) continue;
+            pk[k] = e / nz;
+            zk[k] = e - pk[k] * nz;
+            c[P] = p0 + pk[k];
+            c[2] = zk[k];
+            gk[k] = cell_line<2>(w, c);
+            v[k] = wind_load(w, r, gk[k], zk[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (e0 + 256 * k < ne) wind_cell(w, r, v[k], gk[k], zk[k], tile[zk[k]][pk[k]], &acc);
     }
     wstat_flush(acc, r.stat);
 }
@@ -520,7 +568,8 @@ __global__ void k_tasks(dgeom w, bufs b) {
 }
 
 /* The chain kernels are capped at 64 registers (8 blocks of 128 threads, 50%
- * occupancy) where that costs no spills: they wait on loads more than on math. */
+ * occupancy; k_local: other caps by adv_occ): they wait on loads more than on
+ * math. */
 /* The lines schedule's segment that waits for no flux from another rank or
  * around the line (one rank along the axis, open borders): its backward walks
  * follow its forward ones in the same thread (they touch only the thread's line
@@ -539,10 +588,21 @@ int adv_ahead() {
     return !(s && s[0] == '0');
 }
 
+/* k_local's blocks per SM, MUTIRAO_ADV_OCC=8 (the default: 64 registers), 9
+ * (56), 10 (48), 12 (40) or 16 (32 registers): more resident warps hide more
+ * of the walks' load latency and fit the X / Y sweeps' grids (2195 blocks in
+ * the paper case) in fewer waves, at the cost of spills (ptxas -v); the same
+ * results. For a benchmark to compare; read on every call. */
+int adv_occ() {
+    const char *s = getenv("MUTIRAO_ADV_OCC");
+    int n = s ? atoi(s) : 8;
+    return n == 9 || n == 10 || n == 12 || n == 16 ? n : 8;
+}
+
 /* Sources, heads fed by an open border, and (lines) the local forward chains;
- * lines == 2: the backward ones too (lines_alone). */
-template <int WRAP, int AHEAD>
-__global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
+ * lines == 2: the backward ones too (lines_alone). OCC: blocks per SM (adv_occ). */
+template <int WRAP, int AHEAD, int OCC>
+__global__ void __launch_bounds__(128, OCC) k_local(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -563,6 +623,35 @@ __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
     for (int part = 0; part < 2; part++)
         if (!part || s.src_r)
             adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, AHEAD);
+}
+
+template <int WRAP, int AHEAD>
+void local_occ(int occ, int grid, cudaStream_t st, const dgeom &w, const bufs &b, int lines) {
+    if (occ == 9)
+        k_local<WRAP, AHEAD, 9><<<grid, 128, 0, st>>>(w, b, lines);
+    else if (occ == 10)
+        k_local<WRAP, AHEAD, 10><<<grid, 128, 0, st>>>(w, b, lines);
+    else if (occ == 12)
+        k_local<WRAP, AHEAD, 12><<<grid, 128, 0, st>>>(w, b, lines);
+    else if (occ == 16)
+        k_local<WRAP, AHEAD, 16><<<grid, 128, 0, st>>>(w, b, lines);
+    else
+        k_local<WRAP, AHEAD, 8><<<grid, 128, 0, st>>>(w, b, lines);
+}
+
+/* k_local on grid blocks of 128 threads: the variant of wrap, adv_ahead and
+ * adv_occ (without loads ahead only at 8 blocks per SM). */
+void launch_local(const dgeom &w, const bufs &b, int lines, int grid, cudaStream_t st) {
+    if (adv_ahead()) {
+        if (w.wrap)
+            local_occ<1, 1>(adv_occ(), grid, st, w, b, lines);
+        else
+            local_occ<0, 1>(adv_occ(), grid, st, w, b, lines);
+    } else if (w.wrap) {
+        k_local<1, 0, 8><<<grid, 128, 0, st>>>(w, b, lines);
+    } else {
+        k_local<0, 0, 8><<<grid, 128, 0, st>>>(w, b, lines);
+    }
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -918,7 +1007,7 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
     MU_CUDA(cudaStreamWaitEvent(g->side, g->freed[a], 0));
     if (pn) MU_CUDA(cudaMemsetAsync(pn, 0, (size_t)(2 * w.G) * sizeof(int), g->side));
     if (p < 0 || p == a) {
-        dim3 grid((unsigned)((w.G + 7) / 8), (unsigned)((w.m + 31) / 32));
+        dim3 grid((unsigned)((w.G + 31) / 32), (unsigned)((w.m + 31) / 32));
         k_dens_lin<<<grid, th, 0, g->side>>>(w, p < 0 ? g->rho : nullptr, prev, r);
     } else if (a == 2 && w.nz <= ZT) {
         dim3 grid((unsigned)((n[p] + 31) / 32), 1, (unsigned)n[1 - p]);
@@ -1151,16 +1240,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
         g->nf = (int64_t)c[1];
     }
     int lines = lines_alone(w, wp->dataflow) ? 2 : !wp->dataflow;
-    if (adv_ahead()) {
-        if (w.wrap)
-            k_local<1, 1><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
-        else
-            k_local<0, 1><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
-    } else if (w.wrap) {
-        k_local<1, 0><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
-    } else {
-        k_local<0, 0><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
-    }
+    launch_local(w, b, lines, blocks(gf, 128), g->st);
     MU_LAUNCHED();
     if (wp->dataflow && g->ntasks) {
         if (w.wrap)
