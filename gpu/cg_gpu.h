@@ -204,8 +204,19 @@ typedef struct {
     const int *send_rank, *recv_rank;
     const int64_t *send_offset, *dest;
     const int32_t *send_index; /* the send list (local rows), as in mpi/halo.h */
-    int64_t nglobal;           /* rows of the whole matrix (bounds the exact sums' words) */
+    /* 1: the direction pass sends the ghosts (every rank's send segments are
+     * ranges of rows, mu_gpu_cg_peer_range; the same on every rank); 0: a
+     * halo kernel of its own before each SpMV. */
+    int ranges;
+    int64_t nglobal; /* rows of the whole matrix (bounds the exact sums' words) */
 } mu_gpu_cg_peer_desc;
+/* 1 when list[0..n-1] is a nonempty range of consecutive rows. */
+static inline int mu_gpu_cg_peer_range(const int32_t *list, int64_t n) {
+    if (n <= 0) return 0;
+    for (int64_t k = 1; k < n; k++)
+        if (list[k] != list[0] + k) return 0;
+    return 1;
+}
 /* Opens the other ranks' exports (closing earlier ones): from now on
  * mu_gpu_cg_iterate with this p runs the peer form. Collective in effect:
  * every rank must open before any iterates. */

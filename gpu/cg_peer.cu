@@ -90,14 +90,16 @@ int mu_cg::peer_open(peer_link *l, void *p, const mu_gpu_cg_peer_desc *d, const 
         c.seg_dst[s] = (char *)l->vec[j] + (size_t)d->dest[s] * es;
     }
     c.seg_off[d->nsend_ranks] = d->send_offset[d->nsend_ranks];
-    /* Ranges: segment s is rows first, first + 1, ... (and not empty). */
-    l->ranges = d->send_index != nullptr;
+    /* Ranges (the caller's decision, the same on every rank: the ranks must
+     * make the same halo exchanges): segment s is rows first, first + 1, ... */
+    l->ranges = d->ranges;
     for (int s = 0; s < d->nsend_ranks && l->ranges; s++) {
-        const int64_t a = d->send_offset[s], b = d->send_offset[s + 1];
-        l->ranges = b > a;
-        for (int64_t k = a; k < b && l->ranges; k++)
-            l->ranges = d->send_index[k] == d->send_index[a] + (k - a);
-        if (l->ranges) c.seg_first[s] = d->send_index[a];
+        if (!mu_gpu_cg_peer_range(d->send_index + d->send_offset[s],
+                                  d->send_offset[s + 1] - d->send_offset[s])) {
+            mu_gpu_fail("cg: peer form: send segment %d of rank %d is not a range of rows", s, me);
+            goto fail;
+        }
+        c.seg_first[s] = d->send_index[d->send_offset[s]];
     }
     c.nrecv = d->nrecv_ranks;
     for (int m = 0; m < d->nrecv_ranks; m++) {

@@ -96,14 +96,18 @@ same_all "nos7 thesis" --matrix="$IN/nos7.mtx" --variant=thesis --max-it=300
 
 # The peer form forced (MUTIRAO_CG_PEER=1) on 2 ranks, also where they share
 # one GPU (their spinning kernels then take turns by time slices: a small
-# problem): the same result line and solution as 1 rank, Jacobi and not.
-for pc in none jacobi; do
-    pf=(--poisson=3d7 --nx=16 --ny=12 --nz=10 --rhs=random --seed=3 --pc=$pc)
+# problem): the same result line and solution as 1 rank, Jacobi and not, and
+# with a halo kernel per iteration (MUTIRAO_CG_HALO_KERNEL=1) instead of the
+# ghosts sent by the direction pass.
+for pc in none jacobi halo; do
+    pf=(--poisson=3d7 --nx=16 --ny=12 --nz=10 --rhs=random --seed=3)
+    hk=0
+    if [ $pc = halo ]; then hk=1; else pf+=(--pc=$pc); fi
     set +e
     run_np 1 cg --device=gpu --output="$WORK/f1.txt" "${pf[@]}" >"$WORK/f1.out" 2>"$WORK/f1.err"
     rc1=$?
-    MUTIRAO_CG_PEER=1 run_np 2 cg --device=gpu --output="$WORK/f2.txt" "${pf[@]}" \
-        >"$WORK/f2.out" 2>"$WORK/f2.err"
+    MUTIRAO_CG_PEER=1 MUTIRAO_CG_HALO_KERNEL=$hk run_np 2 cg --device=gpu --output="$WORK/f2.txt" \
+        "${pf[@]}" >"$WORK/f2.out" 2>"$WORK/f2.err"
     rc2=$?
     set -e
     expect_eq "forced peer form ($pc): 1-rank exit status" "$rc1" 0

@@ -34,7 +34,9 @@
  * form runs and says so once; MUTIRAO_CG_PEER=0 keeps the host-driven form,
  * MUTIRAO_CG_PEER=1 forces the peer form also on ranks that share a GPU (for
  * tests on one GPU: the ranks' spinning kernels then take turns by the
- * device's time slices, slowly).
+ * device's time slices, slowly). Where every rank sends ranges of rows (row
+ * blocks of a banded matrix), the direction pass sends the next ghosts;
+ * MUTIRAO_CG_HALO_KERNEL=1 keeps a halo kernel per iteration (same bits).
  * Each p the solver hands over is exported once (CUDA IPC handles swapped
  * over MPI); after each call one small allreduce carries the ranks' errors
  * and pending signals (the stop flag).
@@ -376,6 +378,13 @@ static int peer_setup(gpu_impl *c, MPI_Comm comm, void *p) {
         table[rank][2 * s] = c->A->nloc + hl.recv_offset[m];
         table[rank][2 * s + 1] = hl.recv_offset[m + 1] - hl.recv_offset[m];
     }
+    /* The direction pass sends the ghosts only where every rank's segments are ranges. */
+    const char *hk = getenv("MUTIRAO_CG_HALO_KERNEL");
+    int ranges = !(hk && hk[0] == '1');
+    for (int k = 0; k < hl.nsend_ranks && ranges; k++)
+        ranges = mu_gpu_cg_peer_range(hl.send_index + hl.send_offset[k],
+                                      hl.send_offset[k + 1] - hl.send_offset[k]);
+    MPI_Allreduce(MPI_IN_PLACE, &ranges, 1, MPI_INT, MPI_MIN, comm);
     if (hl.nsend_ranks >= MU_GPU_CG_PEER_MAX || hl.nrecv_ranks >= MU_GPU_CG_PEER_MAX) {
         bad = 1;
     } else if (mu_gpu_cg_peer_export(c->g, p, &box[rank], &vec[rank])) {
@@ -411,6 +420,7 @@ static int peer_setup(gpu_impl *c, MPI_Comm comm, void *p) {
         d.recv_rank = hl.recv_rank;
         d.send_offset = hl.send_offset;
         d.send_index = hl.send_index;
+        d.ranges = ranges;
         d.dest = dest;
         d.nglobal = c->A->n;
         c->peer_s[1] += MPI_Wtime() - t0;
