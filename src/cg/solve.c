@@ -12,7 +12,7 @@
 #include "core/log.h"
 #include "core/signals.h"
 
-enum { CG_RANKS_BATCH = 64 }; /* iterations per call of a several-rank iterate */
+enum { CG_RANKS_BATCH = 256 }; /* iterations per call of a several-rank iterate */
 
 static int start(mu_app *app, const cg_config *cfg, const cg_matrix *A, cg_backend *be, void *b,
                  void *x, void *r, void *p, int64_t *k) {
