@@ -29,6 +29,7 @@
  * address operation (adv_fwd_d_run, adv_bwd_e_run). */
 #ifndef MU_GPU_ADVECT_WALK_H
 #define MU_GPU_ADVECT_WALK_H
+#include <stdlib.h>
 #include "gpu/advect_walcek.h"
 
 typedef struct {
@@ -86,10 +87,11 @@ MU_HD uint32_t adv_scan_marks(uint32_t w, int mode) {
     return ~(((y & 0x7f7f7f7fu) + 0x7f7f7f7fu) | y | 0x7f7f7f7fu);
 }
 
-MU_HD uint32_t adv_cls4(const uint8_t *p) { /* p: 4-byte aligned */
+MU_HD uint32_t adv_cls4(const uint8_t *p) { /* p: 4-byte aligned (the host checks it) */
 #ifdef __CUDA_ARCH__
     return *(const uint32_t *)p;
 #else
+    if ((uintptr_t)p & 3u) abort();
     uint32_t w;
     memcpy(&w, p, sizeof w);
     return w;
@@ -111,29 +113,68 @@ MU_HD int adv_high_byte(uint32_t k) { /* the highest nonzero byte of k != 0 */
 #endif
 }
 
-/* The first cell of [i, i1) that the mode finds (i1 if none). */
+/* The marks of n <= 3 classes from cls + i on as a word (byte j: cell i + j),
+ * their loads independent (one wait, not one a byte). */
+MU_HD uint32_t adv_scan_bytes(const uint8_t *cls, int i, int n, int mode) {
+    uint32_t w = 0;
+    if (n > 0) w = cls[i];
+    if (n > 1) w |= (uint32_t)cls[i + 1] << 8;
+    if (n > 2) w |= (uint32_t)cls[i + 2] << 16;
+    return adv_scan_marks(w, mode) & (n >= 3 ? 0xffffffu : n == 2 ? 0xffffu : n ? 0xffu : 0u);
+}
+
+/* The first cell of [i, i1) that the mode finds (i1 if none): the bytes up to
+ * an aligned word, then 16 and 4 bytes at a time (the 16 bytes' four loads
+ * independent), then the last bytes. */
 MU_HD int adv_scan_up(const uint8_t *cls, int i, int i1, int mode) {
-    for (; i < i1 && ((uintptr_t)(cls + i) & 3u); i++)
-        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
+    if (i >= i1) return i1;
+    int n = (int)((0u - (uint32_t)(uintptr_t)(cls + i)) & 3u);
+    if (n > i1 - i) n = i1 - i;
+    uint32_t k = adv_scan_bytes(cls, i, n, mode);
+    if (k) return i + adv_low_byte(k);
+    for (i += n; i + 16 <= i1; i += 16) {
+        uint32_t k0 = adv_scan_marks(adv_cls4(cls + i), mode);
+        uint32_t k1 = adv_scan_marks(adv_cls4(cls + i + 4), mode);
+        uint32_t k2 = adv_scan_marks(adv_cls4(cls + i + 8), mode);
+        uint32_t k3 = adv_scan_marks(adv_cls4(cls + i + 12), mode);
+        if (k0 | k1 | k2 | k3)
+            return k0   ? i + adv_low_byte(k0)
+                   : k1 ? i + 4 + adv_low_byte(k1)
+                   : k2 ? i + 8 + adv_low_byte(k2)
+                        : i + 12 + adv_low_byte(k3);
+    }
     for (; i + 4 <= i1; i += 4) {
-        uint32_t k = adv_scan_marks(adv_cls4(cls + i), mode);
+        k = adv_scan_marks(adv_cls4(cls + i), mode);
         if (k) return i + adv_low_byte(k);
     }
-    for (; i < i1; i++)
-        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
-    return i1;
+    k = adv_scan_bytes(cls, i, i1 - i, mode);
+    return k ? i + adv_low_byte(k) : i1;
 }
-/* The last cell of [i0, i] that the mode finds (i0 - 1 if none). */
+/* The last cell of [i0, i] that the mode finds (i0 - 1 if none), likewise
+ * from the top. */
 MU_HD int adv_scan_down(const uint8_t *cls, int i0, int i, int mode) {
-    for (; i >= i0 && ((uintptr_t)(cls + i + 1) & 3u); i--)
-        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
+    if (i < i0) return i0 - 1;
+    int n = (int)((uint32_t)(uintptr_t)(cls + i + 1) & 3u);
+    if (n > i - i0 + 1) n = i - i0 + 1;
+    uint32_t k = adv_scan_bytes(cls, i - n + 1, n, mode);
+    if (k) return i - n + 1 + adv_high_byte(k);
+    for (i -= n; i - 15 >= i0; i -= 16) {
+        uint32_t k3 = adv_scan_marks(adv_cls4(cls + i - 3), mode);
+        uint32_t k2 = adv_scan_marks(adv_cls4(cls + i - 7), mode);
+        uint32_t k1 = adv_scan_marks(adv_cls4(cls + i - 11), mode);
+        uint32_t k0 = adv_scan_marks(adv_cls4(cls + i - 15), mode);
+        if (k0 | k1 | k2 | k3)
+            return k3   ? i - 3 + adv_high_byte(k3)
+                   : k2 ? i - 7 + adv_high_byte(k2)
+                   : k1 ? i - 11 + adv_high_byte(k1)
+                        : i - 15 + adv_high_byte(k0);
+    }
     for (; i - 3 >= i0; i -= 4) {
-        uint32_t k = adv_scan_marks(adv_cls4(cls + i - 3), mode);
+        k = adv_scan_marks(adv_cls4(cls + i - 3), mode);
         if (k) return i - 3 + adv_high_byte(k);
     }
-    for (; i >= i0; i--)
-        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
-    return i0 - 1;
+    k = adv_scan_bytes(cls, i0, i - i0 + 1, mode);
+    return k ? i0 + adv_high_byte(k) : i0 - 1;
 }
 
 /* A line's read-only arrays in the stretches (the faces' Courant numbers,
