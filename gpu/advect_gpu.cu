@@ -986,6 +986,14 @@ extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, in
 
 namespace {
 
+/* k_dens_tr<P, A> queued, for a table over the (P, A) pairs. */
+template <int P, int A>
+void tr_queue(dim3 grid, dim3 th, cudaStream_t st, const dgeom &w, const float *prev,
+              const wargs &r) {
+    k_dens_tr<P, A><<<grid, th, 0, st>>>(w, prev, r);
+}
+using tr_launch = void (*)(dim3, dim3, cudaStream_t, const dgeom &, const float *, const wargs &);
+
 /* The sweep's winds and Courant figures, and D0 and D1 from the cell
  * densities p (-1 rho(z), else the D1 of that axis's sweep), queued on the
  * side stream into the axis's buffers once the last sweep along it is over;
@@ -1018,26 +1026,10 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
     } else {
         dim3 grid((unsigned)((n[p] + 31) / 32), (unsigned)((n[a] + 31) / 32),
                   (unsigned)n[3 - p - a]);
-        switch (p * 3 + a) {
-        case 1:
-            k_dens_tr<0, 1><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        case 2:
-            k_dens_tr<0, 2><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        case 3:
-            k_dens_tr<1, 0><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        case 5:
-            k_dens_tr<1, 2><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        case 6:
-            k_dens_tr<2, 0><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        default:
-            k_dens_tr<2, 1><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        }
+        static const tr_launch tr[9] = {nullptr,        tr_queue<0, 1>, tr_queue<0, 2>,
+                                        tr_queue<1, 0>, nullptr,        tr_queue<1, 2>,
+                                        tr_queue<2, 0>, tr_queue<2, 1>, nullptr};
+        tr[p * 3 + a](grid, th, g->side, w, prev, r);
     }
     MU_LAUNCHED();
     if (!w.periodic) { /* no cycle signs: classified from the winds alone, here */
