@@ -228,16 +228,26 @@ MU_HD int adv_zero_params(float x1, float rs, float d0, float d1) {
 MU_HD int adv_zero_dx(float dx) {
     return dx > 0.f && dx - dx == 0.f;
 }
-/* adv_zero_params of four cells, x1 and rs finite by their sum (an overflow
- * only sends the cells to the arithmetic) and d0, d1 by their bits (d0 not
- * the largest float either). */
-MU_HD int adv_zero_params4(const float *x1, const float *rs, const float *d0, const float *d1) {
-    float sum = x1[0] + x1[1] + x1[2] + x1[3] + rs[0] + rs[1] + rs[2] + rs[3];
+/* v[k] = p[o + k], k = 0 .. 3 (o a constant): four cells' entries of a line's
+ * array (ADV_LDK), the loads issued together. */
+#define ADV_LD4(v, p, o)                                                                           \
+    do {                                                                                           \
+        ADV_LDK((v)[0], p, (o));                                                                   \
+        ADV_LDK((v)[1], p, (o) + 1);                                                               \
+        ADV_LDK((v)[2], p, (o) + 2);                                                               \
+        ADV_LDK((v)[3], p, (o) + 3);                                                               \
+    } while (0)
+
+/* adv_zero_params of four cells: x (Courant numbers) and r (rho*) finite by
+ * their sum (an overflow only sends the cells to the arithmetic), d0 and d1
+ * by their bits (d0 not the largest float either). */
+MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, const float *d1) {
+    float sum = x[0] + x[1] + x[2] + x[3] + r[0] + r[1] + r[2] + r[3];
     uint32_t mx = 0;
     for (int k = 0; k < 4; k++) {
-        uint32_t a = adv_bits(d0[k]), b = adv_bits(d1[k]) - 1u;
-        mx = mx > a ? mx : a;
-        mx = mx > b ? mx : b;
+        uint32_t u = adv_bits(d0[k]), v = adv_bits(d1[k]) - 1u;
+        mx = mx > u ? mx : u;
+        mx = mx > v ? mx : v;
     }
     return sum - sum == 0.f && mx < 0x7f7fffffu;
 }
@@ -283,24 +293,12 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
             while (i + 5 <= e) {
                 float a[4], xb[4], rb[4], d0b[4], d1b[4];
                 for (int k = 0; k < 4; k++) a[k] = wrap ? *adv_qat(l, i + 3 + k, wrap) : q3[k * qs];
-                ADV_LDK(xb[0], cnl + i, 2);
-                ADV_LDK(xb[1], cnl + i, 3);
-                ADV_LDK(xb[2], cnl + i, 4);
-                ADV_LDK(xb[3], cnl + i, 5);
-                ADV_LDK(rb[0], rsl + i, 2);
-                ADV_LDK(rb[1], rsl + i, 3);
-                ADV_LDK(rb[2], rsl + i, 4);
-                ADV_LDK(rb[3], rsl + i, 5);
-                ADV_LDK(d0b[0], d0l + i, 1);
-                ADV_LDK(d0b[1], d0l + i, 2);
-                ADV_LDK(d0b[2], d0l + i, 3);
-                ADV_LDK(d0b[3], d0l + i, 4);
-                ADV_LDK(d1b[0], d1l + i, 1);
-                ADV_LDK(d1b[1], d1l + i, 2);
-                ADV_LDK(d1b[2], d1l + i, 3);
-                ADV_LDK(d1b[3], d1l + i, 4);
-                if (adv_bits(p2) | adv_bits(a[0]) | adv_bits(a[1]) | adv_bits(a[2]) |
-                    (uint32_t)!adv_zero_params4(xb, rb, d0b, d1b))
+                ADV_LD4(xb, cnl + i, 2); /* cells i + 1 .. i + 4 */
+                ADV_LD4(rb, rsl + i, 2);
+                ADV_LD4(d0b, d0l + i, 1);
+                ADV_LD4(d1b, d1l + i, 1);
+                int ok = adv_zero_params4(xb, rb, d0b, d1b);
+                if (adv_bits(p2) | adv_bits(a[0]) | adv_bits(a[1]) | adv_bits(a[2]) | (uint32_t)!ok)
                     break;
                 for (int k = 0; k < 4; k++) {
                     qn[k * qs] = 0.f;
@@ -309,11 +307,8 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
                 qn += 4 * qs;
                 q3 += 4 * qs;
                 i += 4;
-                p2 = a[3]; /* q_{i+2}; q_{i-1} .. q_{i+1} are +0 */
-                x1 = xb[3];
-                rs = rb[3];
-                d0 = d0b[3];
-                d1 = d1b[3];
+                p2 = a[3]; /* q_{i+2}; q_{i-1} .. q_{i+1} are +0 (the loop below
+                            * stores cell i without its parameters) */
             }
             ADV_ONE_AT_A_TIME
             for (;;) {
@@ -413,24 +408,12 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
                 float a[4], xb[4], rb[4], d0b[4], d1b[4];
                 for (int k = 0; k < 4; k++)
                     a[k] = wrap ? *adv_qat(l, i - 3 - k, wrap) : q3[-k * qs];
-                ADV_LDK(xb[0], cnl + i, -1);
-                ADV_LDK(xb[1], cnl + i, -2);
-                ADV_LDK(xb[2], cnl + i, -3);
-                ADV_LDK(xb[3], cnl + i, -4);
-                ADV_LDK(rb[0], rsl + i, -1);
-                ADV_LDK(rb[1], rsl + i, -2);
-                ADV_LDK(rb[2], rsl + i, -3);
-                ADV_LDK(rb[3], rsl + i, -4);
-                ADV_LDK(d0b[0], d0l + i, -1);
-                ADV_LDK(d0b[1], d0l + i, -2);
-                ADV_LDK(d0b[2], d0l + i, -3);
-                ADV_LDK(d0b[3], d0l + i, -4);
-                ADV_LDK(d1b[0], d1l + i, -1);
-                ADV_LDK(d1b[1], d1l + i, -2);
-                ADV_LDK(d1b[2], d1l + i, -3);
-                ADV_LDK(d1b[3], d1l + i, -4);
-                if (adv_bits(m2) | adv_bits(a[0]) | adv_bits(a[1]) | adv_bits(a[2]) |
-                    (uint32_t)!adv_zero_params4(xb, rb, d0b, d1b))
+                ADV_LD4(xb, cnl + i, -4); /* cells i - 4 .. i - 1 */
+                ADV_LD4(rb, rsl + i, -4);
+                ADV_LD4(d0b, d0l + i, -4);
+                ADV_LD4(d1b, d1l + i, -4);
+                int ok = adv_zero_params4(xb, rb, d0b, d1b);
+                if (adv_bits(m2) | adv_bits(a[0]) | adv_bits(a[1]) | adv_bits(a[2]) | (uint32_t)!ok)
                     break;
                 for (int k = 0; k < 4; k++) {
                     qn[-k * qs] = 0.f;
@@ -442,10 +425,6 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
                 moved = 1;
                 m2 = a[3]; /* q_{i-2}; q_{i-1} .. q_{i+2} are +0 */
                 m1 = c = p1 = 0.f;
-                x1 = xb[3];
-                rs = rb[3];
-                d0 = d0b[3];
-                d1 = d1b[3];
             }
             ADV_ONE_AT_A_TIME
             for (;;) {
