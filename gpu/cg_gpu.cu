@@ -558,6 +558,24 @@ template <typename T> int pack_t(mu_gpu_cg *g, const void *x) {
     return 0;
 }
 
+/* B of iterate: r -= alpha q (z; r'z, r'r) with step_beta in its last block
+ * (peer: over the ranks). */
+template <typename T>
+upd_args<T> iter_update(mu_gpu_cg *g, void *r, void *q, void *z, const peer_dev *peer) {
+    upd_args<T> u;
+    memset(&u, 0, sizeof u);
+    u.n = g->nloc;
+    u.st = g->st_dev;
+    u.peer = peer;
+    u.q = (const T *)q;
+    u.dinv = (const T *)g->dinv;
+    u.r = (T *)r;
+    u.z = (T *)z;
+    u.wz = slot(g, SLOT_RZ);
+    u.wr = slot(g, SLOT_RR);
+    return u;
+}
+
 /* One batch of iterate (see the top of the file), enqueued on g->work. dry:
  * only size the grids and load the kernels, so that nothing but launches
  * happens while the batch is captured as a graph. */
@@ -588,17 +606,7 @@ int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry)
             a.xsol = (T *)x;
         }
         if (launch_spmv(a, g->lanes, g->rows, fuse_here, g->work, dry)) return 1;
-        upd_args<T> u;
-        memset(&u, 0, sizeof u);
-        u.n = n;
-        u.st = g->st_dev;
-        u.q = (const T *)q;
-        u.dinv = (const T *)g->dinv;
-        u.r = (T *)r;
-        u.z = (T *)z;
-        u.wz = slot(g, SLOT_RZ);
-        u.wr = slot(g, SLOT_RR);
-        if (update_t<T>(u, true, false, g->work, dry)) return 1;
+        if (update_t<T>(iter_update<T>(g, r, q, z, nullptr), true, false, g->work, dry)) return 1;
         if (!dry && !fused) { /* F of this iteration: x += alpha p; p = z + beta p */
             k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, P[0], P[0], (T *)x, zr);
             MU_LAUNCHED();
@@ -638,18 +646,8 @@ int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool
         a.peer = pd;
         a.split = 1;
         if (launch_spmv(a, g->lanes, g->rows, false, g->work, dry)) return 1;
-        upd_args<T> u; /* B with S2 */
-        memset(&u, 0, sizeof u);
-        u.n = n;
-        u.st = g->st_dev;
-        u.peer = pd;
-        u.q = (const T *)q;
-        u.dinv = (const T *)g->dinv;
-        u.r = (T *)r;
-        u.z = (T *)z;
-        u.wz = slot(g, SLOT_RZ);
-        u.wr = slot(g, SLOT_RR);
-        if (update_t<T>(u, true, false, g->work, dry)) return 1;
+        /* B with S2 */
+        if (update_t<T>(iter_update<T>(g, r, q, z, pd), true, false, g->work, dry)) return 1;
         if (dry) continue;
         if (ranges) /* F with H */
             k_peer_finish<T>

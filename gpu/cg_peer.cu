@@ -45,6 +45,11 @@ int mu_cg::peer_close(peer_link *l) {
     return rc;
 }
 
+static int bad_rank(int j, int size, int me, const char *what) {
+    if (j >= 0 && j < size && j != me) return 0;
+    return mu_gpu_fail("cg: peer form: %s neighbour %d of rank %d", what, j, me);
+}
+
 static int open_one(const mu_gpu_cg_handle *hd, void **out) {
     cudaIpcMemHandle_t h;
     memcpy(&h, hd->b, sizeof h);
@@ -80,10 +85,7 @@ int mu_cg::peer_open(peer_link *l, void *p, const mu_gpu_cg_peer_desc *d, const 
     c.nseg = d->nsend_ranks;
     for (int s = 0; s < d->nsend_ranks; s++) {
         const int j = d->send_rank[s];
-        if (j < 0 || j >= size || j == me) {
-            mu_gpu_fail("cg: peer form: send neighbour %d of rank %d", j, me);
-            goto fail;
-        }
+        if (bad_rank(j, size, me, "send")) goto fail;
         if (!l->vec[j] && open_one(&d->vec[j], &l->vec[j])) goto fail;
         c.seg_rank[s] = j;
         c.seg_off[s] = d->send_offset[s];
@@ -103,12 +105,8 @@ int mu_cg::peer_open(peer_link *l, void *p, const mu_gpu_cg_peer_desc *d, const 
     }
     c.nrecv = d->nrecv_ranks;
     for (int m = 0; m < d->nrecv_ranks; m++) {
-        const int j = d->recv_rank[m];
-        if (j < 0 || j >= size || j == me) {
-            mu_gpu_fail("cg: peer form: receive neighbour %d of rank %d", j, me);
-            goto fail;
-        }
-        c.recv_rank[m] = j;
+        if (bad_rank(d->recv_rank[m], size, me, "receive")) goto fail;
+        c.recv_rank[m] = d->recv_rank[m];
     }
     {
         cudaError_t e = cudaMemcpy(l->dev, &c, sizeof c, cudaMemcpyHostToDevice);

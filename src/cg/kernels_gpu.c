@@ -199,29 +199,42 @@ static void precond(cg_backend *b, const void *r, void *z, mu_xsum *rz, mu_xsum 
     take(c, rr, z ? rz : NULL);
 }
 
+/* mu_gpu_cg_iterate's input from the solver's state. */
+static void iter_in(mu_gpu_cg_iter *it, int64_t count, double tol, double rz, double rr) {
+    memset(it, 0, sizeof *it);
+    it->rz = rz;
+    it->rr = rr;
+    it->tol = tol;
+    it->count = count;
+}
+
+/* The solver's state from mu_gpu_cg_iterate's output; a sum that is not
+ * finite gets the table path's message, for the iteration after the last one
+ * made (several ranks: its words summed over the ranks, the same message on
+ * every rank). */
+static int iter_out(const mu_gpu_cg_iter *it, double *rz, double *rr, int64_t *k) {
+    *k += it->done;
+    if (it->done > 0) {
+        *rz = it->rz;
+        *rr = it->rr;
+    }
+    if (it->stop == MU_GPU_CG_RR || it->stop == MU_GPU_CG_RZ) {
+        double v;
+        return cg_value(&it->bad, &v, it->stop == MU_GPU_CG_RR ? "r'r" : "r'z", *k);
+    }
+    return 0;
+}
+
 /* One rank: batches of whole iterations on the device (mu_gpu_cg_iterate). */
 static int iterate_one(gpu_impl *c, int64_t count, double tol, void *x, void *r, void *p, void *q,
                        void *z, double *rz, double *rr, int64_t *k) {
     if (c->failed) return 0; /* the table path's NaN stops the solver */
     mu_gpu_cg_iter it;
-    memset(&it, 0, sizeof it);
-    it.rz = *rz;
-    it.rr = *rr;
-    it.tol = tol;
-    it.count = count;
+    iter_in(&it, count, tol, *rz, *rr);
     it.seconds = 0.5; /* back to the solver twice a second: progress, signals */
     if (mu_gpu_cg_iterate(c->g, x, r, p, q, z, &it))
         return mu_error("cg: GPU iterations failed: %s", mu_gpu_error());
-    *k += it.done;
-    if (it.done > 0) {
-        *rz = it.rz;
-        *rr = it.rr;
-    }
-    if (it.stop == MU_GPU_CG_RR || it.stop == MU_GPU_CG_RZ) {
-        double v; /* the table path's message, for the iteration after the last one made */
-        return cg_value(&it.bad, &v, it.stop == MU_GPU_CG_RR ? "r'r" : "r'z", *k);
-    }
-    return 0;
+    return iter_out(&it, rz, rr, k);
 }
 
 /* Several ranks (see the top of the file). Every decision comes from reduced
@@ -447,12 +460,8 @@ static int iterate_peer(gpu_impl *c, MPI_Comm comm, int64_t count, double tol, v
                         void *p, void *q, void *z, double *rz, double *rr, int64_t *k, int *stop) {
     const double start = MPI_Wtime();
     mu_gpu_cg_iter it;
-    memset(&it, 0, sizeof it);
-    it.rz = *rz;
-    it.rr = *rr;
-    it.tol = tol;
-    it.count = count;
-    int64_t flags[2] = {0, mu_signals_pending() != 0};
+    iter_in(&it, count, tol, *rz, *rr);
+    int64_t flags[2] = {0, 0};
     if (mu_gpu_cg_iterate(c->g, x, r, p, q, z, &it)) {
         failed(c, "iterations");
         flags[0] = 1;
@@ -477,17 +486,8 @@ static int iterate_peer(gpu_impl *c, MPI_Comm comm, int64_t count, double tol, v
     if (flags[0])
         return mu_error("cg: GPU iterations failed on %lld rank(s) (peer form)",
                         (long long)flags[0]);
-    *k += it.done;
-    if (it.done > 0) {
-        *rz = it.rz;
-        *rr = it.rr;
-    }
     *stop = flags[1] > 0;
-    if (it.stop == MU_GPU_CG_RR || it.stop == MU_GPU_CG_RZ) {
-        double v; /* the words summed over the ranks: the same message on every rank */
-        return cg_value(&it.bad, &v, it.stop == MU_GPU_CG_RR ? "r'r" : "r'z", *k);
-    }
-    return 0;
+    return iter_out(&it, rz, rr, k);
 }
 
 static int iterate(cg_backend *b, MPI_Comm comm, int64_t count, double tol, void *x, void *r,
