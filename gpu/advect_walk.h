@@ -252,6 +252,35 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
     return sum - sum == 0.f && mx < 0x7f7fffffu;
 }
 
+/* In the stretches (adv_fwd_d_run, adv_bwd_e_run, whose locals they use):
+ * the line's arrays' entries of cell i + o (o a constant): its Courant number
+ * and rho* (its right face's forward, its left face's backward), d0 and d1;
+ * and the next cell's with the q entering the window. */
+#define ADV_CELL_FWD(x, r, a, b, o)                                                                \
+    do {                                                                                           \
+        ADV_LDK(x, cnl + i, (o) + 1);                                                              \
+        ADV_LDK(r, rsl + i, (o) + 1);                                                              \
+        ADV_LDK(a, d0l + i, (o));                                                                  \
+        ADV_LDK(b, d1l + i, (o));                                                                  \
+    } while (0)
+#define ADV_CELL_BWD(x, r, a, b, o)                                                                \
+    do {                                                                                           \
+        ADV_LDK(x, cnl + i, (o));                                                                  \
+        ADV_LDK(r, rsl + i, (o));                                                                  \
+        ADV_LDK(a, d0l + i, (o));                                                                  \
+        ADV_LDK(b, d1l + i, (o));                                                                  \
+    } while (0)
+#define ADV_NEXT_FWD()                                                                             \
+    do {                                                                                           \
+        ADV_CELL_FWD(x1n, rsn, d0n, d1n, 1);                                                       \
+        p3 = wrap ? *adv_qat(l, i + 3, wrap) : *q3;                                                \
+    } while (0)
+#define ADV_NEXT_BWD()                                                                             \
+    do {                                                                                           \
+        ADV_CELL_BWD(x1n, rsn, d0n, d1n, -1);                                                      \
+        m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;                                                \
+    } while (0)
+
 /* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
  * values, and the fluxes (keep = 0: only F[e], the one the next cell or the
  * end of the walk reads). The stretch's length is known (a scan of the
@@ -277,10 +306,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
     float m1 = w->m1, c = w->c, p1 = w->p1, p2 = w->p2;
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
-    ADV_LDK(x1, cnl + i, 1);
-    ADV_LDK(rs, rsl + i, 1);
-    ADV_LDK(d0, d0l + i, 0);
-    ADV_LDK(d1, d1l + i, 0);
+    ADV_CELL_FWD(x1, rs, d0, d1, 0);
     const uint32_t znot = !adv_zero_dx(dx); /* no zero cells: nonzero */
     ADV_ONE_AT_A_TIME
     for (;; i++) {
@@ -322,10 +348,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
                 p1 = p2; /* q_{i+1}; q_{i-1} and q_i are +0 */
                 p2 = wrap ? *adv_qat(l, i + 2, wrap) : *q3;
                 q3 += qs;
-                ADV_LDK(x1, cnl + i, 1);
-                ADV_LDK(rs, rsl + i, 1);
-                ADV_LDK(d0, d0l + i, 0);
-                ADV_LDK(d1, d1l + i, 0);
+                ADV_CELL_FWD(x1, rs, d0, d1, 0);
                 if (adv_bits(p1) || !adv_zero_params(x1, rs, d0, d1)) break;
             }
             m1 = c = f = 0.f;
@@ -335,23 +358,11 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
         }
         if (i + 1 >= e) break;
         float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p3 = 0.f;
-        if (ahead) {
-            ADV_LDK(x1n, cnl + i, 2);
-            ADV_LDK(rsn, rsl + i, 2);
-            ADV_LDK(d0n, d0l + i, 1);
-            ADV_LDK(d1n, d1l + i, 1);
-            p3 = wrap ? *adv_qat(l, i + 3, wrap) : *q3;
-        }
+        if (ahead) ADV_NEXT_FWD();
         f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f, &qv);
         *qn = qv;
         if (keep) F[(i + 1) * fs] = f;
-        if (!ahead) {
-            ADV_LDK(x1n, cnl + i, 2);
-            ADV_LDK(rsn, rsl + i, 2);
-            ADV_LDK(d0n, d0l + i, 1);
-            ADV_LDK(d1n, d1l + i, 1);
-            p3 = wrap ? *adv_qat(l, i + 3, wrap) : *q3;
-        }
+        if (!ahead) ADV_NEXT_FWD();
         m1 = c;
         c = p1;
         p1 = p2;
@@ -390,10 +401,7 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
     float m2 = w->m2, m1 = w->m1, c = w->c, p1 = w->p1;
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
-    ADV_LDK(x1, cnl + i, 0);
-    ADV_LDK(rs, rsl + i, 0);
-    ADV_LDK(d0, d0l + i, 0);
-    ADV_LDK(d1, d1l + i, 0);
+    ADV_CELL_BWD(x1, rs, d0, d1, 0);
     const uint32_t znot = !adv_zero_dx(dx); /* no zero cells: nonzero */
     ADV_ONE_AT_A_TIME
     for (;; i--) {
@@ -442,10 +450,7 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
                 m1 = m2;
                 m2 = wrap ? *adv_qat(l, i - 2, wrap) : *q3;
                 q3 -= qs;
-                ADV_LDK(x1, cnl + i, 0);
-                ADV_LDK(rs, rsl + i, 0);
-                ADV_LDK(d0, d0l + i, 0);
-                ADV_LDK(d1, d1l + i, 0);
+                ADV_CELL_BWD(x1, rs, d0, d1, 0);
                 if (adv_bits(m1) || !adv_zero_params(x1, rs, d0, d1)) break;
             }
             f = 0.f;
@@ -466,23 +471,11 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
             break;
         }
         float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;
-        if (ahead) {
-            ADV_LDK(x1n, cnl + i, -1);
-            ADV_LDK(rsn, rsl + i, -1);
-            ADV_LDK(d0n, d0l + i, -1);
-            ADV_LDK(d1n, d1l + i, -1);
-            m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;
-        }
+        if (ahead) ADV_NEXT_BWD();
         f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
         *qn = qv;
         if (keep) F[i * fs] = f;
-        if (!ahead) {
-            ADV_LDK(x1n, cnl + i, -1);
-            ADV_LDK(rsn, rsl + i, -1);
-            ADV_LDK(d0n, d0l + i, -1);
-            ADV_LDK(d1n, d1l + i, -1);
-            m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;
-        }
+        if (!ahead) ADV_NEXT_BWD();
         p1 = c;
         c = m1;
         m1 = m2;
@@ -506,6 +499,11 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
     w->ep1 = ep1;
     return f;
 }
+
+#undef ADV_CELL_FWD
+#undef ADV_CELL_BWD
+#undef ADV_NEXT_FWD
+#undef ADV_NEXT_BWD
 
 /* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of the
  * cells this walk updates is a C cell or a D cell and the D cells after it
