@@ -199,7 +199,6 @@ static void parts(mu_app *app, problem *P, int reps, double t_it) {
     }
 }
 
-/* (2): seconds per iteration of all ranks, with the report. */
 /* (4): seconds per iteration of the solver to rtol 1e-8 from x = 0 (P's own
  * vectors untouched but x). */
 static double solve_once(mu_app *app, problem *P, const char *what) {
@@ -223,6 +222,7 @@ static double solve_once(mu_app *app, problem *P, const char *what) {
     return per;
 }
 
+/* (2): seconds per iteration of all ranks, with the report. */
 static double all_ranks(mu_app *app, problem *P, int warm, int iters, double t1, const char *what) {
     /* The backend's first several-rank iterate logs the form it runs (info). */
     mu_log_set_level("info");
