@@ -33,6 +33,8 @@ struct mu_gpu_adv {
      * stream, the next sweep's while this one's chains run (ready[a]: done;
      * freed[a]: the last sweep along a is over, its buffers free). */
     float *au[3], *acn[3], *ad0[3], *ad1[3];
+    uint8_t *acls[3]; /* and classes and segments (open sweeps are classified there too) */
+    adv_seg *aseg[3];
     cudaStream_t side;
     cudaEvent_t ready[3], freed[3];
     uint8_t *cls;
@@ -158,16 +160,42 @@ struct wstat_acc {
     unsigned long long mx, nbad; /* the largest Courant number (bits), bad faces / cells */
 };
 
-__device__ __forceinline__ void wind_cell(const dgeom &w, const double *wc, float *u, float *cn,
-                                          const float *rs, float *d0, float *d1, int *pn, int g,
-                                          int i, float a, wstat_acc *acc) {
+/* The sweep's inputs that the density kernels turn into its winds and densities. */
+struct wargs {
+    const double *wc; /* the steady face winds (x tf) */
+    const float *rs;  /* the face densities */
+    float *u, *cn, *d0, *d1;
+    int *pn; /* periodic: 2 sign flags per line, else NULL */
+    unsigned long long *stat;
+};
+
+/* A cell's inputs besides its D0: its two faces' steady winds and densities.
+ * The kernels load those of several cells before they store any (a store may
+ * alias the face densities, so a load after one would wait for it). */
+struct wcell {
+    double wl, wr;
+    float rl, rr;
+};
+
+__device__ __forceinline__ wcell wind_load(const dgeom &w, const wargs &r, int g, int i) {
     long long f = (long long)g * (w.m + 1) + i; /* the left face; f + 1 the right one */
-    float ul = (float)(wc[f] * w.tf), ur = (float)(wc[f + 1] * w.tf);
-    u[f + 1] = ur;
-    cn[f + 1] = adv_courant(ur, w.dt, w.dx);
+    wcell v;
+    v.wl = r.wc[f];
+    v.wr = r.wc[f + 1];
+    v.rl = r.rs[f];
+    v.rr = r.rs[f + 1];
+    return v;
+}
+
+__device__ __forceinline__ void wind_cell(const dgeom &w, const wargs &r, const wcell &v, int g,
+                                          int i, float a, wstat_acc *acc) {
+    long long f = (long long)g * (w.m + 1) + i;
+    float ul = (float)(v.wl * w.tf), ur = (float)(v.wr * w.tf);
+    r.u[f + 1] = ur;
+    r.cn[f + 1] = adv_courant(ur, w.dt, w.dx);
     if (i == 0) {
-        u[f] = ul;
-        cn[f] = adv_courant(ul, w.dt, w.dx);
+        r.u[f] = ul;
+        r.cn[f] = adv_courant(ul, w.dt, w.dx);
     }
     long long gi = w.glo + i;
     if (w.periodic || gi + 1 < w.gn) { /* faces inside the domain */
@@ -176,22 +204,21 @@ __device__ __forceinline__ void wind_cell(const dgeom &w, const double *wc, floa
         acc->mx = bits > acc->mx ? bits : acc->mx;
         if (c > 1) acc->nbad++;
     }
-    if (pn) pn[2 * g + (ur >= 0 ? 0 : 1)] = 1;
+    if (r.pn) r.pn[2 * g + (ur >= 0 ? 0 : 1)] = 1;
     float fdtdx = (float)w.dtdx;
     int fixed = !w.periodic && (gi == 0 || gi == w.gn - 1);
-    float b = fixed ? a : a - fdtdx * (rs[f + 1] * ur - rs[f] * ul);
+    float b = fixed ? a : a - fdtdx * (v.rr * ur - v.rl * ul);
     long long k = (long long)g * w.m + i;
-    d0[k] = a;
-    d1[k] = b;
+    r.d0[k] = a;
+    r.d1[k] = b;
     if (!(b > 0)) acc->nbad++;
 }
 
 /* The block's figures into stat: the largest Courant number as the maximum of
  * its bits (non-negative doubles order as their bits, and a maximum does not
- * depend on the order), reduced in the warps and the block first, then one
- * atomic per block, skipped when stat already holds as much (a plain read, at
- * worst stale): they serialize in L2 on one address. Every thread of the
- * block calls it. */
+ * depend on the order), reduced in the warps and the block first: one atomic
+ * per block, not one per face on a single address (they serialize in L2).
+ * Every thread of the block calls it. */
 __device__ void wstat_flush(wstat_acc acc, unsigned long long *stat) {
     __shared__ unsigned long long wmax[32];
     unsigned long long mx = acc.mx;
@@ -209,19 +236,10 @@ __device__ void wstat_flush(wstat_acc acc, unsigned long long *stat) {
             unsigned long long v = __shfl_xor_sync(0xffffffffu, mx, o);
             mx = v > mx ? v : mx;
         }
-        if (lane == 0 && mx > *(volatile unsigned long long *)stat) atomicMax(&stat[0], mx);
+        if (lane == 0 && mx) atomicMax(&stat[0], mx);
     }
     if (acc.nbad) atomicAdd(&stat[1], acc.nbad); /* rare: the host then names the place */
 }
-
-/* The sweep's inputs that the density kernels turn into its winds and densities. */
-struct wargs {
-    const double *wc; /* the steady face winds (x tf) */
-    const float *rs;  /* the face densities */
-    float *u, *cn, *d0, *d1;
-    int *pn; /* periodic: 2 sign flags per line, else NULL */
-    unsigned long long *stat;
-};
 
 /* The cell of a sweep along axis A at coordinates c = (x, y, z): its line
  * (line_xyz's inverse); its cell along the line is c[A]. */
@@ -231,15 +249,27 @@ template <int A> __device__ __forceinline__ int cell_line(const dgeom &w, const 
 
 /* The cell densities are never stored as such: the step's first sweep takes
  * D0 = rho(z), each later sweep the D1 of the sweep before, read where that
- * sweep wrote it (its lines' layout). k_dens_lin: from rho(z), or from the D1
- * of a sweep along the same axis (the same layout), a warp over 32 cells of a
- * line. Grid (lines / 8, cells / 32) of 32 x 8 threads. */
+ * sweep wrote it (its lines' layout). Each thread does four cells, their loads
+ * first. k_dens_lin: from rho(z), or from the D1 of a sweep along the same
+ * axis (the same layout), a warp over 32 cells of a line. Grid (lines / 32,
+ * cells / 32) of 32 x 8 threads. */
 __global__ void k_dens_lin(dgeom w, const float *rho, const float *prev, wargs r) {
-    int g = blockIdx.x * 8 + threadIdx.y, i = blockIdx.y * 32 + threadIdx.x;
+    int i = blockIdx.y * 32 + threadIdx.x, g0 = blockIdx.x * 32 + threadIdx.y;
+    wcell v[4] = {};
+    float a[4] = {};
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        int g = g0 + 8 * k;
+        if (g < w.G && i < w.m) {
+            v[k] = wind_load(w, r, g, i);
+            a[k] = rho ? rho[w.axis == 2 ? i : g % w.nz] : prev[(long long)g * w.m + i];
+        }
+    }
     wstat_acc acc = {0, 0};
-    if (g < w.G && i < w.m) {
-        float a = rho ? rho[w.axis == 2 ? i : g % w.nz] : prev[(long long)g * w.m + i];
-        wind_cell(w, r.wc, r.u, r.cn, r.rs, r.d0, r.d1, r.pn, g, i, a, &acc);
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        int g = g0 + 8 * k;
+        if (g < w.G && i < w.m) wind_cell(w, r, v[k], g, i, a[k], &acc);
     }
     wstat_flush(acc, r.stat);
 }
@@ -261,14 +291,66 @@ template <int P, int A> __global__ void k_dens_tr(dgeom w, const float *prev, wa
         if (c[A] < n[A] && c[P] < n[P])
             tile[j][tx] = prev[(long long)cell_line<P>(w, c) * n[P] + c[P]];
     }
+    /* this thread's cells: c[A] = a0 + tx, c[P] = p0 + ty + 8 k; their winds
+     * loaded while the tile fills */
+    int gk[4] = {}, in[4] = {};
+    wcell v[4] = {};
+    c[A] = a0 + tx;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        c[P] = p0 + ty + 8 * k;
+        in[k] = c[A] < n[A] && c[P] < n[P];
+        gk[k] = cell_line<A>(w, c);
+        if (in[k]) v[k] = wind_load(w, r, gk[k], c[A]);
+    }
     __syncthreads();
     wstat_acc acc = {0, 0};
-    for (int j = ty; j < 32; j += 8) {
-        c[P] = p0 + j;
-        c[A] = a0 + tx;
-        if (c[A] < n[A] && c[P] < n[P])
-            wind_cell(w, r.wc, r.u, r.cn, r.rs, r.d0, r.d1, r.pn, cell_line<A>(w, c), c[A],
-                      tile[tx][j], &acc);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        if (in[k]) wind_cell(w, r, v[k], gk[k], c[A], tile[tx][ty + 8 * k], &acc);
+    wstat_flush(acc, r.stat);
+}
+
+/* The Z sweep's from the D1 of a sweep along P (X or Y) when the lines are
+ * short (nz <= ZT): 32 x nz tiles, the whole of the lines in a block, written
+ * with the block's threads over the tile's cells (z fastest), not a warp per
+ * 32 z of which 38 - 32 = 6 would be used in every second tile; four cells a
+ * thread at a time, their loads first. Grid (cells along P / 32, 1, cells
+ * along the third axis) of 32 x 8 threads. */
+constexpr int ZT = 64;
+
+template <int P> __global__ void k_dens_tz(dgeom w, const float *prev, wargs r) {
+    constexpr int O = 1 - P;
+    __shared__ float tile[ZT][33];
+    const int n[3] = {w.nxl, w.nyl, w.nz};
+    int p0 = blockIdx.x * 32, tx = threadIdx.x, ty = threadIdx.y, nz = w.nz;
+    int np = n[P] - p0 < 32 ? n[P] - p0 : 32, ne = np * nz, t = tx + 32 * ty;
+    int c[3];
+    c[O] = blockIdx.z;
+    for (int z = ty; z < nz; z += 8) {
+        c[2] = z;
+        c[P] = p0 + tx;
+        if (tx < np) tile[z][tx] = prev[(long long)cell_line<P>(w, c) * n[P] + c[P]];
+    }
+    __syncthreads();
+    wstat_acc acc = {0, 0};
+    for (int e0 = t; e0 < ne; e0 += 4 * 256) {
+        int gk[4] = {}, zk[4] = {}, pk[4] = {};
+        wcell v[4] = {};
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            int e = e0 + 256 * k;
+            if (e >= ne) continue;
+            pk[k] = e / nz;
+            zk[k] = e - pk[k] * nz;
+            c[P] = p0 + pk[k];
+            c[2] = zk[k];
+            gk[k] = cell_line<2>(w, c);
+            v[k] = wind_load(w, r, gk[k], zk[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (e0 + 256 * k < ne) wind_cell(w, r, v[k], gk[k], zk[k], tile[zk[k]][pk[k]], &acc);
     }
     wstat_flush(acc, r.stat);
 }
@@ -346,48 +428,43 @@ __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
     return l;
 }
 
-/* qn = q in one cell, its fields from f0 on over the lanes of a warp. */
-__device__ __forceinline__ void copy_cell(const bufs &b, long long o, int f0, int N, int lane) {
-    for (int f = f0 + lane; f < N; f += 32) b.qn[o + f] = b.q[o + f];
+/* The winds of cells [i0, i0 + 128) of [a, b) (0 elsewhere), a lane's four. */
+__device__ __forceinline__ void class_winds(const float *u, int i0, int a, int b, int lane,
+                                            float *ul, float *ur) {
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        int i = i0 + 32 * k + lane, in = i >= a && i < b;
+        ul[k] = in ? u[i] : 0.f;
+        ur[k] = in ? u[i + 1] : 0.f;
+    }
 }
 
 /* adv_seg_init with a warp per line: the lanes classify the cells, and the
  * first non-D / last non-E cells (h, t) come from warp minimum / maximum.
- * The kernel waits on its loads: they are issued together before any store
- * (the class stores are bytes, which may alias anything, so a load after one
- * waits for it): the winds of 128 cells at a time, and first the fixed cells'
- * fields. */
-__global__ void k_classify(dgeom w, bufs b) {
+ * The kernel waits on its loads, so they are issued together: the winds of
+ * the first 128 cells before adv_seg_ends (which branches on the winds and
+ * the cycle sign it loads; the line's ends a, b, where the classes are, depend
+ * on the borders only), the next 128 cells' before any class is stored again
+ * (a byte store may alias anything, so a load after one waits for it). Lines
+ * of an open sweep (no cycle signs, use_cyc 0) are classified from their winds
+ * alone, on the side stream. */
+__global__ void k_classify(dgeom w, bufs b, int use_cyc) {
     long long gw = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x % 32;
     if (gw >= w.G) return; /* whole warps leave together */
     int g = (int)gw, m = w.m;
     uint8_t *cls = b.cls + (long long)g * m;
     const float *u = b.wu + (long long)g * (m + 1);
+    int blo = !w.periodic && w.first, bhi = !w.periodic && w.last;
+    int a0 = blo ? 1 : 0, b0 = bhi ? m - 1 : m; /* adv_seg_ends's a and b */
+    int cy = use_cyc ? b.cyc[g] : 0;
+    float ul[4], ur[4];
+    class_winds(u, 0, a0, b0, lane, ul, ur);
     adv_seg s;
-    int live = adv_seg_ends(&s, u, m, !w.periodic && w.first, !w.periodic && w.last, b.cyc[g],
-                            w.first, w.last);
-    /* qn = q on the cells the sweep leaves alone (fixed open-border cells: the
-     * ends [0, l1) and [r0, m) of adv_seg_ends, at most one cell each), the
-     * lanes over the fields: every other cell of a line is written by its
-     * chains, and the halos are filled again before they are read, so the
-     * fields are not copied whole (the CPU's memcpy). The first 32 fields of a
-     * one-cell end are loaded now, the rest copied at the end. */
-    long long off = line_off(w, g);
-    int l1 = s.a < m ? s.a : m, r0 = s.b > s.a ? s.b : s.a;
-    int one_l = l1 == 1 && lane < w.N, one_r = r0 == m - 1 && lane < w.N;
-    long long orr = off + (long long)(m - 1) * w.qs;
-    float ql = one_l ? b.q[off + lane] : 0.f, qr = one_r ? b.q[orr + lane] : 0.f;
+    int live = adv_seg_ends(&s, u, m, blo, bhi, cy, w.first, w.last);
     int nd = s.b, ne = s.a - 1;
     for (int i0 = 0; i0 < m; i0 += 128) {
-        float ul[4], ur[4];
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            int i = i0 + 32 * k + lane;
-            int in = live && i >= s.a && i < s.b;
-            ul[k] = in ? u[i] : 0.f;
-            ur[k] = in ? u[i + 1] : 0.f;
-        }
+        if (i0 || s.a != a0 || s.b != b0) class_winds(u, i0, s.a, s.b, lane, ul, ur);
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             int i = i0 + 32 * k + lane, c = ADV_FIXED;
@@ -401,15 +478,23 @@ __global__ void k_classify(dgeom w, bufs b) {
     }
     nd = __reduce_min_sync(0xffffffffu, nd);
     ne = __reduce_max_sync(0xffffffffu, ne);
-    if (one_l) b.qn[off + lane] = ql;
-    if (one_r) b.qn[orr + lane] = qr;
-    for (int i = 0; i < l1; i++)
-        copy_cell(b, off + (long long)i * w.qs, l1 == 1 ? 32 : 0, w.N, lane);
-    for (int i = r0; i < m; i++)
-        copy_cell(b, off + (long long)i * w.qs, r0 == m - 1 ? 32 : 0, w.N, lane);
     if (lane) return;
     if (live) adv_seg_ht(&s, u, nd, ne, ne >= s.a ? adv_class(u[ne], u[ne + 1]) : (int)ADV_FIXED);
     b.seg[g] = s;
+}
+
+/* qn = q on the cells the sweep leaves alone: the fixed open-border cells c0
+ * (and c1, grid.y 2) of every line, the ends [0, a) and [b, m) of
+ * adv_seg_ends (at most one cell each). Every other cell of a line is written
+ * by its chains, and the halos are filled again before they are read, so the
+ * fields are not copied whole (the CPU's memcpy). A thread per line, field and
+ * cell (32-bit indices: the host checks G N fits); grid (G N / 256, cells). */
+__global__ void k_fixed(dgeom w, const float *q, float *qn, int c0, int c1) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x, N = (unsigned)w.N;
+    if (t >= (unsigned)w.G * N) return;
+    int g = (int)(t / N), f = (int)(t % N);
+    long long o = line_off(w, g) + (long long)(blockIdx.y ? c1 : c0) * w.qs + f;
+    qn[o] = q[o];
 }
 
 /* Task list of the middle [h, t) of each line, a warp per line in chunks of
@@ -483,7 +568,8 @@ __global__ void k_tasks(dgeom w, bufs b) {
 }
 
 /* The chain kernels are capped at 64 registers (8 blocks of 128 threads, 50%
- * occupancy) where that costs no spills: they wait on loads more than on math. */
+ * occupancy; k_local: other caps by adv_occ): they wait on loads more than on
+ * math. */
 /* The lines schedule's segment that waits for no flux from another rank or
  * around the line (one rank along the axis, open borders): its backward walks
  * follow its forward ones in the same thread (they touch only the thread's line
@@ -502,10 +588,21 @@ int adv_ahead() {
     return !(s && s[0] == '0');
 }
 
+/* k_local's blocks per SM, MUTIRAO_ADV_OCC=8 (the default: 64 registers), 9
+ * (56), 10 (48), 12 (40) or 16 (32 registers): more resident warps hide more
+ * of the walks' load latency and fit the X / Y sweeps' grids (2195 blocks in
+ * the paper case) in fewer waves, at the cost of spills (ptxas -v); the same
+ * results. For a benchmark to compare; read on every call. */
+int adv_occ() {
+    const char *s = getenv("MUTIRAO_ADV_OCC");
+    int n = s ? atoi(s) : 8;
+    return n == 9 || n == 10 || n == 12 || n == 16 ? n : 8;
+}
+
 /* Sources, heads fed by an open border, and (lines) the local forward chains;
- * lines == 2: the backward ones too (lines_alone). */
-template <int WRAP, int AHEAD>
-__global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
+ * lines == 2: the backward ones too (lines_alone). OCC: blocks per SM (adv_occ). */
+template <int WRAP, int AHEAD, int OCC>
+__global__ void __launch_bounds__(128, OCC) k_local(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -514,11 +611,47 @@ __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
     const float *cn = b.wcn + (long long)g * (w.m + 1);
     adv_line l = view(w, b, g, f);
     adv_seg_sources(&s, &l);
-    if (s.src_l) adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0, AHEAD);
-    if (lines) adv_forward_walk(&l, cls, cn, s.h, s.b, WRAP, 0, AHEAD);
+    /* the head [a, h) (its source here), then [h, b); then k_backward's, in
+     * its order: [a, t), then the tail [t, b) (its source here); each walk's
+     * code once (a loop of two ranges, not unrolled: half the code) */
+#pragma unroll 1
+    for (int part = 0; part < 2; part++)
+        if (part ? lines : s.src_l)
+            adv_forward_walk(&l, cls, cn, part ? s.h : s.a, part ? s.b : s.h, WRAP, 0, AHEAD);
     if (lines < 2) return;
-    adv_backward_walk(&l, cls, cn, s.a, s.t, WRAP, 0, AHEAD); /* k_backward's, in its order */
-    if (s.src_r) adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0, AHEAD);
+#pragma unroll 1
+    for (int part = 0; part < 2; part++)
+        if (!part || s.src_r)
+            adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, AHEAD);
+}
+
+template <int WRAP, int AHEAD>
+void local_occ(int occ, int grid, cudaStream_t st, const dgeom &w, const bufs &b, int lines) {
+    if (occ == 9)
+        k_local<WRAP, AHEAD, 9><<<grid, 128, 0, st>>>(w, b, lines);
+    else if (occ == 10)
+        k_local<WRAP, AHEAD, 10><<<grid, 128, 0, st>>>(w, b, lines);
+    else if (occ == 12)
+        k_local<WRAP, AHEAD, 12><<<grid, 128, 0, st>>>(w, b, lines);
+    else if (occ == 16)
+        k_local<WRAP, AHEAD, 16><<<grid, 128, 0, st>>>(w, b, lines);
+    else
+        k_local<WRAP, AHEAD, 8><<<grid, 128, 0, st>>>(w, b, lines);
+}
+
+/* k_local on grid blocks of 128 threads: the variant of wrap, adv_ahead and
+ * adv_occ (without loads ahead only at 8 blocks per SM). */
+void launch_local(const dgeom &w, const bufs &b, int lines, int grid, cudaStream_t st) {
+    if (adv_ahead()) {
+        if (w.wrap)
+            local_occ<1, 1>(adv_occ(), grid, st, w, b, lines);
+        else
+            local_occ<0, 1>(adv_occ(), grid, st, w, b, lines);
+    } else if (w.wrap) {
+        k_local<1, 0, 8><<<grid, 128, 0, st>>>(w, b, lines);
+    } else {
+        k_local<0, 0, 8><<<grid, 128, 0, st>>>(w, b, lines);
+    }
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -611,11 +744,11 @@ __global__ void __launch_bounds__(128, 8) k_backward(dgeom w, bufs b, int lines)
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const float *cn = b.wcn + (long long)g * (w.m + 1);
     adv_line l = view(w, b, g, f);
-    if (lines)
-        adv_backward_walk(&l, cls, cn, s.a, s.t, WRAP, 0, 1);
-    else if (w.last && b.cyc[g] > 0)
-        adv_backward(&l, s.b - 1, ADV_K);
-    if (s.src_r) adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0, 1);
+    if (!lines && w.last && b.cyc[g] > 0) adv_backward(&l, s.b - 1, ADV_K);
+#pragma unroll 1
+    for (int part = 0; part < 2; part++) /* [a, t) (lines), then [t, b): the walk's code once */
+        if (part ? s.src_r : lines)
+            adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, 1);
 }
 
 __global__ void k_fcells(dgeom w, bufs b, long long nf) {
@@ -741,8 +874,6 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->qn, (size_t)qlen * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->flux, (size_t)(gmax * N * (mmax + 1)) * sizeof(float)));
     MU_CUDA_GOTO(cudaMalloc(&g->buf, (size_t)g->nbuf * sizeof(float)));
-    MU_CUDA_GOTO(cudaMalloc(&g->cls, (size_t)(gmax * mmax)));
-    MU_CUDA_GOTO(cudaMalloc(&g->seg, (size_t)gmax * sizeof(adv_seg)));
     MU_CUDA_GOTO(cudaMalloc(&g->tasks, (size_t)(gmax * (mmax / 2 + 1)) * sizeof(adv_task)));
     MU_CUDA_GOTO(cudaMalloc(&g->fcells, (size_t)(gmax * (mmax + 1)) * 2 * sizeof(int32_t)));
     MU_CUDA_GOTO(cudaMalloc(&g->cyc, (size_t)gmax * sizeof(int)));
@@ -777,14 +908,14 @@ done:
 
 extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     if (!g) return;
-    void *p[] = {g->q,   g->qn,       g->flux,  g->buf,   g->cls,   g->seg,   g->tasks, g->fcells,
-                 g->cyc, g->counters, g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1], g->rc[2],
-                 g->rho, g->pn,       g->wstat, g->words, g->keys,  g->rhodv};
+    void *p[] = {g->q,        g->qn,    g->flux,  g->buf,   g->tasks, g->fcells, g->cyc,
+                 g->counters, g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2],
+                 g->rho,      g->pn,    g->wstat, g->words, g->keys,  g->rhodv};
     for (void *x : p)
         if (x) cudaFree(x);
     for (int a = 0; a < 3; a++) {
-        float *pa[] = {g->au[a], g->acn[a], g->ad0[a], g->ad1[a]};
-        for (float *x : pa)
+        void *pa[] = {g->au[a], g->acn[a], g->ad0[a], g->ad1[a], g->acls[a], g->aseg[a]};
+        for (void *x : pa)
             if (x) cudaFree(x);
         if (g->ready[a]) cudaEventDestroy(g->ready[a]);
         if (g->freed[a]) cudaEventDestroy(g->freed[a]);
@@ -825,6 +956,8 @@ extern "C" int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, co
         return mu_gpu_fail("advect winds: axis %d, %lld faces", axis, (long long)faces);
     if (!g->wc[axis]) MU_CUDA(cudaMalloc(&g->wc[axis], (size_t)faces * sizeof(double)));
     if (!g->rc[axis]) MU_CUDA(cudaMalloc(&g->rc[axis], (size_t)faces * sizeof(float)));
+    if (!g->acls[axis]) MU_CUDA(cudaMalloc(&g->acls[axis], (size_t)faces)); /* cells < faces */
+    if (!g->aseg[axis]) MU_CUDA(cudaMalloc(&g->aseg[axis], (size_t)g->gmax * sizeof(adv_seg)));
     float **pa[] = {&g->au[axis], &g->acn[axis], &g->ad0[axis], &g->ad1[axis]};
     for (float **x : pa) /* (the cells, for D0 and D1, are fewer than the faces) */
         if (!*x) MU_CUDA(cudaMalloc(x, (size_t)faces * sizeof(float)));
@@ -853,6 +986,14 @@ extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, in
 
 namespace {
 
+/* k_dens_tr<P, A> queued, for a table over the (P, A) pairs. */
+template <int P, int A>
+void tr_queue(dim3 grid, dim3 th, cudaStream_t st, const dgeom &w, const float *prev,
+              const wargs &r) {
+    k_dens_tr<P, A><<<grid, th, 0, st>>>(w, prev, r);
+}
+using tr_launch = void (*)(dim3, dim3, cudaStream_t, const dgeom &, const float *, const wargs &);
+
 /* The sweep's winds and Courant figures, and D0 and D1 from the cell
  * densities p (-1 rho(z), else the D1 of that axis's sweep), queued on the
  * side stream into the axis's buffers once the last sweep along it is over;
@@ -874,33 +1015,31 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
     MU_CUDA(cudaStreamWaitEvent(g->side, g->freed[a], 0));
     if (pn) MU_CUDA(cudaMemsetAsync(pn, 0, (size_t)(2 * w.G) * sizeof(int), g->side));
     if (p < 0 || p == a) {
-        dim3 grid((unsigned)((w.G + 7) / 8), (unsigned)((w.m + 31) / 32));
+        dim3 grid((unsigned)((w.G + 31) / 32), (unsigned)((w.m + 31) / 32));
         k_dens_lin<<<grid, th, 0, g->side>>>(w, p < 0 ? g->rho : nullptr, prev, r);
+    } else if (a == 2 && w.nz <= ZT) {
+        dim3 grid((unsigned)((n[p] + 31) / 32), 1, (unsigned)n[1 - p]);
+        if (p == 0)
+            k_dens_tz<0><<<grid, th, 0, g->side>>>(w, prev, r);
+        else
+            k_dens_tz<1><<<grid, th, 0, g->side>>>(w, prev, r);
     } else {
         dim3 grid((unsigned)((n[p] + 31) / 32), (unsigned)((n[a] + 31) / 32),
                   (unsigned)n[3 - p - a]);
-        switch (p * 3 + a) {
-        case 1:
-            k_dens_tr<0, 1><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        case 2:
-            k_dens_tr<0, 2><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        case 3:
-            k_dens_tr<1, 0><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        case 5:
-            k_dens_tr<1, 2><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        case 6:
-            k_dens_tr<2, 0><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        default:
-            k_dens_tr<2, 1><<<grid, th, 0, g->side>>>(w, prev, r);
-            break;
-        }
+        static const tr_launch tr[9] = {nullptr,        tr_queue<0, 1>, tr_queue<0, 2>,
+                                        tr_queue<1, 0>, nullptr,        tr_queue<1, 2>,
+                                        tr_queue<2, 0>, tr_queue<2, 1>, nullptr};
+        tr[p * 3 + a](grid, th, g->side, w, prev, r);
     }
     MU_LAUNCHED();
+    if (!w.periodic) { /* no cycle signs: classified from the winds alone, here */
+        bufs b = of(g);
+        b.wu = r.u;
+        b.cls = g->acls[a];
+        b.seg = g->aseg[a];
+        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->side>>>(w, b, 0);
+        MU_LAUNCHED();
+    }
     MU_CUDA(cudaEventRecord(g->ready[a], g->side));
     return 0;
 }
@@ -913,6 +1052,8 @@ int dens_use(mu_gpu_adv *g, int a) {
     g->wcn = g->acn[a];
     g->wd0 = g->ad0[a];
     g->wd1 = g->ad1[a];
+    g->cls = g->acls[a];
+    g->seg = g->aseg[a];
     g->dsrc = -2;
     return 0;
 }
@@ -1062,8 +1203,22 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     auto t0 = clk::now();
     if (wp->dataflow) /* the stream and cell counts (k_lost clears its own) */
         MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
-    k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b);
-    MU_LAUNCHED();
+    if (w.periodic) { /* with the signs just uploaded (open sweeps: with their winds) */
+        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b, 1);
+        MU_LAUNCHED();
+    }
+    /* the fixed open-border cells, as adv_seg_ends's ends [0, a) and [b, m) */
+    int ba = !w.periodic && w.first, bb = !w.periodic && w.last ? w.m - 1 : w.m;
+    int l1 = ba < w.m ? ba : w.m, r0 = bb > ba ? bb : ba, fc[2] = {0, 0}, nfc = 0;
+    for (int i = 0; i < l1 && nfc < 2; i++) fc[nfc++] = i;
+    for (int i = r0; i < w.m && nfc < 2; i++) fc[nfc++] = i;
+    if (nfc) {
+        if ((long long)w.G * w.N > 0x7fffffffLL)
+            return mu_gpu_fail("advect: %d lines x %d fields for 32-bit indices", w.G, w.N);
+        dim3 grid((unsigned)blocks((long long)w.G * w.N, 256), (unsigned)nfc);
+        k_fixed<<<grid, 256, 0, g->st>>>(w, g->q, g->qn, fc[0], fc[1]);
+        MU_LAUNCHED();
+    }
     long long gf = (long long)w.G * w.N;
     g->ntasks = g->nf = 0;
     if (wp->dataflow) {
@@ -1077,16 +1232,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
         g->nf = (int64_t)c[1];
     }
     int lines = lines_alone(w, wp->dataflow) ? 2 : !wp->dataflow;
-    if (adv_ahead()) {
-        if (w.wrap)
-            k_local<1, 1><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
-        else
-            k_local<0, 1><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
-    } else if (w.wrap) {
-        k_local<1, 0><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
-    } else {
-        k_local<0, 0><<<blocks(gf, 128), 128, 0, g->st>>>(w, b, lines);
-    }
+    launch_local(w, b, lines, blocks(gf, 128), g->st);
     MU_LAUNCHED();
     if (wp->dataflow && g->ntasks) {
         if (w.wrap)

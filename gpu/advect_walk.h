@@ -29,6 +29,7 @@
  * address operation (adv_fwd_d_run, adv_bwd_e_run). */
 #ifndef MU_GPU_ADVECT_WALK_H
 #define MU_GPU_ADVECT_WALK_H
+#include <stdlib.h>
 #include "gpu/advect_walcek.h"
 
 typedef struct {
@@ -86,10 +87,11 @@ MU_HD uint32_t adv_scan_marks(uint32_t w, int mode) {
     return ~(((y & 0x7f7f7f7fu) + 0x7f7f7f7fu) | y | 0x7f7f7f7fu);
 }
 
-MU_HD uint32_t adv_cls4(const uint8_t *p) { /* p: 4-byte aligned */
+MU_HD uint32_t adv_cls4(const uint8_t *p) { /* p: 4-byte aligned (the host checks it) */
 #ifdef __CUDA_ARCH__
     return *(const uint32_t *)p;
 #else
+    if ((uintptr_t)p & 3u) abort();
     uint32_t w;
     memcpy(&w, p, sizeof w);
     return w;
@@ -111,29 +113,68 @@ MU_HD int adv_high_byte(uint32_t k) { /* the highest nonzero byte of k != 0 */
 #endif
 }
 
-/* The first cell of [i, i1) that the mode finds (i1 if none). */
+/* The marks of n <= 3 classes from cls + i on as a word (byte j: cell i + j),
+ * their loads independent (one wait, not one a byte). */
+MU_HD uint32_t adv_scan_bytes(const uint8_t *cls, int i, int n, int mode) {
+    uint32_t w = 0;
+    if (n > 0) w = cls[i];
+    if (n > 1) w |= (uint32_t)cls[i + 1] << 8;
+    if (n > 2) w |= (uint32_t)cls[i + 2] << 16;
+    return adv_scan_marks(w, mode) & (n >= 3 ? 0xffffffu : n == 2 ? 0xffffu : n ? 0xffu : 0u);
+}
+
+/* The first cell of [i, i1) that the mode finds (i1 if none): the bytes up to
+ * an aligned word, then 16 and 4 bytes at a time (the 16 bytes' four loads
+ * independent), then the last bytes. */
 MU_HD int adv_scan_up(const uint8_t *cls, int i, int i1, int mode) {
-    for (; i < i1 && ((uintptr_t)(cls + i) & 3u); i++)
-        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
+    if (i >= i1) return i1;
+    int n = (int)((0u - (uint32_t)(uintptr_t)(cls + i)) & 3u);
+    if (n > i1 - i) n = i1 - i;
+    uint32_t k = adv_scan_bytes(cls, i, n, mode);
+    if (k) return i + adv_low_byte(k);
+    for (i += n; i + 16 <= i1; i += 16) {
+        uint32_t k0 = adv_scan_marks(adv_cls4(cls + i), mode);
+        uint32_t k1 = adv_scan_marks(adv_cls4(cls + i + 4), mode);
+        uint32_t k2 = adv_scan_marks(adv_cls4(cls + i + 8), mode);
+        uint32_t k3 = adv_scan_marks(adv_cls4(cls + i + 12), mode);
+        if (k0 | k1 | k2 | k3)
+            return k0   ? i + adv_low_byte(k0)
+                   : k1 ? i + 4 + adv_low_byte(k1)
+                   : k2 ? i + 8 + adv_low_byte(k2)
+                        : i + 12 + adv_low_byte(k3);
+    }
     for (; i + 4 <= i1; i += 4) {
-        uint32_t k = adv_scan_marks(adv_cls4(cls + i), mode);
+        k = adv_scan_marks(adv_cls4(cls + i), mode);
         if (k) return i + adv_low_byte(k);
     }
-    for (; i < i1; i++)
-        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
-    return i1;
+    k = adv_scan_bytes(cls, i, i1 - i, mode);
+    return k ? i + adv_low_byte(k) : i1;
 }
-/* The last cell of [i0, i] that the mode finds (i0 - 1 if none). */
+/* The last cell of [i0, i] that the mode finds (i0 - 1 if none), likewise
+ * from the top. */
 MU_HD int adv_scan_down(const uint8_t *cls, int i0, int i, int mode) {
-    for (; i >= i0 && ((uintptr_t)(cls + i + 1) & 3u); i--)
-        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
+    if (i < i0) return i0 - 1;
+    int n = (int)((uint32_t)(uintptr_t)(cls + i + 1) & 3u);
+    if (n > i - i0 + 1) n = i - i0 + 1;
+    uint32_t k = adv_scan_bytes(cls, i - n + 1, n, mode);
+    if (k) return i - n + 1 + adv_high_byte(k);
+    for (i -= n; i - 15 >= i0; i -= 16) {
+        uint32_t k3 = adv_scan_marks(adv_cls4(cls + i - 3), mode);
+        uint32_t k2 = adv_scan_marks(adv_cls4(cls + i - 7), mode);
+        uint32_t k1 = adv_scan_marks(adv_cls4(cls + i - 11), mode);
+        uint32_t k0 = adv_scan_marks(adv_cls4(cls + i - 15), mode);
+        if (k0 | k1 | k2 | k3)
+            return k3   ? i - 3 + adv_high_byte(k3)
+                   : k2 ? i - 7 + adv_high_byte(k2)
+                   : k1 ? i - 11 + adv_high_byte(k1)
+                        : i - 15 + adv_high_byte(k0);
+    }
     for (; i - 3 >= i0; i -= 4) {
-        uint32_t k = adv_scan_marks(adv_cls4(cls + i - 3), mode);
+        k = adv_scan_marks(adv_cls4(cls + i - 3), mode);
         if (k) return i - 3 + adv_high_byte(k);
     }
-    for (; i >= i0; i--)
-        if (adv_scan_marks(cls[i], mode) & 0xffu) return i;
-    return i0 - 1;
+    k = adv_scan_bytes(cls, i0, i - i0 + 1, mode);
+    return k ? i0 + adv_high_byte(k) : i0 - 1;
 }
 
 /* A line's read-only arrays in the stretches (the faces' Courant numbers,
@@ -163,6 +204,83 @@ MU_HD const float *adv_base(const float *p) {
     return p;
 }
 
+/* The zero cells (adv_fwd_d_run, adv_bwd_e_run): a D or E cell whose q and
+ * neighbours' q and incoming flux are +0 (the bits 0) gets qn = +0 and passes
+ * the flux +0 on, whatever its extremum flags, when its Courant number and
+ * rho* are finite, its d0 is +0 or positive and finite, its d1 positive and
+ * finite and dx positive and finite: the cell's operations then give those
+ * zeros (the face value is q clamped between +0 and +0; +0 * d0, Courant
+ * number * face value * rho* are zeros; +0 - (either zero) is +0; +0 / d1 is
+ * +0 * d1 = +0; dx * (+0 - +0) + (+0) = +0). So the zero background of a
+ * plume's fields is walked storing zeros, with none of the cell arithmetic;
+ * any other value (-0 too) takes the arithmetic. */
+MU_HD uint32_t adv_bits(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+MU_HD int adv_zero_params(float x1, float rs, float d0, float d1) {
+    uint32_t a = adv_bits(x1) & 0x7fffffffu, b = adv_bits(rs) & 0x7fffffffu, c = adv_bits(d0);
+    uint32_t mx = a > b ? a : b;
+    mx = mx > c ? mx : c;
+    return mx < 0x7f800000u && adv_bits(d1) - 1u < 0x7f7fffffu;
+}
+MU_HD int adv_zero_dx(float dx) {
+    return dx > 0.f && dx - dx == 0.f;
+}
+/* v[k] = p[o + k], k = 0 .. 3 (o a constant): four cells' entries of a line's
+ * array (ADV_LDK), the loads issued together. */
+#define ADV_LD4(v, p, o)                                                                           \
+    do {                                                                                           \
+        ADV_LDK((v)[0], p, (o));                                                                   \
+        ADV_LDK((v)[1], p, (o) + 1);                                                               \
+        ADV_LDK((v)[2], p, (o) + 2);                                                               \
+        ADV_LDK((v)[3], p, (o) + 3);                                                               \
+    } while (0)
+
+/* adv_zero_params of four cells: x (Courant numbers) and r (rho*) finite by
+ * their sum (an overflow only sends the cells to the arithmetic), d0 and d1
+ * by their bits (d0 not the largest float either). */
+MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, const float *d1) {
+    float sum = x[0] + x[1] + x[2] + x[3] + r[0] + r[1] + r[2] + r[3];
+    uint32_t mx = 0;
+    for (int k = 0; k < 4; k++) {
+        uint32_t u = adv_bits(d0[k]), v = adv_bits(d1[k]) - 1u;
+        mx = mx > u ? mx : u;
+        mx = mx > v ? mx : v;
+    }
+    return sum - sum == 0.f && mx < 0x7f7fffffu;
+}
+
+/* In the stretches (adv_fwd_d_run, adv_bwd_e_run, whose locals they use):
+ * the line's arrays' entries of cell i + o (o a constant): its Courant number
+ * and rho* (its right face's forward, its left face's backward), d0 and d1;
+ * and the next cell's with the q entering the window. */
+#define ADV_CELL_FWD(x, r, a, b, o)                                                                \
+    do {                                                                                           \
+        ADV_LDK(x, cnl + i, (o) + 1);                                                              \
+        ADV_LDK(r, rsl + i, (o) + 1);                                                              \
+        ADV_LDK(a, d0l + i, (o));                                                                  \
+        ADV_LDK(b, d1l + i, (o));                                                                  \
+    } while (0)
+#define ADV_CELL_BWD(x, r, a, b, o)                                                                \
+    do {                                                                                           \
+        ADV_LDK(x, cnl + i, (o));                                                                  \
+        ADV_LDK(r, rsl + i, (o));                                                                  \
+        ADV_LDK(a, d0l + i, (o));                                                                  \
+        ADV_LDK(b, d1l + i, (o));                                                                  \
+    } while (0)
+#define ADV_NEXT_FWD()                                                                             \
+    do {                                                                                           \
+        ADV_CELL_FWD(x1n, rsn, d0n, d1n, 1);                                                       \
+        p3 = wrap ? *adv_qat(l, i + 3, wrap) : *q3;                                                \
+    } while (0)
+#define ADV_NEXT_BWD()                                                                             \
+    do {                                                                                           \
+        ADV_CELL_BWD(x1n, rsn, d0n, d1n, -1);                                                      \
+        m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;                                                \
+    } while (0)
+
 /* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
  * values, and the fluxes (keep = 0: only F[e], the one the next cell or the
  * end of the walk reads). The stretch's length is known (a scan of the
@@ -181,37 +299,70 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
     const float dx = l->dx;
     float *F = l->F;
     const int fs = (int)l->fs, eb = l->eb1;
-    const float *q3 = l->q + (ptrdiff_t)(i + 3) * qs; /* q_{i+3} (unless wrapping) */
-    float *qn = l->qn + (ptrdiff_t)i * qs;
+    const float *q3 = l->q + (ptrdiff_t)(i + 3) * qs;        /* q_{i+3} (unless wrapping) */
+    float *qn = l->qn + (ptrdiff_t)i * qs, *Fe = F + e * fs; /* F[e], the stretch's last flux */
     const float *cnl = adv_base(cn), *rsl = adv_base(l->rs), *d0l = adv_base(l->d0),
                 *d1l = adv_base(l->d1);
     float m1 = w->m1, c = w->c, p1 = w->p1, p2 = w->p2;
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
-    ADV_LDK(x1, cnl + i, 1);
-    ADV_LDK(rs, rsl + i, 1);
-    ADV_LDK(d0, d0l + i, 0);
-    ADV_LDK(d1, d1l + i, 0);
+    ADV_CELL_FWD(x1, rs, d0, d1, 0);
+    const uint32_t znot = !adv_zero_dx(dx); /* no zero cells: nonzero */
     ADV_ONE_AT_A_TIME
-    for (; i + 1 < e; i++) {
-        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p3 = 0.f;
-        if (ahead) {
-            ADV_LDK(x1n, cnl + i, 2);
-            ADV_LDK(rsn, rsl + i, 2);
-            ADV_LDK(d0n, d0l + i, 1);
-            ADV_LDK(d1n, d1l + i, 1);
-            p3 = wrap ? *adv_qat(l, i + 3, wrap) : *q3;
+    for (;; i++) {
+        if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
+            adv_zero_params(x1, rs, d0, d1)) {
+            /* zero cells from i on, four at a time while cells i + 1 .. i + 4
+             * are zero cells too (q_{i+2} .. q_{i+5} are +0), then one at a
+             * time; the window and the flags again where they end */
+            ADV_ONE_AT_A_TIME
+            while (i + 5 <= e) {
+                float a[4], xb[4], rb[4], d0b[4], d1b[4];
+                for (int k = 0; k < 4; k++) a[k] = wrap ? *adv_qat(l, i + 3 + k, wrap) : q3[k * qs];
+                ADV_LD4(xb, cnl + i, 2); /* cells i + 1 .. i + 4 */
+                ADV_LD4(rb, rsl + i, 2);
+                ADV_LD4(d0b, d0l + i, 1);
+                ADV_LD4(d1b, d1l + i, 1);
+                int ok = adv_zero_params4(xb, rb, d0b, d1b);
+                if (adv_bits(p2) | adv_bits(a[0]) | adv_bits(a[1]) | adv_bits(a[2]) | (uint32_t)!ok)
+                    break;
+                for (int k = 0; k < 4; k++) {
+                    qn[k * qs] = 0.f;
+                    if (keep) F[(i + 1 + k) * fs] = 0.f;
+                }
+                qn += 4 * qs;
+                q3 += 4 * qs;
+                i += 4;
+                p2 = a[3]; /* q_{i+2}; q_{i-1} .. q_{i+1} are +0 (the loop below
+                            * stores cell i without its parameters) */
+            }
+            ADV_ONE_AT_A_TIME
+            for (;;) {
+                *qn = 0.f;
+                if (keep) F[(i + 1) * fs] = 0.f;
+                qn += qs;
+                if (++i >= e) {
+                    *Fe = 0.f;
+                    return;
+                }
+                p1 = p2; /* q_{i+1}; q_{i-1} and q_i are +0 */
+                p2 = wrap ? *adv_qat(l, i + 2, wrap) : *q3;
+                q3 += qs;
+                ADV_CELL_FWD(x1, rs, d0, d1, 0);
+                if (adv_bits(p1) || !adv_zero_params(x1, rs, d0, d1)) break;
+            }
+            m1 = c = f = 0.f;
+            em1 = adv_extw(l, i - 1, 0.f, 0.f, 0.f);
+            e0 = adv_extw(l, i, 0.f, 0.f, p1);
+            ep1 = adv_extw(l, i + 1, 0.f, p1, p2);
         }
+        if (i + 1 >= e) break;
+        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p3 = 0.f;
+        if (ahead) ADV_NEXT_FWD();
         f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f, &qv);
         *qn = qv;
         if (keep) F[(i + 1) * fs] = f;
-        if (!ahead) {
-            ADV_LDK(x1n, cnl + i, 2);
-            ADV_LDK(rsn, rsl + i, 2);
-            ADV_LDK(d0n, d0l + i, 1);
-            ADV_LDK(d1n, d1l + i, 1);
-            p3 = wrap ? *adv_qat(l, i + 3, wrap) : *q3;
-        }
+        if (!ahead) ADV_NEXT_FWD();
         m1 = c;
         c = p1;
         p1 = p2;
@@ -228,7 +379,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
     }
     f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f, &qv);
     *qn = qv;
-    F[e * fs] = f;
+    *Fe = f;
 }
 
 /* A backward stretch of E cells [lo, i], from i down, the window at i, f =
@@ -243,37 +394,88 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
     const float dx = l->dx;
     float *F = l->F;
     const int fs = (int)l->fs, eb = l->eb0;
-    const float *q3 = l->q + (ptrdiff_t)(i - 3) * qs; /* q_{i-3} (unless wrapping) */
-    float *qn = l->qn + (ptrdiff_t)i * qs;
+    const float *q3 = l->q + (ptrdiff_t)(i - 3) * qs;         /* q_{i-3} (unless wrapping) */
+    float *qn = l->qn + (ptrdiff_t)i * qs, *Fl = F + lo * fs; /* F[lo], the stretch's last flux */
     const float *cnl = adv_base(cn), *rsl = adv_base(l->rs), *d0l = adv_base(l->d0),
                 *d1l = adv_base(l->d1);
     float m2 = w->m2, m1 = w->m1, c = w->c, p1 = w->p1;
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
-    ADV_LDK(x1, cnl + i, 0);
-    ADV_LDK(rs, rsl + i, 0);
-    ADV_LDK(d0, d0l + i, 0);
-    ADV_LDK(d1, d1l + i, 0);
+    ADV_CELL_BWD(x1, rs, d0, d1, 0);
+    const uint32_t znot = !adv_zero_dx(dx); /* no zero cells: nonzero */
     ADV_ONE_AT_A_TIME
-    for (; i > lo; i--) {
-        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;
-        if (ahead) {
-            ADV_LDK(x1n, cnl + i, -1);
-            ADV_LDK(rsn, rsl + i, -1);
-            ADV_LDK(d0n, d0l + i, -1);
-            ADV_LDK(d1n, d1l + i, -1);
-            m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;
+    for (;; i--) {
+        if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
+            adv_zero_params(x1, rs, d0, d1)) {
+            /* zero cells from i down, four at a time while cells i - 1 .. i - 4
+             * are zero cells too (q_{i-2} .. q_{i-5} are +0), then one at a
+             * time; the flags again where they end */
+            int moved = 0, done = 0;
+            ADV_ONE_AT_A_TIME
+            while (i - 4 > lo) {
+                float a[4], xb[4], rb[4], d0b[4], d1b[4];
+                for (int k = 0; k < 4; k++)
+                    a[k] = wrap ? *adv_qat(l, i - 3 - k, wrap) : q3[-k * qs];
+                ADV_LD4(xb, cnl + i, -4); /* cells i - 4 .. i - 1 */
+                ADV_LD4(rb, rsl + i, -4);
+                ADV_LD4(d0b, d0l + i, -4);
+                ADV_LD4(d1b, d1l + i, -4);
+                int ok = adv_zero_params4(xb, rb, d0b, d1b);
+                if (adv_bits(m2) | adv_bits(a[0]) | adv_bits(a[1]) | adv_bits(a[2]) | (uint32_t)!ok)
+                    break;
+                for (int k = 0; k < 4; k++) {
+                    qn[-k * qs] = 0.f;
+                    if (keep) F[(i - k) * fs] = 0.f;
+                }
+                qn -= 4 * qs;
+                q3 -= 4 * qs;
+                i -= 4;
+                moved = 1;
+                m2 = a[3]; /* q_{i-2}; q_{i-1} .. q_{i+2} are +0 */
+                m1 = c = p1 = 0.f;
+            }
+            ADV_ONE_AT_A_TIME
+            for (;;) {
+                *qn = 0.f;
+                if (keep) F[i * fs] = 0.f;
+                if (i == lo) {
+                    done = 1;
+                    break;
+                }
+                qn -= qs;
+                i--;
+                moved = 1;
+                p1 = c; /* q_{i+1} and q_i are +0, so was q_{i+2} */
+                c = m1;
+                m1 = m2;
+                m2 = wrap ? *adv_qat(l, i - 2, wrap) : *q3;
+                q3 -= qs;
+                ADV_CELL_BWD(x1, rs, d0, d1, 0);
+                if (adv_bits(m1) || !adv_zero_params(x1, rs, d0, d1)) break;
+            }
+            f = 0.f;
+            if (moved) {
+                ep1 = adv_extw(l, i + 1, 0.f, 0.f, 0.f);
+                e0 = adv_extw(l, i, m1, c, p1);
+                em1 = adv_extw(l, i - 1, m2, m1, c);
+            }
+            if (done) {
+                *Fl = f;
+                break;
+            }
         }
+        if (i <= lo) {
+            f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
+            *qn = qv;
+            *Fl = f;
+            break;
+        }
+        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;
+        if (ahead) ADV_NEXT_BWD();
         f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
         *qn = qv;
         if (keep) F[i * fs] = f;
-        if (!ahead) {
-            ADV_LDK(x1n, cnl + i, -1);
-            ADV_LDK(rsn, rsl + i, -1);
-            ADV_LDK(d0n, d0l + i, -1);
-            ADV_LDK(d1n, d1l + i, -1);
-            m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;
-        }
+        if (!ahead) ADV_NEXT_BWD();
         p1 = c;
         c = m1;
         m1 = m2;
@@ -288,9 +490,6 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
         q3 -= qs;
         qn -= qs;
     }
-    f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
-    *qn = qv;
-    F[lo * fs] = f;
     w->m2 = m2;
     w->m1 = m1;
     w->c = c;
@@ -300,6 +499,11 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
     w->ep1 = ep1;
     return f;
 }
+
+#undef ADV_CELL_FWD
+#undef ADV_CELL_BWD
+#undef ADV_NEXT_FWD
+#undef ADV_NEXT_BWD
 
 /* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of the
  * cells this walk updates is a C cell or a D cell and the D cells after it
