@@ -568,8 +568,12 @@ __global__ void k_tasks(dgeom w, bufs b) {
 }
 
 /* The chain kernels are capped at 64 registers (8 blocks of 128 threads, 50%
- * occupancy; k_local: other caps by adv_occ): they wait on loads more than on
- * math. */
+ * occupancy): they wait on loads more than on math. Caps of 9 to 16 blocks
+ * (56 to 32 registers, with spills) ran the paper case's step slower on an
+ * H100 (1.57x to 2.10x the floor against 1.50x, same lease, 7a7dbbd); and
+ * prefetching the q a walk reads 4 to 32 cells later into L1 or L2 ran no
+ * faster (1.48x to 1.60x against 1.49x without; k_local read 22-27 % more
+ * from DRAM). */
 /* The lines schedule's segment that waits for no flux from another rank or
  * around the line (one rank along the axis, open borders): its backward walks
  * follow its forward ones in the same thread (they touch only the thread's line
@@ -588,21 +592,10 @@ int adv_ahead() {
     return !(s && s[0] == '0');
 }
 
-/* k_local's blocks per SM, MUTIRAO_ADV_OCC=8 (the default: 64 registers), 9
- * (56), 10 (48), 12 (40) or 16 (32 registers): more resident warps hide more
- * of the walks' load latency and fit the X / Y sweeps' grids (2195 blocks in
- * the paper case) in fewer waves, at the cost of spills (ptxas -v); the same
- * results. For a benchmark to compare; read on every call. */
-int adv_occ() {
-    const char *s = getenv("MUTIRAO_ADV_OCC");
-    int n = s ? atoi(s) : 8;
-    return n == 9 || n == 10 || n == 12 || n == 16 ? n : 8;
-}
-
 /* Sources, heads fed by an open border, and (lines) the local forward chains;
- * lines == 2: the backward ones too (lines_alone). OCC: blocks per SM (adv_occ). */
-template <int WRAP, int AHEAD, int OCC>
-__global__ void __launch_bounds__(128, OCC) k_local(dgeom w, bufs b, int lines) {
+ * lines == 2: the backward ones too (lines_alone). */
+template <int WRAP, int AHEAD>
+__global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -625,33 +618,17 @@ __global__ void __launch_bounds__(128, OCC) k_local(dgeom w, bufs b, int lines) 
             adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, AHEAD);
 }
 
-template <int WRAP, int AHEAD>
-void local_occ(int occ, int grid, cudaStream_t st, const dgeom &w, const bufs &b, int lines) {
-    if (occ == 9)
-        k_local<WRAP, AHEAD, 9><<<grid, 128, 0, st>>>(w, b, lines);
-    else if (occ == 10)
-        k_local<WRAP, AHEAD, 10><<<grid, 128, 0, st>>>(w, b, lines);
-    else if (occ == 12)
-        k_local<WRAP, AHEAD, 12><<<grid, 128, 0, st>>>(w, b, lines);
-    else if (occ == 16)
-        k_local<WRAP, AHEAD, 16><<<grid, 128, 0, st>>>(w, b, lines);
-    else
-        k_local<WRAP, AHEAD, 8><<<grid, 128, 0, st>>>(w, b, lines);
-}
-
-/* k_local on grid blocks of 128 threads: the variant of wrap, adv_ahead and
- * adv_occ (without loads ahead only at 8 blocks per SM). */
+/* k_local on grid blocks of 128 threads: the variant of wrap and adv_ahead. */
 void launch_local(const dgeom &w, const bufs &b, int lines, int grid, cudaStream_t st) {
-    if (adv_ahead()) {
-        if (w.wrap)
-            local_occ<1, 1>(adv_occ(), grid, st, w, b, lines);
-        else
-            local_occ<0, 1>(adv_occ(), grid, st, w, b, lines);
-    } else if (w.wrap) {
-        k_local<1, 0, 8><<<grid, 128, 0, st>>>(w, b, lines);
-    } else {
-        k_local<0, 0, 8><<<grid, 128, 0, st>>>(w, b, lines);
-    }
+    const int ahead = adv_ahead();
+    if (w.wrap && ahead)
+        k_local<1, 1><<<grid, 128, 0, st>>>(w, b, lines);
+    else if (w.wrap)
+        k_local<1, 0><<<grid, 128, 0, st>>>(w, b, lines);
+    else if (ahead)
+        k_local<0, 1><<<grid, 128, 0, st>>>(w, b, lines);
+    else
+        k_local<0, 0><<<grid, 128, 0, st>>>(w, b, lines);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */

@@ -153,9 +153,10 @@ static void variant(const char *var, const char *what, int sc, int reps, double 
     int bad = run_case(336, 38, 22, sc, reps, &p);
     unsetenv(var);
     if (!bad)
-        printf("          %s=0 (%s): step %.4f s (%.2fx the floor), sweeps X %.4f s, Y %.4f s, "
-               "Z %.4f s\n",
-               var, what, p.step, p.step / dev_floor, p.axis[0], p.axis[1], p.axis[2]);
+        printf("          %s=0 (%s): step %.3f ms (%.3fx the floor), sweeps X %.3f ms, Y %.3f "
+               "ms, Z %.3f ms\n",
+               var, what, 1e3 * p.step, p.step / dev_floor, 1e3 * p.axis[0], 1e3 * p.axis[1],
+               1e3 * p.axis[2]);
 }
 
 int main(int argc, char **argv) {
@@ -199,7 +200,7 @@ int main(int argc, char **argv) {
     double fields = 4.0 * 22 * (double)cells, fluxes = 4.0 * 22 * (double)cells;
     double dev_floor = 3 * 2 * (fields + fluxes) / d2d_bw;
     double xfer_floor = fields / h2d_bw + fields / d2h_bw;
-    printf("\n(b) 22 fields x 38 x 336 x 336, one step: fields %.0f MB; device floor %.4f s "
+    printf("\n(b) 22 fields x 38 x 336 x 336, one step: fields %.0f MB; device floor %.5f s "
            "(3 sweeps x read+write of fields and fluxes), transfer floor %.4f s (fields up and "
            "down)\n",
            fields / 1e6, dev_floor, xfer_floor);
@@ -212,13 +213,15 @@ int main(int argc, char **argv) {
             return 1;
         }
         row(sc, 22, 336, 38, &o);
-        printf("          resident step / device floor %.2fx (goal 1.3x); kernels / device floor "
-               "%.2fx; end to end / (device + transfer floor) %.2fx; the study: 0.74 s per step "
+        printf("          resident step %.3f ms / device floor %.3fx (goal 1.3x); kernels / device "
+               "floor "
+               "%.3fx; end to end / (device + transfer floor) %.2fx; the study: 0.74 s per step "
                "on a C2050\n",
-               o.step / dev_floor, o.kernel / dev_floor, o.total / (dev_floor + xfer_floor));
-        printf("          sweeps X %.4f s, Y %.4f s, Z %.4f s (the study's Table 4 on a C2050: "
-               "0.1026, 0.1037, 0.0998 s)\n",
-               o.axis[0], o.axis[1], o.axis[2]);
+               1e3 * o.step, o.step / dev_floor, o.kernel / dev_floor,
+               o.total / (dev_floor + xfer_floor));
+        printf("          sweeps X %.3f ms, Y %.3f ms, Z %.3f ms (the study's Table 4 on a C2050: "
+               "102.6, 103.7, 99.8 ms)\n",
+               1e3 * o.axis[0], 1e3 * o.axis[1], 1e3 * o.axis[2]);
         if (!getenv("MUTIRAO_ADV_SIDE")) /* the winds and densities not beside the chains */
             variant("MUTIRAO_ADV_SIDE", "winds on the main stream", sc, reps, dev_floor);
         if (sc == ADV_SCHED_LINES && !getenv("MUTIRAO_ADV_AHEAD"))
