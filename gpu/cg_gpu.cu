@@ -92,9 +92,9 @@ template <typename T> struct upd_args {
     long long *wz, *wr;
 };
 
-/* k_update's elements a thread loaded at once. On an H100 (256^3, same lease)
- * 4 took the device iteration from 1.045-1.049 ms to 1.031-1.035 ms; 2 and 8
- * gave 1.036 and 1.035 ms. */
+/* k_update's elements a thread loaded at once. On an H100 (256^3, the same
+ * leases) 4 took the device iteration from 1.045-1.049 ms to 1.031-1.041 ms;
+ * 2 and 8 gave 1.036 and 1.035 ms. */
 constexpr int UPD_AHEAD = 4;
 
 template <typename T, bool UPD, bool DOX, bool JAC>
@@ -129,9 +129,11 @@ __global__ void __launch_bounds__(THREADS) k_update(const upd_args<T> a) {
         if (want_r) xwin_add(wr, term(ri, ri), shr);
     };
     /* UPD_AHEAD elements a thread at a time, all their loads issued before
-     * the first use: at this kernel's occupancy (the exact sums' registers)
-     * one element's loads a thread keep too few bytes in flight for the
-     * copy rate. The sums are exact, so their order changes no bits. */
+     * the first use (the grid then has half the blocks: 62 registers). Alone
+     * under Nsight Compute the kernel takes as long as with one element; in
+     * the iteration's graph it is faster, most likely at its end, where the
+     * last block waits for the others. The sums are exact, so their order
+     * changes no bits. */
     const long long stride = (long long)gridDim.x * THREADS;
     long long i = (long long)blockIdx.x * THREADS + threadIdx.x;
     for (; i + (UPD_AHEAD - 1) * stride < a.n; i += UPD_AHEAD * stride) {

@@ -213,12 +213,12 @@ int main(int argc, char **argv) {
             return 1;
         }
         row(sc, 22, 336, 38, &o);
-        printf("          resident step %.3f ms / device floor %.3fx (goal 1.3x); kernels / device "
-               "floor "
-               "%.3fx; end to end / (device + transfer floor) %.2fx; the study: 0.74 s per step "
-               "on a C2050\n",
-               1e3 * o.step, o.step / dev_floor, o.kernel / dev_floor,
-               o.total / (dev_floor + xfer_floor));
+        printf(
+            "          resident step %.3f ms / device floor %.3fx (goal 1.3x); kernels / device "
+            "floor %.3fx; end to end / (device + transfer floor) %.2fx; the study: 0.74 s per step "
+            "on a C2050\n",
+            1e3 * o.step, o.step / dev_floor, o.kernel / dev_floor,
+            o.total / (dev_floor + xfer_floor));
         printf("          sweeps X %.3f ms, Y %.3f ms, Z %.3f ms (the study's Table 4 on a C2050: "
                "102.6, 103.7, 99.8 ms)\n",
                1e3 * o.axis[0], 1e3 * o.axis[1], 1e3 * o.axis[2]);
