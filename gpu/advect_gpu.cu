@@ -483,20 +483,6 @@ __global__ void k_classify(dgeom w, bufs b, int use_cyc) {
     b.seg[g] = s;
 }
 
-/* qn = q on the cells the sweep leaves alone: the fixed open-border cells c0
- * (and c1, grid.y 2) of every line, the ends [0, a) and [b, m) of
- * adv_seg_ends (at most one cell each). Every other cell of a line is written
- * by its chains, and the halos are filled again before they are read, so the
- * fields are not copied whole (the CPU's memcpy). A thread per line, field and
- * cell (32-bit indices: the host checks G N fits); grid (G N / 256, cells). */
-__global__ void k_fixed(dgeom w, const float *q, float *qn, int c0, int c1) {
-    unsigned t = blockIdx.x * blockDim.x + threadIdx.x, N = (unsigned)w.N;
-    if (t >= (unsigned)w.G * N) return;
-    int g = (int)(t / N), f = (int)(t % N);
-    long long o = line_off(w, g) + (long long)(blockIdx.y ? c1 : c0) * w.qs + f;
-    qn[o] = q[o];
-}
-
 /* Task list of the middle [h, t) of each line, a warp per line in chunks of
  * 32 cells: a stream is a run of cells that are not F or K, rooted at its last
  * C cell; counted (ballots), slots taken with one atomic per line (the order of
@@ -592,10 +578,20 @@ int adv_ahead() {
     return !(s && s[0] == '0');
 }
 
-/* Sources, heads fed by an open border, and (lines) the local forward chains;
- * lines == 2: the backward ones too (lines_alone). */
+/* The cells a sweep leaves alone: the fixed open-border cells of every line,
+ * the ends [0, a) and [b, m) of adv_seg_ends (at most one cell each), or -1. */
+struct fixed_cells {
+    int c0, c1;
+};
+
+/* qn = q on the fixed cells (fx), sources, heads fed by an open border, and
+ * (lines) the local forward chains; lines == 2: the backward ones too
+ * (lines_alone). Every other cell of a line is written by its chains, and the
+ * halos are filled again before they are read, so the fields are not copied
+ * whole (the CPU's memcpy); the fixed cells' copy is each thread's own line
+ * and field, not a kernel of its own. */
 template <int WRAP, int AHEAD>
-__global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
+__global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines, fixed_cells fx) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -603,6 +599,8 @@ __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const float *cn = b.wcn + (long long)g * (w.m + 1);
     adv_line l = view(w, b, g, f);
+    if (fx.c0 >= 0) l.qn[fx.c0 * l.qs] = l.q[fx.c0 * l.qs];
+    if (fx.c1 >= 0) l.qn[fx.c1 * l.qs] = l.q[fx.c1 * l.qs];
     adv_seg_sources(&s, &l);
     /* the head [a, h) (its source here), then [h, b); then k_backward's, in
      * its order: [a, t), then the tail [t, b) (its source here); each walk's
@@ -619,16 +617,17 @@ __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines) {
 }
 
 /* k_local on grid blocks of 128 threads: the variant of wrap and adv_ahead. */
-void launch_local(const dgeom &w, const bufs &b, int lines, int grid, cudaStream_t st) {
+void launch_local(const dgeom &w, const bufs &b, int lines, fixed_cells fx, int grid,
+                  cudaStream_t st) {
     const int ahead = adv_ahead();
     if (w.wrap && ahead)
-        k_local<1, 1><<<grid, 128, 0, st>>>(w, b, lines);
+        k_local<1, 1><<<grid, 128, 0, st>>>(w, b, lines, fx);
     else if (w.wrap)
-        k_local<1, 0><<<grid, 128, 0, st>>>(w, b, lines);
+        k_local<1, 0><<<grid, 128, 0, st>>>(w, b, lines, fx);
     else if (ahead)
-        k_local<0, 1><<<grid, 128, 0, st>>>(w, b, lines);
+        k_local<0, 1><<<grid, 128, 0, st>>>(w, b, lines, fx);
     else
-        k_local<0, 0><<<grid, 128, 0, st>>>(w, b, lines);
+        k_local<0, 0><<<grid, 128, 0, st>>>(w, b, lines, fx);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -1184,18 +1183,11 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
         k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b, 1);
         MU_LAUNCHED();
     }
-    /* the fixed open-border cells, as adv_seg_ends's ends [0, a) and [b, m) */
+    /* the fixed open-border cells, as adv_seg_ends's ends [0, a) and [b, m) (k_local) */
     int ba = !w.periodic && w.first, bb = !w.periodic && w.last ? w.m - 1 : w.m;
-    int l1 = ba < w.m ? ba : w.m, r0 = bb > ba ? bb : ba, fc[2] = {0, 0}, nfc = 0;
+    int l1 = ba < w.m ? ba : w.m, r0 = bb > ba ? bb : ba, fc[2] = {-1, -1}, nfc = 0;
     for (int i = 0; i < l1 && nfc < 2; i++) fc[nfc++] = i;
     for (int i = r0; i < w.m && nfc < 2; i++) fc[nfc++] = i;
-    if (nfc) {
-        if ((long long)w.G * w.N > 0x7fffffffLL)
-            return mu_gpu_fail("advect: %d lines x %d fields for 32-bit indices", w.G, w.N);
-        dim3 grid((unsigned)blocks((long long)w.G * w.N, 256), (unsigned)nfc);
-        k_fixed<<<grid, 256, 0, g->st>>>(w, g->q, g->qn, fc[0], fc[1]);
-        MU_LAUNCHED();
-    }
     long long gf = (long long)w.G * w.N;
     g->ntasks = g->nf = 0;
     if (wp->dataflow) {
@@ -1209,7 +1201,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
         g->nf = (int64_t)c[1];
     }
     int lines = lines_alone(w, wp->dataflow) ? 2 : !wp->dataflow;
-    launch_local(w, b, lines, blocks(gf, 128), g->st);
+    launch_local(w, b, lines, fixed_cells{fc[0], fc[1]}, blocks(gf, 128), g->st);
     MU_LAUNCHED();
     if (wp->dataflow && g->ntasks) {
         if (w.wrap)
