@@ -35,10 +35,12 @@ struct mu_gpu_adv {
     float *au[3], *acn[3], *ad0[3], *ad1[3];
     uint8_t *acls[3]; /* and classes and segments (open sweeps are classified there too) */
     adv_seg *aseg[3];
+    int *azb[3]; /* and per line: 1 if a cell or face fails adv_zero_params (wind_cell) */
     cudaStream_t side;
     cudaEvent_t ready[3], freed[3];
     uint8_t *cls;
     adv_seg *seg;
+    int *zb; /* the current axis's azb */
     adv_task *tasks;
     int32_t *fcells;
     int *cyc;
@@ -118,6 +120,7 @@ struct bufs {
     float *wd0, *wd1, *buf, *wcn;
     uint8_t *cls;
     adv_seg *seg;
+    const int *zb;
     adv_task *tasks;
     int32_t *fcells;
     int *cyc;
@@ -125,8 +128,8 @@ struct bufs {
 };
 
 bufs of(const mu_gpu_adv *g) {
-    return bufs{g->q,   g->qn,  g->flux, g->wu,    g->wrs,    g->wd0, g->wd1,     g->buf,
-                g->wcn, g->cls, g->seg,  g->tasks, g->fcells, g->cyc, g->counters};
+    return bufs{g->q,   g->qn,  g->flux, g->wu, g->wrs,   g->wd0,    g->wd1, g->buf,
+                g->wcn, g->cls, g->seg,  g->zb, g->tasks, g->fcells, g->cyc, g->counters};
 }
 
 /* The column (x, y) or row (z, y / z, x) of a sweep's line g: its first cell. */
@@ -167,6 +170,7 @@ struct wargs {
     float *u, *cn, *d0, *d1;
     int *pn; /* periodic: 2 sign flags per line, else NULL */
     unsigned long long *stat;
+    int *zb; /* per line, cleared before: set to 1 where a cell fails adv_zero_params */
 };
 
 /* A cell's inputs besides its D0: its two faces' steady winds and densities.
@@ -212,6 +216,11 @@ __device__ __forceinline__ void wind_cell(const dgeom &w, const wargs &r, const 
     r.d0[k] = a;
     r.d1[k] = b;
     if (!(b > 0)) acc->nbad++;
+    /* both faces as the walks see them (the left face's Courant number has
+     * the bits the cell to the left stores) */
+    if (!adv_zero_params(adv_courant(ur, w.dt, w.dx), v.rr, a, b) ||
+        !adv_zero_params(adv_courant(ul, w.dt, w.dx), v.rl, a, b))
+        r.zb[g] = 1; /* rare, and every writer stores 1 */
 }
 
 /* The block's figures into stat: the largest Courant number as the maximum of
@@ -598,6 +607,7 @@ __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines, fi
     const adv_seg s = b.seg[g];
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const float *cn = b.wcn + (long long)g * (w.m + 1);
+    const int zok = !b.zb[g];
     adv_line l = view(w, b, g, f);
     if (fx.c0 >= 0) l.qn[fx.c0 * l.qs] = l.q[fx.c0 * l.qs];
     if (fx.c1 >= 0) l.qn[fx.c1 * l.qs] = l.q[fx.c1 * l.qs];
@@ -608,12 +618,12 @@ __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines, fi
 #pragma unroll 1
     for (int part = 0; part < 2; part++)
         if (part ? lines : s.src_l)
-            adv_forward_walk(&l, cls, cn, part ? s.h : s.a, part ? s.b : s.h, WRAP, 0, AHEAD);
+            adv_forward_walk(&l, cls, cn, zok, part ? s.h : s.a, part ? s.b : s.h, WRAP, 0, AHEAD);
     if (lines < 2) return;
 #pragma unroll 1
     for (int part = 0; part < 2; part++)
         if (!part || s.src_r)
-            adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, AHEAD);
+            adv_backward_walk(&l, cls, cn, zok, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, AHEAD);
 }
 
 /* k_local on grid blocks of 128 threads: the variant of wrap and adv_ahead. */
@@ -637,12 +647,13 @@ __global__ void __launch_bounds__(128, 6) k_streams(dgeom w, bufs b, long long n
     int lane = threadIdx.x % 32;
     if (t >= nt) return;
     adv_task k = b.tasks[t];
+    const int zok = !b.zb[k.g];
     for (int f = lane; f < w.N; f += 32) {
         adv_line l = view(w, b, k.g, f);
         const uint8_t *cls = b.cls + (long long)k.g * w.m;
         const float *cn = b.wcn + (long long)k.g * (w.m + 1);
-        adv_forward_walk(&l, cls, cn, k.root, k.hi, WRAP, 0, 1); /* adv_run_task */
-        adv_backward_walk(&l, cls, cn, k.lo, k.root + 1, WRAP, 0, 1);
+        adv_forward_walk(&l, cls, cn, zok, k.root, k.hi, WRAP, 0, 1); /* adv_run_task */
+        adv_backward_walk(&l, cls, cn, zok, k.lo, k.root + 1, WRAP, 0, 1);
     }
 }
 
@@ -674,15 +685,16 @@ template <int WRAP> __global__ void __launch_bounds__(128, 8) k_unpack(dgeom w, 
     const float *rb = b.buf + (long long)g * (w.N + 1);
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const float *cn = b.wcn + (long long)g * (w.m + 1);
+    const int zok = !b.zb[g];
     adv_line l = view(w, b, g, f);
     if (dir > 0) {
         if (!s.need_l || s.head_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.a) = rb[f];
-        adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0, 1);
+        adv_forward_walk(&l, cls, cn, zok, s.a, s.h, WRAP, 0, 1);
     } else {
         if (!s.need_r || s.tail_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.b) = rb[f];
-        adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0, 1);
+        adv_backward_walk(&l, cls, cn, zok, s.t, s.b, WRAP, 0, 1);
     }
 }
 
@@ -719,12 +731,13 @@ __global__ void __launch_bounds__(128, 8) k_backward(dgeom w, bufs b, int lines)
     const adv_seg s = b.seg[g];
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const float *cn = b.wcn + (long long)g * (w.m + 1);
+    const int zok = !b.zb[g];
     adv_line l = view(w, b, g, f);
     if (!lines && w.last && b.cyc[g] > 0) adv_backward(&l, s.b - 1, ADV_K);
 #pragma unroll 1
     for (int part = 0; part < 2; part++) /* [a, t) (lines), then [t, b): the walk's code once */
         if (part ? s.src_r : lines)
-            adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, 1);
+            adv_backward_walk(&l, cls, cn, zok, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, 1);
 }
 
 __global__ void k_fcells(dgeom w, bufs b, long long nf) {
@@ -890,7 +903,7 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     for (void *x : p)
         if (x) cudaFree(x);
     for (int a = 0; a < 3; a++) {
-        void *pa[] = {g->au[a], g->acn[a], g->ad0[a], g->ad1[a], g->acls[a], g->aseg[a]};
+        void *pa[] = {g->au[a], g->acn[a], g->ad0[a], g->ad1[a], g->acls[a], g->aseg[a], g->azb[a]};
         for (void *x : pa)
             if (x) cudaFree(x);
         if (g->ready[a]) cudaEventDestroy(g->ready[a]);
@@ -934,6 +947,7 @@ extern "C" int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, co
     if (!g->rc[axis]) MU_CUDA(cudaMalloc(&g->rc[axis], (size_t)faces * sizeof(float)));
     if (!g->acls[axis]) MU_CUDA(cudaMalloc(&g->acls[axis], (size_t)faces)); /* cells < faces */
     if (!g->aseg[axis]) MU_CUDA(cudaMalloc(&g->aseg[axis], (size_t)g->gmax * sizeof(adv_seg)));
+    if (!g->azb[axis]) MU_CUDA(cudaMalloc(&g->azb[axis], (size_t)g->gmax * sizeof(int)));
     float **pa[] = {&g->au[axis], &g->acn[axis], &g->ad0[axis], &g->ad1[axis]};
     for (float **x : pa) /* (the cells, for D0 and D1, are fewer than the faces) */
         if (!*x) MU_CUDA(cudaMalloc(x, (size_t)faces * sizeof(float)));
@@ -986,10 +1000,12 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
     r.d1 = g->ad1[a];
     r.pn = pn;
     r.stat = stat;
+    r.zb = g->azb[a];
     const float *prev = p >= 0 ? g->ad1[p] : nullptr;
     dim3 th(32, 8);
     MU_CUDA(cudaStreamWaitEvent(g->side, g->freed[a], 0));
     if (pn) MU_CUDA(cudaMemsetAsync(pn, 0, (size_t)(2 * w.G) * sizeof(int), g->side));
+    MU_CUDA(cudaMemsetAsync(r.zb, 0, (size_t)w.G * sizeof(int), g->side));
     if (p < 0 || p == a) {
         dim3 grid((unsigned)((w.G + 31) / 32), (unsigned)((w.m + 31) / 32));
         k_dens_lin<<<grid, th, 0, g->side>>>(w, p < 0 ? g->rho : nullptr, prev, r);
@@ -1013,6 +1029,7 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
         b.wu = r.u;
         b.cls = g->acls[a];
         b.seg = g->aseg[a];
+        b.zb = g->azb[a];
         k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->side>>>(w, b, 0);
         MU_LAUNCHED();
     }
@@ -1030,6 +1047,7 @@ int dens_use(mu_gpu_adv *g, int a) {
     g->wd1 = g->ad1[a];
     g->cls = g->acls[a];
     g->seg = g->aseg[a];
+    g->zb = g->azb[a];
     g->dsrc = -2;
     return 0;
 }

@@ -270,31 +270,35 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
         ADV_LDK(a, d0l + i, (o));                                                                  \
         ADV_LDK(b, d1l + i, (o));                                                                  \
     } while (0)
-#define ADV_NEXT_FWD()                                                                             \
-    do {                                                                                           \
-        ADV_CELL_FWD(x1n, rsn, d0n, d1n, 1);                                                       \
-        p3 = wrap ? *adv_qat(l, i + 3, wrap) : *q3;                                                \
-    } while (0)
-#define ADV_NEXT_BWD()                                                                             \
-    do {                                                                                           \
-        ADV_CELL_BWD(x1n, rsn, d0n, d1n, -1);                                                      \
-        m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;                                                \
-    } while (0)
+/* q_{i+k} (forward) or q_{i-k} (backward) through the stepped pointer q3
+ * (&q_{i+3}, &q_{i-3}) unless wrapping. */
+#define ADV_QF(k) (wrap ? *adv_qat(l, i + (k), wrap) : q3[((k)-3) * qs])
+#define ADV_QB(k) (wrap ? *adv_qat(l, i - (k), wrap) : q3[-((k)-3) * qs])
+
+/* The zero cells of a line whose every cell and face pass adv_zero_params
+ * (zok, found where its densities are computed) need no parameters: the
+ * stretches then walk them ADV_ZW at a time loading only q, so that a warp has
+ * ADV_ZW rows of q in flight per wait instead of four (the zero background is
+ * most of a plume's cells, and its walk waited on memory once per four). */
+#ifndef ADV_ZW
+#define ADV_ZW 8
+#endif
 
 /* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
  * values, and the fluxes (keep = 0: only F[e], the one the next cell or the
  * end of the walk reads). The stretch's length is known (a scan of the
  * classes), so the loop tests no class; the line's arrays are read by the cell
  * index (ADV_LDK), q and qn through pointers stepped by the cell stride.
- * ahead = 1: the next cell's inputs (Courant number, rho*, d0, d1, the q
- * entering the window) are loaded before this cell's flux chain, so that the
- * wait for them overlaps its arithmetic (the last cell loads none). A D cell's
+ * ahead = 1: the next cell's inputs (Courant number, rho*, d0, d1) and the
+ * q that enters the window a cell later are loaded before this cell's flux
+ * chain, so that the waits overlap its arithmetic (the last cells load none);
+ * ahead = 0: after it, the q that enters the window next. A D cell's
  * winds are both >= 0 (its class): it is given 0 for them (the same selections
  * in adv_clamp_v) and loads neither. The fixed open-border cells are a line's
  * first and last (eb0 is 0 or none, eb1 m - 1 or none): the flags the loop
  * computes are of cells > 1, so only eb1 is tested. */
-MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, int i, int e,
-                         float f, int wrap, int keep, int ahead) {
+MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_win *w, int i,
+                         int e, float f, int wrap, int keep, int ahead) {
     const ptrdiff_t qs = l->qs;
     const float dx = l->dx;
     float *F = l->F;
@@ -307,14 +311,37 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
     ADV_CELL_FWD(x1, rs, d0, d1, 0);
+    /* ahead: q_{i+3} is loaded a cell before the window takes it (p3), so that
+     * its wait overlaps a whole cell (the cell's flags need it at the cell's
+     * end); loaded only where a cell that reads it follows */
+    float p3 = 0.f;
+    if (ahead && i + 1 < e) p3 = ADV_QF(3);
     const uint32_t znot = !adv_zero_dx(dx); /* no zero cells: nonzero */
     ADV_ONE_AT_A_TIME
     for (;; i++) {
         if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
             adv_zero_params(x1, rs, d0, d1)) {
-            /* zero cells from i on, four at a time while cells i + 1 .. i + 4
-             * are zero cells too (q_{i+2} .. q_{i+5} are +0), then one at a
-             * time; the window and the flags again where they end */
+            /* zero cells from i on, ADV_ZW (zok) or four at a time while
+             * cells i + 1 .. i + ADV_ZW / 4 are zero cells too (q_{i+2} ..
+             * q_{i+ADV_ZW+1} / q_{i+5} are +0), then one at a time; the window
+             * and the flags again where they end */
+            ADV_ONE_AT_A_TIME
+            while (zok && i + ADV_ZW + 1 <= e) {
+                float a[ADV_ZW];
+                for (int k = 0; k < ADV_ZW; k++)
+                    a[k] = wrap ? *adv_qat(l, i + 3 + k, wrap) : q3[k * qs];
+                uint32_t nz = adv_bits(p2);
+                for (int k = 0; k + 1 < ADV_ZW; k++) nz |= adv_bits(a[k]);
+                if (nz) break;
+                for (int k = 0; k < ADV_ZW; k++) {
+                    qn[k * qs] = 0.f;
+                    if (keep) F[(i + 1 + k) * fs] = 0.f;
+                }
+                qn += ADV_ZW * qs;
+                q3 += ADV_ZW * qs;
+                i += ADV_ZW;
+                p2 = a[ADV_ZW - 1]; /* q_{i+2} */
+            }
             ADV_ONE_AT_A_TIME
             while (i + 5 <= e) {
                 float a[4], xb[4], rb[4], d0b[4], d1b[4];
@@ -355,18 +382,26 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
             em1 = adv_extw(l, i - 1, 0.f, 0.f, 0.f);
             e0 = adv_extw(l, i, 0.f, 0.f, p1);
             ep1 = adv_extw(l, i + 1, 0.f, p1, p2);
+            if (ahead && i + 1 < e) p3 = ADV_QF(3);
         }
         if (i + 1 >= e) break;
-        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p3 = 0.f;
-        if (ahead) ADV_NEXT_FWD();
+        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p4 = 0.f;
+        if (ahead) {
+            ADV_CELL_FWD(x1n, rsn, d0n, d1n, 1);
+            if (i + 2 < e) p4 = ADV_QF(4);
+        }
         f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f, &qv);
         *qn = qv;
         if (keep) F[(i + 1) * fs] = f;
-        if (!ahead) ADV_NEXT_FWD();
+        if (!ahead) {
+            ADV_CELL_FWD(x1n, rsn, d0n, d1n, 1);
+            p3 = ADV_QF(3);
+        }
         m1 = c;
         c = p1;
         p1 = p2;
         p2 = p3;
+        p3 = p4;
         em1 = e0;
         e0 = ep1;
         ep1 = i + 2 != eb && adv_ext_v(c, p1, p2); /* cell i + 2 */
@@ -388,8 +423,8 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
  * < 0: it is given -1 for them (the same selections in adv_bwd_e_v and
  * adv_clamp_v). The flags the loop computes are of cells < m - 2: only eb0 is
  * tested. */
-MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i, int lo, float f,
-                          int wrap, int keep, int ahead) {
+MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *w, int i, int lo,
+                          float f, int wrap, int keep, int ahead) {
     const ptrdiff_t qs = l->qs;
     const float dx = l->dx;
     float *F = l->F;
@@ -402,15 +437,37 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
     ADV_CELL_BWD(x1, rs, d0, d1, 0);
+    float m3 = 0.f; /* q_{i-3}, a cell ahead (as p3 forward) */
+    if (ahead && i > lo) m3 = ADV_QB(3);
     const uint32_t znot = !adv_zero_dx(dx); /* no zero cells: nonzero */
     ADV_ONE_AT_A_TIME
     for (;; i--) {
         if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
             adv_zero_params(x1, rs, d0, d1)) {
-            /* zero cells from i down, four at a time while cells i - 1 .. i - 4
-             * are zero cells too (q_{i-2} .. q_{i-5} are +0), then one at a
-             * time; the flags again where they end */
+            /* zero cells from i down, ADV_ZW (zok) or four at a time while
+             * cells i - 1 .. i - ADV_ZW / 4 are zero cells too (q_{i-2} ..
+             * q_{i-ADV_ZW-1} / q_{i-5} are +0), then one at a time; the flags
+             * again where they end */
             int moved = 0, done = 0;
+            ADV_ONE_AT_A_TIME
+            while (zok && i - ADV_ZW > lo) {
+                float a[ADV_ZW];
+                for (int k = 0; k < ADV_ZW; k++)
+                    a[k] = wrap ? *adv_qat(l, i - 3 - k, wrap) : q3[-k * qs];
+                uint32_t nz = adv_bits(m2);
+                for (int k = 0; k + 1 < ADV_ZW; k++) nz |= adv_bits(a[k]);
+                if (nz) break;
+                for (int k = 0; k < ADV_ZW; k++) {
+                    qn[-k * qs] = 0.f;
+                    if (keep) F[(i - k) * fs] = 0.f;
+                }
+                qn -= ADV_ZW * qs;
+                q3 -= ADV_ZW * qs;
+                i -= ADV_ZW;
+                moved = 1;
+                m2 = a[ADV_ZW - 1]; /* q_{i-2}; q_{i-1} .. q_{i+2} are +0 */
+                m1 = c = p1 = 0.f;
+            }
             ADV_ONE_AT_A_TIME
             while (i - 4 > lo) {
                 float a[4], xb[4], rb[4], d0b[4], d1b[4];
@@ -463,6 +520,7 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
                 *Fl = f;
                 break;
             }
+            if (ahead && i > lo) m3 = ADV_QB(3);
         }
         if (i <= lo) {
             f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
@@ -470,16 +528,23 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
             *Fl = f;
             break;
         }
-        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;
-        if (ahead) ADV_NEXT_BWD();
+        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m4 = 0.f;
+        if (ahead) {
+            ADV_CELL_BWD(x1n, rsn, d0n, d1n, -1);
+            if (i - 1 > lo) m4 = ADV_QB(4);
+        }
         f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
         *qn = qv;
         if (keep) F[i * fs] = f;
-        if (!ahead) ADV_NEXT_BWD();
+        if (!ahead) {
+            ADV_CELL_BWD(x1n, rsn, d0n, d1n, -1);
+            m3 = ADV_QB(3);
+        }
         p1 = c;
         c = m1;
         m1 = m2;
         m2 = m3;
+        m3 = m4;
         ep1 = e0;
         e0 = em1;
         em1 = i - 2 != eb && adv_ext_v(m2, m1, c); /* cell i - 2 */
@@ -502,8 +567,8 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
 
 #undef ADV_CELL_FWD
 #undef ADV_CELL_BWD
-#undef ADV_NEXT_FWD
-#undef ADV_NEXT_BWD
+#undef ADV_QF
+#undef ADV_QB
 
 /* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of the
  * cells this walk updates is a C cell or a D cell and the D cells after it
@@ -511,8 +576,8 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
  * or F; any order of classes gives the range's results all the same): it
  * loads the window where it starts, the D cells by adv_fwd_d_run; the cells
  * between runs (the other walk's) are passed over by scans of their classes. */
-MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
-                            int wrap, int keep, int ahead) {
+MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int zok, int i0,
+                            int i1, int wrap, int keep, int ahead) {
     float *F = l->F;
     const int fs = (int)l->fs;
     for (int i = adv_scan_up(cls, i0, i1, ADV_SCAN_FWD); i < i1;
@@ -533,7 +598,7 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *
             f = F[i * fs]; /* F[i]: read where the run starts */
         }
         int e = adv_scan_up(cls, i, i1, ADV_SCAN_NOT_D);
-        adv_fwd_d_run(l, cn, &v, i, e, f, wrap, keep, ahead);
+        adv_fwd_d_run(l, cn, zok, &v, i, e, f, wrap, keep, ahead);
         i = e;
     }
 }
@@ -543,8 +608,8 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *
  * cells between runs passed over by the scans. A C cell's left wind is < 0
  * and its right one >= 0: it is given -1 and 0 for them; F and K cells load
  * theirs. */
-MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
-                             int wrap, int keep, int ahead) {
+MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int zok,
+                             int i0, int i1, int wrap, int keep, int ahead) {
     float *F = l->F;
     const int fs = (int)l->fs;
     const float dx = l->dx;
@@ -557,7 +622,7 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float 
             float *qn = l->qn + (ptrdiff_t)i * l->qs;
             if (c == ADV_E) {
                 int lo = adv_scan_down(cls, i0, i, ADV_SCAN_NOT_E) + 1;
-                f = adv_bwd_e_run(l, cn, &v, i, lo, f, wrap, keep, ahead);
+                f = adv_bwd_e_run(l, cn, zok, &v, i, lo, f, wrap, keep, ahead);
                 i = lo;
             } else if (c == ADV_F || c == ADV_K) {
                 float fl = F[i * fs]; /* stored by no cell: the next cell's F[i + 1] */
