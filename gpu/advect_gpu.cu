@@ -568,7 +568,11 @@ __global__ void k_tasks(dgeom w, bufs b) {
  * H100 (1.57x to 2.10x the floor against 1.50x, same lease, 7a7dbbd); and
  * prefetching the q a walk reads 4 to 32 cells later into L1 or L2 ran no
  * faster (1.48x to 1.60x against 1.49x without; k_local read 22-27 % more
- * from DRAM). */
+ * from DRAM). With the wide zero stretches (ADV_ZW, 2.02-2.04 ms a step
+ * against 2.21-2.25) the stalls left are on the line's arrays in the
+ * arithmetic cells; loading q two cells ahead, the loads as ordered volatile
+ * asm (the arrays before q) and L2 prefetches of q 5 or 8 cells ahead gave
+ * 2.02-2.09 ms against 2.02-2.06 in the same leases: no clear gain, removed. */
 /* The lines schedule's segment that waits for no flux from another rank or
  * around the line (one rank along the axis, open borders): its backward walks
  * follow its forward ones in the same thread (they touch only the thread's line

@@ -270,10 +270,16 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
         ADV_LDK(a, d0l + i, (o));                                                                  \
         ADV_LDK(b, d1l + i, (o));                                                                  \
     } while (0)
-/* q_{i+k} (forward) or q_{i-k} (backward) through the stepped pointer q3
- * (&q_{i+3}, &q_{i-3}) unless wrapping. */
-#define ADV_QF(k) (wrap ? *adv_qat(l, i + (k), wrap) : q3[((k)-3) * qs])
-#define ADV_QB(k) (wrap ? *adv_qat(l, i - (k), wrap) : q3[-((k)-3) * qs])
+#define ADV_NEXT_FWD()                                                                             \
+    do {                                                                                           \
+        ADV_CELL_FWD(x1n, rsn, d0n, d1n, 1);                                                       \
+        p3 = wrap ? *adv_qat(l, i + 3, wrap) : *q3;                                                \
+    } while (0)
+#define ADV_NEXT_BWD()                                                                             \
+    do {                                                                                           \
+        ADV_CELL_BWD(x1n, rsn, d0n, d1n, -1);                                                      \
+        m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;                                                \
+    } while (0)
 
 /* The zero cells of a line whose every cell and face pass adv_zero_params
  * (zok, found where its densities are computed) need no parameters: the
@@ -289,10 +295,9 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
  * end of the walk reads). The stretch's length is known (a scan of the
  * classes), so the loop tests no class; the line's arrays are read by the cell
  * index (ADV_LDK), q and qn through pointers stepped by the cell stride.
- * ahead = 1: the next cell's inputs (Courant number, rho*, d0, d1) and the
- * q that enters the window a cell later are loaded before this cell's flux
- * chain, so that the waits overlap its arithmetic (the last cells load none);
- * ahead = 0: after it, the q that enters the window next. A D cell's
+ * ahead = 1: the next cell's inputs (Courant number, rho*, d0, d1, the q
+ * entering the window) are loaded before this cell's flux chain, so that the
+ * wait for them overlaps its arithmetic (the last cell loads none). A D cell's
  * winds are both >= 0 (its class): it is given 0 for them (the same selections
  * in adv_clamp_v) and loads neither. The fixed open-border cells are a line's
  * first and last (eb0 is 0 or none, eb1 m - 1 or none): the flags the loop
@@ -311,11 +316,6 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
     ADV_CELL_FWD(x1, rs, d0, d1, 0);
-    /* ahead: q_{i+3} is loaded a cell before the window takes it (p3), so that
-     * its wait overlaps a whole cell (the cell's flags need it at the cell's
-     * end); loaded only where a cell that reads it follows */
-    float p3 = 0.f;
-    if (ahead && i + 1 < e) p3 = ADV_QF(3);
     const uint32_t znot = !adv_zero_dx(dx); /* no zero cells: nonzero */
     ADV_ONE_AT_A_TIME
     for (;; i++) {
@@ -382,26 +382,18 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
             em1 = adv_extw(l, i - 1, 0.f, 0.f, 0.f);
             e0 = adv_extw(l, i, 0.f, 0.f, p1);
             ep1 = adv_extw(l, i + 1, 0.f, p1, p2);
-            if (ahead && i + 1 < e) p3 = ADV_QF(3);
         }
         if (i + 1 >= e) break;
-        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p4 = 0.f;
-        if (ahead) {
-            ADV_CELL_FWD(x1n, rsn, d0n, d1n, 1);
-            if (i + 2 < e) p4 = ADV_QF(4);
-        }
+        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p3 = 0.f;
+        if (ahead) ADV_NEXT_FWD();
         f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f, &qv);
         *qn = qv;
         if (keep) F[(i + 1) * fs] = f;
-        if (!ahead) {
-            ADV_CELL_FWD(x1n, rsn, d0n, d1n, 1);
-            p3 = ADV_QF(3);
-        }
+        if (!ahead) ADV_NEXT_FWD();
         m1 = c;
         c = p1;
         p1 = p2;
         p2 = p3;
-        p3 = p4;
         em1 = e0;
         e0 = ep1;
         ep1 = i + 2 != eb && adv_ext_v(c, p1, p2); /* cell i + 2 */
@@ -437,8 +429,6 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
     ADV_CELL_BWD(x1, rs, d0, d1, 0);
-    float m3 = 0.f; /* q_{i-3}, a cell ahead (as p3 forward) */
-    if (ahead && i > lo) m3 = ADV_QB(3);
     const uint32_t znot = !adv_zero_dx(dx); /* no zero cells: nonzero */
     ADV_ONE_AT_A_TIME
     for (;; i--) {
@@ -520,7 +510,6 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
                 *Fl = f;
                 break;
             }
-            if (ahead && i > lo) m3 = ADV_QB(3);
         }
         if (i <= lo) {
             f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
@@ -528,23 +517,16 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
             *Fl = f;
             break;
         }
-        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m4 = 0.f;
-        if (ahead) {
-            ADV_CELL_BWD(x1n, rsn, d0n, d1n, -1);
-            if (i - 1 > lo) m4 = ADV_QB(4);
-        }
+        float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;
+        if (ahead) ADV_NEXT_BWD();
         f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
         *qn = qv;
         if (keep) F[i * fs] = f;
-        if (!ahead) {
-            ADV_CELL_BWD(x1n, rsn, d0n, d1n, -1);
-            m3 = ADV_QB(3);
-        }
+        if (!ahead) ADV_NEXT_BWD();
         p1 = c;
         c = m1;
         m1 = m2;
         m2 = m3;
-        m3 = m4;
         ep1 = e0;
         e0 = em1;
         em1 = i - 2 != eb && adv_ext_v(m2, m1, c); /* cell i - 2 */
@@ -567,8 +549,8 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
 
 #undef ADV_CELL_FWD
 #undef ADV_CELL_BWD
-#undef ADV_QF
-#undef ADV_QB
+#undef ADV_NEXT_FWD
+#undef ADV_NEXT_BWD
 
 /* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of the
  * cells this walk updates is a C cell or a D cell and the D cells after it
