@@ -578,9 +578,6 @@ __global__ void k_tasks(dgeom w, bufs b) {
  * follow its forward ones in the same thread (they touch only the thread's line
  * and field, as in k_backward after k_local), so the tail of the line just read
  * is still in L2 and k_backward is not launched. */
-#ifndef LOCAL_BLOCK
-#define LOCAL_BLOCK 128 /* k_local's threads a block (64 registers at 1024 threads an SM) */
-#endif
 __device__ __host__ inline int lines_alone(const dgeom &w, int dataflow) {
     return !dataflow && w.first && w.last && !w.periodic;
 }
@@ -607,8 +604,7 @@ struct fixed_cells {
  * whole (the CPU's memcpy); the fixed cells' copy is each thread's own line
  * and field, not a kernel of its own. */
 template <int WRAP, int AHEAD>
-__global__ void __launch_bounds__(LOCAL_BLOCK, 1024 / LOCAL_BLOCK)
-    k_local(dgeom w, bufs b, int lines, fixed_cells fx) {
+__global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines, fixed_cells fx) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -634,18 +630,18 @@ __global__ void __launch_bounds__(LOCAL_BLOCK, 1024 / LOCAL_BLOCK)
             adv_backward_walk(&l, cls, cn, zok, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, AHEAD);
 }
 
-/* k_local on grid blocks of LOCAL_BLOCK threads: the variant of wrap and adv_ahead. */
+/* k_local on grid blocks of 128 threads: the variant of wrap and adv_ahead. */
 void launch_local(const dgeom &w, const bufs &b, int lines, fixed_cells fx, int grid,
                   cudaStream_t st) {
     const int ahead = adv_ahead();
     if (w.wrap && ahead)
-        k_local<1, 1><<<grid, LOCAL_BLOCK, 0, st>>>(w, b, lines, fx);
+        k_local<1, 1><<<grid, 128, 0, st>>>(w, b, lines, fx);
     else if (w.wrap)
-        k_local<1, 0><<<grid, LOCAL_BLOCK, 0, st>>>(w, b, lines, fx);
+        k_local<1, 0><<<grid, 128, 0, st>>>(w, b, lines, fx);
     else if (ahead)
-        k_local<0, 1><<<grid, LOCAL_BLOCK, 0, st>>>(w, b, lines, fx);
+        k_local<0, 1><<<grid, 128, 0, st>>>(w, b, lines, fx);
     else
-        k_local<0, 0><<<grid, LOCAL_BLOCK, 0, st>>>(w, b, lines, fx);
+        k_local<0, 0><<<grid, 128, 0, st>>>(w, b, lines, fx);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -1227,7 +1223,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
         g->nf = (int64_t)c[1];
     }
     int lines = lines_alone(w, wp->dataflow) ? 2 : !wp->dataflow;
-    launch_local(w, b, lines, fixed_cells{fc[0], fc[1]}, blocks(gf, LOCAL_BLOCK), g->st);
+    launch_local(w, b, lines, fixed_cells{fc[0], fc[1]}, blocks(gf, 128), g->st);
     MU_LAUNCHED();
     if (wp->dataflow && g->ntasks) {
         if (w.wrap)
