@@ -328,7 +328,12 @@ template <int P, int A> __global__ void k_dens_tr(dgeom w, const float *prev, wa
  * along the third axis) of 32 x 8 threads. */
 constexpr int ZT = 64;
 
-template <int P> __global__ void k_dens_tz(dgeom w, const float *prev, wargs r) {
+#ifdef DENS_TZ_MINB
+#define DENS_TZ_BOUNDS __launch_bounds__(256, DENS_TZ_MINB)
+#else
+#define DENS_TZ_BOUNDS
+#endif
+template <int P> __global__ void DENS_TZ_BOUNDS k_dens_tz(dgeom w, const float *prev, wargs r) {
     constexpr int O = 1 - P;
     __shared__ float tile[ZT][33];
     const int n[3] = {w.nxl, w.nyl, w.nz};
@@ -489,6 +494,41 @@ __global__ void k_classify(dgeom w, bufs b, int use_cyc) {
     ne = __reduce_max_sync(0xffffffffu, ne);
     if (lane) return;
     if (live) adv_seg_ht(&s, u, nd, ne, ne >= s.a ? adv_class(u[ne], u[ne + 1]) : (int)ADV_FIXED);
+    b.seg[g] = s;
+}
+
+/* k_classify for short lines (m <= CLASSIFY_SHORT, as the Z sweep's): a
+ * thread per line, adv_seg_init's steps with each class kept in registers as
+ * it is found. A warp per line leaves most lanes idle on such lines and waits
+ * on its loads line after line (39 us on the paper case's Z sweep). */
+enum { CLASSIFY_SHORT = 64 };
+
+__global__ void k_classify_short(dgeom w, bufs b, int use_cyc) {
+    long long gl = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (gl >= w.G) return;
+    int g = (int)gl, m = w.m;
+    uint8_t *cls = b.cls + (long long)g * m;
+    const float *u = b.wu + (long long)g * (m + 1);
+    int blo = !w.periodic && w.first, bhi = !w.periodic && w.last;
+    adv_seg s;
+    int live = adv_seg_ends(&s, u, m, blo, bhi, use_cyc ? b.cyc[g] : 0, w.first, w.last);
+    int nd = s.b, ne = s.a - 1, cne = ADV_FIXED;
+    float ul = u[0];
+    for (int i = 0; i < m; i++) {
+        float ur = u[i + 1];
+        int c = ADV_FIXED;
+        if (live && i >= s.a && i < s.b) {
+            c = adv_class(ul, ur);
+            if (c != ADV_D && i < nd) nd = i;
+            if (c != ADV_E) {
+                ne = i;
+                cne = c;
+            }
+        }
+        cls[i] = (uint8_t)c;
+        ul = ur;
+    }
+    if (live) adv_seg_ht(&s, u, nd, ne, ne >= s.a ? cne : (int)ADV_FIXED);
     b.seg[g] = s;
 }
 
@@ -803,6 +843,14 @@ int blocks(long long n, int t) {
     return (int)((n + t - 1) / t);
 }
 
+/* The sweep's classes and segments on stream st, by the kernel that suits its lines. */
+void launch_classify(const dgeom &w, const bufs &b, int use_cyc, cudaStream_t st) {
+    if (w.m <= CLASSIFY_SHORT)
+        k_classify_short<<<blocks(w.G, 128), 128, 0, st>>>(w, b, use_cyc);
+    else
+        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, st>>>(w, b, use_cyc);
+}
+
 /* A segment that is its whole line between open borders (one rank along the
  * axis, not periodic): adv_seg_ends sets neither need_l nor need_r and the
  * driver runs no flux rounds, so nothing reads out_r / out_l / head_done /
@@ -1034,7 +1082,7 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
         b.cls = g->acls[a];
         b.seg = g->aseg[a];
         b.zb = g->azb[a];
-        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->side>>>(w, b, 0);
+        launch_classify(w, b, 0, g->side);
         MU_LAUNCHED();
     }
     MU_CUDA(cudaEventRecord(g->ready[a], g->side));
@@ -1202,7 +1250,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     if (wp->dataflow) /* the stream and cell counts (k_lost clears its own) */
         MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
     if (w.periodic) { /* with the signs just uploaded (open sweeps: with their winds) */
-        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b, 1);
+        launch_classify(w, b, 1, g->st);
         MU_LAUNCHED();
     }
     /* the fixed open-border cells, as adv_seg_ends's ends [0, a) and [b, m) (k_local) */
