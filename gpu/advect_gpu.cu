@@ -328,12 +328,7 @@ template <int P, int A> __global__ void k_dens_tr(dgeom w, const float *prev, wa
  * along the third axis) of 32 x 8 threads. */
 constexpr int ZT = 64;
 
-#ifdef DENS_TZ_MINB
-#define DENS_TZ_BOUNDS __launch_bounds__(256, DENS_TZ_MINB)
-#else
-#define DENS_TZ_BOUNDS
-#endif
-template <int P> __global__ void DENS_TZ_BOUNDS k_dens_tz(dgeom w, const float *prev, wargs r) {
+template <int P> __global__ void k_dens_tz(dgeom w, const float *prev, wargs r) {
     constexpr int O = 1 - P;
     __shared__ float tile[ZT][33];
     const int n[3] = {w.nxl, w.nyl, w.nz};
@@ -497,41 +492,6 @@ __global__ void k_classify(dgeom w, bufs b, int use_cyc) {
     b.seg[g] = s;
 }
 
-/* k_classify for short lines (m <= CLASSIFY_SHORT, as the Z sweep's): a
- * thread per line, adv_seg_init's steps with each class kept in registers as
- * it is found. A warp per line leaves most lanes idle on such lines and waits
- * on its loads line after line (39 us on the paper case's Z sweep). */
-enum { CLASSIFY_SHORT = 64 };
-
-__global__ void k_classify_short(dgeom w, bufs b, int use_cyc) {
-    long long gl = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (gl >= w.G) return;
-    int g = (int)gl, m = w.m;
-    uint8_t *cls = b.cls + (long long)g * m;
-    const float *u = b.wu + (long long)g * (m + 1);
-    int blo = !w.periodic && w.first, bhi = !w.periodic && w.last;
-    adv_seg s;
-    int live = adv_seg_ends(&s, u, m, blo, bhi, use_cyc ? b.cyc[g] : 0, w.first, w.last);
-    int nd = s.b, ne = s.a - 1, cne = ADV_FIXED;
-    float ul = u[0];
-    for (int i = 0; i < m; i++) {
-        float ur = u[i + 1];
-        int c = ADV_FIXED;
-        if (live && i >= s.a && i < s.b) {
-            c = adv_class(ul, ur);
-            if (c != ADV_D && i < nd) nd = i;
-            if (c != ADV_E) {
-                ne = i;
-                cne = c;
-            }
-        }
-        cls[i] = (uint8_t)c;
-        ul = ur;
-    }
-    if (live) adv_seg_ht(&s, u, nd, ne, ne >= s.a ? cne : (int)ADV_FIXED);
-    b.seg[g] = s;
-}
-
 /* Task list of the middle [h, t) of each line, a warp per line in chunks of
  * 32 cells: a stream is a run of cells that are not F or K, rooted at its last
  * C cell; counted (ballots), slots taken with one atomic per line (the order of
@@ -612,7 +572,11 @@ __global__ void k_tasks(dgeom w, bufs b) {
  * against 2.21-2.25) the stalls left are on the line's arrays in the
  * arithmetic cells; loading q two cells ahead, the loads as ordered volatile
  * asm (the arrays before q) and L2 prefetches of q 5 or 8 cells ahead gave
- * 2.02-2.09 ms against 2.02-2.06 in the same leases: no clear gain, removed. */
+ * 2.02-2.09 ms against 2.02-2.06 in the same leases: no clear gain, removed.
+ * Likewise k_local in blocks of 32 or 64 threads (2.04-2.08 ms), the Z
+ * sweep's classification a thread per line (2.09-2.11 ms against 2.05-2.08:
+ * its strided loads and byte stores slowed the Y sweep it runs beside) and
+ * k_dens_tz capped at 64 registers (2.08-2.13 ms against 2.08-2.09). */
 /* The lines schedule's segment that waits for no flux from another rank or
  * around the line (one rank along the axis, open borders): its backward walks
  * follow its forward ones in the same thread (they touch only the thread's line
@@ -841,14 +805,6 @@ int adv_side() {
 
 int blocks(long long n, int t) {
     return (int)((n + t - 1) / t);
-}
-
-/* The sweep's classes and segments on stream st, by the kernel that suits its lines. */
-void launch_classify(const dgeom &w, const bufs &b, int use_cyc, cudaStream_t st) {
-    if (w.m <= CLASSIFY_SHORT)
-        k_classify_short<<<blocks(w.G, 128), 128, 0, st>>>(w, b, use_cyc);
-    else
-        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, st>>>(w, b, use_cyc);
 }
 
 /* A segment that is its whole line between open borders (one rank along the
@@ -1082,7 +1038,7 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
         b.cls = g->acls[a];
         b.seg = g->aseg[a];
         b.zb = g->azb[a];
-        launch_classify(w, b, 0, g->side);
+        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->side>>>(w, b, 0);
         MU_LAUNCHED();
     }
     MU_CUDA(cudaEventRecord(g->ready[a], g->side));
@@ -1250,7 +1206,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     if (wp->dataflow) /* the stream and cell counts (k_lost clears its own) */
         MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
     if (w.periodic) { /* with the signs just uploaded (open sweeps: with their winds) */
-        launch_classify(w, b, 1, g->st);
+        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b, 1);
         MU_LAUNCHED();
     }
     /* the fixed open-border cells, as adv_seg_ends's ends [0, a) and [b, m) (k_local) */

@@ -64,8 +64,8 @@ cpu_vs_gpu "80 fields" --nx=12 --ny=10 --nz=3 --fields=80 --wind=rotation --init
     --log-every=1
 cpu_vs_gpu "divergent, stratified" --nx=24 --ny=20 --nz=8 --wind=divergent --u=0.7 \
     --density=stratified --bc-z=periodic --init=gaussian --init-3d --steps=15
-# lines longer than CLASSIFY_SHORT (64 cells: a warp per line classifies them,
-# a thread per line the short ones), open and periodic
+# lines longer than the classification's 32 lanes and its 128-cell rounds
+# would fit in one pass (several rounds of the warp per line), open and periodic
 cpu_vs_gpu "long lines, open" --nx=100 --ny=12 --nz=3 --wind=rotation --bc=open --init=cone \
     --steps=8
 cpu_vs_gpu "long lines, periodic" --nx=72 --ny=8 --nz=3 --u=1 --v=0.6 --steps=8
