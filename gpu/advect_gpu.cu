@@ -576,7 +576,9 @@ __global__ void k_tasks(dgeom w, bufs b) {
  * Likewise k_local in blocks of 32 or 64 threads (2.04-2.08 ms), the Z
  * sweep's classification a thread per line (2.09-2.11 ms against 2.05-2.08:
  * its strided loads and byte stores slowed the Y sweep it runs beside) and
- * k_dens_tz capped at 64 registers (2.08-2.13 ms against 2.08-2.09). */
+ * k_dens_tz capped at 64 registers (2.08-2.13 ms against 2.08-2.09); and
+ * L2 prefetches of the next one or two wide zero steps' q (2.12 / 2.19-2.21
+ * ms against 2.03-2.05: the zero stretches are not waiting on latency alone). */
 /* The lines schedule's segment that waits for no flux from another rank or
  * around the line (one rank along the axis, open borders): its backward walks
  * follow its forward ones in the same thread (they touch only the thread's line
