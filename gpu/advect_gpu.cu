@@ -36,6 +36,16 @@ struct mu_gpu_adv {
     uint8_t *acls[3]; /* and classes and segments (open sweeps are classified there too) */
     adv_seg *aseg[3];
     int *azb[3]; /* and per line: 1 if a cell or face fails adv_zero_params (wind_cell) */
+    /* Sweeps of segments alone on their lines (seg_alone) keep their classes
+     * and segments from one step to the next: the density kernels mark a line
+     * whose classes would change (adirty[a], per line), and only those are
+     * classified again (the segment follows from the classes and the lines'
+     * ends). cls_lines[a]: the lines those classes are of (m, G, first,
+     * last); cls_ok[a]: they are such a sweep's (flux rounds change other
+     * sweeps' segments, a periodic one's lap 2 its classes). */
+    int *adirty[3];
+    int cls_ok[3];
+    int cls_lines[3][4];
     cudaStream_t side;
     cudaEvent_t ready[3], freed[3];
     uint8_t *cls;
@@ -171,6 +181,8 @@ struct wargs {
     int *pn; /* periodic: 2 sign flags per line, else NULL */
     unsigned long long *stat;
     int *zb; /* per line, cleared before: set to 1 where a cell fails adv_zero_params */
+    const uint8_t *cls_prev; /* the open sweep's stored classes, or NULL (all lines classified) */
+    int *dirty;              /* per line, cleared before: 1 where a class differs from cls_prev */
 };
 
 /* A cell's inputs besides its D0: its two faces' steady winds and densities.
@@ -179,6 +191,7 @@ struct wargs {
 struct wcell {
     double wl, wr;
     float rl, rr;
+    int cls; /* the class stored for the cell by the last classification (cls_prev) */
 };
 
 __device__ __forceinline__ wcell wind_load(const dgeom &w, const wargs &r, int g, int i) {
@@ -188,6 +201,7 @@ __device__ __forceinline__ wcell wind_load(const dgeom &w, const wargs &r, int g
     v.wr = r.wc[f + 1];
     v.rl = r.rs[f];
     v.rr = r.rs[f + 1];
+    v.cls = r.cls_prev ? r.cls_prev[(long long)g * w.m + i] : 0;
     return v;
 }
 
@@ -220,7 +234,13 @@ __device__ __forceinline__ void wind_cell(const dgeom &w, const wargs &r, const 
      * the bits the cell to the left stores) */
     if (!adv_zero_params(adv_courant(ur, w.dt, w.dx), v.rr, a, b) ||
         !adv_zero_params(adv_courant(ul, w.dt, w.dx), v.rl, a, b))
-        r.zb[g] = 1; /* rare, and every writer stores 1 */
+        r.zb[g] = 1;  /* rare, and every writer stores 1 */
+    if (r.cls_prev) { /* the class k_classify would store now (fixed outside adv_seg_ends's [a, b))
+                       */
+        int a0 = w.first ? 1 : 0, b0 = w.last ? w.m - 1 : w.m; /* an open sweep */
+        int c = a0 < b0 && i >= a0 && i < b0 ? adv_class(ul, ur) : (int)ADV_FIXED;
+        if (c != v.cls) r.dirty[g] = 1;
+    }
 }
 
 /* The block's figures into stat: the largest Courant number as the maximum of
@@ -457,10 +477,11 @@ __device__ __forceinline__ void class_winds(const float *u, int i0, int a, int b
  * (a byte store may alias anything, so a load after one waits for it). Lines
  * of an open sweep (no cycle signs, use_cyc 0) are classified from their winds
  * alone, on the side stream. */
-__global__ void k_classify(dgeom w, bufs b, int use_cyc) {
+__global__ void k_classify(dgeom w, bufs b, int use_cyc, const int *dirty) {
     long long gw = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x % 32;
-    if (gw >= w.G) return; /* whole warps leave together */
+    if (gw >= w.G) return;           /* whole warps leave together */
+    if (dirty && !dirty[gw]) return; /* its classes and segment stand */
     int g = (int)gw, m = w.m;
     uint8_t *cls = b.cls + (long long)g * m;
     const float *u = b.wu + (long long)g * (m + 1);
@@ -913,7 +934,8 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     for (void *x : p)
         if (x) cudaFree(x);
     for (int a = 0; a < 3; a++) {
-        void *pa[] = {g->au[a], g->acn[a], g->ad0[a], g->ad1[a], g->acls[a], g->aseg[a], g->azb[a]};
+        void *pa[] = {g->au[a],   g->acn[a],  g->ad0[a], g->ad1[a],
+                      g->acls[a], g->aseg[a], g->azb[a], g->adirty[a]};
         for (void *x : pa)
             if (x) cudaFree(x);
         if (g->ready[a]) cudaEventDestroy(g->ready[a]);
@@ -958,6 +980,7 @@ extern "C" int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, co
     if (!g->acls[axis]) MU_CUDA(cudaMalloc(&g->acls[axis], (size_t)faces)); /* cells < faces */
     if (!g->aseg[axis]) MU_CUDA(cudaMalloc(&g->aseg[axis], (size_t)g->gmax * sizeof(adv_seg)));
     if (!g->azb[axis]) MU_CUDA(cudaMalloc(&g->azb[axis], (size_t)g->gmax * sizeof(int)));
+    if (!g->adirty[axis]) MU_CUDA(cudaMalloc(&g->adirty[axis], (size_t)g->gmax * sizeof(int)));
     float **pa[] = {&g->au[axis], &g->acn[axis], &g->ad0[axis], &g->ad1[axis]};
     for (float **x : pa) /* (the cells, for D0 and D1, are fewer than the faces) */
         if (!*x) MU_CUDA(cudaMalloc(x, (size_t)faces * sizeof(float)));
@@ -1011,11 +1034,20 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
     r.pn = pn;
     r.stat = stat;
     r.zb = g->azb[a];
+    /* a sweep of segments alone on their lines (whose segments no flux round
+     * changes) over the lines of the axis's last classification compares with
+     * its classes; any other classifies every line */
+    const int lines[4] = {w.m, w.G, w.first, w.last};
+    const int keep =
+        seg_alone(w) && g->cls_ok[a] && !std::memcmp(lines, g->cls_lines[a], sizeof lines);
+    r.cls_prev = keep ? g->acls[a] : nullptr;
+    r.dirty = g->adirty[a];
     const float *prev = p >= 0 ? g->ad1[p] : nullptr;
     dim3 th(32, 8);
     MU_CUDA(cudaStreamWaitEvent(g->side, g->freed[a], 0));
     if (pn) MU_CUDA(cudaMemsetAsync(pn, 0, (size_t)(2 * w.G) * sizeof(int), g->side));
     MU_CUDA(cudaMemsetAsync(r.zb, 0, (size_t)w.G * sizeof(int), g->side));
+    if (keep) MU_CUDA(cudaMemsetAsync(r.dirty, 0, (size_t)w.G * sizeof(int), g->side));
     if (p < 0 || p == a) {
         dim3 grid((unsigned)((w.G + 31) / 32), (unsigned)((w.m + 31) / 32));
         k_dens_lin<<<grid, th, 0, g->side>>>(w, p < 0 ? g->rho : nullptr, prev, r);
@@ -1040,9 +1072,12 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
         b.cls = g->acls[a];
         b.seg = g->aseg[a];
         b.zb = g->azb[a];
-        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->side>>>(w, b, 0);
+        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->side>>>(w, b, 0,
+                                                                          keep ? r.dirty : nullptr);
         MU_LAUNCHED();
+        std::memcpy(g->cls_lines[a], lines, sizeof lines);
     }
+    g->cls_ok[a] = seg_alone(w); /* else flux rounds or laps change them */
     MU_CUDA(cudaEventRecord(g->ready[a], g->side));
     return 0;
 }
@@ -1208,7 +1243,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     if (wp->dataflow) /* the stream and cell counts (k_lost clears its own) */
         MU_CUDA(cudaMemsetAsync(g->counters, 0, 4 * sizeof(unsigned long long), g->st));
     if (w.periodic) { /* with the signs just uploaded (open sweeps: with their winds) */
-        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b, 1);
+        k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b, 1, nullptr);
         MU_LAUNCHED();
     }
     /* the fixed open-border cells, as adv_seg_ends's ends [0, a) and [b, m) (k_local) */

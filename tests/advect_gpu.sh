@@ -69,6 +69,10 @@ cpu_vs_gpu "divergent, stratified" --nx=24 --ny=20 --nz=8 --wind=divergent --u=0
 cpu_vs_gpu "long lines, open" --nx=100 --ny=12 --nz=3 --wind=rotation --bc=open --init=cone \
     --steps=8
 cpu_vs_gpu "long lines, periodic" --nx=72 --ny=8 --nz=3 --u=1 --v=0.6 --steps=8
+# open sweeps keep their classes between steps and classify again the lines
+# whose winds changed sign: the swirl reverses at step 10 of 20
+cpu_vs_gpu "swirl reversing, open" --nx=24 --ny=24 --nz=4 --wind=swirl --w=0.3 --bc=open \
+    --init=cone --period=0.5 --dt=0.025
 
 # Checkpoints from the device (the fields come back only then): a GPU run on 2
 # ranks checkpoints steps 4 and 8 of 10, a GPU restart from 8 on 1 rank ends
