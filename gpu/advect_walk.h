@@ -282,13 +282,55 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
     } while (0)
 
 /* The zero cells of a line whose every cell and face pass adv_zero_params
- * (zok, found where its densities are computed) need no parameters: the
- * stretches then walk them ADV_ZW at a time loading only q, so that a warp has
- * ADV_ZW rows of q in flight per wait instead of four (the zero background is
- * most of a plume's cells, and its walk waited on memory once per four). */
+ * (zok nonzero, found where its densities are computed) need no parameters:
+ * the stretches then walk them ADV_ZW at a time loading only q (zok 2: first
+ * 2 ADV_ZW at a time, which short lines gain from), so that a warp has ADV_ZW
+ * rows of q in flight per wait instead of four (the zero background is most of
+ * a plume's cells, and its walk waited on memory once per four). */
 #ifndef ADV_ZW
 #define ADV_ZW 8
 #endif
+
+/* The wide zero steps of K cells while on (in adv_fwd_d_run, adv_bwd_e_run,
+ * whose locals they use): cells i .. i + K - 1 stored as zeros while cells
+ * i + 1 .. i + K are zero cells too (q_{i+2} .. q_{i+K+1} are +0), and the
+ * same downwards. */
+#define ADV_ZERO_FWD(K, on)                                                                        \
+    ADV_ONE_AT_A_TIME                                                                              \
+    while ((on) && i + (K) + 1 <= e) {                                                             \
+        float a[K];                                                                                \
+        for (int k = 0; k < (K); k++) a[k] = wrap ? *adv_qat(l, i + 3 + k, wrap) : q3[k * qs];     \
+        uint32_t nz = adv_bits(p2);                                                                \
+        for (int k = 0; k + 1 < (K); k++) nz |= adv_bits(a[k]);                                    \
+        if (nz) break;                                                                             \
+        for (int k = 0; k < (K); k++) {                                                            \
+            qn[k * qs] = 0.f;                                                                      \
+            if (keep) F[(i + 1 + k) * fs] = 0.f;                                                   \
+        }                                                                                          \
+        qn += (K)*qs;                                                                              \
+        q3 += (K)*qs;                                                                              \
+        i += (K);                                                                                  \
+        p2 = a[(K)-1]; /* q_{i+2} */                                                               \
+    }
+#define ADV_ZERO_BWD(K, on)                                                                        \
+    ADV_ONE_AT_A_TIME                                                                              \
+    while ((on) && i - (K) > lo) {                                                                 \
+        float a[K];                                                                                \
+        for (int k = 0; k < (K); k++) a[k] = wrap ? *adv_qat(l, i - 3 - k, wrap) : q3[-k * qs];    \
+        uint32_t nz = adv_bits(m2);                                                                \
+        for (int k = 0; k + 1 < (K); k++) nz |= adv_bits(a[k]);                                    \
+        if (nz) break;                                                                             \
+        for (int k = 0; k < (K); k++) {                                                            \
+            qn[-k * qs] = 0.f;                                                                     \
+            if (keep) F[(i - k) * fs] = 0.f;                                                       \
+        }                                                                                          \
+        qn -= (K)*qs;                                                                              \
+        q3 -= (K)*qs;                                                                              \
+        i -= (K);                                                                                  \
+        moved = 1;                                                                                 \
+        m2 = a[(K)-1]; /* q_{i-2}; q_{i-1} .. q_{i+2} are +0 */                                    \
+        m1 = c = p1 = 0.f;                                                                         \
+    }
 
 /* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
  * values, and the fluxes (keep = 0: only F[e], the one the next cell or the
@@ -325,23 +367,8 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
              * cells i + 1 .. i + ADV_ZW / 4 are zero cells too (q_{i+2} ..
              * q_{i+ADV_ZW+1} / q_{i+5} are +0), then one at a time; the window
              * and the flags again where they end */
-            ADV_ONE_AT_A_TIME
-            while (zok && i + ADV_ZW + 1 <= e) {
-                float a[ADV_ZW];
-                for (int k = 0; k < ADV_ZW; k++)
-                    a[k] = wrap ? *adv_qat(l, i + 3 + k, wrap) : q3[k * qs];
-                uint32_t nz = adv_bits(p2);
-                for (int k = 0; k + 1 < ADV_ZW; k++) nz |= adv_bits(a[k]);
-                if (nz) break;
-                for (int k = 0; k < ADV_ZW; k++) {
-                    qn[k * qs] = 0.f;
-                    if (keep) F[(i + 1 + k) * fs] = 0.f;
-                }
-                qn += ADV_ZW * qs;
-                q3 += ADV_ZW * qs;
-                i += ADV_ZW;
-                p2 = a[ADV_ZW - 1]; /* q_{i+2} */
-            }
+            ADV_ZERO_FWD(2 * ADV_ZW, zok > 1);
+            ADV_ZERO_FWD(ADV_ZW, zok);
             ADV_ONE_AT_A_TIME
             while (i + 5 <= e) {
                 float a[4], xb[4], rb[4], d0b[4], d1b[4];
@@ -439,25 +466,8 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
              * q_{i-ADV_ZW-1} / q_{i-5} are +0), then one at a time; the flags
              * again where they end */
             int moved = 0, done = 0;
-            ADV_ONE_AT_A_TIME
-            while (zok && i - ADV_ZW > lo) {
-                float a[ADV_ZW];
-                for (int k = 0; k < ADV_ZW; k++)
-                    a[k] = wrap ? *adv_qat(l, i - 3 - k, wrap) : q3[-k * qs];
-                uint32_t nz = adv_bits(m2);
-                for (int k = 0; k + 1 < ADV_ZW; k++) nz |= adv_bits(a[k]);
-                if (nz) break;
-                for (int k = 0; k < ADV_ZW; k++) {
-                    qn[-k * qs] = 0.f;
-                    if (keep) F[(i - k) * fs] = 0.f;
-                }
-                qn -= ADV_ZW * qs;
-                q3 -= ADV_ZW * qs;
-                i -= ADV_ZW;
-                moved = 1;
-                m2 = a[ADV_ZW - 1]; /* q_{i-2}; q_{i-1} .. q_{i+2} are +0 */
-                m1 = c = p1 = 0.f;
-            }
+            ADV_ZERO_BWD(2 * ADV_ZW, zok > 1);
+            ADV_ZERO_BWD(ADV_ZW, zok);
             ADV_ONE_AT_A_TIME
             while (i - 4 > lo) {
                 float a[4], xb[4], rb[4], d0b[4], d1b[4];
@@ -551,6 +561,8 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
 #undef ADV_CELL_BWD
 #undef ADV_NEXT_FWD
 #undef ADV_NEXT_BWD
+#undef ADV_ZERO_FWD
+#undef ADV_ZERO_BWD
 
 /* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of the
  * cells this walk updates is a C cell or a D cell and the D cells after it
