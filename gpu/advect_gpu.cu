@@ -234,9 +234,9 @@ __device__ __forceinline__ void wind_cell(const dgeom &w, const wargs &r, const 
      * the bits the cell to the left stores) */
     if (!adv_zero_params(adv_courant(ur, w.dt, w.dx), v.rr, a, b) ||
         !adv_zero_params(adv_courant(ul, w.dt, w.dx), v.rl, a, b))
-        r.zb[g] = 1;  /* rare, and every writer stores 1 */
-    if (r.cls_prev) { /* the class k_classify would store now (fixed outside adv_seg_ends's [a, b))
-                       */
+        r.zb[g] = 1; /* rare, and every writer stores 1 */
+    /* the class k_classify would store now (fixed outside adv_seg_ends's [a, b)) */
+    if (r.cls_prev) {
         int a0 = w.first ? 1 : 0, b0 = w.last ? w.m - 1 : w.m; /* an open sweep */
         int c = a0 < b0 && i >= a0 && i < b0 ? adv_class(ul, ur) : (int)ADV_FIXED;
         if (c != v.cls) r.dirty[g] = 1;
