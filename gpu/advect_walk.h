@@ -363,10 +363,11 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
     for (;; i++) {
         if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
             adv_zero_params(x1, rs, d0, d1)) {
-            /* zero cells from i on, ADV_ZW (zok) or four at a time while
-             * cells i + 1 .. i + ADV_ZW / 4 are zero cells too (q_{i+2} ..
-             * q_{i+ADV_ZW+1} / q_{i+5} are +0), then one at a time; the window
-             * and the flags again where they end */
+            /* zero cells from i on: in wide steps where zok allows
+             * (ADV_ZERO_FWD), four at a time with their parameters checked
+             * while cells i + 1 .. i + 4 are zero cells too (q_{i+2} ..
+             * q_{i+5} are +0), then one at a time; the window and the flags
+             * again where they end */
             ADV_ZERO_FWD(2 * ADV_ZW, zok > 1);
             ADV_ZERO_FWD(ADV_ZW, zok);
             ADV_ONE_AT_A_TIME
@@ -461,10 +462,11 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
     for (;; i--) {
         if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
             adv_zero_params(x1, rs, d0, d1)) {
-            /* zero cells from i down, ADV_ZW (zok) or four at a time while
-             * cells i - 1 .. i - ADV_ZW / 4 are zero cells too (q_{i-2} ..
-             * q_{i-ADV_ZW-1} / q_{i-5} are +0), then one at a time; the flags
-             * again where they end */
+            /* zero cells from i down: in wide steps where zok allows
+             * (ADV_ZERO_BWD), four at a time with their parameters checked
+             * while cells i - 1 .. i - 4 are zero cells too (q_{i-2} ..
+             * q_{i-5} are +0), then one at a time; the flags again where they
+             * end */
             int moved = 0, done = 0;
             ADV_ZERO_BWD(2 * ADV_ZW, zok > 1);
             ADV_ZERO_BWD(ADV_ZW, zok);
