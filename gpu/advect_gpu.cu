@@ -93,13 +93,26 @@ double since(clk::time_point t0) {
 
 struct dgeom {
     int axis, m, G, N, wrap, periodic, first, last, nxl, nyl, nz, sx, eb0, eb1;
+    int zero; /* the walks' zero paths on (adv_zero_paths) */
     long long qs, glo, gn;
     float dt, dx;
     double tf, dtdx;
 };
 
+/* The walks' zero paths (skipping cells whose q, fluxes and neighbours are
+ * +0) are off unless MUTIRAO_ADV_ZERO=1: they speed up the first steps of
+ * plumes on a zero background (2.01 against 2.22 ms a step on an H100), but
+ * once the plumes' tails of tiny values spread, the warps switch between
+ * them and the arithmetic and a run's steps took 3.13-3.16 ms against
+ * 2.21 ms without them (the same results either way). */
+int adv_zero_paths() {
+    const char *s = getenv("MUTIRAO_ADV_ZERO");
+    return s && s[0] == '1';
+}
+
 dgeom to_dev(const mu_gpu_adv_geom *w) {
     dgeom d;
+    d.zero = adv_zero_paths();
     d.axis = w->axis;
     d.m = w->m;
     d.G = w->G;
@@ -435,12 +448,13 @@ __global__ void k_diag(const float *q, int N, int nxl, int nz, long long nv, con
     }
 }
 
-/* The walks' zok of line g (gpu/advect_walk.h): 0 where a cell or face fails
- * the zero test's parameter checks; else 2 on short lines (the Z sweep's), 1 on
- * long ones (16-cell zero steps took the paper case's Z sweep from 0.552 to
- * 0.530 ms on an H100, and its X sweep from 0.75 to 0.78 ms). */
+/* The walks' zok of line g (gpu/advect_walk.h): -1 with the zero paths off;
+ * 0 where a cell or face fails the zero test's parameter checks; else 2 on
+ * short lines (the Z sweep's), 1 on long ones (16-cell zero steps took the
+ * paper case's Z sweep from 0.552 to 0.530 ms on an H100, and its X sweep
+ * from 0.75 to 0.78 ms). */
 __device__ int line_zok(const dgeom &w, const bufs &b, int g) {
-    return b.zb[g] ? 0 : w.m <= 64 ? 2 : 1;
+    return !w.zero ? -1 : b.zb[g] ? 0 : w.m <= 64 ? 2 : 1;
 }
 
 __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {

@@ -100,12 +100,13 @@ static int one_case(int dir, int keep, int ahead, long *cells) {
     float cn[MMAX + 1]; /* the kernels' faces' Courant numbers (k_winds) */
     for (int j = 0; j <= m; j++) cn[j] = adv_courant(u[j], l.dt, l.dx);
     /* zok as the device finds it (wind_cell): 1 or 2 (wider zero steps first),
-     * or 0 (always allowed) */
+     * or 0 (always allowed); or -1, the zero paths off (the default) */
     int zok = rnd() < 0.8 ? 1 + (rnd() < 0.5) : 0;
     for (int i = 0; i < m; i++)
         if (!adv_zero_params(cn[i + 1], rs[i + 1], d0[i], d1[i]) ||
             !adv_zero_params(cn[i], rs[i], d0[i], d1[i]))
             zok = 0;
+    if (rnd() < 0.2) zok = -1;
     adv_line a = l, b = l;
     a.qn = qn1 + PAD * qs;
     a.F = F1;
