@@ -476,6 +476,7 @@ __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
     l.fs = w.N;
     l.dt = w.dt;
     l.dx = w.dx;
+    l.rdx = adv_recip(w.dx);
     return l;
 }
 
@@ -655,8 +656,8 @@ struct fixed_cells {
  * halos are filled again before they are read, so the fields are not copied
  * whole (the CPU's memcpy); the fixed cells' copy is each thread's own line
  * and field, not a kernel of its own. */
-template <int WRAP, int AHEAD>
-__global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines, fixed_cells fx) {
+template <int WRAP, int AHEAD, int MINB>
+__global__ void __launch_bounds__(128, MINB) k_local(dgeom w, bufs b, int lines, fixed_cells fx) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= (long long)w.G * w.N) return;
     int g = (int)(k / w.N), f = (int)(k % w.N);
@@ -682,18 +683,30 @@ __global__ void __launch_bounds__(128, 8) k_local(dgeom w, bufs b, int lines, fi
             adv_backward_walk(&l, cls, cn, zok, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, AHEAD);
 }
 
-/* k_local on grid blocks of 128 threads: the variant of wrap and adv_ahead. */
+/* k_local on grid blocks of 128 threads: the variant of wrap and adv_ahead,
+ * and 7 blocks an SM on short lines (at most 64 cells, the Z sweep's), else
+ * 8. With 72 registers instead of 64 (fewer spills) the paper case's Z sweep
+ * took 0.68-0.74 ms against 0.80, but 7 blocks on every sweep slowed the Y
+ * sweep from 0.59 to 0.67 ms (one H100). */
+template <int WRAP, int AHEAD>
+void launch_wa(const dgeom &w, const bufs &b, int lines, fixed_cells fx, int grid,
+               cudaStream_t st) {
+    if (w.m <= 64)
+        k_local<WRAP, AHEAD, 7><<<grid, 128, 0, st>>>(w, b, lines, fx);
+    else
+        k_local<WRAP, AHEAD, 8><<<grid, 128, 0, st>>>(w, b, lines, fx);
+}
 void launch_local(const dgeom &w, const bufs &b, int lines, fixed_cells fx, int grid,
                   cudaStream_t st) {
     const int ahead = adv_ahead();
     if (w.wrap && ahead)
-        k_local<1, 1><<<grid, 128, 0, st>>>(w, b, lines, fx);
+        launch_wa<1, 1>(w, b, lines, fx, grid, st);
     else if (w.wrap)
-        k_local<1, 0><<<grid, 128, 0, st>>>(w, b, lines, fx);
+        launch_wa<1, 0>(w, b, lines, fx, grid, st);
     else if (ahead)
-        k_local<0, 1><<<grid, 128, 0, st>>>(w, b, lines, fx);
+        launch_wa<0, 1>(w, b, lines, fx, grid, st);
     else
-        k_local<0, 0><<<grid, 128, 0, st>>>(w, b, lines, fx);
+        launch_wa<0, 0>(w, b, lines, fx, grid, st);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */

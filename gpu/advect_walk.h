@@ -207,11 +207,12 @@ MU_HD const float *adv_base(const float *p) {
 /* The zero cells (adv_fwd_d_run, adv_bwd_e_run): a D or E cell whose q and
  * neighbours' q and incoming flux are +0 (the bits 0) gets qn = +0 and passes
  * the flux +0 on, whatever its extremum flags, when its Courant number and
- * rho* are finite, its d0 is +0 or positive and finite, its d1 positive and
- * finite and dx positive and finite: the cell's operations then give those
- * zeros (the face value is q clamped between +0 and +0; +0 * d0, Courant
- * number * face value * rho* are zeros; +0 - (either zero) is +0; +0 / d1 is
- * +0 * d1 = +0; dx * (+0 - +0) + (+0) = +0). So the zero background of a
+ * rho* are finite, its d0 is +0 or positive and finite, its d1 positive,
+ * finite and normal and dx positive, finite and normal (so 1 / d1 and 1 / dx
+ * are positive and finite): the cell's operations then give those zeros (the
+ * face value is q clamped between +0 and +0; +0 * d0, Courant number * face
+ * value * rho* and +0 * (1 / dx) are zeros; +0 - (either zero) is +0; +0 *
+ * (1 / d1) is +0; dx * (+0 - +0) + (+0) = +0). So the zero background of a
  * plume's fields is walked storing zeros, with none of the cell arithmetic;
  * any other value (-0 too) takes the arithmetic. */
 MU_HD uint32_t adv_bits(float x) {
@@ -223,10 +224,10 @@ MU_HD int adv_zero_params(float x1, float rs, float d0, float d1) {
     uint32_t a = adv_bits(x1) & 0x7fffffffu, b = adv_bits(rs) & 0x7fffffffu, c = adv_bits(d0);
     uint32_t mx = a > b ? a : b;
     mx = mx > c ? mx : c;
-    return mx < 0x7f800000u && adv_bits(d1) - 1u < 0x7f7fffffu;
+    return mx < 0x7f800000u && adv_bits(d1) - 0x00800000u < 0x7f000000u;
 }
 MU_HD int adv_zero_dx(float dx) {
-    return dx > 0.f && dx - dx == 0.f;
+    return adv_bits(dx) - 0x00800000u < 0x7f000000u;
 }
 /* v[k] = p[o + k], k = 0 .. 3 (o a constant): four cells' entries of a line's
  * array (ADV_LDK), the loads issued together. */
@@ -243,13 +244,13 @@ MU_HD int adv_zero_dx(float dx) {
  * by their bits (d0 not the largest float either). */
 MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, const float *d1) {
     float sum = x[0] + x[1] + x[2] + x[3] + r[0] + r[1] + r[2] + r[3];
-    uint32_t mx = 0;
+    uint32_t mx = 0, md = 0;
     for (int k = 0; k < 4; k++) {
-        uint32_t u = adv_bits(d0[k]), v = adv_bits(d1[k]) - 1u;
+        uint32_t u = adv_bits(d0[k]), v = adv_bits(d1[k]) - 0x00800000u;
         mx = mx > u ? mx : u;
-        mx = mx > v ? mx : v;
+        md = md > v ? md : v;
     }
-    return sum - sum == 0.f && mx < 0x7f7fffffu;
+    return sum - sum == 0.f && mx < 0x7f7fffffu && md < 0x7f000000u;
 }
 
 /* In the stretches (adv_fwd_d_run, adv_bwd_e_run, whose locals they use):
@@ -383,7 +384,7 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
 MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_win *w, int i,
                          int e, float f, int wrap, int keep, int ahead) {
     const ptrdiff_t qs = l->qs;
-    const float dx = l->dx;
+    const float dx = l->dx, rdx = l->rdx;
     float *F = l->F;
     const int fs = (int)l->fs, eb = l->eb1;
     const float *q3 = l->q + (ptrdiff_t)(i + 3) * qs;        /* q_{i+3} (unless wrapping) */
@@ -451,7 +452,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
         float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p3 = 0.f;
         if (ahead) ADV_NEXT_FWD();
         ADV_PF_FWD();
-        f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f, &qv);
+        f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, rdx, f, &qv);
         *qn = qv;
         if (keep) F[(i + 1) * fs] = f;
         if (!ahead) ADV_NEXT_FWD();
@@ -469,7 +470,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
         q3 += qs;
         qn += qs;
     }
-    f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, f, &qv);
+    f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, rdx, f, &qv);
     *qn = qv;
     *Fe = f;
 }
@@ -483,7 +484,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
 MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *w, int i, int lo,
                           float f, int wrap, int keep, int ahead) {
     const ptrdiff_t qs = l->qs;
-    const float dx = l->dx;
+    const float dx = l->dx, rdx = l->rdx;
     float *F = l->F;
     const int fs = (int)l->fs, eb = l->eb0;
     const float *q3 = l->q + (ptrdiff_t)(i - 3) * qs;         /* q_{i-3} (unless wrapping) */
@@ -561,7 +562,7 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
             }
         }
         if (i <= lo) {
-            f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
+            f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, rdx, f, &qv);
             *qn = qv;
             *Fl = f;
             break;
@@ -569,7 +570,7 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
         float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;
         if (ahead) ADV_NEXT_BWD();
         ADV_PF_BWD();
-        f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, f, &qv);
+        f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, rdx, f, &qv);
         *qn = qv;
         if (keep) F[i * fs] = f;
         if (!ahead) ADV_NEXT_BWD();
@@ -646,7 +647,7 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float 
                              int i0, int i1, int wrap, int keep, int ahead) {
     float *F = l->F;
     const int fs = (int)l->fs;
-    const float dx = l->dx;
+    const float dx = l->dx, rdx = l->rdx;
     for (int i = adv_scan_down(cls, i0, i1 - 1, ADV_SCAN_BWD); i >= i0;
          i = adv_scan_down(cls, i0, i, ADV_SCAN_BWD)) {
         adv_win v = adv_win_at(l, i, wrap);
@@ -660,13 +661,13 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float 
                 i = lo;
             } else if (c == ADV_F || c == ADV_K) {
                 float fl = F[i * fs]; /* stored by no cell: the next cell's F[i + 1] */
-                *qn = adv_bwd_f_v(v.c, v.m1, v.p1, l->u[i], l->u[i + 1], l->d0[i], l->d1[i], dx, f,
+                *qn = adv_bwd_f_v(v.c, v.m1, v.p1, l->u[i], l->u[i + 1], l->d0[i], l->d1[i], rdx, f,
                                   fl);
                 f = fl;
             } else { /* C */
                 float qv;
                 f = adv_bwd_e_v(v.c, v.m1, v.p1, v.em1, v.ep1, -1.f, 0.f, cn[i], l->rs[i], l->d0[i],
-                                l->d1[i], dx, f, &qv);
+                                l->d1[i], dx, rdx, f, &qv);
                 *qn = qv;
                 if (keep || i == i0 || cls[i - 1] != ADV_E) F[i * fs] = f;
             }

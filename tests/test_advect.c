@@ -26,7 +26,9 @@ static float mn(float a, float b) {
     return a < b ? a : b;
 }
 
-/* Cells 0 and n-1 fixed; u[i], dd0[i]: face between cells i and i+1 (i = 0..n-2). */
+/* Cells 0 and n-1 fixed; u[i], dd0[i]: face between cells i and i+1 (i = 0..n-2).
+ * The divisions by dx and D1 are multiplications by their reciprocals, as
+ * mutirao's (gpu/advect_walcek.h), so that the comparison stays bitwise. */
 static void ref_walcek(int n, const float *q0, float *qn, const float *u, const float *dd0,
                        const float *den0, const float *den1, float dt, float dxx) {
     float *flux = calloc((size_t)n, sizeof *flux), *vcmax = malloc((size_t)n * sizeof(float)),
@@ -52,8 +54,9 @@ static void ref_walcek(int n, const float *q0, float *qn, const float *u, const 
             if (imxmn[i + 1]) cf = q0[i] + (1.75f - .45f * x1) * xln;
             float cf1 = mn(mx(cf, mn(q0[i], q0[i + 1])), mx(q0[i], q0[i + 1]));
             qn[i] =
-                mx(vcmn[i], mn(vcmax[i], (q0[i] * den0[i] - x1 * cf1 * dd0[i] + flux[i - 1] / dxx) /
-                                             den1[i]));
+                mx(vcmn[i],
+                   mn(vcmax[i], (q0[i] * den0[i] - x1 * cf1 * dd0[i] + flux[i - 1] * (1.f / dxx)) *
+                                    (1.f / den1[i])));
             flux[i] = dxx * (q0[i] * den0[i] - qn[i] * den1[i]) + flux[i - 1];
         }
     }
@@ -61,9 +64,9 @@ static void ref_walcek(int n, const float *q0, float *qn, const float *u, const 
     for (int i = n - 2; i >= 1; i--) {
         if (u[i - 1] >= 0) {
             if (u[i] < 0)
-                qn[i] =
-                    mx(vcmn[i], mn(vcmax[i], (q0[i] * den0[i] - flux[i] / dxx + flux[i - 1] / dxx) /
-                                                 den1[i]));
+                qn[i] = mx(vcmn[i], mn(vcmax[i], (q0[i] * den0[i] - flux[i] * (1.f / dxx) +
+                                                  flux[i - 1] * (1.f / dxx)) *
+                                                     (1.f / den1[i])));
         } else {
             float x1 = dt * fabsf(u[i - 1]) / dxx;
             float xln = (1.f - x1) * (q0[i - 1] - q0[i + 1]) / 4.f;
@@ -73,8 +76,9 @@ static void ref_walcek(int n, const float *q0, float *qn, const float *u, const 
             float cf1 = mn(mx(cf, mn(q0[i], q0[i - 1])), mx(q0[i], q0[i - 1]));
             if (u[i] >= 0) cf1 = q0[i];
             qn[i] =
-                mx(vcmn[i], mn(vcmax[i], (q0[i] * den0[i] - flux[i] / dxx - x1 * cf1 * dd0[i - 1]) /
-                                             den1[i]));
+                mx(vcmn[i],
+                   mn(vcmax[i], (q0[i] * den0[i] - flux[i] * (1.f / dxx) - x1 * cf1 * dd0[i - 1]) *
+                                    (1.f / den1[i])));
             flux[i - 1] = dxx * (qn[i] * den1[i] - q0[i] * den0[i]) + flux[i];
         }
     }
@@ -168,7 +172,7 @@ static void engine_vs_reference(void **state) {
             float *out = sched ? qn2 : qn;
             memcpy(out, q, sizeof qn);
             memset(F, 0, sizeof F);
-            adv_line l = {q, out, 1, N, 0, 0, N - 1, u, rs, d0, d1, F, dt, dx, 1};
+            adv_line l = {q, out, 1, N, 0, 0, N - 1, u, rs, d0, d1, F, dt, dx, 1.f / dx, 1};
             uint8_t cls[N];
             adv_seg s;
             adv_seg_init(&s, cls, u, N, 1, 1, 0, 1, 1);
@@ -192,7 +196,7 @@ static void engine_vs_reference(void **state) {
             if (memcmp(&qn[i], &qn_ref[i], sizeof(float))) differ++;
             if (memcmp(&qn2[i], &qn_ref[i], sizeof(float))) dataflow_differ++;
             float lo, hi;
-            adv_line l = {q, qn, 1, N, 0, 0, N - 1, u, rs, d0, d1, F, dt, dx, 1};
+            adv_line l = {q, qn, 1, N, 0, 0, N - 1, u, rs, d0, d1, F, dt, dx, 1.f / dx, 1};
             if (i > 0 && i < N - 1) {
                 adv_bounds(&l, i, &lo, &hi);
                 if (qn[i] == lo || qn[i] == hi) clamped++;

@@ -80,6 +80,7 @@ static adv_line line_view(adv_state *s, const sweep_geom *w, int g, int f) {
     l.fs = 1;
     l.dt = w->dt;
     l.dx = w->dx;
+    l.rdx = adv_recip(w->dx);
     return l;
 }
 
