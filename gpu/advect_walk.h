@@ -241,7 +241,7 @@ MU_HD int adv_zero_dx(float dx) {
 
 /* adv_zero_params of four cells: x (Courant numbers) and r (rho*) finite by
  * their sum (an overflow only sends the cells to the arithmetic), d0 and d1
- * by their bits (d0 not the largest float either). */
+ * by their bits (d0 not the largest float either, d1 normal). */
 MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, const float *d1) {
     float sum = x[0] + x[1] + x[2] + x[3] + r[0] + r[1] + r[2] + r[3];
     uint32_t mx = 0, md = 0;
