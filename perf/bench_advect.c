@@ -242,7 +242,7 @@ int main(int argc, char **argv) {
                 return 1;
             }
             row(sc, 22, 336, 38, &o);
-            printf("          resident step %.3f ms / device floor %.3fx (goal 1.3x); kernels / "
+            printf("          first step (resident) %.3f ms / device floor %.3fx; kernels / "
                    "device floor %.3fx; end to end / (device + transfer floor) %.2fx; the "
                    "study: 0.74 s per step on a C2050\n",
                    1e3 * o.step, o.step / dev_floor, o.kernel / dev_floor,
@@ -252,7 +252,7 @@ int main(int argc, char **argv) {
                    1e3 * o.axis[0], 1e3 * o.axis[1], 1e3 * o.axis[2]);
             if (o.steady > 0)
                 printf("          back to back (%d steps, as in a run): %.3f ms a step / device "
-                       "floor %.3fx\n",
+                       "floor %.3fx (goal 1.3x)\n",
                        steady, 1e3 * o.steady, o.steady / dev_floor);
             if (bi == 0 && !getenv("MUTIRAO_ADV_SIDE")) /* winds and densities not beside */
                 variant("MUTIRAO_ADV_SIDE", "0", "winds on the main stream", sc, reps, steady,
