@@ -244,9 +244,10 @@ __device__ __forceinline__ void wind_cell(const dgeom &w, const wargs &r, const 
     r.d1[k] = b;
     if (!(b > 0)) acc->nbad++;
     /* both faces as the walks see them (the left face's Courant number has
-     * the bits the cell to the left stores) */
-    if (!adv_zero_params(adv_courant(ur, w.dt, w.dx), v.rr, a, b) ||
-        !adv_zero_params(adv_courant(ul, w.dt, w.dx), v.rl, a, b))
+     * the bits the cell to the left stores); only the zero paths read them,
+     * and the two divisions are most of this kernel's arithmetic */
+    if (w.zero && (!adv_zero_params(adv_courant(ur, w.dt, w.dx), v.rr, a, b) ||
+                   !adv_zero_params(adv_courant(ul, w.dt, w.dx), v.rl, a, b)))
         r.zb[g] = 1; /* rare, and every writer stores 1 */
     /* the class k_classify would store now (fixed outside adv_seg_ends's [a, b)) */
     if (r.cls_prev) {
@@ -688,11 +689,14 @@ __global__ void __launch_bounds__(128, MINB) k_local(dgeom w, bufs b, int lines,
  * 8. With 72 registers instead of 64 (fewer spills) the paper case's Z sweep
  * took 0.68-0.74 ms against 0.80, but 7 blocks on every sweep slowed the Y
  * sweep from 0.59 to 0.67 ms (one H100). */
+#ifndef ADV_ZMINB
+#define ADV_ZMINB 7
+#endif
 template <int WRAP, int AHEAD>
 void launch_wa(const dgeom &w, const bufs &b, int lines, fixed_cells fx, int grid,
                cudaStream_t st) {
     if (w.m <= 64)
-        k_local<WRAP, AHEAD, 7><<<grid, 128, 0, st>>>(w, b, lines, fx);
+        k_local<WRAP, AHEAD, ADV_ZMINB><<<grid, 128, 0, st>>>(w, b, lines, fx);
     else
         k_local<WRAP, AHEAD, 8><<<grid, 128, 0, st>>>(w, b, lines, fx);
 }
@@ -1084,7 +1088,7 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
     dim3 th(32, 8);
     MU_CUDA(cudaStreamWaitEvent(g->side, g->freed[a], 0));
     if (pn) MU_CUDA(cudaMemsetAsync(pn, 0, (size_t)(2 * w.G) * sizeof(int), g->side));
-    MU_CUDA(cudaMemsetAsync(r.zb, 0, (size_t)w.G * sizeof(int), g->side));
+    if (w.zero) MU_CUDA(cudaMemsetAsync(r.zb, 0, (size_t)w.G * sizeof(int), g->side));
     if (keep) MU_CUDA(cudaMemsetAsync(r.dirty, 0, (size_t)w.G * sizeof(int), g->side));
     if (p < 0 || p == a) {
         dim3 grid((unsigned)((w.G + 31) / 32), (unsigned)((w.m + 31) / 32));
@@ -1138,9 +1142,9 @@ int dens_use(mu_gpu_adv *g, int a) {
 /* Two sweep geometries that give the same winds and densities (bit for bit). */
 bool same_geom(const dgeom &a, const dgeom &b) {
     return a.axis == b.axis && a.m == b.m && a.G == b.G && a.N == b.N && a.wrap == b.wrap &&
-           a.periodic == b.periodic && a.first == b.first && a.last == b.last && a.nxl == b.nxl &&
-           a.nyl == b.nyl && a.nz == b.nz && a.sx == b.sx && a.eb0 == b.eb0 && a.eb1 == b.eb1 &&
-           a.qs == b.qs && a.glo == b.glo && a.gn == b.gn &&
+           a.zero == b.zero && a.periodic == b.periodic && a.first == b.first && a.last == b.last &&
+           a.nxl == b.nxl && a.nyl == b.nyl && a.nz == b.nz && a.sx == b.sx && a.eb0 == b.eb0 &&
+           a.eb1 == b.eb1 && a.qs == b.qs && a.glo == b.glo && a.gn == b.gn &&
            !std::memcmp(&a.dt, &b.dt, sizeof a.dt) && !std::memcmp(&a.dx, &b.dx, sizeof a.dx) &&
            !std::memcmp(&a.tf, &b.tf, sizeof a.tf) && !std::memcmp(&a.dtdx, &b.dtdx, sizeof a.dtdx);
 }

@@ -369,6 +369,192 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
         m1 = c = p1 = 0.f;                                                                         \
     }
 
+/* The arithmetic stretches without the zero paths (the default) in rings:
+ * each q of the window and each cell's inputs stay in one register from their
+ * load to their last use, the loop unrolled over ADV_RING = 6 cells (q_j in
+ * Q[j mod 6], the extremum flags in E[j mod 3], a cell's inputs in X, R, A,
+ * B[j mod 2]), so that no register copy at the loop's end waits for a load
+ * (in the one-cell loop above, the copies x1 = x1n, ... and of the window
+ * waited for the loads of the same cell). q_{k+4} is loaded at cell k and
+ * first read at cell k + 2 (the flag of cell k + 3, computed where cell k + 2
+ * needs it), cell k + 1's inputs at cell k. The line's arrays are read through
+ * pointers stepped a ring at a time (one address operation per array and
+ * ring, the cells' offsets in the loads), and prefetched into L2 once per
+ * array and ring (6 cells of 4 bytes: every 32-byte sector is touched), q once
+ * per cell. The same cell arithmetic in the same order (the flags are the same
+ * function of the same q), so the same bits. */
+#define ADV_RING 6
+#ifdef __CUDA_ARCH__
+#define ADV_PFK(p, k) asm volatile("prefetch.L2 [%0+%1];" ::"l"(p), "n"(4 * (k)))
+#else
+#define ADV_PFK(p, k) ((void)(p))
+#endif
+/* Cell k = i + K of a forward ring (i: the ring's first cell; cb, rb, ab, bb:
+ * the Courant numbers, rho*, d0 and d1 at cell i; pf: prefetch). */
+#define ADV_RING_FWD_CELL(K)                                                                       \
+    do {                                                                                           \
+        const int k = i + (K);                                                                     \
+        if (k + 1 < e) {                                                                           \
+            ADV_LDK(X[((K) + 1) % 2], cb, (K) + 2);                                                \
+            ADV_LDK(R[((K) + 1) % 2], rb, (K) + 2);                                                \
+            ADV_LDK(A[((K) + 1) % 2], ab, (K) + 1);                                                \
+            ADV_LDK(B[((K) + 1) % 2], bb, (K) + 1);                                                \
+        }                                                                                          \
+        if (k + 2 < e) Q[((K) + 5) % 6] = *qp; /* q_{k+4}, for the flag of cell k + 3 */           \
+        if (pf) ADV_PF(qp + (ADV_PREFETCH - 3) * qs);                                              \
+        qp += qs;                                                                                  \
+        E[((K) + 2) % 3] = k + 1 != eb && adv_ext_v(Q[((K) + 1) % 6], Q[((K) + 2) % 6],            \
+                                                    Q[((K) + 3) % 6]); /* cell k + 1 */            \
+        float qv;                                                                                  \
+        f = adv_fwd_d_v(Q[((K) + 1) % 6], Q[(K) % 6], Q[((K) + 2) % 6], E[(K) % 3],                \
+                        E[((K) + 2) % 3], 0.f, 0.f, X[(K) % 2], R[(K) % 2], A[(K) % 2],            \
+                        B[(K) % 2], dx, rdx, f, &qv);                                              \
+        *qn = qv;                                                                                  \
+        qn += qs;                                                                                  \
+        if (keep) F[(k + 1) * fs] = f;                                                             \
+        if (k + 1 >= e) {                                                                          \
+            *Fe = f;                                                                               \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/* adv_fwd_d_run's stretch [i, e) without zero paths or wrapping; q_j is in
+ * Q[(j - i0 + 1) mod 6] for the first cell i0, so Q[0..3] start as q_{i-1..i+2}. */
+MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, int i, int e,
+                          float f, int keep) {
+    const ptrdiff_t qs = l->qs;
+    const float dx = l->dx, rdx = l->rdx;
+    float *F = l->F;
+    const int fs = (int)l->fs, eb = l->eb1;
+    float *qn = l->qn + (ptrdiff_t)i * qs, *Fe = F + e * fs;
+    const float *qp = l->q + (ptrdiff_t)(i + 4) * qs; /* q_{k+4} at cell k */
+    const float *cb = adv_base(cn + i), *rb = adv_base(l->rs + i), *ab = adv_base(l->d0 + i),
+                *bb = adv_base(l->d1 + i);
+    float Q[6], X[2], R[2], A[2], B[2];
+    int E[3];
+    Q[0] = w->m1;
+    Q[1] = w->c;
+    Q[2] = w->p1;
+    Q[3] = w->p2;
+    Q[4] = Q[5] = 0.f;
+    if (i + 1 < e) Q[4] = l->q[(ptrdiff_t)(i + 3) * qs];
+    E[0] = w->em1;
+    E[1] = w->e0;
+    E[2] = 0;
+    ADV_LDK(X[0], cb, 1);
+    ADV_LDK(R[0], rb, 1);
+    ADV_LDK(A[0], ab, 0);
+    ADV_LDK(B[0], bb, 0);
+    X[1] = R[1] = A[1] = B[1] = 0.f;
+    ADV_ONE_AT_A_TIME
+    for (;; i += ADV_RING) {
+        const int pf = ADV_PREFETCH && i + ADV_RING + ADV_PREFETCH + 2 < e;
+        if (pf) {
+            ADV_PFK(cb, ADV_RING + ADV_PREFETCH + 2);
+            ADV_PFK(rb, ADV_RING + ADV_PREFETCH + 2);
+            ADV_PFK(ab, ADV_RING + ADV_PREFETCH + 1);
+            ADV_PFK(bb, ADV_RING + ADV_PREFETCH + 1);
+        }
+        ADV_RING_FWD_CELL(0);
+        ADV_RING_FWD_CELL(1);
+        ADV_RING_FWD_CELL(2);
+        ADV_RING_FWD_CELL(3);
+        ADV_RING_FWD_CELL(4);
+        ADV_RING_FWD_CELL(5);
+        cb = adv_base(cb + ADV_RING);
+        rb = adv_base(rb + ADV_RING);
+        ab = adv_base(ab + ADV_RING);
+        bb = adv_base(bb + ADV_RING);
+    }
+}
+
+/* Cell k = i - K of a backward ring: the mirror of ADV_RING_FWD_CELL (q_j in
+ * Q[(i0 + 1 - j) mod 6]); the last cell leaves the window at lo in *w. */
+#define ADV_RING_BWD_CELL(K)                                                                       \
+    do {                                                                                           \
+        const int k = i - (K);                                                                     \
+        if (k - 1 >= lo) {                                                                         \
+            ADV_LDK(X[((K) + 1) % 2], cb, -(K)-1);                                                 \
+            ADV_LDK(R[((K) + 1) % 2], rb, -(K)-1);                                                 \
+            ADV_LDK(A[((K) + 1) % 2], ab, -(K)-1);                                                 \
+            ADV_LDK(B[((K) + 1) % 2], bb, -(K)-1);                                                 \
+        }                                                                                          \
+        if (k - 2 >= lo) Q[((K) + 5) % 6] = *qp; /* q_{k-4}, for the flag of cell k - 3 */         \
+        if (pf) ADV_PF(qp - (ADV_PREFETCH - 3) * qs);                                              \
+        qp -= qs;                                                                                  \
+        E[((K) + 2) % 3] = k - 1 != eb && adv_ext_v(Q[((K) + 3) % 6], Q[((K) + 2) % 6],            \
+                                                    Q[((K) + 1) % 6]); /* cell k - 1 */            \
+        float qv;                                                                                  \
+        f = adv_bwd_e_v(Q[((K) + 1) % 6], Q[((K) + 2) % 6], Q[(K) % 6], E[((K) + 2) % 3],          \
+                        E[(K) % 3], -1.f, -1.f, X[(K) % 2], R[(K) % 2], A[(K) % 2], B[(K) % 2],    \
+                        dx, rdx, f, &qv);                                                          \
+        *qn = qv;                                                                                  \
+        qn -= qs;                                                                                  \
+        if (keep) F[k * fs] = f;                                                                   \
+        if (k <= lo) {                                                                             \
+            *Fl = f;                                                                               \
+            w->m2 = Q[((K) + 3) % 6];                                                              \
+            w->m1 = Q[((K) + 2) % 6];                                                              \
+            w->c = Q[((K) + 1) % 6];                                                               \
+            w->p1 = Q[(K) % 6];                                                                    \
+            w->em1 = E[((K) + 2) % 3];                                                             \
+            w->e0 = E[((K) + 1) % 3];                                                              \
+            w->ep1 = E[(K) % 3];                                                                   \
+            return f;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* adv_bwd_e_run's stretch [lo, i] without zero paths or wrapping. */
+MU_HD float adv_bwd_e_ring(const adv_line *l, const float *cn, adv_win *w, int i, int lo, float f,
+                           int keep) {
+    const ptrdiff_t qs = l->qs;
+    const float dx = l->dx, rdx = l->rdx;
+    float *F = l->F;
+    const int fs = (int)l->fs, eb = l->eb0;
+    float *qn = l->qn + (ptrdiff_t)i * qs, *Fl = F + lo * fs;
+    const float *qp = l->q + (ptrdiff_t)(i - 4) * qs; /* q_{k-4} at cell k */
+    const float *cb = adv_base(cn + i), *rb = adv_base(l->rs + i), *ab = adv_base(l->d0 + i),
+                *bb = adv_base(l->d1 + i);
+    float Q[6], X[2], R[2], A[2], B[2];
+    int E[3];
+    Q[0] = w->p1;
+    Q[1] = w->c;
+    Q[2] = w->m1;
+    Q[3] = w->m2;
+    Q[4] = Q[5] = 0.f;
+    if (i - 1 >= lo) Q[4] = l->q[(ptrdiff_t)(i - 3) * qs];
+    E[0] = w->ep1;
+    E[1] = w->e0;
+    E[2] = 0;
+    ADV_LDK(X[0], cb, 0);
+    ADV_LDK(R[0], rb, 0);
+    ADV_LDK(A[0], ab, 0);
+    ADV_LDK(B[0], bb, 0);
+    X[1] = R[1] = A[1] = B[1] = 0.f;
+    ADV_ONE_AT_A_TIME
+    for (;; i -= ADV_RING) {
+        const int pf = ADV_PREFETCH && i - ADV_RING - ADV_PREFETCH - 2 > lo;
+        if (pf) {
+            ADV_PFK(cb, -(ADV_RING + ADV_PREFETCH + 1));
+            ADV_PFK(rb, -(ADV_RING + ADV_PREFETCH + 1));
+            ADV_PFK(ab, -(ADV_RING + ADV_PREFETCH + 1));
+            ADV_PFK(bb, -(ADV_RING + ADV_PREFETCH + 1));
+        }
+        ADV_RING_BWD_CELL(0);
+        ADV_RING_BWD_CELL(1);
+        ADV_RING_BWD_CELL(2);
+        ADV_RING_BWD_CELL(3);
+        ADV_RING_BWD_CELL(4);
+        ADV_RING_BWD_CELL(5);
+        cb = adv_base(cb - ADV_RING);
+        rb = adv_base(rb - ADV_RING);
+        ab = adv_base(ab - ADV_RING);
+        bb = adv_base(bb - ADV_RING);
+    }
+}
+#undef ADV_RING_FWD_CELL
+#undef ADV_RING_BWD_CELL
+
 /* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
  * values, and the fluxes (keep = 0: only F[e], the one the next cell or the
  * end of the walk reads). The stretch's length is known (a scan of the
@@ -396,6 +582,13 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
     float x1, rs, d0, d1, qv;
     ADV_CELL_FWD(x1, rs, d0, d1, 0);
     const uint32_t znot = zok < 0 || !adv_zero_dx(dx); /* no zero paths: nonzero */
+#ifndef ADV_RING_MIN_M
+#define ADV_RING_MIN_M 0
+#endif
+    if (znot && !wrap && ahead && l->m > ADV_RING_MIN_M) {
+        adv_fwd_d_ring(l, cn, w, i, e, f, keep);
+        return;
+    }
     ADV_ONE_AT_A_TIME
     for (;; i++) {
         if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
@@ -496,6 +689,8 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
     float x1, rs, d0, d1, qv;
     ADV_CELL_BWD(x1, rs, d0, d1, 0);
     const uint32_t znot = zok < 0 || !adv_zero_dx(dx); /* no zero paths: nonzero */
+    if (znot && !wrap && ahead && l->m > ADV_RING_MIN_M)
+        return adv_bwd_e_ring(l, cn, w, i, lo, f, keep);
     ADV_ONE_AT_A_TIME
     for (;; i--) {
         if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
