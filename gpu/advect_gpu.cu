@@ -607,8 +607,8 @@ __global__ void k_tasks(dgeom w, bufs b) {
     if (lost) atomicAdd(&b.counters[2], lost);
 }
 
-/* The chain kernels are capped at 64 registers (8 blocks of 128 threads, 50%
- * occupancy): they wait on loads more than on math. Caps of 9 to 16 blocks
+/* The chain kernels were capped at 64 registers (8 blocks of 128 threads, 50%
+ * occupancy; k_local now at 7 and 6 blocks, launch_wa). Caps of 9 to 16 blocks
  * (56 to 32 registers, with spills) ran the paper case's step slower on an
  * H100 (1.57x to 2.10x the floor against 1.50x, same lease, 7a7dbbd); and
  * prefetching the q a walk reads 4 to 32 cells later into L1 or L2 ran no
@@ -685,12 +685,17 @@ __global__ void __launch_bounds__(128, MINB) k_local(dgeom w, bufs b, int lines,
 }
 
 /* k_local on grid blocks of 128 threads: the variant of wrap and adv_ahead,
- * and 7 blocks an SM on short lines (at most 64 cells, the Z sweep's), else
- * 8. With 72 registers instead of 64 (fewer spills) the paper case's Z sweep
- * took 0.68-0.74 ms against 0.80, but 7 blocks on every sweep slowed the Y
- * sweep from 0.59 to 0.67 ms (one H100). */
+ * and its blocks an SM: ADV_ZMINB on short lines (at most 64 cells, the Z
+ * sweep's), ADV_XMINB on the others. The walks' rings (gpu/advect_walk.h)
+ * hold more registers than the one-cell loop did. On one H100, the paper
+ * case's step back to back: rings with 8 / 7 blocks (X and Y / Z) 1.88 ms,
+ * with 8 / 6 1.85 ms, 7 / 6 1.81 ms (Y sweep 0.58 -> 0.51 ms), 8 / 5 1.84 ms,
+ * 8 / 8 1.90-1.92 ms; the one-cell loop with 8 / 7 2.02 ms. */
 #ifndef ADV_ZMINB
-#define ADV_ZMINB 7
+#define ADV_ZMINB 6
+#endif
+#ifndef ADV_XMINB
+#define ADV_XMINB 7
 #endif
 template <int WRAP, int AHEAD>
 void launch_wa(const dgeom &w, const bufs &b, int lines, fixed_cells fx, int grid,
@@ -698,7 +703,7 @@ void launch_wa(const dgeom &w, const bufs &b, int lines, fixed_cells fx, int gri
     if (w.m <= 64)
         k_local<WRAP, AHEAD, ADV_ZMINB><<<grid, 128, 0, st>>>(w, b, lines, fx);
     else
-        k_local<WRAP, AHEAD, 8><<<grid, 128, 0, st>>>(w, b, lines, fx);
+        k_local<WRAP, AHEAD, ADV_XMINB><<<grid, 128, 0, st>>>(w, b, lines, fx);
 }
 void launch_local(const dgeom &w, const bufs &b, int lines, fixed_cells fx, int grid,
                   cudaStream_t st) {

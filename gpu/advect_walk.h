@@ -26,7 +26,8 @@
  * backward: whole lines of them where the wind keeps its sign), whose ends are
  * found by scanning the classes four at a time; the loop over a stretch then
  * tests no class, stores no flux but the last, and loads each input with one
- * address operation (adv_fwd_d_run, adv_bwd_e_run). */
+ * address operation (adv_fwd_d_run, adv_bwd_e_run; without the zero paths,
+ * the default, in rings of 6 cells: adv_fwd_d_ring, adv_bwd_e_ring). */
 #ifndef MU_GPU_ADVECT_WALK_H
 #define MU_GPU_ADVECT_WALK_H
 #include <stdlib.h>
@@ -374,15 +375,22 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
  * load to their last use, the loop unrolled over ADV_RING = 6 cells (q_j in
  * Q[j mod 6], the extremum flags in E[j mod 3], a cell's inputs in X, R, A,
  * B[j mod 2]), so that no register copy at the loop's end waits for a load
- * (in the one-cell loop above, the copies x1 = x1n, ... and of the window
- * waited for the loads of the same cell). q_{k+4} is loaded at cell k and
- * first read at cell k + 2 (the flag of cell k + 3, computed where cell k + 2
- * needs it), cell k + 1's inputs at cell k. The line's arrays are read through
- * pointers stepped a ring at a time (one address operation per array and
- * ring, the cells' offsets in the loads), and prefetched into L2 once per
- * array and ring (6 cells of 4 bytes: every 32-byte sector is touched), q once
- * per cell. The same cell arithmetic in the same order (the flags are the same
- * function of the same q), so the same bits. */
+ * (in the one-cell loops of adv_fwd_d_run and adv_bwd_e_run, still used with
+ * the zero paths, wrapping or without loads ahead, the copies x1 = x1n, ...
+ * and of the window waited for the loads of the same cell). q_{k+4} is loaded
+ * at cell k and first read at cell k + 2 (the flag of cell k + 3, computed
+ * where cell k + 2 needs it), cell k + 1's inputs at cell k. The line's arrays
+ * are read through pointers stepped a ring at a time (one address operation
+ * per array and ring, the cells' offsets in the loads) and prefetched into L2
+ * once per array and ring (6 cells of 4 bytes: every 32-byte sector is
+ * touched), q once per cell: the one-cell loop spent 5 prefetches and their
+ * addresses on every cell. The same cell arithmetic in the same order (the
+ * flags are the same function of the same q), so the same bits. On one H100
+ * the paper case's chain kernel went from 351 M to 292 M warp instructions a
+ * X sweep (0.67 -> 0.53 ms under ncu) and a step back to back from 2.02 to
+ * 1.85 ms (1.81 with 7 blocks an SM, gpu/advect_gpu.cu's launch_wa); rings
+ * on the Z sweep's short lines too (38 cells): 1.85 against 1.91-1.93 ms
+ * with the one-cell loop there. */
 #define ADV_RING 6
 #ifdef __CUDA_ARCH__
 #define ADV_PFK(p, k) asm volatile("prefetch.L2 [%0+%1];" ::"l"(p), "n"(4 * (k)))
@@ -582,10 +590,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
     float x1, rs, d0, d1, qv;
     ADV_CELL_FWD(x1, rs, d0, d1, 0);
     const uint32_t znot = zok < 0 || !adv_zero_dx(dx); /* no zero paths: nonzero */
-#ifndef ADV_RING_MIN_M
-#define ADV_RING_MIN_M 0
-#endif
-    if (znot && !wrap && ahead && l->m > ADV_RING_MIN_M) {
+    if (znot && !wrap && ahead) {
         adv_fwd_d_ring(l, cn, w, i, e, f, keep);
         return;
     }
@@ -689,8 +694,7 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
     float x1, rs, d0, d1, qv;
     ADV_CELL_BWD(x1, rs, d0, d1, 0);
     const uint32_t znot = zok < 0 || !adv_zero_dx(dx); /* no zero paths: nonzero */
-    if (znot && !wrap && ahead && l->m > ADV_RING_MIN_M)
-        return adv_bwd_e_ring(l, cn, w, i, lo, f, keep);
+    if (znot && !wrap && ahead) return adv_bwd_e_ring(l, cn, w, i, lo, f, keep);
     ADV_ONE_AT_A_TIME
     for (;; i--) {
         if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
