@@ -397,29 +397,92 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
 #else
 #define ADV_PFK(p, k) ((void)(p))
 #endif
-/* Cell k = i + K of a forward ring (i: the ring's first cell; cb, rb, ab, bb:
+
+/* A ring's registers and pointers (the macros below name them r.*). */
+typedef struct {
+    float Q[6], X[2], R[2], A[2], B[2]; /* the window's q; two cells' inputs */
+    int E[3];                           /* extremum flags */
+    const float *qp;                    /* the next q to load: q_{k+4d} at cell k */
+    float *qn;                          /* qn at the cell */
+    const float *cb, *rb, *ab, *bb;     /* the line's arrays at the ring's first cell */
+} adv_ring;
+
+/* A ring walking from cell i in direction d (1 forward, -1 backward) with the
+ * window w at i: Q[0..3] = q_{i-d}, q_i, q_{i+d}, q_{i+2d}, Q[4] = q_{i+3d}
+ * when more (cell i + d is in the stretch: its flag needs it), the flags of
+ * cells i - d and i, and cell i's inputs (its downwind face's Courant number
+ * and rho*, d0, d1). */
+MU_HD void adv_ring_start(adv_ring *r, const adv_line *l, const float *cn, const adv_win *w, int i,
+                          int d, int more) {
+    const ptrdiff_t qs = l->qs;
+    r->qn = l->qn + (ptrdiff_t)i * qs;
+    r->qp = l->q + (ptrdiff_t)(i + 4 * d) * qs;
+    r->cb = adv_base(cn + i);
+    r->rb = adv_base(l->rs + i);
+    r->ab = adv_base(l->d0 + i);
+    r->bb = adv_base(l->d1 + i);
+    r->Q[0] = d > 0 ? w->m1 : w->p1;
+    r->Q[1] = w->c;
+    r->Q[2] = d > 0 ? w->p1 : w->m1;
+    r->Q[3] = d > 0 ? w->p2 : w->m2;
+    r->Q[4] = more ? l->q[(ptrdiff_t)(i + 3 * d) * qs] : 0.f;
+    r->Q[5] = 0.f;
+    r->E[0] = d > 0 ? w->em1 : w->ep1;
+    r->E[1] = w->e0;
+    r->E[2] = 0;
+    if (d > 0) {
+        ADV_LDK(r->X[0], r->cb, 1);
+        ADV_LDK(r->R[0], r->rb, 1);
+    } else {
+        ADV_LDK(r->X[0], r->cb, 0);
+        ADV_LDK(r->R[0], r->rb, 0);
+    }
+    ADV_LDK(r->A[0], r->ab, 0);
+    ADV_LDK(r->B[0], r->bb, 0);
+    r->X[1] = r->R[1] = r->A[1] = r->B[1] = 0.f;
+}
+
+/* The ring's L2 prefetches of the line's arrays: the Courant numbers and rho*
+ * at offset o1 from the ring's first cell, d0 and d1 at o2 (constants). */
+#define ADV_RING_PF(o1, o2)                                                                        \
+    do {                                                                                           \
+        ADV_PFK(r.cb, o1);                                                                         \
+        ADV_PFK(r.rb, o1);                                                                         \
+        ADV_PFK(r.ab, o2);                                                                         \
+        ADV_PFK(r.bb, o2);                                                                         \
+    } while (0)
+
+/* The line's arrays n cells on (the next ring's first cell). */
+MU_HD void adv_ring_step(adv_ring *r, int n) {
+    r->cb = adv_base(r->cb + n);
+    r->rb = adv_base(r->rb + n);
+    r->ab = adv_base(r->ab + n);
+    r->bb = adv_base(r->bb + n);
+}
+
+/* Cell k = i + K of a forward ring (i: the ring's first cell; r.cb, r.rb, r.ab, r.bb:
  * the Courant numbers, rho*, d0 and d1 at cell i; pf: prefetch). */
 #define ADV_RING_FWD_CELL(K)                                                                       \
     do {                                                                                           \
         const int k = i + (K);                                                                     \
         if (k + 1 < e) {                                                                           \
-            ADV_LDK(X[((K) + 1) % 2], cb, (K) + 2);                                                \
-            ADV_LDK(R[((K) + 1) % 2], rb, (K) + 2);                                                \
-            ADV_LDK(A[((K) + 1) % 2], ab, (K) + 1);                                                \
-            ADV_LDK(B[((K) + 1) % 2], bb, (K) + 1);                                                \
+            ADV_LDK(r.X[((K) + 1) % 2], r.cb, (K) + 2);                                            \
+            ADV_LDK(r.R[((K) + 1) % 2], r.rb, (K) + 2);                                            \
+            ADV_LDK(r.A[((K) + 1) % 2], r.ab, (K) + 1);                                            \
+            ADV_LDK(r.B[((K) + 1) % 2], r.bb, (K) + 1);                                            \
         }                                                                                          \
-        if (k + 2 < e) Q[((K) + 5) % 6] = *qp; /* q_{k+4}, for the flag of cell k + 3 */           \
-        if (pf) ADV_PF(qp + (ADV_PREFETCH - 3) * qs);                                              \
-        qp += qs;                                                                                  \
-        E[((K) + 2) % 3] = k + 1 != eb && adv_ext_v(Q[((K) + 1) % 6], Q[((K) + 2) % 6],            \
-                                                    Q[((K) + 3) % 6]); /* cell k + 1 */            \
+        if (k + 2 < e) r.Q[((K) + 5) % 6] = *r.qp; /* q_{k+4}, for the flag of cell k + 3 */       \
+        if (pf) ADV_PF(r.qp + (ADV_PREFETCH - 3) * l->qs);                                         \
+        r.qp += l->qs;                                                                             \
+        r.E[((K) + 2) % 3] = k + 1 != eb && adv_ext_v(r.Q[((K) + 1) % 6], r.Q[((K) + 2) % 6],      \
+                                                      r.Q[((K) + 3) % 6]); /* cell k + 1 */        \
         float qv;                                                                                  \
-        f = adv_fwd_d_v(Q[((K) + 1) % 6], Q[(K) % 6], Q[((K) + 2) % 6], E[(K) % 3],                \
-                        E[((K) + 2) % 3], 0.f, 0.f, X[(K) % 2], R[(K) % 2], A[(K) % 2],            \
-                        B[(K) % 2], dx, rdx, f, &qv);                                              \
-        *qn = qv;                                                                                  \
-        qn += qs;                                                                                  \
-        if (keep) F[(k + 1) * fs] = f;                                                             \
+        f = adv_fwd_d_v(r.Q[((K) + 1) % 6], r.Q[(K) % 6], r.Q[((K) + 2) % 6], r.E[(K) % 3],        \
+                        r.E[((K) + 2) % 3], 0.f, 0.f, r.X[(K) % 2], r.R[(K) % 2], r.A[(K) % 2],    \
+                        r.B[(K) % 2], l->dx, l->rdx, f, &qv);                                      \
+        *r.qn = qv;                                                                                \
+        r.qn += l->qs;                                                                             \
+        if (keep) l->F[(k + 1) * l->fs] = f;                                                       \
         if (k + 1 >= e) {                                                                          \
             *Fe = f;                                                                               \
             return;                                                                                \
@@ -427,87 +490,59 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
     } while (0)
 
 /* adv_fwd_d_run's stretch [i, e) without zero paths or wrapping; q_j is in
- * Q[(j - i0 + 1) mod 6] for the first cell i0, so Q[0..3] start as q_{i-1..i+2}. */
+ * r.Q[(j - i0 + 1) mod 6] for the first cell i0, so r.Q[0..3] start as q_{i-1..i+2}. */
 MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, int i, int e,
                           float f, int keep) {
-    const ptrdiff_t qs = l->qs;
-    const float dx = l->dx, rdx = l->rdx;
-    float *F = l->F;
-    const int fs = (int)l->fs, eb = l->eb1;
-    float *qn = l->qn + (ptrdiff_t)i * qs, *Fe = F + e * fs;
-    const float *qp = l->q + (ptrdiff_t)(i + 4) * qs; /* q_{k+4} at cell k */
-    const float *cb = adv_base(cn + i), *rb = adv_base(l->rs + i), *ab = adv_base(l->d0 + i),
-                *bb = adv_base(l->d1 + i);
-    float Q[6], X[2], R[2], A[2], B[2];
-    int E[3];
-    Q[0] = w->m1;
-    Q[1] = w->c;
-    Q[2] = w->p1;
-    Q[3] = w->p2;
-    Q[4] = Q[5] = 0.f;
-    if (i + 1 < e) Q[4] = l->q[(ptrdiff_t)(i + 3) * qs];
-    E[0] = w->em1;
-    E[1] = w->e0;
-    E[2] = 0;
-    ADV_LDK(X[0], cb, 1);
-    ADV_LDK(R[0], rb, 1);
-    ADV_LDK(A[0], ab, 0);
-    ADV_LDK(B[0], bb, 0);
-    X[1] = R[1] = A[1] = B[1] = 0.f;
+    const int eb = l->eb1;
+    float *Fe = l->F + e * l->fs;
+    adv_ring r;
+    adv_ring_start(&r, l, cn, w, i, 1, i + 1 < e);
     ADV_ONE_AT_A_TIME
     for (;; i += ADV_RING) {
         const int pf = ADV_PREFETCH && i + ADV_RING + ADV_PREFETCH + 2 < e;
-        if (pf) {
-            ADV_PFK(cb, ADV_RING + ADV_PREFETCH + 2);
-            ADV_PFK(rb, ADV_RING + ADV_PREFETCH + 2);
-            ADV_PFK(ab, ADV_RING + ADV_PREFETCH + 1);
-            ADV_PFK(bb, ADV_RING + ADV_PREFETCH + 1);
-        }
+        if (pf) ADV_RING_PF(ADV_RING + ADV_PREFETCH + 2, ADV_RING + ADV_PREFETCH + 1);
         ADV_RING_FWD_CELL(0);
         ADV_RING_FWD_CELL(1);
         ADV_RING_FWD_CELL(2);
         ADV_RING_FWD_CELL(3);
         ADV_RING_FWD_CELL(4);
         ADV_RING_FWD_CELL(5);
-        cb = adv_base(cb + ADV_RING);
-        rb = adv_base(rb + ADV_RING);
-        ab = adv_base(ab + ADV_RING);
-        bb = adv_base(bb + ADV_RING);
+        adv_ring_step(&r, ADV_RING);
     }
 }
 
 /* Cell k = i - K of a backward ring: the mirror of ADV_RING_FWD_CELL (q_j in
- * Q[(i0 + 1 - j) mod 6]); the last cell leaves the window at lo in *w. */
+ * r.Q[(i0 + 1 - j) mod 6]); the last cell leaves the window at lo in *w. */
 #define ADV_RING_BWD_CELL(K)                                                                       \
     do {                                                                                           \
         const int k = i - (K);                                                                     \
         if (k - 1 >= lo) {                                                                         \
-            ADV_LDK(X[((K) + 1) % 2], cb, -(K)-1);                                                 \
-            ADV_LDK(R[((K) + 1) % 2], rb, -(K)-1);                                                 \
-            ADV_LDK(A[((K) + 1) % 2], ab, -(K)-1);                                                 \
-            ADV_LDK(B[((K) + 1) % 2], bb, -(K)-1);                                                 \
+            ADV_LDK(r.X[((K) + 1) % 2], r.cb, -(K)-1);                                             \
+            ADV_LDK(r.R[((K) + 1) % 2], r.rb, -(K)-1);                                             \
+            ADV_LDK(r.A[((K) + 1) % 2], r.ab, -(K)-1);                                             \
+            ADV_LDK(r.B[((K) + 1) % 2], r.bb, -(K)-1);                                             \
         }                                                                                          \
-        if (k - 2 >= lo) Q[((K) + 5) % 6] = *qp; /* q_{k-4}, for the flag of cell k - 3 */         \
-        if (pf) ADV_PF(qp - (ADV_PREFETCH - 3) * qs);                                              \
-        qp -= qs;                                                                                  \
-        E[((K) + 2) % 3] = k - 1 != eb && adv_ext_v(Q[((K) + 3) % 6], Q[((K) + 2) % 6],            \
-                                                    Q[((K) + 1) % 6]); /* cell k - 1 */            \
+        if (k - 2 >= lo) r.Q[((K) + 5) % 6] = *r.qp; /* q_{k-4}, for the flag of cell k - 3 */     \
+        if (pf) ADV_PF(r.qp - (ADV_PREFETCH - 3) * l->qs);                                         \
+        r.qp -= l->qs;                                                                             \
+        r.E[((K) + 2) % 3] = k - 1 != eb && adv_ext_v(r.Q[((K) + 3) % 6], r.Q[((K) + 2) % 6],      \
+                                                      r.Q[((K) + 1) % 6]); /* cell k - 1 */        \
         float qv;                                                                                  \
-        f = adv_bwd_e_v(Q[((K) + 1) % 6], Q[((K) + 2) % 6], Q[(K) % 6], E[((K) + 2) % 3],          \
-                        E[(K) % 3], -1.f, -1.f, X[(K) % 2], R[(K) % 2], A[(K) % 2], B[(K) % 2],    \
-                        dx, rdx, f, &qv);                                                          \
-        *qn = qv;                                                                                  \
-        qn -= qs;                                                                                  \
-        if (keep) F[k * fs] = f;                                                                   \
+        f = adv_bwd_e_v(r.Q[((K) + 1) % 6], r.Q[((K) + 2) % 6], r.Q[(K) % 6], r.E[((K) + 2) % 3],  \
+                        r.E[(K) % 3], -1.f, -1.f, r.X[(K) % 2], r.R[(K) % 2], r.A[(K) % 2],        \
+                        r.B[(K) % 2], l->dx, l->rdx, f, &qv);                                      \
+        *r.qn = qv;                                                                                \
+        r.qn -= l->qs;                                                                             \
+        if (keep) l->F[k * l->fs] = f;                                                             \
         if (k <= lo) {                                                                             \
             *Fl = f;                                                                               \
-            w->m2 = Q[((K) + 3) % 6];                                                              \
-            w->m1 = Q[((K) + 2) % 6];                                                              \
-            w->c = Q[((K) + 1) % 6];                                                               \
-            w->p1 = Q[(K) % 6];                                                                    \
-            w->em1 = E[((K) + 2) % 3];                                                             \
-            w->e0 = E[((K) + 1) % 3];                                                              \
-            w->ep1 = E[(K) % 3];                                                                   \
+            w->m2 = r.Q[((K) + 3) % 6];                                                            \
+            w->m1 = r.Q[((K) + 2) % 6];                                                            \
+            w->c = r.Q[((K) + 1) % 6];                                                             \
+            w->p1 = r.Q[(K) % 6];                                                                  \
+            w->em1 = r.E[((K) + 2) % 3];                                                           \
+            w->e0 = r.E[((K) + 1) % 3];                                                            \
+            w->ep1 = r.E[(K) % 3];                                                                 \
             return f;                                                                              \
         }                                                                                          \
     } while (0)
@@ -515,53 +550,26 @@ MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, 
 /* adv_bwd_e_run's stretch [lo, i] without zero paths or wrapping. */
 MU_HD float adv_bwd_e_ring(const adv_line *l, const float *cn, adv_win *w, int i, int lo, float f,
                            int keep) {
-    const ptrdiff_t qs = l->qs;
-    const float dx = l->dx, rdx = l->rdx;
-    float *F = l->F;
-    const int fs = (int)l->fs, eb = l->eb0;
-    float *qn = l->qn + (ptrdiff_t)i * qs, *Fl = F + lo * fs;
-    const float *qp = l->q + (ptrdiff_t)(i - 4) * qs; /* q_{k-4} at cell k */
-    const float *cb = adv_base(cn + i), *rb = adv_base(l->rs + i), *ab = adv_base(l->d0 + i),
-                *bb = adv_base(l->d1 + i);
-    float Q[6], X[2], R[2], A[2], B[2];
-    int E[3];
-    Q[0] = w->p1;
-    Q[1] = w->c;
-    Q[2] = w->m1;
-    Q[3] = w->m2;
-    Q[4] = Q[5] = 0.f;
-    if (i - 1 >= lo) Q[4] = l->q[(ptrdiff_t)(i - 3) * qs];
-    E[0] = w->ep1;
-    E[1] = w->e0;
-    E[2] = 0;
-    ADV_LDK(X[0], cb, 0);
-    ADV_LDK(R[0], rb, 0);
-    ADV_LDK(A[0], ab, 0);
-    ADV_LDK(B[0], bb, 0);
-    X[1] = R[1] = A[1] = B[1] = 0.f;
+    const int eb = l->eb0;
+    float *Fl = l->F + lo * l->fs;
+    adv_ring r;
+    adv_ring_start(&r, l, cn, w, i, -1, i - 1 >= lo);
     ADV_ONE_AT_A_TIME
     for (;; i -= ADV_RING) {
         const int pf = ADV_PREFETCH && i - ADV_RING - ADV_PREFETCH - 2 > lo;
-        if (pf) {
-            ADV_PFK(cb, -(ADV_RING + ADV_PREFETCH + 1));
-            ADV_PFK(rb, -(ADV_RING + ADV_PREFETCH + 1));
-            ADV_PFK(ab, -(ADV_RING + ADV_PREFETCH + 1));
-            ADV_PFK(bb, -(ADV_RING + ADV_PREFETCH + 1));
-        }
+        if (pf) ADV_RING_PF(-(ADV_RING + ADV_PREFETCH + 1), -(ADV_RING + ADV_PREFETCH + 1));
         ADV_RING_BWD_CELL(0);
         ADV_RING_BWD_CELL(1);
         ADV_RING_BWD_CELL(2);
         ADV_RING_BWD_CELL(3);
         ADV_RING_BWD_CELL(4);
         ADV_RING_BWD_CELL(5);
-        cb = adv_base(cb - ADV_RING);
-        rb = adv_base(rb - ADV_RING);
-        ab = adv_base(ab - ADV_RING);
-        bb = adv_base(bb - ADV_RING);
+        adv_ring_step(&r, -ADV_RING);
     }
 }
 #undef ADV_RING_FWD_CELL
 #undef ADV_RING_BWD_CELL
+#undef ADV_RING_PF
 
 /* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
  * values, and the fluxes (keep = 0: only F[e], the one the next cell or the
