@@ -81,6 +81,17 @@ struct mu_gpu_adv {
     int64_t ntasks, nf;
     cudaStream_t st;
     double kernel_s, copy_s, bytes;
+    /* A halo packed ahead (mu_gpu_adv_begin's halo_ahead): its device buffer
+     * (to prev, to next: hcap floats each) and 4 pinned host buffers (to prev,
+     * to next, from prev, from next), the copy stream and the events of the
+     * pack and of its copy; hax, hext, hn: its axis, the block's cells along
+     * it and the floats a side; hfresh: axis + 1 of a halo filled ahead that
+     * no sweep has used yet (0: none). */
+    float *hdev, *hpin;
+    int64_t hcap, hn;
+    cudaStream_t cp;
+    cudaEvent_t hsrc, hpacked;
+    int hax, hext, hfresh, hdim[4]; /* and nxl, nyl, nz, N */
 };
 
 namespace {
@@ -651,6 +662,25 @@ struct fixed_cells {
     int c0, c1;
 };
 
+/* Some of a sweep's lines: part 0 all (n = G); 1 the first c and the last c
+ * of every period of P lines (the edge lines that a halo is packed from); 2
+ * the others. n: how many. */
+struct line_part {
+    int n, P, c, part;
+};
+
+__device__ __forceinline__ int part_line(const line_part &p, int j) {
+    if (p.part == 1) {
+        int r = j / (2 * p.c), t = j % (2 * p.c);
+        return r * p.P + (t < p.c ? t : p.P - 2 * p.c + t);
+    }
+    if (p.part == 2) {
+        int in = p.P - 2 * p.c;
+        return j / in * p.P + p.c + j % in;
+    }
+    return j;
+}
+
 /* qn = q on the fixed cells (fx), sources, heads fed by an open border, and
  * (lines) the local forward chains; lines == 2: the backward ones too
  * (lines_alone). Every other cell of a line is written by its chains, and the
@@ -658,10 +688,11 @@ struct fixed_cells {
  * whole (the CPU's memcpy); the fixed cells' copy is each thread's own line
  * and field, not a kernel of its own. */
 template <int WRAP, int AHEAD, int MINB>
-__global__ void __launch_bounds__(128, MINB) k_local(dgeom w, bufs b, int lines, fixed_cells fx) {
+__global__ void __launch_bounds__(128, MINB)
+    k_local(dgeom w, bufs b, int lines, fixed_cells fx, line_part lp) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= (long long)w.G * w.N) return;
-    int g = (int)(k / w.N), f = (int)(k % w.N);
+    if (k >= (long long)lp.n * w.N) return;
+    int g = part_line(lp, (int)(k / w.N)), f = (int)(k % w.N);
     const adv_seg s = b.seg[g];
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const float *cn = b.wcn + (long long)g * (w.m + 1);
@@ -698,24 +729,25 @@ __global__ void __launch_bounds__(128, MINB) k_local(dgeom w, bufs b, int lines,
 #define ADV_XMINB 7
 #endif
 template <int WRAP, int AHEAD>
-void launch_wa(const dgeom &w, const bufs &b, int lines, fixed_cells fx, int grid,
+void launch_wa(const dgeom &w, const bufs &b, int lines, fixed_cells fx, line_part lp, int grid,
                cudaStream_t st) {
     if (w.m <= 64)
-        k_local<WRAP, AHEAD, ADV_ZMINB><<<grid, 128, 0, st>>>(w, b, lines, fx);
+        k_local<WRAP, AHEAD, ADV_ZMINB><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
     else
-        k_local<WRAP, AHEAD, ADV_XMINB><<<grid, 128, 0, st>>>(w, b, lines, fx);
+        k_local<WRAP, AHEAD, ADV_XMINB><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
 }
-void launch_local(const dgeom &w, const bufs &b, int lines, fixed_cells fx, int grid,
+void launch_local(const dgeom &w, const bufs &b, int lines, fixed_cells fx, line_part lp,
                   cudaStream_t st) {
-    const int ahead = adv_ahead();
+    const int ahead = adv_ahead(), grid = (int)(((long long)lp.n * w.N + 127) / 128);
+    if (lp.n < 1) return;
     if (w.wrap && ahead)
-        launch_wa<1, 1>(w, b, lines, fx, grid, st);
+        launch_wa<1, 1>(w, b, lines, fx, lp, grid, st);
     else if (w.wrap)
-        launch_wa<1, 0>(w, b, lines, fx, grid, st);
+        launch_wa<1, 0>(w, b, lines, fx, lp, grid, st);
     else if (ahead)
-        launch_wa<0, 1>(w, b, lines, fx, grid, st);
+        launch_wa<0, 1>(w, b, lines, fx, lp, grid, st);
     else
-        launch_wa<0, 0>(w, b, lines, fx, grid, st);
+        launch_wa<0, 0>(w, b, lines, fx, lp, grid, st);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -924,6 +956,7 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     g->mmax = mmax;
     g->N = N;
     g->nbuf = gmax * (N + 1) > halo ? gmax * (N + 1) : halo;
+    g->hcap = halo;
     int rc = 0;
     /* the chains first, the side stream's work in their gaps (a block scheduling priority) */
     int least = 0, greatest = 0;
@@ -933,6 +966,9 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
         MU_CUDA_GOTO(cudaStreamCreateWithPriority(&g->side, cudaStreamNonBlocking, least));
     else
         g->side = g->st;
+    MU_CUDA_GOTO(cudaStreamCreateWithPriority(&g->cp, cudaStreamNonBlocking, greatest));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->hsrc, cudaEventDisableTiming));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->hpacked, cudaEventDisableTiming));
     for (int a = 0; a < 3; a++) {
         MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ready[a], cudaEventDisableTiming));
         MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->freed[a], cudaEventDisableTiming));
@@ -977,7 +1013,7 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     if (!g) return;
     void *p[] = {g->q,        g->qn,    g->flux,  g->buf,   g->tasks, g->fcells, g->cyc,
                  g->counters, g->wc[0], g->wc[1], g->wc[2], g->rc[0], g->rc[1],  g->rc[2],
-                 g->rho,      g->pn,    g->wstat, g->words, g->keys,  g->rhodv};
+                 g->rho,      g->pn,    g->wstat, g->words, g->keys,  g->rhodv,  g->hdev};
     for (void *x : p)
         if (x) cudaFree(x);
     for (int a = 0; a < 3; a++) {
@@ -993,11 +1029,16 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
         if (e) cudaEventDestroy(e);
     std::free(g->rho_h);
     if (g->wstat_h) cudaFreeHost(g->wstat_h);
+    if (g->hpin) cudaFreeHost(g->hpin);
+    if (g->hsrc) cudaEventDestroy(g->hsrc);
+    if (g->hpacked) cudaEventDestroy(g->hpacked);
+    if (g->cp) cudaStreamDestroy(g->cp);
     if (g->st) cudaStreamDestroy(g->st);
     delete g;
 }
 
 extern "C" int mu_gpu_adv_put(mu_gpu_adv *g, const float *q) {
+    g->hfresh = 0; /* new fields: a halo filled ahead is not theirs */
     return copy(g, g->q, q, (size_t)g->qlen * sizeof(float), cudaMemcpyHostToDevice);
 }
 
@@ -1275,6 +1316,104 @@ extern "C" int mu_gpu_adv_sweep_times(mu_gpu_adv *g, double sec[3]) {
     return 0;
 }
 
+namespace {
+
+/* The lines of sweep w whose new values the halo along axis ha holds (the
+ * first and last 2 cells of the block along ha), and the others, so that the
+ * halo can be packed between them; 0 where they cannot be told apart (the
+ * lines run along ha, or the block has at most 4 cells along it). The line
+ * orders are line_xyz's. */
+int halo_edges(const dgeom &w, int ha, line_part *edge, line_part *rest) {
+    int P, c, ext = ha == 0 ? w.nxl : w.nyl;
+    if (w.axis == ha || ext <= 4) return 0;
+    if (w.axis == 2) { /* g = y nxl + x */
+        P = ha == 0 ? w.nxl : w.G;
+        c = ha == 0 ? 2 : 2 * w.nxl;
+    } else { /* X lines g = y nz + z (ha 1), Y lines g = x nz + z (ha 0) */
+        P = w.G;
+        c = 2 * w.nz;
+    }
+    *edge = line_part{w.G / P * 2 * c, P, c, 1};
+    *rest = line_part{w.G / P * (P - 2 * c), P, c, 2};
+    return 1;
+}
+
+/* The halo along ha of the new fields (qn), both directions (the block's
+ * first 2 cells along ha for the previous rank, its last 2 for the next), to
+ * pinned host memory on the copy stream; hpacked then. */
+int halo_pack(mu_gpu_adv *g, const dgeom &w, int ha) {
+    int ext = ha == 0 ? w.nxl : w.nyl;
+    long long n = 2LL * w.N * w.nz * (ha == 0 ? w.nyl : w.nxl); /* a side (2 wide) */
+    if (n > g->hcap) return mu_gpu_fail("advect halo of %lld values: buffer too small", n);
+    if (!g->hdev) MU_CUDA(cudaMalloc(&g->hdev, (size_t)(2 * g->hcap) * sizeof(float)));
+    if (!g->hpin) MU_CUDA(cudaMallocHost(&g->hpin, (size_t)(4 * g->hcap) * sizeof(float)));
+    auto t0 = clk::now();
+    float *to_prev = g->hdev, *to_next = g->hdev + g->hcap;
+    k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->qn, to_prev, ha, w.nxl, w.nyl, w.nz, w.N, 0, 0);
+    k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->qn, to_next, ha, w.nxl, w.nyl, w.nz, w.N, ext - 2,
+                                              0);
+    MU_LAUNCHED();
+    MU_CUDA(cudaEventRecord(g->hsrc, g->st));
+    MU_CUDA(cudaStreamWaitEvent(g->cp, g->hsrc, 0));
+    MU_CUDA(cudaMemcpyAsync(g->hpin, to_prev, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
+                            g->cp));
+    MU_CUDA(cudaMemcpyAsync(g->hpin + g->hcap, to_next, (size_t)n * sizeof(float),
+                            cudaMemcpyDeviceToHost, g->cp));
+    MU_CUDA(cudaEventRecord(g->hpacked, g->cp));
+    g->hax = ha;
+    g->hext = ext;
+    g->hn = n;
+    g->hdim[0] = w.nxl;
+    g->hdim[1] = w.nyl;
+    g->hdim[2] = w.nz;
+    g->hdim[3] = w.N;
+    g->hfresh = 0;
+    return launched(g, t0);
+}
+
+} // namespace
+
+extern "C" int mu_gpu_adv_halo_out(mu_gpu_adv *g, float **to_prev, float **to_next,
+                                   float **from_prev, float **from_next, int64_t *count) {
+    if (!g->hn) return mu_gpu_fail("advect: no halo was packed ahead");
+    auto t0 = clk::now();
+    MU_CUDA(cudaEventSynchronize(g->hpacked)); /* the copy alone: the chains go on */
+    g->copy_s += since(t0);
+    g->bytes += 2.0 * (double)g->hn * sizeof(float);
+    *to_prev = g->hpin;
+    *to_next = g->hpin + g->hcap;
+    *from_prev = g->hpin + 2 * g->hcap;
+    *from_next = g->hpin + 3 * g->hcap;
+    *count = g->hn;
+    return 0;
+}
+
+extern "C" int mu_gpu_adv_halo_in(mu_gpu_adv *g, const float *from_prev, const float *from_next) {
+    if (!g->hn) return mu_gpu_fail("advect: no halo was packed ahead");
+    const long long n = g->hn;
+    const int *d = g->hdim;
+    auto t0 = clk::now();
+    const float *src[2] = {from_prev, from_next};
+    const int at[2] = {-2, g->hext}; /* the halo cells before and after the block */
+    for (int k = 0; k < 2; k++) {
+        if (!src[k]) continue;
+        float *buf = g->hdev + k * g->hcap;
+        MU_CUDA(
+            cudaMemcpyAsync(buf, src[k], (size_t)n * sizeof(float), cudaMemcpyHostToDevice, g->st));
+        k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->qn, buf, g->hax, d[0], d[1], d[2], d[3], at[k],
+                                                  1);
+    }
+    g->hfresh = g->hax + 1;
+    g->hn = 0;
+    return launched(g, t0);
+}
+
+extern "C" int mu_gpu_adv_halo_fresh(mu_gpu_adv *g, int axis) {
+    if (g->hfresh != axis + 1) return 0;
+    g->hfresh = 0;
+    return 1;
+}
+
 extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const int *cyc,
                                 int64_t *ntasks) {
     dgeom w = to_dev(wp);
@@ -1298,7 +1437,6 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
     int l1 = ba < w.m ? ba : w.m, r0 = bb > ba ? bb : ba, fc[2] = {-1, -1}, nfc = 0;
     for (int i = 0; i < l1 && nfc < 2; i++) fc[nfc++] = i;
     for (int i = r0; i < w.m && nfc < 2; i++) fc[nfc++] = i;
-    long long gf = (long long)w.G * w.N;
     g->ntasks = g->nf = 0;
     if (wp->dataflow) {
         k_tasks<<<blocks((long long)w.G * 32, 128), 128, 0, g->st>>>(w, b);
@@ -1311,7 +1449,20 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
         g->nf = (int64_t)c[1];
     }
     int lines = lines_alone(w, wp->dataflow) ? 2 : !wp->dataflow;
-    launch_local(w, b, lines, fixed_cells{fc[0], fc[1]}, blocks(gf, 128), g->st);
+    const fixed_cells fx{fc[0], fc[1]};
+    if (wp->halo_ahead >= 0) {
+        if (lines != 2)
+            return mu_gpu_fail("advect: a halo packed ahead needs the lines schedule and "
+                               "segments alone on their lines");
+        line_part edge, rest;
+        int split = halo_edges(w, wp->halo_ahead, &edge, &rest);
+        launch_local(w, b, lines, fx, split ? edge : line_part{w.G, w.G, 0, 0}, g->st);
+        MU_LAUNCHED();
+        if (halo_pack(g, w, wp->halo_ahead)) return 1;
+        if (split) launch_local(w, b, lines, fx, rest, g->st);
+    } else {
+        launch_local(w, b, lines, fx, line_part{w.G, w.G, 0, 0}, g->st);
+    }
     MU_LAUNCHED();
     if (wp->dataflow && g->ntasks) {
         if (w.wrap)

@@ -26,6 +26,8 @@ typedef struct {
     int eb0, eb1;    /* see adv_line */
     int64_t glo, gn; /* the segment's first global cell along the axis; global cells */
     double tf, dtdx; /* the winds' time factor (steady part x tf); dt / dx */
+    int halo_ahead;  /* begin: the axis (0, 1) whose halo the next sweep needs, packed from
+                        this sweep's new fields (mu_gpu_adv_halo_out), or -1 */
 } mu_gpu_adv_geom;
 
 typedef struct mu_gpu_adv mu_gpu_adv;
@@ -76,8 +78,24 @@ int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *w);
  * sweep's dens_next, axes in that order); waits for them (benchmarks). */
 int mu_gpu_adv_sweep_times(mu_gpu_adv *g, double sec[3]);
 /* Uploads the cycle signs (NULL: none), classifies, copies q to qn, and runs
- * the local phase; *ntasks gets the number of streams (dataflow). */
+ * the local phase; *ntasks gets the number of streams (dataflow). With
+ * w->halo_ahead >= 0 (lines schedule, the segments alone on their lines) it
+ * runs first the lines whose new values the next sweep's halo along that axis
+ * holds, packs that halo, both directions, into pinned host memory on a copy
+ * stream, and then the other lines. */
 int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *w, const int *cyc, int64_t *ntasks);
+/* The halo packed by begin (a wait for its copy alone, while the other lines
+ * run): the values for the previous and the next rank, and where to receive
+ * theirs (pinned, count floats each). */
+int mu_gpu_adv_halo_out(mu_gpu_adv *g, float **to_prev, float **to_next, float **from_prev,
+                        float **from_next, int64_t *count);
+/* The received halo (NULL: no neighbour that side) into the new fields,
+ * queued after the sweep's chains; the next sweep along that axis then needs
+ * no exchange (mu_gpu_adv_halo_fresh). */
+int mu_gpu_adv_halo_in(mu_gpu_adv *g, const float *from_prev, const float *from_next);
+/* 1 if the halo along axis was filled ahead since the fields last changed
+ * from the host (and forgets it), else 0. */
+int mu_gpu_adv_halo_fresh(mu_gpu_adv *g, int axis);
 /* One round of the flux chains: dir +1 packs F[R] (forward), -1 F[L]
  * (backward) into host (G x (N+1)); unpack runs what the received fluxes free. */
 int mu_gpu_adv_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int dir, float *host);

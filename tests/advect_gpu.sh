@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU path of `mutirao advect` against the CPU reference: bitwise the same
 # final fields (the device does the arithmetic of gpu/advect_walcek.h, built
-# with --fmad=false) in both schedules, on 1 rank and on 2 and 4 ranks sharing
-# the node's GPUs, for winds with sign changes, chains around periodic lines,
+# with --fmad=false) in both schedules, on 1 rank and on 2, 3 and 4 ranks
+# sharing the node's GPUs, for winds with sign changes, chains around periodic lines,
 # open borders and a vertical wind. Exit 77 (skipped) without a CUDA device.
 source "$(dirname "$0")/lib.sh"
 
@@ -29,9 +29,14 @@ cpu_vs_gpu() {
     shift
     run_np 1 advect --device=cpu --schedule=lines --dump="$WORK/cpu.bin" "$@" >"$WORK/cpu.out" \
         2>"$WORK/cpu.err" || { cat "$WORK/cpu.err" >&2; fail "$name: CPU run failed"; return; }
-    for layout in "1 lines" "1 dataflow" "2 dataflow" "4 lines"; do
-        read -r np sched <<<"$layout"
-        if ! run_np "$np" advect --device=gpu --schedule="$sched" --dump="$WORK/gpu.bin" "$@" \
+    # 2 x 1 and 4 (2 x 2) ranks: the X halo packed after a Z sweep's edge
+    # columns and exchanged while its other columns run (open Z); 1 x 3: the Y
+    # halo likewise after an X sweep alone on its lines (open X)
+    for layout in "1 lines" "1 dataflow" "2 dataflow" "4 lines" "2 lines --px=2 --py=1" \
+        "3 lines --px=1 --py=3"; do
+        read -r np sched grid <<<"$layout"
+        # shellcheck disable=SC2086 # grid: zero or more options
+        if ! run_np "$np" advect --device=gpu --schedule="$sched" $grid --dump="$WORK/gpu.bin" "$@" \
             >"$WORK/gpu.out" 2>"$WORK/gpu.err"; then
             cat "$WORK/gpu.err" >&2
             fail "$name: GPU $layout failed"
@@ -73,6 +78,22 @@ cpu_vs_gpu "long lines, periodic" --nx=72 --ny=8 --nz=3 --u=1 --v=0.6 --steps=8
 # whose winds changed sign: the swirl reverses at step 10 of 20
 cpu_vs_gpu "swirl reversing, open" --nx=24 --ny=24 --nz=4 --wind=swirl --w=0.3 --bc=open \
     --init=cone --period=0.5 --dt=0.025
+
+# The halos exchanged ahead were used (the timing table's phase): the X halo
+# after the Z sweeps on 2 x 1 ranks, the Y halo after the X sweeps on 1 x 3
+# (open X); the fields are checked against the CPU's above.
+for grid in "2 --px=2 --py=1" "3 --px=1 --py=3"; do
+    read -r np g <<<"$grid"
+    # shellcheck disable=SC2086 # g: two options
+    run_np "$np" advect --device=gpu --schedule=lines $g --nx=40 --ny=40 --nz=3 --wind=rotation \
+        --bc=open --init=cone --steps=4 >/dev/null 2>"$WORK/gpu.err" ||
+        fail "halo ahead ($g): GPU run failed"
+    if grep -q "advect: halo ahead" "$WORK/gpu.err"; then
+        echo "ok: halo exchanged ahead on $np ranks ($g)"
+    else
+        fail "halo ahead ($g): no halo was exchanged ahead"
+    fi
+done
 
 # Checkpoints from the device (the fields come back only then): a GPU run on 2
 # ranks checkpoints steps 4 and 8 of 10, a GPU restart from 8 on 1 rank ends

@@ -277,6 +277,7 @@ static void gpu_geom(const adv_state *s, const sweep_geom *w, double t, mu_gpu_a
     d.gn = c->n[w->axis];
     d.tf = w->axis < 2 ? adv_wind_factor(c, t) : 1.0;
     d.dtdx = c->dt / (c->len[w->axis] / (double)c->n[w->axis]);
+    d.halo_ahead = -1;
     *dp = d;
 }
 
@@ -332,6 +333,50 @@ static int gpu_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d
     return gpu_step_check(s) ? 0 : gpu_check(s, t, ax, cmax);
 }
 
+/* The halo's messages along X or Y posted, both directions at once: the
+ * block's first ADV_HALO cells to the previous rank, its last to the next,
+ * count floats each way (MPI_PROC_NULL: no message); rq gets 4 requests. */
+static void halo_post(adv_state *s, int axis, const float *to_prev, const float *to_next,
+                      float *from_prev, float *from_next, int64_t count, MPI_Request rq[4]) {
+    int prev = s->cart.prev[axis], next = s->cart.next[axis];
+    MPI_Irecv(from_prev, (int)count, MPI_FLOAT, prev, 50 + axis, s->cart.comm, &rq[0]);
+    MPI_Irecv(from_next, (int)count, MPI_FLOAT, next, 60 + axis, s->cart.comm, &rq[1]);
+    MPI_Isend(to_next, (int)count, MPI_FLOAT, next, 50 + axis, s->cart.comm, &rq[2]);
+    MPI_Isend(to_prev, (int)count, MPI_FLOAT, prev, 60 + axis, s->cart.comm, &rq[3]);
+}
+
+/* The axis whose halo the sweep after this one reads, to be exchanged ahead:
+ * packed from this sweep's new fields between its edge lines and the others
+ * (mu_gpu_adv_begin), so that the messages travel while the others' chains
+ * run: the X halo after a Z sweep (for the next step), the Y halo after an X
+ * sweep. Only for the lines schedule on a sweep alone on its lines (one rank
+ * along its axis, open borders: no flux rounds) and where that axis has
+ * neighbours; the same answer on every rank (MUTIRAO_ADV_HALO_AHEAD=0 in
+ * every rank's environment turns it off). -1: none (the next sweep exchanges
+ * its halo while the device computes its winds). */
+static int halo_ahead(const adv_state *s, const sweep_geom *w) {
+    const char *env = getenv("MUTIRAO_ADV_HALO_AHEAD"); /* 0: off, for a benchmark to compare */
+    if (env && env[0] == '0') return -1;
+    int ha = w->axis == 2 ? 0 : w->axis == 0 ? 1 : -1;
+    if (ha < 0 || w->P > 1 || w->periodic || s->cfg->schedule == ADV_SCHED_DATAFLOW) return -1;
+    if (s->cart.prev[ha] == MPI_PROC_NULL && s->cart.next[ha] == MPI_PROC_NULL) return -1;
+    return ha;
+}
+
+/* The halo mu_gpu_adv_begin packed ahead: exchanged while the sweep's other
+ * lines run, then queued into the new fields after them. */
+static int gpu_halo_ahead(adv_state *s, int ha) {
+    float *to_prev, *to_next, *from_prev, *from_next;
+    int64_t count;
+    if (mu_gpu_adv_halo_out(s->gpu, &to_prev, &to_next, &from_prev, &from_next, &count)) return 1;
+    MPI_Request rq[4];
+    MPI_Status sts[4];
+    halo_post(s, ha, to_prev, to_next, from_prev, from_next, count, rq);
+    mu_waitall(4, rq, sts);
+    return mu_gpu_adv_halo_in(s->gpu, s->cart.prev[ha] != MPI_PROC_NULL ? from_prev : NULL,
+                              s->cart.next[ha] != MPI_PROC_NULL ? from_next : NULL);
+}
+
 /* The device's halo along X or Y, both directions at once: the edge cells
  * packed there and sent through host buffers, and while the messages travel
  * the device computes the sweep's winds and densities (gpu_winds, which needs
@@ -346,6 +391,8 @@ static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_ge
     int prev = s->cart.prev[axis], next = s->cart.next[axis];
     if (prev == MPI_PROC_NULL && next == MPI_PROC_NULL) /* one open block: no halo to fill */
         return gpu_winds(s, w, d, t, cmax);
+    if (mu_gpu_adv_halo_fresh(s->gpu, axis)) /* exchanged ahead, during the last sweep */
+        return gpu_winds(s, w, d, t, cmax);
     int64_t count = (int64_t)ADV_HALO * N * nz * (axis == 0 ? nyl : nxl);
     if (!s->hbuf) s->hbuf = malloc((size_t)(2 * s->hmax) * sizeof *s->hbuf);
     if (!s->hbuf) {
@@ -357,10 +404,7 @@ static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_ge
     int rc = mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, m - ADV_HALO, to_next, 0) ||
              mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, 0, to_prev, 0);
     MPI_Request rq[4];
-    MPI_Irecv(from_prev, (int)count, MPI_FLOAT, prev, 50 + axis, s->cart.comm, &rq[0]);
-    MPI_Irecv(from_next, (int)count, MPI_FLOAT, next, 60 + axis, s->cart.comm, &rq[1]);
-    MPI_Isend(to_next, (int)count, MPI_FLOAT, next, 50 + axis, s->cart.comm, &rq[2]);
-    MPI_Isend(to_prev, (int)count, MPI_FLOAT, prev, 60 + axis, s->cart.comm, &rq[3]);
+    halo_post(s, axis, to_prev, to_next, from_prev, from_next, count, rq);
     int wrc = gpu_winds(s, w, d, t, cmax);
     MPI_Status sts[4];
     mu_waitall(4, rq, sts);
@@ -378,6 +422,12 @@ static int gpu_sweep(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d
     mu_gpu_adv_geom d = *dp;
     int64_t nt = 0;
     if (mu_gpu_adv_begin(s->gpu, &d, w->periodic ? s->cyc : NULL, &nt)) return 1;
+    if (d.halo_ahead >= 0) {
+        mu_timer_begin("advect: halo ahead");
+        int rc = gpu_halo_ahead(s, d.halo_ahead);
+        mu_timer_end("advect: halo ahead");
+        if (rc) return 1;
+    }
     s->ntasks[w->axis] = nt;
     for (int pass = 0; pass < 2; pass++) {
         int dir = pass == 0 ? 1 : -1;
@@ -406,7 +456,10 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     if (axis < 2 && !s->gpu && mu_error_collective(s->cart.comm, adv_halo(s, axis))) return 1;
     mu_gpu_adv_geom d;
     memset(&d, 0, sizeof d);
-    if (s->gpu) gpu_geom(s, &w, t, &d);
+    if (s->gpu) {
+        gpu_geom(s, &w, t, &d);
+        d.halo_ahead = halo_ahead(s, &w);
+    }
     mu_timer_begin("advect: winds, classes");
     int hrc = 0;
     int bad = s->gpu ? gpu_halo_winds(s, &w, &d, t, cmax, &hrc) : sweep_winds(s, &w, t, cmax);
@@ -648,11 +701,8 @@ int adv_halo(adv_state *s, int axis) {
     pack_cols(s, axis, m - ADV_HALO, to_next, 0);
     pack_cols(s, axis, 0, to_prev, 0);
     MPI_Request rq[4];
-    MPI_Irecv(from_prev, (int)count, MPI_FLOAT, prev, 50 + axis, s->cart.comm, &rq[0]);
-    MPI_Irecv(from_next, (int)count, MPI_FLOAT, next, 60 + axis, s->cart.comm, &rq[1]);
-    MPI_Isend(to_next, (int)count, MPI_FLOAT, next, 50 + axis, s->cart.comm, &rq[2]);
-    MPI_Isend(to_prev, (int)count, MPI_FLOAT, prev, 60 + axis, s->cart.comm, &rq[3]);
     MPI_Status sts[4];
+    halo_post(s, axis, to_prev, to_next, from_prev, from_next, count, rq);
     mu_waitall(4, rq, sts);
     if (prev != MPI_PROC_NULL) pack_cols(s, axis, -ADV_HALO, from_prev, 1);
     if (next != MPI_PROC_NULL) pack_cols(s, axis, m, from_next, 1);
