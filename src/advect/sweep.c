@@ -364,15 +364,28 @@ static int halo_ahead(const adv_state *s, const sweep_geom *w) {
 }
 
 /* The halo mu_gpu_adv_begin packed ahead: exchanged while the sweep's other
- * lines run, then queued into the new fields after them. */
-static int gpu_halo_ahead(adv_state *s, int ha) {
+ * lines run, then queued into the new fields after them. Where the device
+ * failed (failed, or the pack cannot be had) the messages still go, from the
+ * host's halo buffers, so that no neighbour waits for them; the caller's
+ * collective check then stops every rank. */
+static int gpu_halo_ahead(adv_state *s, int ha, int failed) {
     float *to_prev, *to_next, *from_prev, *from_next;
-    int64_t count;
-    if (mu_gpu_adv_halo_out(s->gpu, &to_prev, &to_next, &from_prev, &from_next, &count)) return 1;
+    int64_t count = (int64_t)ADV_HALO * s->N * s->nl[2] * (ha == 0 ? s->nl[1] : s->nl[0]);
+    if (!failed)
+        failed = mu_gpu_adv_halo_out(s->gpu, &to_prev, &to_next, &from_prev, &from_next, &count);
+    if (failed) {
+        if (!s->hbuf) s->hbuf = malloc((size_t)(2 * s->hmax) * sizeof *s->hbuf);
+        if (!s->hbuf) return mu_error("out of memory for the halo buffers");
+        to_next = s->sbuf;
+        to_prev = s->hbuf;
+        from_prev = s->rbuf;
+        from_next = s->hbuf + s->hmax;
+    }
     MPI_Request rq[4];
     MPI_Status sts[4];
     halo_post(s, ha, to_prev, to_next, from_prev, from_next, count, rq);
     mu_waitall(4, rq, sts);
+    if (failed) return 1;
     return mu_gpu_adv_halo_in(s->gpu, s->cart.prev[ha] != MPI_PROC_NULL ? from_prev : NULL,
                               s->cart.next[ha] != MPI_PROC_NULL ? from_next : NULL);
 }
@@ -421,13 +434,14 @@ static int gpu_sweep(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d
                      int *lost) {
     mu_gpu_adv_geom d = *dp;
     int64_t nt = 0;
-    if (mu_gpu_adv_begin(s->gpu, &d, w->periodic ? s->cyc : NULL, &nt)) return 1;
-    if (d.halo_ahead >= 0) {
+    int brc = mu_gpu_adv_begin(s->gpu, &d, w->periodic ? s->cyc : NULL, &nt);
+    if (d.halo_ahead >= 0) { /* every rank sends its messages, even after a failure */
         mu_timer_begin("advect: halo ahead");
-        int rc = gpu_halo_ahead(s, d.halo_ahead);
+        int rc = gpu_halo_ahead(s, d.halo_ahead, brc);
         mu_timer_end("advect: halo ahead");
         if (rc) return 1;
     }
+    if (brc) return 1;
     s->ntasks[w->axis] = nt;
     for (int pass = 0; pass < 2; pass++) {
         int dir = pass == 0 ? 1 : -1;
