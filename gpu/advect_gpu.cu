@@ -63,16 +63,21 @@ struct mu_gpu_adv {
     int *pn;                      /* periodic lines: 2 sign flags per line */
     unsigned long long *wstat;    /* 5 pairs: largest Courant number (bits), bad faces/cells;
                                      0-2 per axis, 3-4 the next step's first sweep, alternately */
-    unsigned long long *wstat_h;  /* their copy, in pinned host memory (a quicker copy) */
+    unsigned long long *wstat_h;  /* their copies, 2 slots in pinned host memory (a step's
+                                     check is read while the next step runs) */
     unsigned long long *words;    /* the step log: N exact sums (MU_XSUM_WORDS each) */
     int *keys;                    /* and N min keys, N max keys */
     double *rhodv;                /* rho(z) dV */
     int64_t qlen, gmax, nbuf;
     int mmax, N;
-    float *rho_h;      /* the rho(z) on the device, a host copy: uploaded again only if changed */
-    int rho_n;         /* its levels (0: none yet) */
-    int cyc_zero;      /* the device's cycle signs are all 0 (no copy or clearing needed) */
-    cudaEvent_t ev[4]; /* a step's start and its sweeps' ends (mu_gpu_adv_sweep_times) */
+    float *rho_h; /* the rho(z) on the device, a host copy: uploaded again only if changed */
+    int rho_n;    /* its levels (0: none yet) */
+    int cyc_zero; /* the device's cycle signs are all 0 (no copy or clearing needed) */
+    /* Per slot (a step being checked): the step's start and its sweeps' ends,
+     * and its figures' copy; slot: the current step's; pend, npend: the
+     * oldest slot posted and not yet read, and how many are; its ahead pair. */
+    cudaEvent_t ev[2][4], sdone[2];
+    int slot, pend, npend, pxpair[2];
     /* The next step's first sweep queued ahead (mu_gpu_adv_winds_ahead): its
      * geometry, the figures' pair it writes, whether it is still good; the
      * pair of the current step's sweep that came from one (0: none). */
@@ -986,7 +991,7 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     MU_CUDA_GOTO(cudaMalloc(&g->pn, (size_t)(2 * gmax) * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->wstat, 10 * sizeof(unsigned long long)));
     MU_CUDA_GOTO(cudaMemsetAsync(g->wstat, 0, 10 * sizeof(unsigned long long), g->st));
-    MU_CUDA_GOTO(cudaMallocHost(&g->wstat_h, 10 * sizeof(unsigned long long)));
+    MU_CUDA_GOTO(cudaMallocHost(&g->wstat_h, 20 * sizeof(unsigned long long)));
     g->ahead_pair = 4; /* the first one writes pair 3 */
     MU_CUDA_GOTO(cudaMemsetAsync(g->cyc, 0, (size_t)gmax * sizeof(int), g->st));
     g->cyc_zero = 1;
@@ -995,7 +1000,10 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
         rc = mu_gpu_fail("out of host memory");
         goto done;
     }
-    for (int i = 0; i < 4; i++) MU_CUDA_GOTO(cudaEventCreate(&g->ev[i]));
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 4; i++) MU_CUDA_GOTO(cudaEventCreate(&g->ev[k][i]));
+        MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->sdone[k], cudaEventDisableTiming));
+    }
     MU_CUDA_GOTO(cudaMalloc(&g->words, (size_t)N * MU_XSUM_WORDS * sizeof(unsigned long long)));
     MU_CUDA_GOTO(cudaMalloc(&g->keys, (size_t)(2 * N) * sizeof(int)));
     MU_CUDA_GOTO(cudaMalloc(&g->rhodv, (size_t)mmax * sizeof(double)));
@@ -1025,8 +1033,11 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
         if (g->freed[a]) cudaEventDestroy(g->freed[a]);
     }
     if (g->side && g->side != g->st) cudaStreamDestroy(g->side);
-    for (cudaEvent_t e : g->ev)
-        if (e) cudaEventDestroy(e);
+    for (int k = 0; k < 2; k++) {
+        for (cudaEvent_t e : g->ev[k])
+            if (e) cudaEventDestroy(e);
+        if (g->sdone[k]) cudaEventDestroy(g->sdone[k]);
+    }
     std::free(g->rho_h);
     if (g->wstat_h) cudaFreeHost(g->wstat_h);
     if (g->hpin) cudaFreeHost(g->hpin);
@@ -1091,7 +1102,7 @@ extern "C" int mu_gpu_adv_dens_reset(mu_gpu_adv *g, const float *rho, int nz, in
         g->rho_n = nz;
     }
     g->dsrc = -1; /* the next sweep's D0 is rho(z) */
-    MU_CUDA(cudaEventRecord(g->ev[0], g->st));
+    MU_CUDA(cudaEventRecord(g->ev[g->slot][0], g->st));
     return 0;
 }
 
@@ -1232,30 +1243,112 @@ extern "C" int mu_gpu_adv_winds_ahead(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) 
     return 0;
 }
 
-extern "C" int mu_gpu_adv_check(mu_gpu_adv *g, double *cmax, int *bad) {
-    unsigned long long st[10];
-    if (copy(g, g->wstat_h, g->wstat, sizeof st, cudaMemcpyDeviceToHost)) return 1;
-    std::memcpy(st, g->wstat_h, sizeof st);
-    /* Cleared before the next winds, on their stream (the copy waited for the
-     * sweeps so far): the axes' pairs and the one this step's first sweep came
-     * with, not the one a sweep queued ahead may be writing. */
+extern "C" int mu_gpu_adv_check_post(mu_gpu_adv *g) {
+    if (g->npend == 2) return mu_gpu_fail("advect: two checks posted and not read");
+    const int k = g->slot;
+    MU_CUDA(cudaMemcpyAsync(g->wstat_h + 10 * k, g->wstat, 10 * sizeof(unsigned long long),
+                            cudaMemcpyDeviceToHost, g->st));
+    MU_CUDA(cudaEventRecord(g->sdone[k], g->st));
+    /* Cleared before the next winds, on their stream, once copied: the axes'
+     * pairs and the one this step's first sweep came with, not the one a
+     * sweep queued ahead may be writing. */
+    MU_CUDA(cudaStreamWaitEvent(g->side, g->sdone[k], 0));
     MU_CUDA(cudaMemsetAsync(g->wstat, 0, 6 * sizeof(unsigned long long), g->side));
     if (g->xpair)
         MU_CUDA(
             cudaMemsetAsync(g->wstat + 2 * g->xpair, 0, 2 * sizeof(unsigned long long), g->side));
+    g->pxpair[k] = g->xpair;
+    g->xpair = 0;
+    if (g->npend == 0) g->pend = k;
+    g->npend++;
+    g->slot = k ^ 1;
+    return 0;
+}
+
+extern "C" int mu_gpu_adv_check_wait(mu_gpu_adv *g, double *cmax, int *bad, double sweep_s[3]) {
+    if (g->npend == 0) return mu_gpu_fail("advect: no check posted");
+    const int k = g->pend;
+    auto t0 = clk::now();
+    MU_CUDA(cudaEventSynchronize(g->sdone[k]));
+    g->kernel_s += since(t0);
+    const unsigned long long *st = g->wstat_h + 10 * k;
     double c = 0;
     int b = 0;
-    for (int k = 0; k < 5; k++) {
-        if (k >= 3 && k != g->xpair) continue;
-        double ck;
-        std::memcpy(&ck, &st[2 * k], sizeof ck);
-        c = ck > c ? ck : c;
-        b |= st[2 * k + 1] != 0;
+    for (int p = 0; p < 5; p++) {
+        if (p >= 3 && p != g->pxpair[k]) continue;
+        double cp;
+        std::memcpy(&cp, &st[2 * p], sizeof cp);
+        c = cp > c ? cp : c;
+        b |= st[2 * p + 1] != 0;
     }
-    g->xpair = 0;
     *cmax = c;
     *bad = b;
+    for (int a = 0; a < 3 && sweep_s; a++) {
+        float ms = 0;
+        MU_CUDA(cudaEventElapsedTime(&ms, g->ev[k][a], g->ev[k][a + 1]));
+        sweep_s[a] = ms / 1e3;
+    }
+    g->pend = k ^ 1;
+    g->npend--;
     return 0;
+}
+
+extern "C" int mu_gpu_adv_check(mu_gpu_adv *g, double *cmax, int *bad) {
+    if (mu_gpu_adv_check_post(g)) return 1;
+    *cmax = 0;
+    *bad = 0;
+    while (g->npend > 0) { /* with an older step's, if one was posted */
+        double c;
+        int b;
+        if (mu_gpu_adv_check_wait(g, &c, &b, nullptr)) return 1;
+        *cmax = c > *cmax ? c : *cmax;
+        *bad |= b;
+    }
+    return 0;
+}
+
+namespace {
+
+/* The initial fields from the shape of each owned cell (z fastest, then x,
+ * y): background + amp (1 + f/2) shape, rounded as the host's
+ * adv_init_value; the halos stay 0. */
+__global__ void k_init_fields(float *q, const double *shape, long long cells, int nxl, int nz,
+                              int sx, int N, int f0, double background, double amp) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= cells * N) return;
+    int f = (int)(i % N);
+    long long k = i / N;
+    int z = (int)(k % nz), x = (int)(k / nz % nxl);
+    long long y = k / nz / nxl;
+    double scale = __dmul_rn(amp, __dadd_rn(1.0, 0.5 * (f0 + f)));
+    double v = __dadd_rn(background, __dmul_rn(scale, shape[k]));
+    q[(long long)N * (z + (long long)nz * ((x + 2) + sx * (y + 2))) + f] = __double2float_rn(v);
+}
+
+} // namespace
+
+extern "C" int mu_gpu_adv_init_fields(mu_gpu_adv *g, const double *shape, int nxl, int nyl, int nz,
+                                      int f0, double background, double amp) {
+    long long cells = (long long)nxl * nyl * nz;
+    double *dshape = nullptr;
+    int rc = 0;
+    MU_CUDA(cudaMalloc(&dshape, (size_t)cells * sizeof(double)));
+    MU_CUDA_GOTO(cudaMemsetAsync(g->q, 0, (size_t)g->qlen * sizeof(float), g->st));
+    if (copy(g, dshape, shape, (size_t)cells * sizeof(double), cudaMemcpyHostToDevice)) {
+        rc = 1;
+        goto done;
+    }
+    {
+        auto t0 = clk::now();
+        k_init_fields<<<blocks(cells * g->N, 256), 256, 0, g->st>>>(
+            g->q, dshape, cells, nxl, nz, nxl + 4, g->N, f0, background, amp);
+        MU_LAUNCHED_GOTO();
+        rc = sync(g, t0);
+    }
+done:
+    cudaFree(dshape);
+    g->hfresh = 0;
+    return rc;
 }
 
 extern "C" int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const double *rhodv,
@@ -1302,17 +1395,7 @@ extern "C" int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
         return mu_gpu_fail("advect: the densities after a %d sweep without its winds", wp->axis);
     g->dsrc = wp->axis; /* its D1 (ad1), read by the next sweep's k_dens_* */
     MU_CUDA(cudaEventRecord(g->freed[wp->axis], g->st)); /* its buffers' last reader queued */
-    MU_CUDA(cudaEventRecord(g->ev[wp->axis + 1], g->st));
-    return 0;
-}
-
-extern "C" int mu_gpu_adv_sweep_times(mu_gpu_adv *g, double sec[3]) {
-    MU_CUDA(cudaEventSynchronize(g->ev[3]));
-    for (int a = 0; a < 3; a++) {
-        float ms = 0;
-        MU_CUDA(cudaEventElapsedTime(&ms, g->ev[a], g->ev[a + 1]));
-        sec[a] = ms / 1e3;
-    }
+    MU_CUDA(cudaEventRecord(g->ev[g->slot][wp->axis + 1], g->st));
     return 0;
 }
 

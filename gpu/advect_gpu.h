@@ -61,11 +61,22 @@ int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int *pn);
  * for it (its figures go to that step's check). Does nothing where the
  * winds are not uploaded yet. */
 int mu_gpu_adv_winds_ahead(mu_gpu_adv *g, const mu_gpu_adv_geom *w);
-/* The Courant figures of the sweeps since the last check (a wait): *cmax the
- * largest Courant number of the faces inside the domain, *bad 1 if one
- * exceeds 1 or a D1 is not positive (the host then redoes the winds and
- * densities to name the place). */
+/* The Courant figures of the sweeps since the last check: *cmax the largest
+ * Courant number of the faces inside the domain, *bad 1 if one exceeds 1 or
+ * a D1 is not positive (the host then redoes the winds and densities to name
+ * the place). check_post queues their copy at the end of a step (no wait, at
+ * most 2 posted), check_wait reads the oldest posted (a wait for that step
+ * alone) with its sweeps' device seconds (sweep_s: X, Y, Z; NULL: not
+ * wanted), so the host queues step k+1 before it reads step k's; check is
+ * both at once. */
+int mu_gpu_adv_check_post(mu_gpu_adv *g);
+int mu_gpu_adv_check_wait(mu_gpu_adv *g, double *cmax, int *bad, double sweep_s[3]);
 int mu_gpu_adv_check(mu_gpu_adv *g, double *cmax, int *bad);
+/* The fields made on the device from the shape of each owned cell (nxl x nyl
+ * x nz, z fastest; fields f0.. of the run), with the host's roundings
+ * (adv_init_value); the halos 0. */
+int mu_gpu_adv_init_fields(mu_gpu_adv *g, const double *shape, int nxl, int nyl, int nz, int f0,
+                           double background, double amp);
 /* The step log's figures of the owned cells (nxl x nyl x nz of the padded
  * fields) on the device, only these few numbers copied back: per field the
  * exact sum of q rho(z) dV (rhodv: nz values) added to acc[f], the smallest
@@ -74,9 +85,6 @@ int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const double *rhodv
                     int32_t *kmin, int32_t *kmax);
 /* The densities after the sweep (D1) become the cell densities (no copy). */
 int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *w);
-/* Device seconds of the last step's X, Y and Z sweeps (from dens_reset to each
- * sweep's dens_next, axes in that order); waits for them (benchmarks). */
-int mu_gpu_adv_sweep_times(mu_gpu_adv *g, double sec[3]);
 /* Uploads the cycle signs (NULL: none), classifies, copies q to qn, and runs
  * the local phase; *ntasks gets the number of streams (dataflow). With
  * w->halo_ahead >= 0 (lines schedule, the segments alone on their lines) it

@@ -93,9 +93,27 @@ int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *w) {
     (void)w;
     return 1;
 }
-int mu_gpu_adv_sweep_times(mu_gpu_adv *g, double sec[3]) {
+int mu_gpu_adv_check_post(mu_gpu_adv *g) {
     (void)g;
-    (void)sec;
+    return 1;
+}
+int mu_gpu_adv_check_wait(mu_gpu_adv *g, double *cmax, int *bad, double sweep_s[3]) {
+    (void)g;
+    (void)cmax;
+    (void)bad;
+    (void)sweep_s;
+    return 1;
+}
+int mu_gpu_adv_init_fields(mu_gpu_adv *g, const double *shape, int nxl, int nyl, int nz, int f0,
+                           double background, double amp) {
+    (void)g;
+    (void)shape;
+    (void)nxl;
+    (void)nyl;
+    (void)nz;
+    (void)f0;
+    (void)background;
+    (void)amp;
     return 1;
 }
 int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *w, const int *cyc, int64_t *ntasks) {

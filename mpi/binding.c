@@ -1,4 +1,6 @@
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "mpi/binding.h"
+#include <sched.h>
 #include "core/error.h"
 #include "core/log.h"
 #include <stdio.h>
@@ -59,4 +61,23 @@ void mu_device_report(MPI_Comm comm, const mu_device *dev) {
         for (int r = 0; r < size; r++) mu_info("%s", all + (size_t)r * sizeof line);
         free(all);
     }
+}
+
+int mu_threads_per_rank(MPI_Comm comm, int requested) {
+    MPI_Comm node;
+    int local = 1;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    if (requested > 0) return requested;
+    const char *env = getenv("OMP_NUM_THREADS");
+    if (env && atoi(env) > 0) return atoi(env);
+    cpu_set_t set;
+    int cpus = 1;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
+    /* A mask of one CPU per rank (a launcher's binding) or the whole node's
+     * CPUs (no binding) both come out right: share the mask's CPUs with the
+     * ranks that can see the same ones only in the second case. */
+    int n = cpus >= local * 2 ? cpus / local : cpus;
+    return n > 0 ? n : 1;
 }

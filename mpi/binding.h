@@ -20,4 +20,8 @@ int mu_device_bind(MPI_Comm comm, const char *mode, mu_device *dev);
 /* One line per rank, in rank order, from rank 0: host, local rank, device. Collective. */
 void mu_device_report(MPI_Comm comm, const mu_device *dev);
 
+/* Host threads for each rank (collective over comm): requested if > 0, else
+ * OMP_NUM_THREADS, else this rank's CPUs shared with the node's other ranks. */
+int mu_threads_per_rank(MPI_Comm comm, int requested);
+
 #endif

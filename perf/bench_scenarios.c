@@ -38,6 +38,7 @@
 #include "gpu/gpu.h"
 #include "gpu/scenarios_gen.h"
 #include "scenarios/run.h"
+#include "mpi/binding.h"
 #ifdef MU_BENCH_CUDA
 #include "bench_util.h"
 #endif
@@ -227,7 +228,7 @@ int main(int argc, char **argv) {
         printf("device: %s (%d SMs, %.1f GiB)\n", info.name, info.sm_count, info.mem_gib);
     } else {
         printf("device: CPU, %d thread(s) per rank\n",
-               mu_sc_threads(MPI_COMM_WORLD, atoi(arg(argc, argv, "--threads", "0"))));
+               mu_threads_per_rank(MPI_COMM_WORLD, atoi(arg(argc, argv, "--threads", "0"))));
     }
     mu_sc_select sel = {"all", 0, 0, 10};
     if (mu_sc_read(input, &sel, &b.h)) die("input");
@@ -239,7 +240,7 @@ int main(int argc, char **argv) {
     b.c.seed = 2016;
     b.c.method = !strcmp(method, "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
     b.c.max_iter = 50;
-    b.threads = mu_sc_threads(MPI_COMM_WORLD, atoi(arg(argc, argv, "--threads", "0")));
+    b.threads = mu_threads_per_rank(MPI_COMM_WORLD, atoi(arg(argc, argv, "--threads", "0")));
     b.c.delta_min = 0.05;
     int nst = b.h.nst;
     int64_t rec = (int64_t)b.h.nyears * 12;

@@ -1,8 +1,11 @@
 /* `mutirao advect`: N tracer fields on a Z x X x Y grid (N fastest, then Z,
  * X, Y: the study's layout) carried by face winds with the monotone Walcek
- * scheme, one step = an X, a Y and a Z sweep with Walcek densities. X-Y blocks
- * over the ranks (mpi/cart.h), halos of 2 cells, and the flux chains carried
- * across rank boundaries so that every rank uses the same interface flux. */
+ * scheme, one step = an X, a Y and a Z sweep with Walcek densities. The ranks
+ * form field groups (the fields are independent given the winds: no messages
+ * between groups but the step's error check and the diagnostics), and each
+ * group's ranks X-Y blocks (mpi/cart.h), halos of 2 cells, with the flux
+ * chains carried across rank boundaries so that every rank uses the same
+ * interface flux. */
 #ifndef MU_ADVECT_H
 #define MU_ADVECT_H
 #include <stdint.h>
@@ -42,6 +45,7 @@ typedef struct {
     double scale_height;
     int schedule;
     int pgrid[2];
+    int pf; /* field groups (0: chosen by adv_decompose) */
     const char *dump, *checkpoint, *restart;
     int64_t checkpoint_every, log_every;
     const char *plot;
@@ -53,12 +57,18 @@ typedef struct {
 
 typedef struct {
     const adv_cfg *cfg;
+    MPI_Comm comm;  /* every rank of the run: errors, diagnostics, output */
+    MPI_Comm group; /* the ranks of this field group, over which cart is made */
+    int pf, gid;    /* field groups, and this rank's */
+    int threads;    /* host threads of this rank (set-up, norms) */
+    int nall, f0;   /* fields of the run; this group's first */
     mu_cart cart;
     int nl[3];     /* local cells: nxl, nyl, nz */
     int64_t lo[3]; /* first global cell */
-    int N, sx;     /* fields; padded X extent nxl + 4 */
+    int N, sx;     /* this group's fields; padded X extent nxl + 4 */
     float *q, *qn; /* fields with X-Y halos */
-    float *q0;     /* the initial fields (owned cells), for the error norms */
+    float *q0;     /* the initial fields (owned cells) when read from a file, else NULL */
+    double *shape; /* else the initial shape per owned cell (adv_init_value) */
     float *dens;   /* cell densities through the sweeps (owned, z fastest then x, y) */
     /* Scratch of one sweep, sized for the longest axis. */
     float *wu, *wrs, *wd0, *wd1, *flux, *sbuf, *rbuf;
@@ -68,7 +78,12 @@ typedef struct {
     int32_t *fcells;
     int *cyc;
     int64_t step;
-    double cmax;       /* largest Courant number of the last step */
+    double cmax; /* largest Courant number of the last step confirmed */
+    /* GPU ranks of one block: the steps whose check is posted and not read
+     * (adv_confirm), and the device seconds of the sweeps read so far. */
+    int npend;
+    int64_t pend_step[2];
+    double gpu_sweep_s[3];
     int64_t ntasks[3]; /* dataflow: streams per axis in the last step */
     mu_gpu_adv *gpu;   /* the device copy, or NULL: the CPU runs the sweeps */
     int stale;         /* the device's fields are newer than q (run.c's fields_home) */
@@ -90,10 +105,31 @@ double adv_wind_factor(const adv_cfg *c, double t);
 double adv_rho(const adv_cfg *c, int64_t gz);
 int adv_wind_load(const adv_cfg *c, MPI_Comm comm);
 void adv_wind_free(void);
-/* init.c */
+/* init.c: the initial fields. The analytic ones are background + amp (1 +
+ * f/2) shape, the shape tabled per owned cell (host threads), the fields made
+ * from it on the host or on the device with the same roundings. */
+int adv_init_shape(adv_state *s);
 int adv_init_fields(adv_state *s);
+int adv_init_fields_file(adv_state *s);
+static inline float adv_init_value(const adv_cfg *c, int f, double shape) {
+    return (float)(c->background + c->amp * (1 + 0.5 * f) * shape);
+}
+/* decomp.c: the field groups and blocks of a run on P ranks (collective
+ * checks): pf given or chosen (field groups first, blocks where a group does
+ * not fit a rank's memory or ranks outnumber fields), and the reason logged. */
+int adv_decompose(const adv_cfg *c, MPI_Comm comm, double mem_bytes, int *pf, int pgrid[2]);
+static inline int adv_group_first(int nall, int pf, int gid) {
+    return (int)((int64_t)nall * gid / pf);
+}
 /* sweep.c: one step X, Y, Z at step index k (time k dt); 0 or 1 with mu_error. */
 int adv_step(adv_state *s, int64_t k);
+/* A GPU rank of one block posts each step's Courant check and reads it once
+ * the next step is queued; adv_confirm reads the oldest posted (collective:
+ * the step's error on every rank, s->cmax its largest Courant number). Every
+ * step is confirmed before anything is written (run.c). */
+int adv_confirm(adv_state *s);
+/* The steady winds of every axis to the device (local: 0 or 1 with mu_error). */
+int adv_gpu_winds(adv_state *s);
 int adv_halo(adv_state *s, int axis);
 /* io.c: gather/scatter of the global fields, dump, checkpoint */
 int adv_gather(adv_state *s, float **global_out);
@@ -104,10 +140,13 @@ int adv_plot(adv_state *s, const char *path, const char *title);
 int adv_plot_check(void);
 int adv_hdf5_available(void);
 int adv_hdf5_write(adv_state *s, const char *path, int64_t step);
-/* run.c: the state of a run (collective: blocks, buffers, initial fields), its
- * device copy (local: 0 or 1 with mu_error), and the end of both. */
-int adv_state_open(adv_state *s, const adv_cfg *cfg, MPI_Comm comm);
-int adv_gpu_open(adv_state *s);
+/* run.c: the state of a run (collective: groups, blocks, buffers, initial
+ * fields; mem_bytes: what one rank may hold), its device copy (local: 0 or 1
+ * with mu_error; from_host: the fields uploaded, else made there), and the
+ * end of both. */
+int adv_state_open(adv_state *s, const adv_cfg *cfg, MPI_Comm comm, int threads, double mem_bytes,
+                   int on_gpu);
+int adv_gpu_open(adv_state *s, int from_host);
 void adv_state_close(adv_state *s);
 int adv_run(mu_app *app, adv_cfg *cfg);
 

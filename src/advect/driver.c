@@ -51,8 +51,12 @@ static const mu_opt_spec advect_opts[] = {
      "lines: each (field, line) through the forward and backward loops; dataflow: cells "
      "classified A-F per step, streams as independent tasks, inflow-only cells after (the "
      "same bits)"},
-    {"px", MU_OPT_INT, "0", 0, "ranks along X (0: MPI_Dims_create chooses)"},
-    {"py", MU_OPT_INT, "0", 0, "ranks along Y (0: MPI_Dims_create chooses)"},
+    {"pf", MU_OPT_INT, "0", 0,
+     "field groups: the ranks split the fields into pf groups, each group's ranks into "
+     "px x py X-Y blocks; pf x px x py = ranks (0: as many groups as fit, blocks only where "
+     "a group does not fit a rank's memory or ranks outnumber fields)"},
+    {"px", MU_OPT_INT, "0", 0, "ranks along X in a field group (0: MPI_Dims_create chooses)"},
+    {"py", MU_OPT_INT, "0", 0, "ranks along Y in a field group (0: MPI_Dims_create chooses)"},
     {"dump", MU_OPT_STRING, "", 0, "write the final fields as raw float32 (global layout)"},
     {"checkpoint", MU_OPT_STRING, "", 0,
      "checkpoint file: written every --checkpoint-every steps and on SIGTERM/SIGUSR1"},
@@ -168,6 +172,9 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
         return mu_error("--px and --py must be 0..65536");
     c->pgrid[0] = (int)px;
     c->pgrid[1] = (int)py;
+    int64_t pf = mu_opt_int(o, "pf");
+    if (pf < 0 || pf > 4096) return mu_error("--pf=%lld: must be 0..4096", (long long)pf);
+    c->pf = (int)pf;
     if (mu_opt_set(o, "dt")) {
         c->dt = mu_opt_real(o, "dt");
         if (!(c->dt > 0) || !isfinite(c->dt)) return mu_error("--dt must be positive");

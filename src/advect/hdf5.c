@@ -1,7 +1,8 @@
 /* Fields at chosen steps in one HDF5 file per step, written by every rank in
  * parallel (MPI-IO, collective hyperslabs) to a temporary name that rank 0
  * renames when the file is closed. Dataset /fields: float32 [ny][nx][nz][N]
- * (C order, so N is fastest: the study's layout), attributes step and time.
+ * (C order, so N is fastest: the study's layout; each rank writes its
+ * block's cells of its group's fields), attributes step and time.
  * Builds without parallel HDF5 (MUTIRAO_HAVE_HDF5 unset) report it unavailable. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ int adv_hdf5_write(adv_state *s, const char *path, int64_t step) {
     char tmp[1200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int rank;
-    MPI_Comm_rank(s->cart.comm, &rank);
+    MPI_Comm_rank(s->comm, &rank);
     int N = s->N, nz = s->nl[2];
     int64_t block = (int64_t)N * nz * s->nl[0] * s->nl[1];
     float *mine = malloc((size_t)block * sizeof *mine);
@@ -51,13 +52,13 @@ int adv_hdf5_write(adv_state *s, const char *path, int64_t step) {
     int bad = !mine;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, s->cart.comm, MPI_INFO_NULL);
+    H5Pset_fapl_mpio(fapl, s->comm, MPI_INFO_NULL);
     hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (file < 0) bad = 1;
     if (!bad) {
-        hsize_t dims[4] = {(hsize_t)c->n[1], (hsize_t)c->n[0], (hsize_t)nz, (hsize_t)N};
-        hsize_t start[4] = {(hsize_t)s->lo[1], (hsize_t)s->lo[0], 0, 0};
+        hsize_t dims[4] = {(hsize_t)c->n[1], (hsize_t)c->n[0], (hsize_t)nz, (hsize_t)s->nall};
+        hsize_t start[4] = {(hsize_t)s->lo[1], (hsize_t)s->lo[0], 0, (hsize_t)s->f0};
         hsize_t count[4] = {(hsize_t)s->nl[1], (hsize_t)s->nl[0], (hsize_t)nz, (hsize_t)N};
         hid_t fs = H5Screate_simple(4, dims, NULL), ms = H5Screate_simple(4, count, NULL);
         hid_t ds =
@@ -79,14 +80,14 @@ int adv_hdf5_write(adv_state *s, const char *path, int64_t step) {
     }
     if (file >= 0 && H5Fclose(file) < 0) bad = 1;
     free(mine);
-    int rc = mu_error_collective(s->cart.comm,
-                                 bad ? mu_error("'%s': parallel HDF5 write failed", path) : 0);
+    int rc =
+        mu_error_collective(s->comm, bad ? mu_error("'%s': parallel HDF5 write failed", path) : 0);
     if (rank == 0) {
         if (rc)
             remove(tmp);
         else if (rename(tmp, path))
             rc = mu_error("cannot rename '%s' to '%s'", tmp, path);
     }
-    return mu_error_collective(s->cart.comm, rc);
+    return mu_error_collective(s->comm, rc);
 }
 #endif

@@ -1,5 +1,5 @@
 /* The global fields on rank 0 (gathered block by block in rank order and
- * placed by coordinates), the raw dump and the checkpoint. A checkpoint is a
+ * placed by field group and coordinates), the raw dump and the checkpoint. A checkpoint is a
  * header (magic, nx, ny, nz, N, step) and the fields in the global layout, so
  * a restart may use another number of ranks; every rank reads its own block. */
 #include <stdio.h>
@@ -11,43 +11,79 @@
 
 static const char magic[8] = "MUADV01";
 
+/* Where world rank r's block lies: its group's fields [*f0, *f0 + *nf) and
+ * its block's first cells (X, Y). Groups are runs of consecutive ranks with
+ * the same process grid, so r's coordinates are those of its group rank. */
+static void block_of(const adv_state *s, int r, int *f0, int *nf, int64_t lo[2]) {
+    int b = s->cart.dims[0] * s->cart.dims[1], gid = r / b, co[MU_CART_MAXDIM];
+    MPI_Cart_coords(s->cart.comm, r % b, 2, co);
+    *f0 = adv_group_first(s->nall, s->pf, gid);
+    *nf = adv_group_first(s->nall, s->pf, gid + 1) - *f0;
+    lo[0] = (int64_t)co[0] * s->nl[0];
+    lo[1] = (int64_t)co[1] * s->nl[1];
+}
+
+/* Places rank r's owned cells (its fields, cell by cell) in the global layout. */
+static void place(const adv_state *s, int r, const float *blk, float *global) {
+    int f0, nf, nz = s->nl[2];
+    int64_t lo[2];
+    block_of(s, r, &f0, &nf, lo);
+    const adv_cfg *c = s->cfg;
+    for (int y = 0; y < s->nl[1]; y++)
+        for (int64_t k = 0; k < (int64_t)s->nl[0] * nz; k++) {
+            int64_t cell = ((lo[1] + y) * c->n[0] + lo[0]) * nz + k;
+            memcpy(global + cell * s->nall + f0, blk + ((int64_t)y * s->nl[0] * nz + k) * nf,
+                   (size_t)nf * sizeof *global);
+        }
+}
+
 int adv_gather(adv_state *s, float **global_out) {
     const adv_cfg *c = s->cfg;
     int N = s->N, nz = s->nl[2], rank, size;
-    MPI_Comm_rank(s->cart.comm, &rank);
-    MPI_Comm_size(s->cart.comm, &size);
-    int64_t block = (int64_t)N * nz * s->nl[0] * s->nl[1];
+    MPI_Comm_rank(s->comm, &rank);
+    MPI_Comm_size(s->comm, &size);
+    int64_t block = (int64_t)N * nz * s->nl[0] * s->nl[1], cells = block / N;
+    int64_t total = (int64_t)s->nall * c->n[0] * c->n[1] * c->n[2];
     float *mine = malloc((size_t)block * sizeof *mine), *all = NULL, *global = NULL;
+    int *counts = NULL, *displs = NULL;
     int rc = mine ? 0 : 1;
     if (!rc && rank == 0) {
-        all = malloc((size_t)(block * size) * sizeof *all);
-        global = malloc((size_t)(N * c->n[0] * c->n[1] * c->n[2]) * sizeof *global);
-        rc = !all || !global;
+        all = malloc((size_t)total * sizeof *all);
+        global = malloc((size_t)total * sizeof *global);
+        counts = malloc((size_t)size * 2 * sizeof *counts);
+        displs = counts + size;
+        rc = !all || !global || !counts;
     }
-    if (mu_error_collective(s->cart.comm,
-                            rc ? mu_error("out of memory gathering the fields") : 0)) {
+    if (!rc && total > INT32_MAX)
+        rc =
+            mu_error("%lld values to gather on one rank: over MPI's count limit", (long long)total);
+    else if (rc)
+        rc = mu_error("out of memory gathering the fields");
+    if (mu_error_collective(s->comm, rc)) {
         free(mine);
         free(all);
         free(global);
+        free(counts);
         return 1;
     }
     int64_t row = (int64_t)N * nz * s->nl[0];
     for (int y = 0; y < s->nl[1]; y++)
         memcpy(mine + y * row, s->q + adv_idx(s, 0, y, 0), (size_t)row * sizeof *mine);
-    MPI_Gather(mine, (int)block, MPI_FLOAT, all, (int)block, MPI_FLOAT, 0, s->cart.comm);
-    if (rank == 0) {
-        for (int r = 0; r < size; r++) {
-            int co[MU_CART_MAXDIM];
-            MPI_Cart_coords(s->cart.comm, r, 2, co);
-            for (int y = 0; y < s->nl[1]; y++) {
-                int64_t gy = (int64_t)co[1] * s->nl[1] + y, gx = (int64_t)co[0] * s->nl[0];
-                memcpy(global + (gy * c->n[0] + gx) * nz * N, all + r * block + y * row,
-                       (size_t)row * sizeof *global);
-            }
+    if (rank == 0)
+        for (int r = 0, at = 0; r < size; r++) {
+            int f0, nf;
+            int64_t lo[2];
+            block_of(s, r, &f0, &nf, lo);
+            counts[r] = (int)(cells * nf);
+            displs[r] = at;
+            at += counts[r];
         }
-    }
+    MPI_Gatherv(mine, (int)block, MPI_FLOAT, all, counts, displs, MPI_FLOAT, 0, s->comm);
+    if (rank == 0)
+        for (int r = 0; r < size; r++) place(s, r, all + displs[r], global);
     free(mine);
     free(all);
+    free(counts);
     *global_out = global;
     return 0;
 }
@@ -56,16 +92,16 @@ static int write_global(adv_state *s, const char *path, int header) {
     float *g = NULL;
     MU_TRY(adv_gather(s, &g));
     int rank;
-    MPI_Comm_rank(s->cart.comm, &rank);
+    MPI_Comm_rank(s->comm, &rank);
     int rc = 0;
     if (rank == 0) {
         const adv_cfg *c = s->cfg;
         mu_output out;
         rc = mu_output_open(&out, path);
         if (!rc) {
-            int64_t total = (int64_t)s->N * c->n[0] * c->n[1] * c->n[2];
+            int64_t total = (int64_t)s->nall * c->n[0] * c->n[1] * c->n[2];
             if (header) {
-                int64_t h[5] = {c->n[0], c->n[1], c->n[2], s->N, s->step};
+                int64_t h[5] = {c->n[0], c->n[1], c->n[2], s->nall, s->step};
                 fwrite(magic, 1, sizeof magic, out.f);
                 fwrite(h, sizeof h[0], 5, out.f);
             }
@@ -78,7 +114,7 @@ static int write_global(adv_state *s, const char *path, int header) {
         }
     }
     free(g);
-    return mu_error_collective(s->cart.comm, rc);
+    return mu_error_collective(s->comm, rc);
 }
 
 int adv_write_raw(adv_state *s, const char *path) {
@@ -88,9 +124,11 @@ int adv_checkpoint_write(adv_state *s, const char *path) {
     return write_global(s, path, 1);
 }
 
+/* Every rank reads its own block's rows and keeps its group's fields, so a
+ * restart may use another decomposition (groups, blocks, ranks). */
 int adv_checkpoint_read(adv_state *s, const char *path) {
     const adv_cfg *c = s->cfg;
-    int N = s->N, nz = s->nl[2];
+    int nall = s->nall, nz = s->nl[2];
     FILE *f = fopen(path, "rb");
     int rc = 0;
     char m[8];
@@ -99,22 +137,29 @@ int adv_checkpoint_read(adv_state *s, const char *path) {
         rc = mu_error("--restart=%s: cannot open it", path);
     } else if (fread(m, 1, 8, f) != 8 || memcmp(m, magic, 8) || fread(h, sizeof h[0], 5, f) != 5) {
         rc = mu_error("--restart=%s: not an advect checkpoint", path);
-    } else if (h[0] != c->n[0] || h[1] != c->n[1] || h[2] != c->n[2] || h[3] != N) {
+    } else if (h[0] != c->n[0] || h[1] != c->n[1] || h[2] != c->n[2] || h[3] != nall) {
         rc = mu_error("--restart=%s: written for nx=%lld ny=%lld nz=%lld fields=%lld, the deck "
                       "has %lld %lld %lld %d",
                       path, (long long)h[0], (long long)h[1], (long long)h[2], (long long)h[3],
-                      (long long)c->n[0], (long long)c->n[1], (long long)c->n[2], N);
+                      (long long)c->n[0], (long long)c->n[1], (long long)c->n[2], nall);
     } else if (h[4] < 0 || h[4] > c->steps) {
         rc = mu_error("--restart=%s: at step %lld, beyond --steps=%lld", path, (long long)h[4],
                       (long long)c->steps);
     }
+    size_t len = (size_t)s->nl[0] * nz * nall;
+    float *row = rc ? NULL : malloc(len * sizeof *row);
+    if (!rc && !row) rc = mu_error("out of memory reading --restart=%s", path);
     for (int y = 0; y < s->nl[1] && !rc; y++) {
-        long off = 8 + 5 * 8 + (long)(((s->lo[1] + y) * c->n[0] + s->lo[0]) * nz * N) * 4;
-        size_t len = (size_t)s->nl[0] * nz * N;
-        if (fseek(f, off, SEEK_SET) || fread(s->q + adv_idx(s, 0, y, 0), 4, len, f) != len)
+        long off = 8 + 5 * 8 + (long)(((s->lo[1] + y) * c->n[0] + s->lo[0]) * nz * nall) * 4;
+        if (fseek(f, off, SEEK_SET) || fread(row, 4, len, f) != len)
             rc = mu_error("--restart=%s: truncated", path);
+        else
+            for (int64_t k = 0; k < (int64_t)s->nl[0] * nz; k++)
+                memcpy(s->q + adv_idx(s, 0, y, 0) + k * s->N, row + k * nall + s->f0,
+                       (size_t)s->N * sizeof *row);
     }
+    free(row);
     if (f) fclose(f);
     if (!rc) s->step = h[4];
-    return mu_error_collective(s->cart.comm, rc);
+    return mu_error_collective(s->comm, rc);
 }

@@ -77,8 +77,8 @@ int adv_plot(adv_state *s, const char *path, const char *title) {
     float *g = NULL;
     MU_TRY(adv_gather(s, &g));
     int rank, rc = 0;
-    MPI_Comm_rank(s->cart.comm, &rank);
-    if (rank == 0) rc = draw(s->cfg, g, s->N, path, title);
+    MPI_Comm_rank(s->comm, &rank);
+    if (rank == 0) rc = draw(s->cfg, g, s->nall, path, title);
     free(g);
-    return mu_error_collective(s->cart.comm, rc);
+    return mu_error_collective(s->comm, rc);
 }

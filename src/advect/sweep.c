@@ -84,29 +84,30 @@ static adv_line line_view(adv_state *s, const sweep_geom *w, int g, int f) {
     return l;
 }
 
-/* The steady part of the face winds and the face densities of one axis, once per run. */
+/* The steady part of the face winds and the face densities of one axis, once
+ * per run (lines on host threads). */
 static int wind_cache(adv_state *s, const sweep_geom *w) {
     const adv_cfg *c = s->cfg;
     int ax = w->axis, m = w->m;
     int64_t n = c->n[ax];
-    if (!s->wcache[ax]) {
-        s->wcache[ax] = malloc((size_t)w->G * (m + 1) * sizeof(double));
-        s->rcache[ax] = malloc((size_t)w->G * (m + 1) * sizeof(float));
-        if (!s->wcache[ax] || !s->rcache[ax]) return mu_error("out of memory for the winds");
-        for (int g = 0; g < w->G; g++) {
-            int64_t doff, dstr, gc[3];
-            line_off(s, ax, g, &doff, &dstr, gc);
-            for (int j = -1; j < m; j++) {
-                int64_t p[3] = {gc[0], gc[1], gc[2]};
-                p[ax] = ((s->lo[ax] + j) % n + n) % n; /* the face right of this cell; wrapped */
-                int64_t k = (int64_t)g * (m + 1) + j + 1;
-                s->wcache[ax][k] = adv_wind(c, ax, p[0], p[1], p[2]);
-                if (ax < 2) {
-                    s->rcache[ax][k] = (float)adv_rho(c, p[2]);
-                } else {
-                    int64_t zn = p[2] + 1 < n ? p[2] + 1 : (w->periodic ? 0 : p[2]);
-                    s->rcache[ax][k] = (float)(0.5 * (adv_rho(c, p[2]) + adv_rho(c, zn)));
-                }
+    if (s->wcache[ax]) return 0;
+    s->wcache[ax] = malloc((size_t)w->G * (m + 1) * sizeof(double));
+    s->rcache[ax] = malloc((size_t)w->G * (m + 1) * sizeof(float));
+    if (!s->wcache[ax] || !s->rcache[ax]) return mu_error("out of memory for the winds");
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (int g = 0; g < w->G; g++) {
+        int64_t doff, dstr, gc[3];
+        line_off(s, ax, g, &doff, &dstr, gc);
+        for (int j = -1; j < m; j++) {
+            int64_t p[3] = {gc[0], gc[1], gc[2]};
+            p[ax] = ((s->lo[ax] + j) % n + n) % n; /* the face right of this cell; wrapped */
+            int64_t k = (int64_t)g * (m + 1) + j + 1;
+            s->wcache[ax][k] = adv_wind(c, ax, p[0], p[1], p[2]);
+            if (ax < 2) {
+                s->rcache[ax][k] = (float)adv_rho(c, p[2]);
+            } else {
+                int64_t zn = p[2] + 1 < n ? p[2] + 1 : (w->periodic ? 0 : p[2]);
+                s->rcache[ax][k] = (float)(0.5 * (adv_rho(c, p[2]) + adv_rho(c, zn)));
             }
         }
     }
@@ -333,6 +334,22 @@ static int gpu_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d
     return gpu_step_check(s) ? 0 : gpu_check(s, t, ax, cmax);
 }
 
+int adv_gpu_winds(adv_state *s) {
+    for (int axis = 0; axis < 3; axis++) {
+        sweep_geom w;
+        sweep_setup(s, axis, &w);
+        MU_TRY(wind_cache(s, &w));
+        if (mu_gpu_adv_wind_put(s->gpu, axis, s->wcache[axis], s->rcache[axis],
+                                (int64_t)w.G * (w.m + 1)))
+            return mu_error("advect winds on the GPU: %s", mu_gpu_error());
+        free(s->wcache[axis]); /* on the device now; the host's recheck makes them again */
+        free(s->rcache[axis]);
+        s->wcache[axis] = NULL;
+        s->rcache[axis] = NULL;
+    }
+    return 0;
+}
+
 /* The halo's messages along X or Y posted, both directions at once: the
  * block's first ADV_HALO cells to the previous rank, its last to the next,
  * count floats each way (MPI_PROC_NULL: no message); rq gets 4 requests. */
@@ -467,7 +484,7 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     sweep_setup(s, axis, &w);
     int N = s->N, m = w.m;
 
-    if (axis < 2 && !s->gpu && mu_error_collective(s->cart.comm, adv_halo(s, axis))) return 1;
+    if (axis < 2 && !s->gpu && mu_error_collective(s->comm, adv_halo(s, axis))) return 1;
     mu_gpu_adv_geom d;
     memset(&d, 0, sizeof d);
     if (s->gpu) {
@@ -478,8 +495,8 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     int hrc = 0;
     int bad = s->gpu ? gpu_halo_winds(s, &w, &d, t, cmax, &hrc) : sweep_winds(s, &w, t, cmax);
     mu_timer_end("advect: winds, classes");
-    if (mu_error_collective(s->cart.comm, hrc)) return 1;
-    if (mu_error_collective(s->cart.comm, bad)) return 1;
+    if (mu_error_collective(s->comm, hrc)) return 1;
+    if (mu_error_collective(s->comm, bad)) return 1;
 
     /* Lines of one wind sign all around a periodic axis need a seed (the
      * device's sweeps read the signs only on periodic axes, all set below). */
@@ -509,7 +526,7 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
         if (!rc && lost && gpu_step_check(s)) rc = gpu_check(s, t, axis, cmax);
         if (!rc && lost)
             rc = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[axis]);
-        return mu_error_collective(s->cart.comm, rc);
+        return mu_error_collective(s->comm, rc);
     }
     mu_timer_begin("advect: winds, classes");
     int64_t n = c->n[axis];
@@ -529,8 +546,7 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
             if (adv_seg_tasks(s->cls + (int64_t)g * m, g, sg->h, sg->t, s->tasks, &nt, s->fcells,
                               &nf))
                 return mu_timer_end("advect: cells"),
-                       mu_error_collective(s->cart.comm,
-                                           mu_error("internal: a stream without a root"));
+                       mu_error_collective(s->comm, mu_error("internal: a stream without a root"));
         }
         s->ntasks[axis] = nt;
     }
@@ -620,7 +636,7 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     }
     if (lost)
         lost = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[axis]);
-    if (mu_error_collective(s->cart.comm, lost)) return 1;
+    if (mu_error_collective(s->comm, lost)) return 1;
 
     float *tmp = s->q;
     s->q = s->qn;
@@ -639,7 +655,7 @@ int adv_step(adv_state *s, int64_t k) {
         int rc = mu_gpu_adv_dens_reset(s->gpu, s->sbuf, nz, cells)
                      ? mu_error("advect densities on the GPU: %s", mu_gpu_error())
                      : 0;
-        if (mu_error_collective(s->cart.comm, rc)) return 1;
+        if (mu_error_collective(s->comm, rc)) return 1;
     } else {
         for (int64_t i = 0; i < cells; i++) s->dens[i] = (float)adv_rho(c, (int)(i % nz));
     }
@@ -661,15 +677,36 @@ int adv_step(adv_state *s, int64_t k) {
         int rc = mu_gpu_adv_winds_ahead(s->gpu, &d)
                      ? mu_error("advect on the GPU: %s", mu_gpu_error())
                      : 0;
-        if (mu_error_collective(s->cart.comm, rc)) return 1;
+        if (mu_error_collective(s->comm, rc)) return 1;
     }
-    if (s->gpu && gpu_step_check(s)) { /* the step's one wait: the sweeps' device time is here */
-        mu_timer_begin("advect: GPU step end");
-        int rc = gpu_check(s, t, 2, &cmax);
-        mu_timer_end("advect: GPU step end");
-        if (mu_error_collective(s->cart.comm, rc)) return 1;
+    if (s->gpu && gpu_step_check(s)) { /* the step's check posted, read once the next is queued */
+        int rc =
+            mu_gpu_adv_check_post(s->gpu) ? mu_error("advect on the GPU: %s", mu_gpu_error()) : 0;
+        if (mu_error_collective(s->comm, rc)) return 1;
+        s->pend_step[s->npend++] = k;
+        return s->npend > 1 ? adv_confirm(s) : 0;
     }
-    mu_allreduce(&cmax, 1, MPI_DOUBLE, MPI_MAX, s->cart.comm);
+    mu_allreduce(&cmax, 1, MPI_DOUBLE, MPI_MAX, s->comm);
+    s->cmax = cmax;
+    return 0;
+}
+
+int adv_confirm(adv_state *s) {
+    if (s->npend == 0) return 0;
+    int64_t k = s->pend_step[0];
+    double cmax = 0, sec[3];
+    int bad = 0;
+    mu_timer_begin("advect: GPU step end");
+    int rc = mu_gpu_adv_check_wait(s->gpu, &cmax, &bad, sec)
+                 ? mu_error("advect winds on the GPU: %s", mu_gpu_error())
+                 : 0;
+    mu_timer_end("advect: GPU step end");
+    s->pend_step[0] = s->pend_step[1];
+    s->npend--;
+    for (int a = 0; a < 3 && !rc; a++) s->gpu_sweep_s[a] += sec[a];
+    if (!rc && bad) rc = gpu_recheck(s, ((double)k + 0.5) * s->cfg->dt, 2);
+    if (mu_error_collective(s->comm, rc)) return 1;
+    mu_allreduce(&cmax, 1, MPI_DOUBLE, MPI_MAX, s->comm);
     s->cmax = cmax;
     return 0;
 }

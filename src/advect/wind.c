@@ -9,6 +9,9 @@
 #include "core/error.h"
 
 static float *file_wind; /* 3 arrays nz x nx x ny (z fastest), or NULL */
+/* The stream function at the cell corners (i dx, j dy), (nx + 1) x (ny + 1),
+ * i fastest, made once a run: the winds read it instead of evaluating it. */
+static double *psi_corner;
 
 static double psi(const adv_cfg *c, double x, double y) {
     if (c->wind == ADV_WIND_ROTATION) {
@@ -51,9 +54,26 @@ double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz) 
         break;
     }
     if (axis == 2) return c->u0[2];
+    if (psi_corner) {
+        const double *at = psi_corner + (gx + 1) + (c->n[0] + 1) * (gy + 1);
+        if (axis == 0) return (at[0] - at[-(c->n[0] + 1)]) / d[1];
+        return -(at[0] - at[-1]) / d[0];
+    }
     double x1 = (double)(gx + 1) * d[0], y1 = (double)(gy + 1) * d[1];
     if (axis == 0) return (psi(c, x1, y1) - psi(c, x1, (double)gy * d[1])) / d[1];
     return -(psi(c, x1, y1) - psi(c, (double)gx * d[0], y1)) / d[0];
+}
+
+/* The corner table of rotation and swirl: the same values psi() gives there. */
+static int corner_table(const adv_cfg *c) {
+    int64_t nx = c->n[0] + 1, ny = c->n[1] + 1;
+    psi_corner = malloc((size_t)(nx * ny) * sizeof *psi_corner);
+    if (!psi_corner) return mu_error("out of memory for the winds' stream function");
+    double dx = c->len[0] / (double)c->n[0], dy = c->len[1] / (double)c->n[1];
+    for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++)
+            psi_corner[i + nx * j] = psi(c, (double)i * dx, (double)j * dy);
+    return 0;
 }
 
 double adv_rho(const adv_cfg *c, int64_t gz) {
@@ -63,6 +83,7 @@ double adv_rho(const adv_cfg *c, int64_t gz) {
 
 int adv_wind_load(const adv_cfg *c, MPI_Comm comm) {
     (void)comm;
+    if (c->wind == ADV_WIND_ROTATION || c->wind == ADV_WIND_SWIRL) return corner_table(c);
     if (c->wind != ADV_WIND_FILE) return 0;
     int64_t cells = c->n[0] * c->n[1] * c->n[2];
     FILE *f = fopen(c->wind_file, "rb");
@@ -88,4 +109,6 @@ int adv_wind_load(const adv_cfg *c, MPI_Comm comm) {
 void adv_wind_free(void) {
     free(file_wind);
     file_wind = NULL;
+    free(psi_corner);
+    psi_corner = NULL;
 }

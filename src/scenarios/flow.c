@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "scenarios/run.h"
+#include "mpi/binding.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -129,7 +130,7 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     x.start_m = (int)(hist_end % 12);
     x.tree = &tree;
     x.use_gpu = app->dev.use_gpu;
-    x.threads = mu_sc_threads(app->comm, c->threads);
+    x.threads = mu_threads_per_rank(app->comm, c->threads);
     if (!c->comb) mu_info("scenarios: %d host thread(s) per rank on a stage's nodes", x.threads);
     mu_summary_int("threads_per_rank", x.threads);
     mu_summary_int("stations", h.nst);

@@ -31,9 +31,6 @@ typedef struct mu_sc_ctx {
 
 /* Work of one tree node (run.c's node_work alone): its record into rec. */
 typedef int (*mu_sc_node_fn)(mu_sc_ctx *x, int64_t v, double *rec);
-/* Resolves --threads (0: OMP_NUM_THREADS, else the CPUs of this process's
- * affinity mask over the ranks on its node; at least 1). Collective on comm. */
-int mu_sc_threads(MPI_Comm comm, int requested);
 /* Nodes v0 .. v0+count-1 into rec + j * rd, on up to x->threads host threads
  * (lanes made on first use, sized for x->c->m scenarios). The records do not
  * depend on the number of threads. 0, or 1 after mu_error with the message of
