@@ -68,7 +68,7 @@ def main():
     step = (phase(b, "advect: steps") - phase(a, "advect: steps")) / (s2 - s1)
     dev = b.get("gpu_sweeps_s_rank0", 0.0) / s2
     row = {
-        "tag": args.tag, "ranks": len(b.get("ranks", [])) or b.get("world_size", ""),
+        "tag": args.tag, "ranks": b.get("ranks", ""),
         "groups": b["result"].get("field_groups", ""),
         "setup_s": phase(b, "advect: setup"), "finish_s": phase(b, "advect: finish"),
         "step_s": step, "device_step_s": dev, "wall_s": b.get("wall_seconds", 0.0),

@@ -349,6 +349,7 @@ int adv_state_open(adv_state *s, const adv_cfg *cfg, MPI_Comm comm, int threads,
         rc = adv_init_shape(s);
         if (!rc && !on_gpu) rc = adv_init_fields(s); /* a GPU rank makes them on the device */
     }
+    mu_timer_end("advect: setup fields");
     if (mu_error_collective(comm, rc)) {
         free_state(s);
         adv_wind_free();
@@ -375,7 +376,10 @@ int adv_gpu_open(adv_state *s, int from_host) {
                                     c->background, c->amp);
     if (rc) return mu_error("advect on the GPU: %s", mu_gpu_error());
     s->stale = !from_host;
-    return adv_gpu_winds(s);
+    mu_timer_begin("advect: setup winds");
+    rc = adv_gpu_winds(s);
+    mu_timer_end("advect: setup winds");
+    return rc;
 }
 
 void adv_state_close(adv_state *s) {
@@ -495,7 +499,9 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
     mu_timer_begin("advect: finish");
     if (!rc && !stopped) rc = fields_home(s);
     double *l1 = malloc((size_t)N * 3 * sizeof *l1), *l2 = l1 + N, *li = l1 + 2 * N;
+    mu_timer_begin("advect: error norms");
     if (!rc && !stopped) rc = l1 ? norms(s, l1, l2, li) : 1;
+    mu_timer_end("advect: error norms");
     if (!rc && !stopped) {
         if (app->rank == 0)
             for (int f = 0; f < N; f++)
