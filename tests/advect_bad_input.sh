@@ -19,6 +19,14 @@ check_failure "process grid of the wrong size" "process grid has 4 ranks but the
     nonzero "$WORK/none" "${M[@]}" "${small[@]}" --px=2 --py=2 --steps=1
 check_failure "blocks narrower than the halo" "fewer than 2 points" nonzero "$WORK/none" \
     "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" advect --nx=3 --ny=8 --nz=3 --px=3 --py=1 --steps=1
+check_failure "more field groups than fields" "--pf=3: more field groups than the 2 field(s)" \
+    nonzero "$WORK/none" "${M[@]}" "${small[@]}" --fields=2 --pf=3 --steps=1
+check_failure "field groups not dividing the ranks" "--pf=3 does not divide the 2 rank(s)" \
+    nonzero "$WORK/none" "${M[@]}" "${small[@]}" --fields=4 --pf=3 --steps=1
+check_failure "pf x px x py not the ranks" "pf x px x py must be the 2 rank(s)" nonzero \
+    "$WORK/none" "${M[@]}" "${small[@]}" --fields=4 --pf=2 --px=2 --py=1 --steps=1
+check_failure "negative pf" "--pf=-1: must be 0..4096" nonzero "$WORK/none" "${M[@]}" \
+    "${small[@]}" --pf=-1 --steps=1
 python3 -c "import struct; open('$WORK/one.bin','wb').write(struct.pack('<192f', *([0.5]*192)))"
 check_failure "missing fields" "holds 1 field(s) but the deck asks for 2" nonzero "$WORK/none" \
     "${M[@]}" "${small[@]}" --fields=2 --init=file --init-file="$WORK/one.bin" --steps=1

@@ -23,6 +23,15 @@ if cmp -s "$WORK/ref30.bin" "$WORK/re30.bin"; then
 else
     fail "restart from a periodic checkpoint differs"
 fi
+# written by 2 field groups (2 ranks, automatic), restarted on 3 ranks of X-Y blocks above
+# and here on 2 groups of 1 x 2 blocks
+run_np 4 advect "${args[@]}" --steps=30 --pf=2 --px=1 --py=2 --restart="$WORK/c.ckpt" \
+    --dump="$WORK/re30g.bin" >/dev/null 2>"$WORK/err" || fail "restart on 2 x 1 x 2 failed"
+if cmp -s "$WORK/ref30.bin" "$WORK/re30g.bin"; then
+    echo "ok: restart from step 24 on 2 field groups x 1 x 2 blocks: the same bits"
+else
+    fail "restart on 2 field groups x 1 x 2 blocks differs"
+fi
 
 # 1b. The answer CSV (--output): one row per field, the same bytes on 1 and 2 ranks
 # (exact mass, order-free extremes), mass conserved to float32 rounding (periodic

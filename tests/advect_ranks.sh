@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One answer whatever the layout: `mutirao advect` gives the same final fields,
 # bit for bit (cmp of the raw dumps), on 1, 2, 3 and 4 ranks, with process
-# grids 4 x 1, 1 x 4 and 2 x 2, in the lines and the dataflow schedule; also
+# grids 4 x 1, 1 x 4 and 2 x 2, field groups (2 and 3 of them, alone and with
+# blocks), in the lines and the dataflow schedule; also
 # the same printed masses and norms. Chains once around periodic lines in X,
 # Y and Z (constant wind); winds with sign changes across rank borders, open
 # borders and a vertical wind (swirl).
@@ -10,8 +11,11 @@ source "$(dirname "$0")/lib.sh"
 same_all() {
     local name=$1 ref="" refout=""
     shift
-    for layout in "1 lines" "1 dataflow" "2 dataflow" "3 lines" "4 dataflow --px=4 --py=1" \
-        "4 lines --px=1 --py=4" "4 dataflow --px=2 --py=2"; do
+    # blocks alone (--pf=1), field groups alone (3 groups over 5 fields: not divisible),
+    # and both (2 groups of 2 x 1 and of 1 x 2 blocks)
+    for layout in "1 lines" "1 dataflow" "2 dataflow --pf=1" "3 lines --pf=1" \
+        "4 dataflow --px=4 --py=1" "4 lines --px=1 --py=4" "4 dataflow --px=2 --py=2" \
+        "2 lines --pf=2" "3 dataflow" "4 lines --pf=2 --px=2 --py=1" "4 dataflow --pf=2 --px=1"; do
         read -r np sched grid <<<"$layout"
         local tag="$name-np$np-$sched${grid// /}"
         if ! run_np "$np" advect --device=cpu --schedule="$sched" $grid --dump="$WORK/$tag.bin" "$@" \
@@ -34,8 +38,8 @@ same_all() {
     done
 }
 
-same_all "constant wind, periodic in X, Y and Z, 2 fields" --nx=24 --ny=24 --nz=4 --fields=2 --u=1 \
+same_all "constant wind, periodic in X, Y and Z, 5 fields" --nx=24 --ny=24 --nz=4 --fields=5 --u=1 \
     --v=0.7 --w=0.5 --bc-z=periodic --steps=8
-same_all "swirl, open borders, vertical wind" --nx=24 --ny=24 --nz=4 --wind=swirl --w=0.4 \
+same_all "swirl, open borders, vertical wind, 3 fields" --nx=24 --ny=24 --nz=4 --fields=3 --wind=swirl --w=0.4 \
     --bc=open --bc-z=periodic --init=square --init-3d --radius=0.25 --steps=8
 finish

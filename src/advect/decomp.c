@@ -33,7 +33,8 @@ static int given(const adv_cfg *c, int P, int *pf, int pgrid[2]) {
                         "the number of ranks)",
                         *pf, P);
     int b = P / *pf;
-    if ((px > 0 && b % px) || (py > 0 && b % py) || (px > 0 && py > 0 && px * py != b))
+    if (c->pf > 0 &&
+        ((px > 0 && b % px) || (py > 0 && b % py) || (px > 0 && py > 0 && px * py != b)))
         return mu_error("--pf=%d --px=%d --py=%d: pf x px x py must be the %d rank(s) of the run "
                         "(0 lets mutirao choose)",
                         *pf, px, py, P);
