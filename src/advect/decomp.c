@@ -62,9 +62,10 @@ int adv_decompose(const adv_cfg *c, MPI_Comm comm, double mem_bytes, int *pf, in
         too_big = 1;
     }
     int b = P / *pf;
-    const char *why = b == 1    ? "each group fits one rank: no messages between ranks"
-                      : too_big ? "more groups would not fit a rank's memory: X-Y blocks"
-                                : "no more groups divide the ranks: X-Y blocks in each group";
+    const char *why = b == 1      ? "each group fits one rank: no messages between ranks"
+                      : too_big   ? "more groups would not fit a rank's memory: X-Y blocks"
+                      : P > c->nf ? "more ranks than fields: X-Y blocks in each group"
+                                  : "no more groups divide the ranks: X-Y blocks in each group";
     mu_info("advect: %d field group(s) of %d-%d field(s), %d rank(s) each (automatic: %s)", *pf,
             c->nf / *pf, (c->nf + *pf - 1) / *pf, b, why);
     return 0;
