@@ -319,16 +319,10 @@ static int gpu_check(adv_state *s, double t, int upto, double *cmax) {
 }
 
 /* The sweep's winds, densities and Courant figures on the device (the steady
- * winds uploaded on the first step), checked now on several ranks. */
+ * winds uploaded at set-up, adv_gpu_winds), checked now on several ranks. */
 static int gpu_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, double t,
                      double *cmax) {
     int ax = w->axis;
-    if (!mu_gpu_adv_has_wind(s->gpu, ax)) {
-        MU_TRY(wind_cache(s, w));
-        if (mu_gpu_adv_wind_put(s->gpu, ax, s->wcache[ax], s->rcache[ax],
-                                (int64_t)w->G * (w->m + 1)))
-            return mu_error("advect winds on the GPU: %s", mu_gpu_error());
-    }
     if (mu_gpu_adv_winds(s->gpu, d, w->periodic ? s->cyc + w->G : NULL))
         return mu_error("advect winds on the GPU: %s", mu_gpu_error());
     return gpu_step_check(s) ? 0 : gpu_check(s, t, ax, cmax);
