@@ -1070,8 +1070,36 @@ extern "C" int mu_gpu_adv_halo(mu_gpu_adv *g, int axis, int nxl, int nyl, int nz
     return 0;
 }
 
-extern "C" int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, const float *rc,
-                                   int64_t faces) {
+namespace {
+
+/* The face winds and densities of one axis's lines from its table: the face
+ * right of local cell j (j = -1 .. m-1) of line g, the line's cells as the
+ * host's line_off numbers them, its index along the axis wrapped. */
+__global__ void k_wind_make(mu_gpu_adv_wtab t, int axis, const double *tab, const float *rho,
+                            double *wc, float *rc) {
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (long long)t.G * (t.m + 1)) return;
+    int g = (int)(k / (t.m + 1)), j = (int)(k % (t.m + 1)) - 1;
+    long long p[3] = {0, 0, 0};
+    if (axis == 0) {
+        p[2] = g % t.nz;
+        p[1] = t.lo[1] + g / t.nz;
+    } else if (axis == 1) {
+        p[2] = g % t.nz;
+        p[0] = t.lo[0] + g / t.nz;
+    } else {
+        p[0] = t.lo[0] + g % t.nxl;
+        p[1] = t.lo[1] + g / t.nxl;
+    }
+    p[axis] = ((t.lo[axis] + j) % t.n + t.n) % t.n;
+    wc[k] = tab[p[0] * t.sx + p[1] * t.sy + p[2] * t.sz];
+    rc[k] = rho[p[2]];
+}
+
+} // namespace
+
+extern "C" int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const mu_gpu_adv_wtab *t) {
+    int64_t faces = (int64_t)t->G * (t->m + 1);
     if (axis < 0 || axis > 2 || faces > g->gmax * (g->mmax + 1))
         return mu_gpu_fail("advect winds: axis %d, %lld faces", axis, (long long)faces);
     if (!g->wc[axis]) MU_CUDA(cudaMalloc(&g->wc[axis], (size_t)faces * sizeof(double)));
@@ -1083,8 +1111,22 @@ extern "C" int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, co
     float **pa[] = {&g->au[axis], &g->acn[axis], &g->ad0[axis], &g->ad1[axis]};
     for (float **x : pa) /* (the cells, for D0 and D1, are fewer than the faces) */
         if (!*x) MU_CUDA(cudaMalloc(x, (size_t)faces * sizeof(float)));
-    if (copy(g, g->wc[axis], wc, (size_t)faces * sizeof(double), cudaMemcpyHostToDevice)) return 1;
-    return copy(g, g->rc[axis], rc, (size_t)faces * sizeof(float), cudaMemcpyHostToDevice);
+    double *tab = nullptr;
+    float *rho = nullptr;
+    int rc = 0;
+    MU_CUDA_GOTO(cudaMalloc(&tab, (size_t)t->entries * sizeof(double)));
+    MU_CUDA_GOTO(cudaMalloc(&rho, (size_t)t->nz * sizeof(float)));
+    rc = copy(g, tab, t->tab, (size_t)t->entries * sizeof(double), cudaMemcpyHostToDevice) ||
+         copy(g, rho, t->rho, (size_t)t->nz * sizeof(float), cudaMemcpyHostToDevice);
+    if (rc) goto done;
+    k_wind_make<<<blocks(faces, 256), 256, 0, g->st>>>(*t, axis, tab, rho, g->wc[axis],
+                                                       g->rc[axis]);
+    MU_LAUNCHED_GOTO();
+    MU_CUDA_GOTO(cudaStreamSynchronize(g->st)); /* before the tables are freed */
+done:
+    MU_CUDA_KEEP(cudaFree(tab));
+    MU_CUDA_KEEP(cudaFree(rho));
+    return rc;
 }
 
 extern "C" int mu_gpu_adv_has_wind(const mu_gpu_adv *g, int axis) {

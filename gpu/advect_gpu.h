@@ -41,10 +41,22 @@ int mu_gpu_adv_get(mu_gpu_adv *g, float *q);       /* device to host */
 /* Halo columns (axis 0) or rows (axis 1) from..from+1 to or from a host buffer. */
 int mu_gpu_adv_halo(mu_gpu_adv *g, int axis, int nxl, int nyl, int nz, int N, int from, float *host,
                     int unpack);
-/* The winds stay on the device: the steady part of one axis's face winds
- * (double) and the face densities, G x (m+1) each, are uploaded once per run
- * (has_wind says whether they are there); each sweep scales them by tf. */
-int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, const float *rc, int64_t faces);
+/* The steady part of one axis's face winds, as a table over the global cell
+ * indices it depends on: the wind of the face right of global cell (x, y, z)
+ * is tab[x sx + y sy + z sz] (a stride 0 where it does not depend on that
+ * index), and its density rho[z]; the rank's lines are G x m cells, the
+ * first at lo, n cells along the axis (its faces wrap). */
+typedef struct {
+    const double *tab;
+    int64_t entries, sx, sy, sz;
+    const float *rho;
+    int nz, nxl, G, m;
+    int64_t lo[3], n;
+} mu_gpu_adv_wtab;
+/* The winds stay on the device: made there once per run from the table, one
+ * double and one float a face, G x (m+1) each (has_wind says whether they are
+ * there); each sweep scales them by tf. */
+int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const mu_gpu_adv_wtab *t);
 int mu_gpu_adv_has_wind(const mu_gpu_adv *g, int axis);
 /* The cell densities back to rho(z) (nz values) at the start of a step: the
  * next sweep's D0 is rho(z) (uploaded when it changes), each later sweep's the

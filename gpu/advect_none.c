@@ -39,12 +39,10 @@ int mu_gpu_adv_halo(mu_gpu_adv *g, int axis, int nxl, int nyl, int nz, int N, in
     (void)unpack;
     return 1;
 }
-int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const double *wc, const float *rc, int64_t faces) {
+int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const mu_gpu_adv_wtab *t) {
     (void)g;
     (void)axis;
-    (void)wc;
-    (void)rc;
-    (void)faces;
+    (void)t;
     return 1;
 }
 int mu_gpu_adv_has_wind(const mu_gpu_adv *g, int axis) {

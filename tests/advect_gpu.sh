@@ -74,6 +74,22 @@ cpu_vs_gpu "80 fields" --nx=12 --ny=10 --nz=3 --fields=80 --wind=rotation --init
     --log-every=1
 cpu_vs_gpu "divergent, stratified" --nx=24 --ny=20 --nz=8 --wind=divergent --u=0.7 \
     --density=stratified --bc-z=periodic --init=gaussian --init-3d --steps=15
+# winds from a file, varying along x, y and z with both signs (the device
+# makes its face winds from the file's table as from the analytic ones')
+python3 - "$WORK/wind.bin" <<'PY'
+import math, struct, sys
+nx, ny, nz = 20, 18, 5
+v = [0.0] * (3 * nx * ny * nz)
+for a in range(3):
+    for y in range(ny):
+        for x in range(nx):
+            for z in range(nz):
+                v[a * nx * ny * nz + z + nz * (x + nx * y)] = \
+                    0.6 * math.sin(0.7 * x + 1.3 * a) * math.cos(0.5 * y) + 0.2 * math.cos(z + a)
+open(sys.argv[1], "wb").write(struct.pack("<%df" % len(v), *v))
+PY
+cpu_vs_gpu "file winds" --nx=20 --ny=18 --nz=5 --fields=2 --wind=file --wind-file="$WORK/wind.bin" \
+    --bc=open --dt=0.01 --steps=15
 # lines longer than the classification's 32 lanes and its 128-cell rounds
 # would fit in one pass (several rounds of the warp per line), open and periodic
 cpu_vs_gpu "long lines, open" --nx=100 --ny=12 --nz=3 --wind=rotation --bc=open --init=cone \

@@ -101,6 +101,10 @@ static inline int64_t adv_idx(const adv_state *s, int x, int y, int z) {
 /* wind.c: face winds and densities. The wind on the face right of cell (gx,
  * gy, gz) along axis is adv_wind() times, for X and Y, adv_wind_factor(t). */
 double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz);
+/* The steady winds along axis as a table over the global cell indices they
+ * depend on: adv_wind(x, y, z) is (*tab)[x stride[0] + y stride[1] + z
+ * stride[2]], a stride 0 for an index it does not depend on (freed by the caller). */
+int adv_wind_table(const adv_cfg *c, int axis, double **tab, int64_t *entries, int64_t stride[3]);
 double adv_wind_factor(const adv_cfg *c, double t);
 double adv_rho(const adv_cfg *c, int64_t gz);
 int adv_wind_load(const adv_cfg *c, MPI_Comm comm);

@@ -338,6 +338,7 @@ int adv_state_open(adv_state *s, const adv_cfg *cfg, MPI_Comm comm, int threads,
     }
     s->nl[2] = (int)cfg->n[2];
     s->sx = s->nl[0] + 2 * ADV_HALO;
+    mu_timer_begin("advect: setup fields");
     int rc = alloc_state(s, on_gpu)
                  ? mu_error("out of memory for %lld cells x %d fields", (long long)owned(s), s->N)
                  : 0;

@@ -114,6 +114,16 @@ static int wind_cache(adv_state *s, const sweep_geom *w) {
     return 0;
 }
 
+/* The Courant error of the face right of cell j of the line at gc (local). */
+static int courant_error(const adv_state *s, int ax, const int64_t gc[3], int j, double cn) {
+    int64_t n = s->cfg->n[ax], gi = s->lo[ax] + j, p[3] = {gc[0], gc[1], gc[2]};
+    p[ax] = gi % n;
+    return mu_error("Courant number %.6g > 1 on the %c face between cells %lld and %lld along %c "
+                    "at (x, y, z) = (%lld, %lld, %lld): lower dt below %.6g or the wind",
+                    cn, "XYZ"[ax], (long long)gi, (long long)((gi + 1) % n), "xyz"[ax],
+                    (long long)p[0], (long long)p[1], (long long)p[2], s -> cfg -> dt / cn);
+}
+
 /* Winds, densities and the Courant check of one sweep; the largest Courant
  * number goes to *cmax. Fails (locally) naming the first face above 1. */
 static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax) {
@@ -131,23 +141,14 @@ static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax
         float *u = s->wu + (int64_t)g * (m + 1), *rs = s->wrs + (int64_t)g * (m + 1);
         const double *wc = s->wcache[ax] + (int64_t)g * (m + 1);
         memcpy(rs, s->rcache[ax] + (int64_t)g * (m + 1), (size_t)(m + 1) * sizeof *rs);
-        for (int j = -1; j < m; j++) {
-            int64_t p[3] = {gc[0], gc[1], gc[2]};
-            int64_t gi = s->lo[ax] + j;
-            p[ax] = ((gi % n) + n) % n;
+        u[0] = (float)(wc[0] * tf);
+        /* Faces inside the domain, each counted by the rank owning its left cell. */
+        int inner = w->periodic || s->lo[ax] + m < n ? m : m - 1;
+        for (int j = 0; j < m; j++) {
             u[j + 1] = (float)(wc[j + 1] * tf);
-            /* Faces inside the domain, each counted by the rank owning its left cell. */
-            if (j >= 0 && (w->periodic || gi + 1 < n)) {
-                double cn = fabs((double)u[j + 1]) * dtdx;
-                if (cn > *cmax) *cmax = cn;
-                if (cn > 1 && !bad)
-                    bad =
-                        mu_error("Courant number %.6g > 1 on the %c face between cells %lld "
-                                 "and %lld along %c at (x, y, z) = (%lld, %lld, %lld): lower "
-                                 "dt below %.6g or the wind",
-                                 cn, "XYZ"[ax], (long long)gi, (long long)((gi + 1) % n), "xyz"[ax],
-                                 (long long)p[0], (long long)p[1], (long long)p[2], c -> dt / cn);
-            }
+            double cn = fabs((double)u[j + 1]) * dtdx;
+            if (j < inner && cn > *cmax) *cmax = cn;
+            if (j < inner && cn > 1 && !bad) bad = courant_error(s, ax, gc, j, cn);
         }
         float *d0 = s->wd0 + (int64_t)g * m, *d1 = s->wd1 + (int64_t)g * m;
         int64_t gi0 = s->lo[ax];
@@ -328,20 +329,42 @@ static int gpu_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d
     return gpu_step_check(s) ? 0 : gpu_check(s, t, ax, cmax);
 }
 
+/* The face densities of one axis by level: rho(z), or along Z the mean of
+ * the two cells beside the face (as wind_cache). */
+static void face_rho(const adv_state *s, int axis, float *rho) {
+    const adv_cfg *c = s->cfg;
+    int64_t n = c->n[2];
+    for (int64_t z = 0; z < n; z++) {
+        int64_t zn = z + 1 < n ? z + 1 : (c->periodic[2] ? 0 : z);
+        rho[z] = axis < 2 ? (float)adv_rho(c, z) : (float)(0.5 * (adv_rho(c, z) + adv_rho(c, zn)));
+    }
+}
+
 int adv_gpu_winds(adv_state *s) {
-    for (int axis = 0; axis < 3; axis++) {
+    float *rho = malloc((size_t)s->nl[2] * sizeof *rho);
+    if (!rho) return mu_error("out of memory for the winds");
+    int rc = 0;
+    for (int axis = 0; axis < 3 && !rc; axis++) {
         sweep_geom w;
         sweep_setup(s, axis, &w);
-        MU_TRY(wind_cache(s, &w));
-        if (mu_gpu_adv_wind_put(s->gpu, axis, s->wcache[axis], s->rcache[axis],
-                                (int64_t)w.G * (w.m + 1)))
-            return mu_error("advect winds on the GPU: %s", mu_gpu_error());
-        free(s->wcache[axis]); /* on the device now; the host's recheck makes them again */
-        free(s->rcache[axis]);
-        s->wcache[axis] = NULL;
-        s->rcache[axis] = NULL;
+        mu_gpu_adv_wtab t = {.rho = rho, .nz = s->nl[2], .nxl = s->nl[0], .G = w.G, .m = w.m};
+        for (int k = 0; k < 3; k++) t.lo[k] = k < 2 ? s->lo[k] : 0;
+        t.n = s->cfg->n[axis];
+        double *tab = NULL;
+        int64_t stride[3];
+        rc = adv_wind_table(s->cfg, axis, &tab, &t.entries, stride);
+        if (rc) break;
+        t.tab = tab;
+        t.sx = stride[0];
+        t.sy = stride[1];
+        t.sz = stride[2];
+        face_rho(s, axis, rho);
+        if (mu_gpu_adv_wind_put(s->gpu, axis, &t))
+            rc = mu_error("advect winds on the GPU: %s", mu_gpu_error());
+        free(tab);
     }
-    return 0;
+    free(rho);
+    return rc;
 }
 
 /* The halo's messages along X or Y posted, both directions at once: the

@@ -64,6 +64,33 @@ double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz) 
     return -(psi(c, x1, y1) - psi(c, (double)gx * d[0], y1)) / d[0];
 }
 
+/* Which global cell indices (x, y, z) the steady wind along axis depends on. */
+static void wind_depends(const adv_cfg *c, int axis, int dep[3]) {
+    int horiz = axis < 2 && c->wind != ADV_WIND_CONSTANT;
+    dep[0] = dep[1] = horiz || c->wind == ADV_WIND_FILE;
+    dep[2] = c->wind == ADV_WIND_FILE || (axis == 2 && c->wind == ADV_WIND_DIVERGENT);
+}
+
+int adv_wind_table(const adv_cfg *c, int axis, double **tab, int64_t *entries, int64_t stride[3]) {
+    int dep[3];
+    wind_depends(c, axis, dep);
+    int64_t ext[3], n = 1;
+    for (int k = 2; k >= 0; k--) { /* z fastest, then x, then y: the cells' order */
+        int d = k == 2 ? 2 : k == 1 ? 0 : 1;
+        ext[d] = dep[d] ? c->n[d] : 1;
+        stride[d] = dep[d] ? n : 0;
+        n *= ext[d];
+    }
+    *entries = n;
+    *tab = malloc((size_t)n * sizeof **tab);
+    if (!*tab) return mu_error("out of memory for the winds' table");
+    for (int64_t y = 0; y < ext[1]; y++)
+        for (int64_t x = 0; x < ext[0]; x++)
+            for (int64_t z = 0; z < ext[2]; z++)
+                (*tab)[x * stride[0] + y * stride[1] + z * stride[2]] = adv_wind(c, axis, x, y, z);
+    return 0;
+}
+
 /* The corner table of rotation and swirl: the same values psi() gives there. */
 static int corner_table(const adv_cfg *c) {
     int64_t nx = c->n[0] + 1, ny = c->n[1] + 1;
