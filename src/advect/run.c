@@ -326,7 +326,8 @@ int adv_state_open(adv_state *s, const adv_cfg *cfg, MPI_Comm comm, int threads,
     memset(s, 0, sizeof *s);
     s->cfg = cfg;
     s->comm = comm;
-    s->group = MPI_COMM_NULL;
+    s->group = s->cart.comm = MPI_COMM_NULL; /* freed on a failure before they are made */
+    for (int d = 0; d < MU_CART_MAXDIM; d++) s->cart.line[d] = MPI_COMM_NULL;
     s->threads = threads;
     if (open_groups(s, cfg, mem_bytes)) {
         free_state(s);
