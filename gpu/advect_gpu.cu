@@ -19,6 +19,7 @@
 #include "gpu/advect_walcek.h"
 #include "gpu/advect_walk.h"
 #include "gpu/check.h"
+#include "core/knobs.h"
 
 struct mu_gpu_adv {
     float *q, *qn, *flux, *buf;
@@ -122,7 +123,7 @@ struct dgeom {
  * them and the arithmetic and a run's steps took 3.13-3.16 ms against
  * 2.21 ms without them (the same results either way). */
 int adv_zero_paths() {
-    const char *s = getenv("MUTIRAO_ADV_ZERO");
+    const char *s = mu_knob("MUTIRAO_ADV_ZERO");
     return s && s[0] == '1';
 }
 
@@ -657,7 +658,7 @@ __device__ __host__ inline int lines_alone(const dgeom &w, int dataflow) {
  * benchmark to compare (the same results). Read on every call (a getenv is
  * cheap next to a sweep). */
 int adv_ahead() {
-    const char *s = getenv("MUTIRAO_ADV_AHEAD");
+    const char *s = mu_knob("MUTIRAO_ADV_AHEAD");
     return !(s && s[0] == '0');
 }
 
@@ -906,7 +907,7 @@ __global__ void k_halo(float *q, float *buf, int axis, int nxl, int nyl, int nz,
 /* MUTIRAO_ADV_SIDE=0: the winds and densities on the main stream, for a
  * benchmark to compare (the same results). */
 int adv_side() {
-    const char *s = getenv("MUTIRAO_ADV_SIDE");
+    const char *s = mu_knob("MUTIRAO_ADV_SIDE");
     return !(s && s[0] == '0');
 }
 

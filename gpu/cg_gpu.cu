@@ -39,6 +39,7 @@
 #include "gpu/cg_impl.h"
 #include "gpu/cg_peer.h"
 #include "gpu/check.h"
+#include "core/knobs.h"
 
 using namespace mu_cg;
 
@@ -404,7 +405,7 @@ int range_first(const int32_t *list, int64_t n) {
 }
 
 int lanes_env(int fallback) {
-    const char *s = getenv("MUTIRAO_CG_LANES");
+    const char *s = mu_knob("MUTIRAO_CG_LANES");
     if (!s) return fallback;
     int v = atoi(s);
     return v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32 ? v : fallback;
@@ -427,24 +428,24 @@ constexpr int DEFAULT_ROWS = 2, DEFAULT_FUSED = 0;
 constexpr int DEFAULT_DEPTH = 1;
 
 int rows_env() {
-    const char *s = getenv("MUTIRAO_CG_ROWS");
+    const char *s = mu_knob("MUTIRAO_CG_ROWS");
     int v = s ? atoi(s) : 0;
     return v == 1 || v == 2 || v == 4 ? v : DEFAULT_ROWS;
 }
 
 int depth_env() {
-    const char *s = getenv("MUTIRAO_CG_DEPTH");
+    const char *s = mu_knob("MUTIRAO_CG_DEPTH");
     int v = s ? atoi(s) : 0;
     return v == 1 || v == 4 ? v : DEFAULT_DEPTH;
 }
 
 int spread_env() {
-    const char *s = getenv("MUTIRAO_CG_SPREAD");
+    const char *s = mu_knob("MUTIRAO_CG_SPREAD");
     return s && s[0] == '1';
 }
 
 int fused_env() {
-    const char *s = getenv("MUTIRAO_CG_FUSE");
+    const char *s = mu_knob("MUTIRAO_CG_FUSE");
     return s && (s[0] == '0' || s[0] == '1') ? s[0] == '1' : DEFAULT_FUSED;
 }
 

@@ -40,6 +40,7 @@
 #include "gpu/maxsub_gpu.h"
 #include "gpu/pipeline.h"
 #include "gpu/check.h"
+#include "core/knobs.h"
 
 namespace {
 
@@ -418,12 +419,12 @@ struct tuning {
 /* Read on every call (a getenv is cheap next to a launch), so a benchmark can sweep. */
 tuning get_tuning() {
     tuning tu = {16, true};
-    const char *r = getenv("MUTIRAO_MSS1D_ROUNDS");
+    const char *r = mu_knob("MUTIRAO_MSS1D_ROUNDS");
     if (r) {
         int v = atoi(r);
         if (v >= 1 && v <= 64) tu.rounds = v;
     }
-    const char *f = getenv("MUTIRAO_MSS1D_FAST");
+    const char *f = mu_knob("MUTIRAO_MSS1D_FAST");
     if (f && f[0] == '0') tu.fast = false;
     return tu;
 }

@@ -36,6 +36,7 @@
 
 #include "gpu/maxsub_gpu.h"
 #include "gpu/check.h"
+#include "core/knobs.h"
 
 namespace {
 
@@ -410,8 +411,8 @@ extern "C" int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols,
     c->cols = cols;
     c->tside = (cols + TILE - 1) / TILE;
     c->ntiles = mu_mss_tile_count(cols);
-    const char *e64 = getenv("MUTIRAO_MSS2D_INT64");
-    const char *ekern = getenv("MUTIRAO_MSS2D_KERNEL");
+    const char *e64 = mu_knob("MUTIRAO_MSS2D_INT64");
+    const char *ekern = mu_knob("MUTIRAO_MSS2D_KERNEL");
     c->variant = !ekern                    ? VAR_AUTO
                  : !strcmp(ekern, "pairs") ? VAR_PAIRS
                  : !strcmp(ekern, "rows")  ? VAR_ROWS

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "mpi/wait.h"
+#include "core/knobs.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,7 @@
 static int polite;
 
 void mu_wait_configure(int local_ranks) {
-    const char *env = getenv("MUTIRAO_MPI_YIELD");
+    const char *env = mu_knob("MUTIRAO_MPI_YIELD");
     if (env && *env) {
         polite = strcmp(env, "0") != 0;
         return;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app.h"
+#include "core/knobs.h"
 #include "gpu/gpu.h"
 
 static const mu_opt_spec info_opts[] = {MU_OPT_END};
@@ -52,6 +53,8 @@ static int info_run(mu_app *app) {
 #else
     printf("HDF5:        not built (needs libhdf5-mpich-dev and MPICH): advect field output off\n");
 #endif
+    printf("tuning knobs (environment; they change how, never what, mutirao computes):\n");
+    mu_knobs_print(stdout);
     printf("ranks:\n");
     for (int r = 0; r < app->size; r++) printf("%s\n", all + (size_t)r * sizeof line);
     fflush(stdout);

@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/output.h"
 #include "core/summary.h"
+#include "core/knobs.h"
 #include "core/timer.h"
 #include "mpi/launch.h"
 
@@ -45,6 +46,7 @@ static void log_environment(const mu_app *app) {
     mu_summary_str("mpi_library", lib);
     mu_summary_int("ranks", app->size);
     mu_opts_foreach(app->opts, log_option, NULL);
+    mu_knobs_report();
     mu_device_report(app->comm, &app->dev);
     int gpus = app->dev.use_gpu, total = 0;
     MPI_Allreduce(&gpus, &total, 1, MPI_INT, MPI_SUM, app->comm);

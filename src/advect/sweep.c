@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/timer.h"
 #include "gpu/gpu.h"
+#include "core/knobs.h"
 
 typedef struct {
     int axis, m, G, wrap, P, periodic;
@@ -389,7 +390,7 @@ static void halo_post(adv_state *s, int axis, const float *to_prev, const float 
  * every rank's environment turns it off). -1: none (the next sweep exchanges
  * its halo while the device computes its winds). */
 static int halo_ahead(const adv_state *s, const sweep_geom *w) {
-    const char *env = getenv("MUTIRAO_ADV_HALO_AHEAD"); /* 0: off, for a benchmark to compare */
+    const char *env = mu_knob("MUTIRAO_ADV_HALO_AHEAD"); /* 0: off, for a benchmark to compare */
     if (env && env[0] == '0') return -1;
     int ha = w->axis == 2 ? 0 : w->axis == 0 ? 1 : -1;
     if (ha < 0 || w->P > 1 || w->periodic || s->cfg->schedule == ADV_SCHED_DATAFLOW) return -1;

@@ -55,6 +55,7 @@
 #include "core/signals.h"
 #include "gpu/cg_gpu.h"
 #include "mpi/wait.h"
+#include "core/knobs.h"
 
 typedef enum { HALO_IDLE, HALO_PACKED, HALO_POSTED } halo_state;
 typedef enum { PEER_UNKNOWN, PEER_OFF, PEER_ON } peer_mode;
@@ -322,7 +323,7 @@ static void peer_decide(gpu_impl *c, MPI_Comm comm) {
     int size = 1, rank = 0, nsize = 0, why = PEER_WHY_OK;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
-    const char *env = getenv("MUTIRAO_CG_PEER");
+    const char *env = mu_knob("MUTIRAO_CG_PEER");
     const int force = env && env[0] == '1';
     MPI_Comm node;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
@@ -392,7 +393,7 @@ static int peer_setup(gpu_impl *c, MPI_Comm comm, void *p) {
         table[rank][2 * s + 1] = hl.recv_offset[m + 1] - hl.recv_offset[m];
     }
     /* The direction pass sends the ghosts only where every rank's segments are ranges. */
-    const char *hk = getenv("MUTIRAO_CG_HALO_KERNEL");
+    const char *hk = mu_knob("MUTIRAO_CG_HALO_KERNEL");
     int ranges = !(hk && hk[0] == '1');
     for (int k = 0; k < hl.nsend_ranks && ranges; k++)
         ranges = mu_gpu_cg_peer_range(hl.send_index + hl.send_offset[k],

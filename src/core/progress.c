@@ -1,10 +1,11 @@
 #include "core/progress.h"
 #include "core/log.h"
+#include "core/knobs.h"
 #include <mpi.h>
 #include <stdlib.h>
 
 void mu_progress_begin(mu_progress *p, const char *phase, const char *unit, double total) {
-    const char *env = getenv("MUTIRAO_PROGRESS_SECONDS");
+    const char *env = mu_knob("MUTIRAO_PROGRESS_SECONDS");
     p->phase = phase;
     p->unit = unit;
     p->total = total;

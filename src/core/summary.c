@@ -4,7 +4,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
-static cJSON *root, *options, *result, *phases;
+static cJSON *root, *options, *result, *phases, *knobs;
 
 void mu_summary_init(const char *command) {
     mu_summary_free();
@@ -50,6 +50,11 @@ void mu_summary_option(const char *name, const char *value, const char *source) 
     put(options, name, o);
 }
 
+void mu_summary_knob(const char *name, const char *value) {
+    if (root && !knobs) knobs = cJSON_AddObjectToObject(root, "knobs");
+    put(knobs, name, cJSON_CreateString(value));
+}
+
 void mu_summary_phase(const char *phase, double max_s, double min_s, double mean_s) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "max_s", max_s);
@@ -75,5 +80,5 @@ int mu_summary_write(const char *path) {
 
 void mu_summary_free(void) {
     cJSON_Delete(root);
-    root = options = result = phases = NULL;
+    root = options = result = phases = knobs = NULL;
 }

@@ -13,6 +13,8 @@ void mu_summary_option(const char *name, const char *value, const char *source);
 /* Adds under "result". */
 void mu_summary_result_int(const char *key, int64_t value);
 void mu_summary_result_str(const char *key, const char *value);
+/* Adds under "knobs": a tuning knob set in the environment (core/knobs.h). */
+void mu_summary_knob(const char *name, const char *value);
 void mu_summary_phase(const char *phase, double max_s, double min_s, double mean_s);
 /* Writes the summary (rank 0 only); 0 or 1 with mu_error(). */
 int mu_summary_write(const char *path);

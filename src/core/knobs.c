@@ -1,0 +1,65 @@
+#include "core/knobs.h"
+#include <stdlib.h>
+#include <string.h>
+#include "core/log.h"
+#include "core/summary.h"
+
+typedef struct {
+    const char *name, *values, *what;
+} knob;
+
+static const knob knobs[] = {
+    {"MUTIRAO_MPI_YIELD", "0|1", "MPI waits yield the core (default: when ranks outnumber cores)"},
+    {"MUTIRAO_PROGRESS_SECONDS", "seconds", "interval of the progress lines [10]"},
+    {"MUTIRAO_CG_PEER", "0|1",
+     "cg on several GPUs of a node: 0 the host-driven form (no CUDA IPC, the path between "
+     "nodes), 1 the peer form even on ranks sharing a GPU [chosen by peer access]"},
+    {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]"},
+    {"MUTIRAO_CG_LANES", "1..32", "cg GPU SpMV: lanes per row [by the matrix]"},
+    {"MUTIRAO_CG_ROWS", "1|2|4", "cg GPU SpMV: rows per sub-warp [2]"},
+    {"MUTIRAO_CG_DEPTH", "1|4", "cg GPU SpMV: entries per lane loaded ahead [1]"},
+    {"MUTIRAO_CG_SPREAD", "0|1", "cg GPU SpMV: row finishing spread over the lanes [0]"},
+    {"MUTIRAO_CG_FUSE", "0|1", "cg GPU: SpMV fused with the direction update [0]"},
+    {"MUTIRAO_ADV_HALO_AHEAD", "0|1", "advect: halos packed ahead during the sweep before [1]"},
+    {"MUTIRAO_ADV_AHEAD", "0|1", "advect GPU walks: a cell's loads issued a cell ahead [1]"},
+    {"MUTIRAO_ADV_SIDE", "0|1", "advect GPU: winds and densities on a side stream [1]"},
+    {"MUTIRAO_ADV_ZERO", "0|1", "advect GPU: zero stretches of a line skipped [0]"},
+    {"MUTIRAO_MSS1D_ROUNDS", "1..64", "maxsub 1-D GPU: reduction rounds [16]"},
+    {"MUTIRAO_MSS1D_FAST", "0|1", "maxsub 1-D GPU: the fast path where int32 is exact [1]"},
+    {"MUTIRAO_MSS2D_INT64", "0|1", "maxsub 2-D GPU: force the int64 kernel [0]"},
+    {"MUTIRAO_MSS2D_KERNEL", "pairs|rows|plain",
+     "maxsub 2-D GPU: the kernel variant [by the size]"},
+};
+enum { NKNOBS = sizeof knobs / sizeof knobs[0] };
+
+static const knob *find(const char *name) {
+    for (int i = 0; i < NKNOBS; i++)
+        if (!strcmp(knobs[i].name, name)) return &knobs[i];
+    return NULL;
+}
+
+const char *mu_knob(const char *name) {
+    if (!find(name)) {
+        mu_log(MU_LOG_ERROR, "internal: tuning knob %s is not registered (core/knobs.c)", name);
+        abort();
+    }
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+void mu_knobs_print(FILE *out) {
+    for (int i = 0; i < NKNOBS; i++) {
+        const char *v = getenv(knobs[i].name);
+        fprintf(out, "  %-26s %-16s %s%s%s\n", knobs[i].name, knobs[i].values, knobs[i].what,
+                v && *v ? "; set here: " : "", v && *v ? v : "");
+    }
+}
+
+void mu_knobs_report(void) {
+    for (int i = 0; i < NKNOBS; i++) {
+        const char *v = mu_knob(knobs[i].name);
+        if (!v) continue;
+        mu_info("tuning knob %s = %s", knobs[i].name, v);
+        mu_summary_knob(knobs[i].name, v);
+    }
+}
