@@ -67,7 +67,7 @@ WORKLOAD_NAMES = ["scenarios", "cg", "maxsub", "advect", "fuzzy"]
 #  cpu16  the 16-core host of the GPU machine: about 10 s on one rank (estimated
 #         from this project's timings, not measured there);
 #  gpu    one or two H100s: cg 256^3, advect the study's case (paper.ini),
-#         maxsub 2-D n = 16384, fuzzy exact on 10^6 points, scenarios 13
+#         maxsub 2-D n = 16384, fuzzy exact on 4 x 10^5 points, scenarios 13
 #         aggregations of M = 100000 (tree 1,12,20: the 12 second-stage nodes
 #         each into 20, farmed over the ranks).
 PRESETS = {
@@ -90,10 +90,12 @@ PRESETS = {
     },
     "gpu": {
         "cg": {"strong": dict(nx=256, ny=256, nz=256), "weak": dict(nx=256, ny=256, nz=256)},
-        "advect": {"strong": dict(config=ADVECT_PAPER, nx=336, ny=336, nz=38, fields=22),
-                   "weak": dict(config=ADVECT_PAPER, nx=336, ny=336, nz=38, fields=22)},
+        "advect": {"strong": dict(config=ADVECT_PAPER, nx=336, ny=336, nz=38, fields=22,
+                                  steps=40),
+                   "weak": dict(config=ADVECT_PAPER, nx=336, ny=336, nz=38, fields=22,
+                                steps=40)},
         "maxsub": {"strong": dict(n=16384), "weak": dict(n=16384)},
-        "fuzzy": {"strong": dict(n=1000000), "weak": dict(n=1000000)},
+        "fuzzy": {"strong": dict(n=400000), "weak": dict(n=400000)},
         "scenarios": {"strong": dict(tree="1,12,20", m=100000),
                       "weak": dict(tree="1,12,20", m=100000)},
     },
@@ -532,6 +534,9 @@ def parse_args(argv):
                     help="runs per point; the row is the one with the fastest step [1]")
     ap.add_argument("--no-plot", action="store_true", help="write the CSV only")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    ap.add_argument("--merge", nargs="+", metavar="CSV",
+                    help="run nothing: merge these CSVs (series run in pieces; a later "
+                         "file's run replaces an earlier one's) into one CSV and PNG in --outdir")
     a = ap.parse_args(argv)
     a.workloads = parse_list(a.workloads, WORKLOAD_NAMES, "--workloads")
     a.studies = parse_list(a.studies, ["strong", "weak"], "--studies")
@@ -555,8 +560,42 @@ def weak_help():
         f"  {w:9s} {WEAK[w][0]}" for w in WORKLOAD_NAMES)
 
 
+INTS = ("nodes", "ranks", "gpus", "steps")
+FLOATS = ["wall_s", "step_s"] + [f"phase_{c}_s" for c in CATEGORIES]
+
+
+def read_csv(path):
+    """A CSV this script wrote, its numbers as numbers again."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        for c in INTS:
+            r[c] = int(r[c]) if r.get(c) else 0
+        for c in FLOATS:
+            r[c] = float(r[c]) if r.get(c) else 0.0
+    return rows
+
+
+def merge(a):
+    runs = {}
+    for path in a.merge:
+        for r in read_csv(path):
+            runs[(r["workload"], r["study"], r["nodes"], r["ranks"])] = r
+    rows = list(runs.values())
+    add_efficiency(rows)
+    os.makedirs(a.outdir, exist_ok=True)
+    write_csv(rows, os.path.join(a.outdir, "scaling.csv"))
+    print_table(rows)
+    if not a.no_plot:
+        gpu = any(r["device"] == "gpu" for r in rows)
+        plot(rows, os.path.join(a.outdir, "scaling.png"), "GPUs (one a rank)" if gpu else "ranks")
+    return 0 if all(r["status"] == "ok" for r in rows) else 1
+
+
 def main(argv):
     a = parse_args(argv)
+    if a.merge:
+        return merge(a)
     os.makedirs(os.path.join(a.outdir, "runs"), exist_ok=True)
     where = os.environ.get("SLURM_JOB_NODELIST") or os.uname().nodename
     say(f"{a.preset} preset, device {a.device}, ranks {a.ranks}, on {where}, "

@@ -261,8 +261,10 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         if (mu_sc_split_stage(c, x->use_gpu, nodes, app->size)) {
             rc = shared_stage(app, x, nodes, rd, all);
         } else {
-            /* Chunks of at least one node per host thread. */
-            mu_farm_cfg fc = {.min_chunk = x->threads > 1 ? x->threads : 1,
+            /* Chunks of a node per host thread, but no more than a rank's
+             * share: a stage of fewer nodes than threads still reaches every rank. */
+            int64_t share = (nodes + app->size - 1) / app->size;
+            mu_farm_cfg fc = {.min_chunk = x->threads < share ? x->threads : share,
                               .max_chunk = 0,
                               .master_works = 1,
                               .progress = phase};
