@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "mpi/wait.h"
+#include "core/error.h"
 #include "core/knobs.h"
 #include <sched.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 static int polite;
 
 void mu_wait_configure(int local_ranks) {
+    mu_error_set_waiter(mu_waitall);
     const char *env = mu_knob("MUTIRAO_MPI_YIELD");
     if (env && *env) {
         polite = strcmp(env, "0") != 0;

@@ -82,6 +82,7 @@ typedef struct {
     /* GPU ranks of one block: the steps whose check is posted and not read
      * (adv_confirm), and the device seconds of the sweeps read so far. */
     int npend;
+    int late; /* a CPU sweep's chain error, reported at the next collective check */
     int64_t pend_step[2];
     double gpu_sweep_s[3];
     int64_t ntasks[3]; /* dataflow: streams per axis in the last step */
@@ -134,7 +135,7 @@ int adv_step(adv_state *s, int64_t k);
 int adv_confirm(adv_state *s);
 /* The steady winds of every axis to the device (local: 0 or 1 with mu_error). */
 int adv_gpu_winds(adv_state *s);
-int adv_halo(adv_state *s, int axis);
+void adv_halo(adv_state *s, int axis);
 /* io.c: gather/scatter of the global fields, dump, checkpoint */
 int adv_gather(adv_state *s, float **global_out);
 int adv_write_raw(adv_state *s, const char *path);

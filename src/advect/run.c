@@ -231,9 +231,10 @@ static int alloc_state(adv_state *s, int on_gpu) {
     s->tasks = malloc((size_t)(gmax * (mmax / 2 + 1)) * sizeof *s->tasks);
     s->fcells = malloc((size_t)(gmax * (mmax + 1)) * 2 * sizeof *s->fcells);
     s->cyc = malloc((size_t)(3 * gmax) * sizeof *s->cyc);
+    s->hbuf = malloc((size_t)(2 * halo) * sizeof *s->hbuf); /* now: a halo cannot fail alone */
     int bad = !s->q || (!on_gpu && (!s->qn || !s->flux)) || !s->dens || !s->wu || !s->wrs ||
               !s->wd0 || !s->wd1 || !s->sbuf || !s->rbuf || !s->cls || !s->seg || !s->tasks ||
-              !s->fcells || !s->cyc;
+              !s->fcells || !s->cyc || !s->hbuf;
     if (!bad && !on_gpu) { /* touch the sweep buffers now, so that the first step does not pay
                               their page faults */
         memset(s->wu, 0, (size_t)(gmax * (mmax + 1)) * sizeof *s->wu);

@@ -409,8 +409,6 @@ static int gpu_halo_ahead(adv_state *s, int ha, int failed) {
     if (!failed)
         failed = mu_gpu_adv_halo_out(s->gpu, &to_prev, &to_next, &from_prev, &from_next, &count);
     if (failed) {
-        if (!s->hbuf) s->hbuf = malloc((size_t)(2 * s->hmax) * sizeof *s->hbuf);
-        if (!s->hbuf) return mu_error("out of memory for the halo buffers");
         to_next = s->sbuf;
         to_prev = s->hbuf;
         from_prev = s->rbuf;
@@ -442,11 +440,6 @@ static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_ge
     if (mu_gpu_adv_halo_fresh(s->gpu, axis)) /* exchanged ahead, during the last sweep */
         return gpu_winds(s, w, d, t, cmax);
     int64_t count = (int64_t)ADV_HALO * N * nz * (axis == 0 ? nyl : nxl);
-    if (!s->hbuf) s->hbuf = malloc((size_t)(2 * s->hmax) * sizeof *s->hbuf);
-    if (!s->hbuf) {
-        *hrc = mu_error("out of memory for the halo buffers");
-        return 0;
-    }
     float *to_next = s->sbuf, *to_prev = s->hbuf, *from_prev = s->rbuf,
           *from_next = s->hbuf + s->hmax;
     int rc = mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, m - ADV_HALO, to_next, 0) ||
@@ -502,7 +495,7 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     sweep_setup(s, axis, &w);
     int N = s->N, m = w.m;
 
-    if (axis < 2 && !s->gpu && mu_error_collective(s->comm, adv_halo(s, axis))) return 1;
+    if (axis < 2 && !s->gpu) adv_halo(s, axis);
     mu_gpu_adv_geom d;
     memset(&d, 0, sizeof d);
     if (s->gpu) {
@@ -513,8 +506,7 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     int hrc = 0;
     int bad = s->gpu ? gpu_halo_winds(s, &w, &d, t, cmax, &hrc) : sweep_winds(s, &w, t, cmax);
     mu_timer_end("advect: winds, classes");
-    if (mu_error_collective(s->comm, hrc)) return 1;
-    if (mu_error_collective(s->comm, bad)) return 1;
+    if (mu_error_collective(s->comm, s->late ? s->late : hrc ? hrc : bad)) return 1;
 
     /* Lines of one wind sign all around a periodic axis need a seed (the
      * device's sweeps read the signs only on periodic axes, all set below). */
@@ -652,9 +644,9 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
         const adv_seg *sg = &s->seg[g];
         if ((sg->need_l && !sg->head_done) || (sg->need_r && !sg->tail_done)) lost = 1;
     }
-    if (lost)
-        lost = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[axis]);
-    if (mu_error_collective(s->comm, lost)) return 1;
+    /* (the next sweep's messages do not depend on it: checked with its winds) */
+    if (lost && !s->late)
+        s->late = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[axis]);
 
     float *tmp = s->q;
     s->q = s->qn;
@@ -704,9 +696,10 @@ int adv_step(adv_state *s, int64_t k) {
         s->pend_step[s->npend++] = k;
         return s->npend > 1 ? adv_confirm(s) : 0;
     }
-    mu_allreduce(&cmax, 1, MPI_DOUBLE, MPI_MAX, s->comm);
-    s->cmax = cmax;
-    return 0;
+    double reduced[2] = {cmax, s->late ? 1 : 0}; /* the step's Courant number and late errors */
+    mu_allreduce(reduced, 2, MPI_DOUBLE, MPI_MAX, s->comm);
+    s->cmax = reduced[0];
+    return reduced[1] > 0 ? mu_error_collective(s->comm, s->late) : 0;
 }
 
 int adv_confirm(adv_state *s) {
@@ -724,9 +717,10 @@ int adv_confirm(adv_state *s) {
     for (int a = 0; a < 3 && !rc; a++) s->gpu_sweep_s[a] += sec[a];
     if (!rc && bad) rc = gpu_recheck(s, ((double)k + 0.5) * s->cfg->dt, 2);
     if (mu_error_collective(s->comm, rc)) return 1;
-    mu_allreduce(&cmax, 1, MPI_DOUBLE, MPI_MAX, s->comm);
-    s->cmax = cmax;
-    return 0;
+    double reduced[2] = {cmax, s->late ? 1 : 0}; /* the step's Courant number and late errors */
+    mu_allreduce(reduced, 2, MPI_DOUBLE, MPI_MAX, s->comm);
+    s->cmax = reduced[0];
+    return reduced[1] > 0 ? mu_error_collective(s->comm, s->late) : 0;
 }
 
 static void pack_cols(adv_state *s, int axis, int from, float *buf, int unpack) {
@@ -758,13 +752,11 @@ static void pack_cols(adv_state *s, int axis, int from, float *buf, int unpack) 
 
 /* Halo of ADV_HALO cells along X or Y: owned edge cells to the neighbours,
  * both directions at once (the same messages as the GPU's gpu_halo_winds). */
-int adv_halo(adv_state *s, int axis) {
+void adv_halo(adv_state *s, int axis) {
     int m = s->nl[axis];
     int prev = s->cart.prev[axis], next = s->cart.next[axis];
-    if (prev == MPI_PROC_NULL && next == MPI_PROC_NULL) return 0;
+    if (prev == MPI_PROC_NULL && next == MPI_PROC_NULL) return;
     int64_t count = (int64_t)ADV_HALO * s->N * s->nl[2] * (axis == 0 ? s->nl[1] : s->nl[0]);
-    if (!s->hbuf) s->hbuf = malloc((size_t)(2 * s->hmax) * sizeof *s->hbuf);
-    if (!s->hbuf) return mu_error("out of memory for the halo buffers");
     float *to_next = s->sbuf, *to_prev = s->hbuf, *from_prev = s->rbuf,
           *from_next = s->hbuf + s->hmax;
     pack_cols(s, axis, m - ADV_HALO, to_next, 0);
@@ -775,5 +767,4 @@ int adv_halo(adv_state *s, int axis) {
     mu_waitall(4, rq, sts);
     if (prev != MPI_PROC_NULL) pack_cols(s, axis, -ADV_HALO, from_prev, 1);
     if (next != MPI_PROC_NULL) pack_cols(s, axis, m, from_next, 1);
-    return 0;
 }

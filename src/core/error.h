@@ -15,6 +15,10 @@ void mu_error_clear(void);
 /* Collective over comm: returns 0 when local_rc == 0 on every rank. Otherwise
  * prints "mutirao: error: <message>" once (from rank 0) and returns 1 on every rank. */
 int mu_error_collective(MPI_Comm comm, int local_rc);
+/* How mu_error_collective waits for its reduction (mpi/wait.c sets its own,
+ * which yields the core where ranks outnumber cores; NULL: MPI_Allreduce). */
+typedef void (*mu_error_waiter)(int count, MPI_Request *req, MPI_Status *status);
+void mu_error_set_waiter(mu_error_waiter waiter);
 
 /* Collective: report as above if any rank failed, then finalize MPI and exit(1)
  * on every rank. Returns only when every rank succeeded. */
