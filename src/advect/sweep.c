@@ -547,7 +547,6 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
 
     mu_timer_end("advect: winds, classes");
     mu_timer_begin("advect: cells");
-    memcpy(s->qn, s->q, sizeof *s->q * (size_t)N * s->nl[2] * s->sx * (s->nl[1] + 2 * ADV_HALO));
     int dataflow = c->schedule == ADV_SCHED_DATAFLOW;
     int64_t nt = 0, nf = 0;
     if (dataflow) {
@@ -561,13 +560,18 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
         s->ntasks[axis] = nt;
     }
 
-    /* Local work: sources, heads fed by an open border, then either every
-     * local forward chain (lines) or the independent streams (dataflow). */
+    /* Local work: the fixed border cells (the chains write every other cell
+     * of the line, and the halos are filled again before they are read: the
+     * fields are not copied whole), sources, heads fed by an open border, then
+     * either every local forward chain (lines) or the independent streams
+     * (dataflow). */
     for (int g = 0; g < w.G; g++) {
         adv_seg *sg = &s->seg[g];
         const uint8_t *cls = s->cls + (int64_t)g * m;
         for (int f = 0; f < N; f++) {
             adv_line l = line_view(s, &w, g, f);
+            for (int i = 0; i < sg->a; i++) l.qn[i * l.qs] = l.q[i * l.qs];
+            for (int i = sg->b; i < m; i++) l.qn[i * l.qs] = l.q[i * l.qs];
             adv_seg_sources(sg, &l);
             if (sg->src_l) adv_forward_range(&l, cls, sg->a, sg->h);
             if (!dataflow) adv_forward_range(&l, cls, sg->h, sg->b);
