@@ -135,7 +135,7 @@ static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax
     float fdtdx = (float)dtdx;
     int bad = wind_cache(s, w);
     if (bad) return bad;
-    double tf = ax < 2 ? adv_wind_factor(c, t) : 1.0;
+    double tf = ax < 2 ? adv_wind_factor(c, t) : 1.0, cm = *cmax; /* (a local: no aliasing u) */
     for (int g = 0; g < w->G; g++) {
         int64_t doff, dstr, gc[3];
         line_off(s, ax, g, &doff, &dstr, gc);
@@ -148,7 +148,7 @@ static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax
         for (int j = 0; j < m; j++) {
             u[j + 1] = (float)(wc[j + 1] * tf);
             double cn = fabs((double)u[j + 1]) * dtdx;
-            if (j < inner && cn > *cmax) *cmax = cn;
+            if (j < inner && cn > cm) cm = cn;
             if (j < inner && cn > 1 && !bad) bad = courant_error(s, ax, gc, j, cn);
         }
         float *d0 = s->wd0 + (int64_t)g * m, *d1 = s->wd1 + (int64_t)g * m;
@@ -163,6 +163,7 @@ static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax
                                (long long)(gi0 + i), "xyz"[ax], (double)d1[i], "XYZ"[ax]);
         }
     }
+    *cmax = cm;
     return bad;
 }
 
