@@ -80,9 +80,11 @@ def note(msg):
 
 # ---- reading ---------------------------------------------------------------------
 
-def variant_of(path):
-    """cg's host-driven runs are told by their file's path (gpu_noipc.csv,
-    gpu_noipc/scaling.csv): the CSV does not say MUTIRAO_CG_PEER's value."""
+def variant_of(path, row):
+    """cg's host-driven runs: MUTIRAO_CG_PEER=0 in the row's knobs, or (CSVs
+    written before the knobs column) "noipc" in the file's path."""
+    if "MUTIRAO_CG_PEER=0" in (row.get("knobs") or "").split(";"):
+        return "noipc"
     return "noipc" if "noipc" in path.lower() else "default"
 
 
@@ -108,7 +110,7 @@ def read_csvs(paths):
             except (KeyError, ValueError) as e:
                 note(f"{where}: unreadable ({e}): ignored")
                 continue
-            r["variant"] = variant_of(path)
+            r["variant"] = variant_of(path, r)
             r["source"] = path
             rows.append(r)
     return rows

@@ -22,7 +22,7 @@ CSV ($OUTDIR/scaling.csv), one row a run, failed and missing runs included:
   workload, study, nodes, ranks, gpus, device, size, steps, wall_s, step_s,
   efficiency, phase_setup_s, phase_compute_s, phase_wait_s, phase_comm_s,
   phase_transfer_s, phase_io_s, phase_other_s, status, exit_code, message,
-  summary, command, phases
+  summary, command, phases, knobs
  wall_s     the summary's wall_seconds (slowest rank, from the command's start);
  step_s     the time of one step of the workload (step_time below): cg the
             summary's seconds_per_iteration; advect the "advect: steps" phase
@@ -42,7 +42,9 @@ CSV ($OUTDIR/scaling.csv), one row a run, failed and missing runs included:
             reductions apart from its kernel today, so they are in compute/wait;
  status     ok, failed (the launch exited non-zero: exit_code and the log's last
             error line), or missing (exit 0 but no readable summary);
- phases     every timer of the summary, "name=max_s" separated by ";".
+ phases     every timer of the summary, "name=max_s" separated by ";";
+ knobs      the tuning knobs set in the run's environment ("NAME=value"; the
+            summary's "knobs", see `mutirao info`).
 With --repeat R each point runs R times and its row is the run with the
 fastest step (time-shared machines: the least disturbed run). A failed or
 missing run is reported on stderr and makes the exit status 1.
@@ -135,7 +137,7 @@ CATEGORIES = ["setup", "compute", "wait", "comm", "transfer", "io", "other"]
 
 COLUMNS = (["workload", "study", "nodes", "ranks", "gpus", "device", "size", "steps",
             "wall_s", "step_s", "efficiency"] + [f"phase_{c}_s" for c in CATEGORIES] +
-           ["status", "exit_code", "message", "summary", "command", "phases"])
+           ["status", "exit_code", "message", "summary", "command", "phases", "knobs"])
 
 
 def say(msg):
@@ -254,6 +256,7 @@ def read_summary(workload, path):
     for c, v in split_phases(workload, s).items():
         row[f"phase_{c}_s"] = v
     row["phases"] = ";".join(f"{n}={p['max_s']:.6g}" for n, p in s.get("phases", {}).items())
+    row["knobs"] = ";".join(f"{n}={v}" for n, v in s.get("knobs", {}).items())
     return row
 
 

@@ -144,6 +144,7 @@ def check_png(path, bad):
 
 def main():
     outdir, workloads, studies, ranks = sys.argv[1:5]
+    knob = sys.argv[5] if len(sys.argv) > 5 else None  # NAME=value set in every run's environment
     workloads, studies = workloads.split(","), studies.split(",")
     ranks = [int(k) for k in ranks.split(",")]
     bad = []
@@ -156,6 +157,9 @@ def main():
     check_rows(rows, workloads, studies, ranks, bad)
     if not bad:
         check_series(rows, bad)
+    if knob:
+        bad += [f"{r['workload']} {r['study']} {r['ranks']}: knobs '{r.get('knobs')}', want {knob}"
+                for r in rows if knob not in (r.get("knobs") or "").split(";")]
     check_png(os.path.join(outdir, "scaling.png"), bad)
     if bad:
         sys.exit("scaling_check: " + "\n  ".join(bad))
