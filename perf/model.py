@@ -2,8 +2,8 @@
 """model: a performance model of the five workloads, calibrated on scaling CSVs.
 
 Reads CSVs written by perf/scaling.py and, for each workload, device and
-variant (a CSV whose file name holds "noipc" is cg's host-driven path, run
-with MUTIRAO_CG_PEER=0), models the time of one step (the CSV's step_s) on P
+variant (cg's host-driven path: rows whose knobs column holds
+MUTIRAO_CG_PEER=0, or in older CSVs a file name holding "noipc"), models the time of one step (the CSV's step_s) on P
 ranks, one GPU a rank:
 
   T(P) = f T1 A(P) + (1 - f) T1 B(P) + T_net(P) + o S(P)
@@ -31,7 +31,8 @@ not), and predicted strong and weak efficiency at --targets ranks; writes
 --out (CSV) and a markdown table for perf/MODEL.md. perf/MODEL.md has the
 equations and the per-workload counts.
 
-  python3 perf/model.py --csv perf/scaling/gpu.csv --csv perf/scaling/gpu_noipc.csv
+  python3 perf/model.py --csv perf/scaling/gpu/scaling.csv \
+      --csv perf/scaling/gpu_noipc/scaling.csv
 """
 import argparse
 import csv
