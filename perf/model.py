@@ -254,11 +254,13 @@ def advect_shape(s, p, P, nodes, device, variant, net):
         halo = ADV_HALO_CELLS * nfm * nz * side * FLOAT
         msgs += 2
         nbytes += 2 * halo
-        # flux chains: two passes of pa rounds, each a message after the last
+        # flux chains: two passes of pa - 1 rounds between open borders (the
+        # study's case; pa around a periodic axis), each a message after the last
+        rounds = pa - 1
         flux = nz * side * (nfm + 1) * FLOAT
-        msgs += 2 * pa
-        nbytes += 2 * pa * flux
-        syncs += 2 * pa * 2  # each round: pack to the host, unpack to the device
+        msgs += 2 * rounds
+        nbytes += 2 * rounds * flux
+        syncs += 2 * rounds * 2  # each round: pack to the host, unpack to the device
     s.update(path=f"{pf} groups x {px}x{py} blocks", msgs=msgs, bytes=nbytes, link=link,
              reds=8, syncs=syncs + 8 + 3, staged=2 * nbytes)
     return s

@@ -527,7 +527,9 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
         if (axis < 2 && w.P > 1) mu_allreduce(pn, 2 * w.G, MPI_INT, MPI_LOR, s->cart.line[axis]);
         for (int g = 0; g < w.G; g++) s->cyc[g] = !pn[2 * g + 1] ? 1 : !pn[2 * g] ? -1 : 0;
     }
-    int rounds = w.P > 1 || w.periodic ? w.P : 0;
+    /* A chain crosses at most P - 1 interfaces between open borders; around
+     * a periodic axis it may cross all P (the second lap: adv_seg_lap2). */
+    int rounds = w.periodic ? w.P : w.P - 1;
     if (s->gpu) {
         int lost = 0;
         int rc = gpu_sweep(s, &w, &d, rounds, &lost) || mu_gpu_adv_dens_next(s->gpu, &d)
