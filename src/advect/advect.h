@@ -55,6 +55,16 @@ typedef struct {
     int n_output_steps;
 } adv_cfg;
 
+/* One axis's sweep inputs under steady winds (steady.c): the same every step,
+ * so made on the first and kept (the scratch of adv_state points here then). */
+typedef struct {
+    float *u, *rs, *d0, *d1; /* face winds and densities, cell densities D0, D1 */
+    uint8_t *cls;            /* cell classes */
+    adv_seg *seg;            /* line segments as adv_seg_init left them */
+    int *cyc;                /* periodic lines' cycle signs */
+    double cmax;             /* the axis's largest Courant number */
+} adv_steady;
+
 typedef struct {
     const adv_cfg *cfg;
     MPI_Comm comm;  /* every rank of the run: errors, diagnostics, output */
@@ -92,6 +102,8 @@ typedef struct {
     int64_t hmax;      /* floats of one direction's halo, largest axis */
     double *wcache[3]; /* per axis: the steady part of the face winds (G x (m+1)) */
     float *rcache[3];  /* and the face densities */
+    int keep_winds;    /* CPU ranks, steady winds: each axis's inputs kept (steady[]) */
+    adv_steady *steady[3];
 } adv_state;
 
 static inline int64_t adv_idx(const adv_state *s, int x, int y, int z) {
@@ -107,6 +119,7 @@ double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz);
  * stride[2]], a stride 0 for an index it does not depend on (freed by the caller). */
 int adv_wind_table(const adv_cfg *c, int axis, double **tab, int64_t *entries, int64_t stride[3]);
 double adv_wind_factor(const adv_cfg *c, double t);
+int adv_wind_steady(const adv_cfg *c); /* the winds do not change with time */
 double adv_rho(const adv_cfg *c, int64_t gz);
 int adv_wind_load(const adv_cfg *c, MPI_Comm comm);
 void adv_wind_free(void);
@@ -133,6 +146,15 @@ int adv_step(adv_state *s, int64_t k);
  * the step's error on every rank, s->cmax its largest Courant number). Every
  * step is confirmed before anything is written (run.c). */
 int adv_confirm(adv_state *s);
+/* steady.c: whether CPU ranks keep each axis's sweep inputs between steps
+ * (steady winds and room for them in mem_bytes on every rank; collective,
+ * logged); the inputs of the axis's sweep just classified kept (local: 0, or
+ * 1 with mu_error); the kept ones exchanged with the state's scratch (a second
+ * call undoes it); all freed. */
+int adv_steady_decide(adv_state *s, double mem_bytes, int on_gpu);
+int adv_steady_keep(adv_state *s, int axis, int G, int m, double cmax);
+void adv_steady_swap(adv_state *s, int axis);
+void adv_steady_free(adv_state *s);
 /* The steady winds of every axis to the device (local: 0 or 1 with mu_error). */
 int adv_gpu_winds(adv_state *s);
 void adv_halo(adv_state *s, int axis);

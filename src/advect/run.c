@@ -257,6 +257,7 @@ static void free_state(adv_state *s) {
         free(s->wcache[a]);
         free(s->rcache[a]);
     }
+    adv_steady_free(s);
     mu_cart_free(&s->cart);
     if (s->group != MPI_COMM_NULL) MPI_Comm_free(&s->group);
 }
@@ -358,7 +359,7 @@ int adv_state_open(adv_state *s, const adv_cfg *cfg, MPI_Comm comm, int threads,
         adv_wind_free();
         return 1;
     }
-    return 0;
+    return adv_steady_decide(s, mem_bytes, on_gpu);
 }
 
 /* The device copy: the fields uploaded from the host (a file, a checkpoint)

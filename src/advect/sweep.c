@@ -490,7 +490,31 @@ static int gpu_sweep(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d
     return mu_gpu_adv_end(s->gpu, &d, lost);
 }
 
+/* The classes that adv_seg_lap2 changed for lap 2, put back in the kept ones. */
+static void lap2_undo(adv_state *s, const sweep_geom *w, int first, int last) {
+    int m = w->m;
+    for (int g = 0; g < w->G; g++) {
+        const adv_seg *sg = &s->seg[g];
+        const float *u = s->wu + (int64_t)g * (m + 1);
+        uint8_t *cls = s->cls + (int64_t)g * m;
+        if (s->cyc[g] > 0 && last) cls[sg->b - 1] = (uint8_t)adv_class(u[sg->b - 1], u[sg->b]);
+        if (s->cyc[g] < 0 && first) cls[sg->a] = (uint8_t)adv_class(u[sg->a], u[sg->a + 1]);
+    }
+}
+
+static int sweep_run(adv_state *s, int axis, double t, double *cmax, const adv_steady *kept);
+
+/* One sweep; on CPU ranks under steady winds, from the second step on, with
+ * the inputs the first step made (adv_steady_keep) in place of the scratch. */
 static int sweep(adv_state *s, int axis, double t, double *cmax) {
+    const adv_steady *kept = s->gpu ? NULL : s->steady[axis];
+    if (kept) adv_steady_swap(s, axis);
+    int rc = sweep_run(s, axis, t, cmax, kept);
+    if (kept) adv_steady_swap(s, axis);
+    return rc;
+}
+
+static int sweep_run(adv_state *s, int axis, double t, double *cmax, const adv_steady *kept) {
     const adv_cfg *c = s->cfg;
     sweep_geom w;
     sweep_setup(s, axis, &w);
@@ -505,14 +529,18 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     }
     mu_timer_begin("advect: winds, classes");
     int hrc = 0;
-    int bad = s->gpu ? gpu_halo_winds(s, &w, &d, t, cmax, &hrc) : sweep_winds(s, &w, t, cmax);
+    double mine = kept ? kept->cmax : 0; /* (CPU) this sweep's largest Courant number */
+    int bad = s->gpu ? gpu_halo_winds(s, &w, &d, t, cmax, &hrc)
+              : kept ? 0
+                     : sweep_winds(s, &w, t, &mine);
+    if (!s->gpu && mine > *cmax) *cmax = mine;
     mu_timer_end("advect: winds, classes");
     if (mu_error_collective(s->comm, s->late ? s->late : hrc ? hrc : bad)) return 1;
 
     /* Lines of one wind sign all around a periodic axis need a seed (the
      * device's sweeps read the signs only on periodic axes, all set below). */
-    for (int g = 0; g < w.G && !s->gpu; g++) s->cyc[g] = 0;
-    if (w.periodic) {
+    for (int g = 0; g < w.G && !s->gpu; g++) s->cyc[g] = kept ? kept->cyc[g] : 0;
+    if (w.periodic && !kept) {
         int *pn = s->cyc + w.G; /* 2 flags per line: any wind >= 0, any < 0 (the GPU's: set) */
         for (int g = 0; g < w.G && !s->gpu; g++) {
             const float *u = s->wu + (int64_t)g * (m + 1);
@@ -544,11 +572,15 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     mu_timer_begin("advect: winds, classes");
     int64_t n = c->n[axis];
     int first = s->lo[axis] == 0, last = s->lo[axis] + m == n;
-    for (int g = 0; g < w.G; g++)
-        adv_seg_init(&s->seg[g], s->cls + (int64_t)g * m, s->wu + (int64_t)g * (m + 1), m,
-                     !w.periodic && first, !w.periodic && last, s->cyc[g], first, last);
-
+    if (kept)
+        memcpy(s->seg, kept->seg, (size_t)w.G * sizeof *s->seg);
+    else
+        for (int g = 0; g < w.G; g++)
+            adv_seg_init(&s->seg[g], s->cls + (int64_t)g * m, s->wu + (int64_t)g * (m + 1), m,
+                         !w.periodic && first, !w.periodic && last, s->cyc[g], first, last);
+    int krc = !kept && s->keep_winds ? adv_steady_keep(s, axis, w.G, m, mine) : 0;
     mu_timer_end("advect: winds, classes");
+    if (mu_error_collective(s->comm, krc)) return 1;
     mu_timer_begin("advect: cells");
     int dataflow = c->schedule == ADV_SCHED_DATAFLOW;
     int64_t nt = 0, nf = 0;
@@ -658,7 +690,10 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     float *tmp = s->q;
     s->q = s->qn;
     s->qn = tmp;
-    update_dens(s, &w);
+    if (kept) /* the next sweep's D0 is kept too */
+        lap2_undo(s, &w, first, last);
+    else
+        update_dens(s, &w);
     return 0;
 }
 
@@ -673,7 +708,7 @@ int adv_step(adv_state *s, int64_t k) {
                      ? mu_error("advect densities on the GPU: %s", mu_gpu_error())
                      : 0;
         if (mu_error_collective(s->comm, rc)) return 1;
-    } else {
+    } else if (!s->steady[0]) { /* (kept: every sweep's D0 with the winds) */
         for (int64_t i = 0; i < cells; i++) s->dens[i] = (float)adv_rho(c, (int)(i % nz));
     }
     double cmax = 0;

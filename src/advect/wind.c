@@ -23,9 +23,12 @@ static double psi(const adv_cfg *c, double x, double y) {
     return c->len[1] / ADV_PI * sx * sx * sy * sy;
 }
 
+int adv_wind_steady(const adv_cfg *c) {
+    return c->wind != ADV_WIND_SWIRL; /* the swirl reverses at t = period / 2 */
+}
+
 double adv_wind_factor(const adv_cfg *c, double t) {
-    /* The swirl reverses at t = period / 2; the other winds are steady. */
-    return c->wind == ADV_WIND_SWIRL ? cos(ADV_PI * t / c->period) : 1.0;
+    return adv_wind_steady(c) ? 1.0 : cos(ADV_PI * t / c->period);
 }
 
 double adv_wind(const adv_cfg *c, int axis, int64_t gx, int64_t gy, int64_t gz) {
