@@ -24,6 +24,9 @@ static const knob knobs[] = {
     {"MUTIRAO_ADV_AHEAD", "0|1", "advect GPU walks: a cell's loads issued a cell ahead [1]"},
     {"MUTIRAO_ADV_SIDE", "0|1", "advect GPU: winds and densities on a side stream [1]"},
     {"MUTIRAO_ADV_ZERO", "0|1", "advect GPU: zero stretches of a line skipped [0]"},
+    {"MUTIRAO_ADV_KEEP", "0|1",
+     "advect CPU, steady winds: each axis's winds, densities and classes kept between steps "
+     "[1 where they fit a quarter of the rank's memory]"},
     {"MUTIRAO_MSS1D_ROUNDS", "1..64", "maxsub 1-D GPU: reduction rounds [16]"},
     {"MUTIRAO_MSS1D_FAST", "0|1", "maxsub 1-D GPU: the fast path where int32 is exact [1]"},
     {"MUTIRAO_MSS2D_INT64", "0|1", "maxsub 2-D GPU: force the int64 kernel [0]"},
