@@ -19,15 +19,9 @@
 # installed (unless MUTIRAO_REQUIRE_SLURM=1, as in CI). KEEP=1 keeps the workdir.
 set -euo pipefail
 
-if [ $# -lt 2 ]; then
-    echo "usage: $0 <mutirao binary> <source dir> [mpiexec] [run|scaling]" >&2
-    exit 2
-fi
-mutirao=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$2" && pwd)
-mpiexec=${3:-mpiexec.mpich}
+# shellcheck source=tests/slurm/e2e_args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
 mode=${4:-run}
-IFS=';' read -r -a preflags <<<"${MPIEXEC_PREFLAGS:-}" # as in tests/lib.sh
 me=e2e_cg_$mode
 case "$mode" in run | scaling) ;; *) echo "$me: mode must be run or scaling" >&2; exit 2 ;; esac
 

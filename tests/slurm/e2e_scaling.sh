@@ -14,12 +14,8 @@
 # it). KEEP=1 keeps the workdir.
 set -euo pipefail
 
-if [ $# -lt 2 ]; then
-    echo "usage: $0 <mutirao binary> <source dir>" >&2
-    exit 2
-fi
-mutirao=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$2" && pwd)
+# shellcheck source=tests/slurm/e2e_args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
 me=e2e_scaling
 # shellcheck source=tests/slurm/e2e_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"

@@ -15,14 +15,8 @@
 # MUTIRAO_REQUIRE_SLURM=1 (CI) makes that a failure. KEEP=1 keeps the workdir.
 set -euo pipefail
 
-if [ $# -lt 2 ]; then
-    echo "usage: $0 <mutirao binary> <source dir> [mpiexec]" >&2
-    exit 2
-fi
-mutirao=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$2" && pwd)
-mpiexec=${3:-mpiexec.mpich}
-IFS=';' read -r -a preflags <<<"${MPIEXEC_PREFLAGS:-}"
+# shellcheck source=tests/slurm/e2e_args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
 
 me=e2e_scenarios
 # shellcheck source=tests/slurm/e2e_lib.sh
