@@ -535,7 +535,9 @@ static int sweep_run(adv_state *s, int axis, double t, double *cmax, const adv_s
                      : sweep_winds(s, &w, t, &mine);
     if (!s->gpu && mine > *cmax) *cmax = mine;
     mu_timer_end("advect: winds, classes");
-    if (mu_error_collective(s->comm, s->late ? s->late : hrc ? hrc : bad)) return 1;
+    /* (kept winds passed their check on the first step; a chain error waits
+     * for the step's reduction, which carries it) */
+    if (!kept && mu_error_collective(s->comm, s->late ? s->late : hrc ? hrc : bad)) return 1;
 
     /* Lines of one wind sign all around a periodic axis need a seed (the
      * device's sweeps read the signs only on periodic axes, all set below). */
