@@ -98,7 +98,7 @@ typedef struct {
     int64_t ntasks[3]; /* dataflow: streams per axis in the last step */
     mu_gpu_adv *gpu;   /* the device copy, or NULL: the CPU runs the sweeps */
     int stale;         /* the device's fields are newer than q (run.c's fields_home) */
-    float *hbuf;       /* GPU halos: the second pair of buffers (2 x hmax), on first use */
+    float *hbuf;       /* halos: the second pair of buffers (2 x hmax), made at set-up */
     int64_t hmax;      /* floats of one direction's halo, largest axis */
     double *wcache[3]; /* per axis: the steady part of the face winds (G x (m+1)) */
     float *rcache[3];  /* and the face densities */
@@ -151,7 +151,7 @@ int adv_confirm(adv_state *s);
  * logged); the inputs of the axis's sweep just classified kept (local: 0, or
  * 1 with mu_error); the kept ones exchanged with the state's scratch (a second
  * call undoes it); all freed. */
-int adv_steady_decide(adv_state *s, double mem_bytes, int on_gpu);
+void adv_steady_decide(adv_state *s, double mem_bytes, int on_gpu);
 int adv_steady_keep(adv_state *s, int axis, int G, int m, double cmax);
 void adv_steady_swap(adv_state *s, int axis);
 void adv_steady_free(adv_state *s);

@@ -359,7 +359,8 @@ int adv_state_open(adv_state *s, const adv_cfg *cfg, MPI_Comm comm, int threads,
         adv_wind_free();
         return 1;
     }
-    return adv_steady_decide(s, mem_bytes, on_gpu);
+    adv_steady_decide(s, mem_bytes, on_gpu);
+    return 0;
 }
 
 /* The device copy: the fields uploaded from the host (a file, a checkpoint)

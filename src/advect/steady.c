@@ -23,7 +23,7 @@ static double steady_bytes(const adv_state *s) {
     return total;
 }
 
-int adv_steady_decide(adv_state *s, double mem_bytes, int on_gpu) {
+void adv_steady_decide(adv_state *s, double mem_bytes, int on_gpu) {
     double bytes = steady_bytes(s);
     /* a quarter of the rank's memory at most: the fields and scratch come first */
     int fits = !(mem_bytes > 0) || bytes <= 0.25 * mem_bytes;
@@ -37,7 +37,6 @@ int adv_steady_decide(adv_state *s, double mem_bytes, int on_gpu) {
                 "(%.1f MB a rank)",
                 bytes / 1e6);
     mu_summary_int("winds_kept", all);
-    return 0;
 }
 
 int adv_steady_keep(adv_state *s, int axis, int G, int m, double cmax) {

@@ -11,9 +11,9 @@
 #include "advect/advect.h"
 #include "mpi/wait.h"
 #include "core/error.h"
+#include "core/knobs.h"
 #include "core/timer.h"
 #include "gpu/gpu.h"
-#include "core/knobs.h"
 
 typedef struct {
     int axis, m, G, wrap, P, periodic;
