@@ -68,8 +68,8 @@ WORKLOAD_NAMES = ["scenarios", "cg", "maxsub", "advect", "fuzzy"]
 #  tiny   CI on 2 cores: a fraction of a second each;
 #  cpu16  the 16-core host of the GPU machine: about 10 s on one rank (estimated
 #         from this project's timings, not measured there);
-#  gpu    one or two H100s: cg 256^3, advect the study's case (paper.ini),
-#         maxsub 2-D n = 16384, fuzzy exact on 4 x 10^5 points, scenarios 13
+#  gpu    one to eight H100s: cg 256^3, advect the study's case (paper.ini),
+#         maxsub 2-D n = 16384, fuzzy exact on 2 x 10^5 blobs (about 80 s on one H100), scenarios 13
 #         aggregations of M = 100000 (tree 1,12,20: the 12 second-stage nodes
 #         each into 20, farmed over the ranks).
 PRESETS = {
@@ -97,7 +97,7 @@ PRESETS = {
                    "weak": dict(config=ADVECT_PAPER, nx=336, ny=336, nz=38, fields=22,
                                 steps=40)},
         "maxsub": {"strong": dict(n=16384), "weak": dict(n=16384)},
-        "fuzzy": {"strong": dict(n=400000), "weak": dict(n=400000)},
+        "fuzzy": {"strong": dict(n=200000), "weak": dict(n=200000)},
         "scenarios": {"strong": dict(tree="1,12,20", m=100000),
                       "weak": dict(tree="1,12,20", m=100000)},
     },
@@ -603,12 +603,17 @@ def main(argv):
     where = os.environ.get("SLURM_JOB_NODELIST") or os.uname().nodename
     say(f"{a.preset} preset, device {a.device}, ranks {a.ranks}, on {where}, "
         f"launcher '{a.launcher}', outdir {a.outdir}")
-    rows = [run_one(a, w, s, k) for w in a.workloads for s in a.studies for k in a.ranks]
+    csv_path = os.path.join(a.outdir, "scaling.csv")
+    rows = []
+    for w in a.workloads:
+        for s in a.studies:
+            for k in a.ranks:
+                rows.append(run_one(a, w, s, k))
+                if not a.dry_run:  # a series cut short (job time limit) keeps its runs
+                    add_efficiency(rows)
+                    write_csv(rows, csv_path)
     if a.dry_run:
         return 0
-    add_efficiency(rows)
-    csv_path = os.path.join(a.outdir, "scaling.csv")
-    write_csv(rows, csv_path)
     print_table(rows)
     say(f"wrote {csv_path}")
     if not a.no_plot:
