@@ -77,6 +77,48 @@ int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols, mu_gpu_mss
     return 1;
 }
 
+int mu_gpu_mss1d_philox(mu_philox_spec spec, int64_t lo, int64_t hi, int empty_allowed,
+                        mu_mss_summary *out) {
+    (void)spec;
+    (void)lo;
+    (void)hi;
+    (void)empty_allowed;
+    (void)out;
+    return 1;
+}
+
+int mu_gpu_philox_fill(mu_philox_spec spec, int64_t base, int64_t rows, int64_t cols,
+                       int transposed, int32_t *dev, void *stream) {
+    (void)spec;
+    (void)base;
+    (void)rows;
+    (void)cols;
+    (void)transposed;
+    (void)dev;
+    (void)stream;
+    return 1;
+}
+
+int mu_gpu_philox_to_host(mu_philox_spec spec, int64_t base, int64_t rows, int64_t cols,
+                          int transposed, int32_t *host) {
+    return mu_gpu_philox_fill(spec, base, rows, cols, transposed, host, NULL);
+}
+
+int mu_gpu_mss2d_create_philox(mu_philox_spec spec, int64_t rows, int64_t cols, int transposed,
+                               mu_gpu_mss2d **ctx) {
+    (void)spec;
+    (void)transposed;
+    return mu_gpu_mss2d_create(NULL, rows, cols, ctx);
+}
+
+int mu_gpu_mss2d_strip_sums(const mu_gpu_mss2d *ctx, int64_t g, int64_t h, int64_t *c) {
+    (void)ctx;
+    (void)g;
+    (void)h;
+    (void)c;
+    return 1;
+}
+
 int mu_gpu_mss2d_run(mu_gpu_mss2d *ctx, int64_t tile_begin, int64_t tile_end, int empty_allowed,
                      int64_t *best, int64_t *pair_id) {
     (void)ctx;

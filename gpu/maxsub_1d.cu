@@ -596,3 +596,47 @@ done:
     if (c.blk) MU_CUDA_KEEP(cudaFree(c.blk));
     return rc;
 }
+
+extern "C" int mu_gpu_mss1d_philox(mu_philox_spec spec, int64_t lo, int64_t hi, int empty_allowed,
+                                   mu_mss_summary *out) {
+    if (!out) return mu_gpu_fail("mu_gpu_mss1d_philox: out is NULL");
+    if (hi < lo)
+        return mu_gpu_fail("mu_gpu_mss1d_philox: [%lld, %lld)", (long long)lo, (long long)hi);
+    empty_allowed = empty_allowed != 0;
+    *out = empty_summary(lo, empty_allowed);
+    if (hi == lo) return 0;
+    /* Chunks of at most 2^28 values (1 GiB): generated, then reduced, in stream order. */
+    const int64_t chunk = (int64_t)1 << 28, n = hi - lo;
+    const int64_t len = n < chunk ? n : chunk, nchunks = (n + chunk - 1) / chunk;
+    int cap = 0;
+    if (block_cap(&cap)) return 1;
+    int rc = 0;
+    int32_t *buf = nullptr;
+    mu_mss_summary *scratch = nullptr, *sums = nullptr;
+    MU_CUDA_GOTO(cudaMalloc(&buf, (size_t)len * sizeof *buf));
+    /* [nchunks results][cap block summaries][counter, left 0 by each reduction] */
+    MU_CUDA_GOTO(cudaMalloc(&scratch, sizeof(mu_mss_summary) * ((size_t)(nchunks + cap) + 1)));
+    MU_CUDA_GOTO(cudaMemset(scratch + nchunks + cap, 0, sizeof(unsigned)));
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t a = lo + c * chunk, m = hi - a < chunk ? hi - a : chunk;
+        if (mu_gpu_philox_fill(spec, a, 1, m, 0, buf, nullptr) ||
+            mss1d_enqueue(buf, m, a, empty_allowed, scratch + nchunks, cap,
+                          (unsigned *)(scratch + nchunks + cap), scratch + c, 0)) {
+            rc = 1;
+            goto done;
+        }
+    }
+    sums = (mu_mss_summary *)malloc((size_t)nchunks * sizeof *sums);
+    if (!sums) {
+        rc = mu_gpu_fail("mu_gpu_mss1d_philox: out of host memory");
+        goto done;
+    }
+    MU_CUDA_GOTO(cudaMemcpy(sums, scratch, (size_t)nchunks * sizeof *sums, cudaMemcpyDeviceToHost));
+    *out = sums[0];
+    for (int64_t c = 1; c < nchunks; c++) *out = mu_mss_combine(*out, sums[c], empty_allowed);
+done:
+    free(sums);
+    if (buf) MU_CUDA_KEEP(cudaFree(buf));
+    if (scratch) MU_CUDA_KEEP(cudaFree(scratch));
+    return rc;
+}

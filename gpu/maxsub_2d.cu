@@ -395,11 +395,11 @@ extern "C" void mu_gpu_mss2d_destroy(mu_gpu_mss2d *c) {
     free(c);
 }
 
-extern "C" int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols,
-                                   mu_gpu_mss2d **out) {
-    if (!out) return mu_gpu_fail("mu_gpu_mss2d_create: ctx is NULL");
-    *out = nullptr;
-    if (!k || rows < 1 || cols < 1)
+namespace {
+
+/* A context for an oriented rows x cols matrix, before its prefix sums. */
+int ctx_new(int64_t rows, int64_t cols, mu_gpu_mss2d **out) {
+    if (rows < 1 || cols < 1)
         return mu_gpu_fail("mu_gpu_mss2d_create: a %lld x %lld matrix, expected at least 1 x 1",
                            (long long)rows, (long long)cols);
     if (rows > (INT64_MAX / 8) / (cols + 1))
@@ -411,22 +411,26 @@ extern "C" int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols,
     c->cols = cols;
     c->tside = (cols + TILE - 1) / TILE;
     c->ntiles = mu_mss_tile_count(cols);
-    const char *e64 = mu_knob("MUTIRAO_MSS2D_INT64");
     const char *ekern = mu_knob("MUTIRAO_MSS2D_KERNEL");
     c->variant = !ekern                    ? VAR_AUTO
                  : !strcmp(ekern, "pairs") ? VAR_PAIRS
                  : !strcmp(ekern, "rows")  ? VAR_ROWS
                  : !strcmp(ekern, "plain") ? VAR_PLAIN
                                            : VAR_AUTO;
+    *out = c;
+    return 0;
+}
 
+/* The prefix sums V of the matrix dK (on the device; freed here) and the
+ * int32 bound B; c is destroyed on failure. */
+int ctx_prefix(mu_gpu_mss2d *c, int *dK) {
     int rc = 0;
-    int *dK = nullptr;
     long long *rowabs = nullptr, *hrow = nullptr;
-    const size_t nk = (size_t)rows * (size_t)cols, nv = (size_t)rows * (size_t)(cols + 1);
-    MU_CUDA_GOTO(cudaMalloc(&dK, nk * sizeof(int)));
+    const int64_t rows = c->rows, cols = c->cols;
+    const size_t nv = (size_t)rows * (size_t)(cols + 1);
+    const char *e64 = mu_knob("MUTIRAO_MSS2D_INT64");
     MU_CUDA_GOTO(cudaMalloc(&c->V64, nv * sizeof(long long)));
     MU_CUDA_GOTO(cudaMalloc(&rowabs, (size_t)rows * sizeof(long long)));
-    MU_CUDA_GOTO(cudaMemcpy(dK, k, nk * sizeof(int), cudaMemcpyHostToDevice));
     {
         long long blocks = (rows + 7) / 8;
         if (blocks > 65536) blocks = 65536;
@@ -452,10 +456,71 @@ done:
     if (dK) MU_CUDA_KEEP(cudaFree(dK));
     if (rowabs) MU_CUDA_KEEP(cudaFree(rowabs));
     if (hrow) MU_CUDA_KEEP(cudaFreeHost(hrow));
+    if (rc) mu_gpu_mss2d_destroy(c);
+    return rc;
+}
+
+} // namespace
+
+extern "C" int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols,
+                                   mu_gpu_mss2d **out) {
+    if (!out) return mu_gpu_fail("mu_gpu_mss2d_create: ctx is NULL");
+    *out = nullptr;
+    if (!k) return mu_gpu_fail("mu_gpu_mss2d_create: the matrix is NULL");
+    mu_gpu_mss2d *c = nullptr;
+    if (ctx_new(rows, cols, &c)) return 1;
+    int rc = 0;
+    int *dK = nullptr;
+    const size_t nk = (size_t)rows * (size_t)cols;
+    MU_CUDA_GOTO(cudaMalloc(&dK, nk * sizeof(int)));
+    MU_CUDA_GOTO(cudaMemcpy(dK, k, nk * sizeof(int), cudaMemcpyHostToDevice));
+done:
     if (rc) {
+        if (dK) MU_CUDA_KEEP(cudaFree(dK));
         mu_gpu_mss2d_destroy(c);
         return rc;
     }
+    if (ctx_prefix(c, dK)) return 1;
+    *out = c;
+    return 0;
+}
+
+extern "C" int mu_gpu_mss2d_strip_sums(const mu_gpu_mss2d *c, int64_t g, int64_t h, int64_t *out) {
+    if (!c || !out || g < 0 || h < g || h >= c->cols)
+        return mu_gpu_fail("mu_gpu_mss2d_strip_sums: strip (%lld, %lld)", (long long)g,
+                           (long long)h);
+    const size_t pitch = (size_t)(c->cols + 1) * sizeof(long long);
+    long long *lo = (long long *)malloc((size_t)c->rows * sizeof *lo);
+    if (!lo) return mu_gpu_fail("mu_gpu_mss2d_strip_sums: out of host memory");
+    int rc = 0;
+    /* c_i = V[i][h+1] - V[i][g]: two columns of V, one strided copy each. */
+    MU_CUDA_GOTO(cudaMemcpy2D(lo, sizeof *lo, c->V64 + g, pitch, sizeof *lo, (size_t)c->rows,
+                              cudaMemcpyDeviceToHost));
+    MU_CUDA_GOTO(cudaMemcpy2D(out, sizeof *out, c->V64 + h + 1, pitch, sizeof *out, (size_t)c->rows,
+                              cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < c->rows; i++) out[i] -= lo[i];
+done:
+    free(lo);
+    return rc;
+}
+
+extern "C" int mu_gpu_mss2d_create_philox(mu_philox_spec spec, int64_t rows, int64_t cols,
+                                          int transposed, mu_gpu_mss2d **out) {
+    if (!out) return mu_gpu_fail("mu_gpu_mss2d_create_philox: ctx is NULL");
+    *out = nullptr;
+    mu_gpu_mss2d *c = nullptr;
+    if (ctx_new(rows, cols, &c)) return 1;
+    int rc = 0;
+    int *dK = nullptr;
+    MU_CUDA_GOTO(cudaMalloc(&dK, (size_t)rows * (size_t)cols * sizeof(int)));
+    if (mu_gpu_philox_fill(spec, 0, rows, cols, transposed, dK, nullptr)) rc = 1;
+done:
+    if (rc) {
+        if (dK) MU_CUDA_KEEP(cudaFree(dK));
+        mu_gpu_mss2d_destroy(c);
+        return rc;
+    }
+    if (ctx_prefix(c, dK)) return 1;
     *out = c;
     return 0;
 }

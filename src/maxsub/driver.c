@@ -42,14 +42,22 @@ int mu_maxsub_write_csv(const char *path, const char *header, const char *row) {
     return mu_output_commit(&out);
 }
 
+int mu_maxsub_philox(const mu_opts *o, mu_philox_spec *spec) {
+    *spec = (mu_philox_spec){.seed = (uint64_t)mu_opt_int(o, "seed"),
+                             .sparse = strcmp(mu_opt_str(o, "dist"), "sparse") == 0,
+                             .vmin = (int32_t)mu_opt_int(o, "min"),
+                             .vmax = (int32_t)mu_opt_int(o, "max")};
+    return !mu_opt_str(o, "input") && !mu_opt_str(o, "fasta") &&
+           strcmp(mu_opt_str(o, "gen"), "philox") == 0;
+}
+
 void mu_maxsub_generate(const mu_opts *o, int64_t lo, int64_t hi, int32_t *out) {
-    if (strcmp(mu_opt_str(o, "gen"), "thesis") == 0) {
+    mu_philox_spec spec;
+    mu_maxsub_philox(o, &spec);
+    if (strcmp(mu_opt_str(o, "gen"), "thesis") == 0)
         mu_gen_thesis(lo, hi, out);
-        return;
-    }
-    mu_dist dist = strcmp(mu_opt_str(o, "dist"), "sparse") == 0 ? MU_DIST_SPARSE : MU_DIST_UNIFORM;
-    mu_gen_philox((uint64_t)mu_opt_int(o, "seed"), dist, (int32_t)mu_opt_int(o, "min"),
-                  (int32_t)mu_opt_int(o, "max"), lo, hi, out);
+    else
+        mu_gen_philox(spec, lo, hi, out);
 }
 
 static int check_options(const mu_opts *o) {

@@ -1,5 +1,4 @@
 #include "maxsub/gen.h"
-#include "core/philox.h"
 
 void mu_glibc_rand_seed(mu_glibc_rand *g, uint32_t seed) {
     /* The state recurrence of glibc's srandom_r: r[i] = 16807 r[i-1] mod (2^31 - 1). */
@@ -38,24 +37,15 @@ void mu_gen_thesis(int64_t lo, int64_t hi, int32_t *out) {
     for (int64_t i = lo; i < hi; i++) out[i - lo] = mu_thesis_value(mu_glibc_rand_next(&g));
 }
 
-void mu_gen_philox(uint64_t seed, mu_dist dist, int32_t vmin, int32_t vmax, int64_t lo, int64_t hi,
-                   int32_t *out) {
+void mu_gen_philox(mu_philox_spec spec, int64_t lo, int64_t hi, int32_t *out) {
     uint32_t w[4];
     int64_t have = -1;
     for (int64_t i = lo; i < hi; i++) {
-        /* Two words per value: one picks the sign class (sparse), one the value. */
-        int64_t block = i / 2;
+        int64_t block = i / 2; /* two values a block: draw it once */
         if (block != have) {
-            mu_rng4(seed, 0, (uint64_t)block, w);
+            mu_rng4(spec.seed, 0, (uint64_t)block, w);
             have = block;
         }
-        uint32_t u = w[2 * (i % 2)], v = w[2 * (i % 2) + 1];
-        if (dist == MU_DIST_SPARSE && vmin < 0 && vmax > 0) {
-            /* Mostly negative with rare positives: long negative stretches, few segments. */
-            out[i - lo] =
-                (int32_t)((v % 20u) == 0 ? mu_rng_range(u, 1, vmax) : mu_rng_range(u, vmin, -1));
-        } else {
-            out[i - lo] = (int32_t)mu_rng_range(u, vmin, vmax);
-        }
+        out[i - lo] = mu_philox_pick(spec, w[2 * (i % 2)], w[2 * (i % 2) + 1]);
     }
 }

@@ -4,6 +4,7 @@
 #define MU_MAXSUB_H
 #include <stdint.h>
 #include "app.h"
+#include "maxsub/philox_value.h"
 
 int mu_maxsub_run_1d(mu_app *app);
 int mu_maxsub_run_2d(mu_app *app);
@@ -14,5 +15,9 @@ int mu_maxsub_write_csv(const char *path, const char *header, const char *row);
 
 /* The generator options shared by 1-D and 2-D: values [lo, hi) of the stream. */
 void mu_maxsub_generate(const mu_opts *o, int64_t lo, int64_t hi, int32_t *out);
+/* The Philox parameters of the options into spec; 1 when the input is Philox
+ * data generated in the run (no --input or --fasta), which GPU ranks make on
+ * their device. */
+int mu_maxsub_philox(const mu_opts *o, mu_philox_spec *spec);
 
 #endif

@@ -83,24 +83,55 @@ static int reduce_shard(mu_app *app, const int32_t *x, int64_t lo, int64_t hi, i
     return 0;
 }
 
-int mu_maxsub_run_1d(mu_app *app) {
-    int empty_allowed = strcmp(mu_opt_str(app->opts, "empty"), "allowed") == 0;
-    int32_t *shard;
-    int64_t n, lo, hi;
-    mu_timer_begin("input");
-    MU_TRY(load_shard(app, &shard, &n, &lo, &hi));
-    mu_timer_end("input");
-    mu_info("1-D maximum subarray of %lld values, %d shard(s), empty %s", (long long)n, app->size,
-            empty_allowed ? "allowed" : "forbidden");
+/* A GPU rank's shard of generated Philox data: made and reduced on the device. */
+static int reduce_on_device(mu_app *app, int empty_allowed, int64_t *n, mu_mss_summary *s) {
+    mu_philox_spec spec;
+    mu_maxsub_philox(app->opts, &spec);
+    int64_t lo, hi;
+    *n = mu_opt_int(app->opts, "n");
+    mu_block_range(*n, app->size, app->rank, &lo, &hi);
+    if (mu_gpu_mss1d_philox(spec, lo, hi, empty_allowed, s))
+        return mu_error("rank %d GPU 1-D reduction of generated data: %s", app->rank,
+                        mu_gpu_error());
+    return 0;
+}
 
+/* Every rank's summary of its shard. */
+static int shard_summary(mu_app *app, int empty_allowed, int on_device, int64_t *n,
+                         mu_mss_summary *mine) {
+    if (on_device) {
+        MU_TRY(mu_error_collective(app->comm, 0)); /* load_shard's check on CPU ranks */
+        mu_timer_begin("reduce");
+        int rc = reduce_on_device(app, empty_allowed, n, mine);
+        MU_TRY(mu_error_collective(app->comm, rc));
+        mu_timer_end("reduce");
+        return 0;
+    }
+    int32_t *shard;
+    int64_t lo, hi;
+    mu_timer_begin("input");
+    MU_TRY(load_shard(app, &shard, n, &lo, &hi));
+    mu_timer_end("input");
     mu_timer_begin("reduce");
-    mu_mss_summary mine;
-    int rc = reduce_shard(app, shard, lo, hi, empty_allowed, &mine);
+    int rc = reduce_shard(app, shard, lo, hi, empty_allowed, mine);
     free(shard);
     MU_TRY(mu_error_collective(app->comm, rc));
     mu_timer_end("reduce");
+    return 0;
+}
+
+int mu_maxsub_run_1d(mu_app *app) {
+    int empty_allowed = strcmp(mu_opt_str(app->opts, "empty"), "allowed") == 0;
+    mu_philox_spec spec;
+    int on_device = app->dev.use_gpu && mu_maxsub_philox(app->opts, &spec);
+    int64_t n;
+    mu_mss_summary mine;
+    MU_TRY(shard_summary(app, empty_allowed, on_device, &n, &mine));
+    mu_info("1-D maximum subarray of %lld values, %d shard(s), empty %s%s", (long long)n, app->size,
+            empty_allowed ? "allowed" : "forbidden", on_device ? ", generated on the GPU" : "");
 
     /* One round: every shard's summary to rank 0, combined in rank order. */
+    int rc;
     mu_timer_begin("combine");
     mu_mss_summary *all = app->rank == 0 ? malloc((size_t)app->size * sizeof *all) : NULL;
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, app->comm);

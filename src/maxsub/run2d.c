@@ -55,6 +55,9 @@ static int load_matrix(mu_app *app, matrix *m) {
     MPI_Bcast(dims, 2, MPI_INT64_T, 0, app->comm);
     m->rows = dims[0];
     m->cols = dims[1];
+    mu_philox_spec spec;
+    if (app->dev.use_gpu && mu_maxsub_philox(o, &spec))
+        return mu_error_collective(app->comm, 0); /* made on the device: the check of CPU ranks */
     size_t count = (size_t)(m->rows * m->cols);
     if (!m->k) m->k = malloc(count * sizeof *m->k);
     if (!m->k)
@@ -79,6 +82,12 @@ static int load_matrix(mu_app *app, matrix *m) {
 static int orient(matrix *m) {
     m->transposed = m->cols > m->rows;
     if (!m->transposed) return 0;
+    if (!m->k) { /* made on the device, already oriented */
+        int64_t r = m->rows;
+        m->rows = m->cols;
+        m->cols = r;
+        return 0;
+    }
     int32_t *t = malloc((size_t)(m->rows * m->cols) * sizeof *t);
     if (!t) return mu_error("out of memory transposing the matrix");
     for (int64_t i = 0; i < m->rows; i++)
@@ -114,6 +123,26 @@ static int tile_task(int64_t first, int64_t count, void *results, void *vctx) {
     return 0;
 }
 
+/* Kadane with indices over strip (g, h): from the matrix, or where it was made
+ * on the device, from the device's prefix sums. */
+static int strip_best(const matrix *m, const mu_gpu_mss2d *gpu, int64_t g, int64_t h,
+                      int empty_allowed, int64_t *sum, int64_t *r0, int64_t *r1) {
+    if (m->k) {
+        mu_mss2d_strip(m->k, m->rows, m->cols, g, h, empty_allowed, sum, r0, r1);
+        return 0;
+    }
+    int64_t *c = malloc((size_t)m->rows * sizeof *c);
+    int rc = 0;
+    if (!c)
+        rc = mu_error("out of memory for %lld strip sums", (long long)m->rows);
+    else if (mu_gpu_mss2d_strip_sums(gpu, g, h, c))
+        rc = mu_error("GPU strip (%lld, %lld): %s", (long long)g, (long long)h, mu_gpu_error());
+    else
+        mu_mss2d_best_rows(c, m->rows, empty_allowed, sum, r0, r1);
+    free(c);
+    return rc;
+}
+
 static int farm_chunk(mu_app *app) {
     int64_t chunk = mu_opt_int(app->opts, "farm-chunk");
     if (chunk > 0) return (int)chunk;
@@ -141,7 +170,10 @@ int mu_maxsub_run_2d(mu_app *app) {
     mu_timer_begin("prefix");
     tile_ctx ctx = {&m, empty_allowed, NULL, NULL};
     if (app->dev.use_gpu) {
-        if (mu_gpu_mss2d_create(m.k, m.rows, m.cols, &ctx.gpu))
+        mu_philox_spec spec;
+        mu_maxsub_philox(app->opts, &spec);
+        if (m.k ? mu_gpu_mss2d_create(m.k, m.rows, m.cols, &ctx.gpu)
+                : mu_gpu_mss2d_create_philox(spec, m.rows, m.cols, m.transposed, &ctx.gpu))
             rc = mu_error("rank %d GPU 2-D setup: %s", app->rank, mu_gpu_error());
     } else {
         ctx.V = malloc((size_t)(m.rows * (m.cols + 1)) * sizeof *ctx.V);
@@ -165,11 +197,11 @@ int mu_maxsub_run_2d(mu_app *app) {
     rc = mu_taskfarm_run(app->comm, ntiles, 2 * sizeof(int64_t), tile_task, &ctx, &cfg, tiles,
                          &stats);
     mu_timer_end("pairs");
-    mu_gpu_mss2d_destroy(ctx.gpu);
     free(ctx.V);
     mu_debug("rank %d computed %lld tiles in %lld chunks", app->rank,
              (long long)stats.tasks_done_by_me, (long long)stats.chunks_by_me);
     if (rc) {
+        mu_gpu_mss2d_destroy(ctx.gpu);
         free(tiles);
         free(m.k);
         return 1;
@@ -182,8 +214,8 @@ int mu_maxsub_run_2d(mu_app *app) {
         int64_t g = -1, h = -1, r0 = -1, r1 = -1, sum = 0;
         if (pair >= 0) {
             mu_mss_tri_unrank(m.cols, pair, &g, &h);
-            mu_mss2d_strip(m.k, m.rows, m.cols, g, h, empty_allowed, &sum, &r0, &r1);
-            if (sum != best)
+            rc = strip_best(&m, ctx.gpu, g, h, empty_allowed, &sum, &r0, &r1);
+            if (!rc && sum != best)
                 rc = mu_error(
                     "internal: pair (%lld,%lld) recomputes to %lld, the pair search gave %lld",
                     (long long)g, (long long)h, (long long)sum, (long long)best);
@@ -212,6 +244,7 @@ int mu_maxsub_run_2d(mu_app *app) {
                                      row);
         }
     }
+    mu_gpu_mss2d_destroy(ctx.gpu);
     free(tiles);
     free(m.k);
     return mu_error_collective(app->comm, rc);

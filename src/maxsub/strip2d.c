@@ -74,3 +74,14 @@ void mu_mss2d_strip(const int32_t *k, int64_t rows, int64_t cols, int64_t g, int
     *row0 = s.best_start;
     *row1 = s.best_end;
 }
+
+void mu_mss2d_best_rows(const int64_t *c, int64_t rows, int empty_allowed, int64_t *sum,
+                        int64_t *row0, int64_t *row1) {
+    mu_mss_scan st;
+    mu_mss_scan_begin(&st, 0, empty_allowed);
+    for (int64_t i = 0; i < rows; i++) mu_mss_scan_push(&st, c[i], empty_allowed);
+    mu_mss_summary s = mu_mss_scan_end(&st, empty_allowed);
+    *sum = s.best;
+    *row0 = s.best_start;
+    *row1 = s.best_end;
+}

@@ -20,6 +20,10 @@ void mu_mss2d_cpu_tiles(const int64_t *V, int64_t rows, int64_t cols, int64_t ti
 void mu_mss2d_strip(const int32_t *k, int64_t rows, int64_t cols, int64_t g, int64_t h,
                     int empty_allowed, int64_t *sum, int64_t *row0, int64_t *row1);
 
+/* The same from the strip's row sums c[0 .. rows). */
+void mu_mss2d_best_rows(const int64_t *c, int64_t rows, int empty_allowed, int64_t *sum,
+                        int64_t *row0, int64_t *row1);
+
 /* Keeps (best, pair_id) as the better of itself and (b, id): larger value, then smaller id. */
 static inline void mu_mss2d_keep(int64_t *best, int64_t *pair_id, int64_t b, int64_t id) {
     if (id < 0) return;
