@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int mu_device_bind(MPI_Comm comm, const char *mode, mu_device *dev) {
     memset(dev, 0, sizeof *dev);
@@ -63,21 +64,69 @@ void mu_device_report(MPI_Comm comm, const mu_device *dev) {
     }
 }
 
-int mu_threads_per_rank(MPI_Comm comm, int requested) {
+/* How many of the node's ranks have affinity masks that overlap this rank's:
+ * all of them when the launcher did not bind, only this one when it bound
+ * each rank to its own CPUs. */
+static int mask_sharers(MPI_Comm comm, const cpu_set_t *mine) {
     MPI_Comm node;
-    int local = 1;
+    int local = 1, sharers = 0;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &local);
+    cpu_set_t *all = malloc((size_t)local * sizeof *all);
+    if (!all) { /* assume the worst: every rank of the node shares the mask */
+        cpu_set_t dummy;
+        MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, &dummy, 0, MPI_BYTE, node);
+        MPI_Comm_free(&node);
+        return local;
+    }
+    MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, node);
     MPI_Comm_free(&node);
-    if (requested > 0) return requested;
-    const char *env = getenv("OMP_NUM_THREADS");
-    if (env && atoi(env) > 0) return atoi(env);
+    for (int r = 0; r < local; r++) {
+        cpu_set_t both;
+        CPU_AND(&both, &all[r], mine);
+        sharers += CPU_COUNT(&both) > 0;
+    }
+    free(all);
+    return sharers > 0 ? sharers : 1;
+}
+
+static int positive_env(const char *name) {
+    const char *v = getenv(name);
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    return v && *end == '\0' && n > 0 && n <= 4096 ? (int)n : 0;
+}
+
+int mu_threads_per_rank(MPI_Comm comm, int requested, char *why, size_t whylen) {
     cpu_set_t set;
+    CPU_ZERO(&set);
     int cpus = 1;
     if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
-    /* A mask of one CPU per rank (a launcher's binding) or the whole node's
-     * CPUs (no binding) both come out right: share the mask's CPUs with the
-     * ranks that can see the same ones only in the second case. */
-    int n = cpus >= local * 2 ? cpus / local : cpus;
-    return n > 0 ? n : 1;
+    int sharers = mask_sharers(comm, &set); /* collective: every rank, every path */
+    int omp = positive_env("OMP_NUM_THREADS"), slurm = positive_env("SLURM_CPUS_PER_TASK");
+    int share = cpus / sharers > 0 ? cpus / sharers : 1;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (requested > 0) {
+        snprintf(why, whylen, "--threads=%d", requested);
+        return requested;
+    }
+    if (omp) {
+        snprintf(why, whylen, "OMP_NUM_THREADS=%d", omp);
+        return omp;
+    }
+    if (slurm) {
+        int n = slurm < share ? slurm : share;
+        snprintf(why, whylen, "SLURM_CPUS_PER_TASK=%d, %d CPU(s) of the rank's mask free", slurm,
+                 share);
+        return n;
+    }
+    snprintf(why, whylen,
+             "%d CPU(s) in the rank's affinity mask, shared by %d rank(s) of the node%s", cpus,
+             sharers,
+             cpus == 1 && online > 2L * sharers
+                 ? "; the launcher bound the rank to one CPU of the node's many (OpenMPI binds "
+                   "each rank to a core when it starts 2 or fewer): --bind-to none, "
+                   "--cpus-per-rank or srun --cpus-per-task give it more"
+                 : "");
+    return share;
 }

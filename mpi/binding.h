@@ -21,7 +21,9 @@ int mu_device_bind(MPI_Comm comm, const char *mode, mu_device *dev);
 void mu_device_report(MPI_Comm comm, const mu_device *dev);
 
 /* Host threads for each rank (collective over comm): requested if > 0, else
- * OMP_NUM_THREADS, else this rank's CPUs shared with the node's other ranks. */
-int mu_threads_per_rank(MPI_Comm comm, int requested);
+ * OMP_NUM_THREADS, else SLURM_CPUS_PER_TASK (at most the rank's share of its
+ * mask), else the CPUs of the rank's affinity mask over the node's ranks whose
+ * masks overlap it. why receives the reason, for the log. */
+int mu_threads_per_rank(MPI_Comm comm, int requested, char *why, size_t whylen);
 
 #endif

@@ -227,8 +227,7 @@ int main(int argc, char **argv) {
         app.dev.use_gpu = 1;
         printf("device: %s (%d SMs, %.1f GiB)\n", info.name, info.sm_count, info.mem_gib);
     } else {
-        printf("device: CPU, %d thread(s) per rank\n",
-               mu_threads_per_rank(MPI_COMM_WORLD, atoi(arg(argc, argv, "--threads", "0"))));
+        printf("device: CPU\n");
     }
     mu_sc_select sel = {"all", 0, 0, 10};
     if (mu_sc_read(input, &sel, &b.h)) die("input");
@@ -240,7 +239,10 @@ int main(int argc, char **argv) {
     b.c.seed = 2016;
     b.c.method = !strcmp(method, "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
     b.c.max_iter = 50;
-    b.threads = mu_threads_per_rank(MPI_COMM_WORLD, atoi(arg(argc, argv, "--threads", "0")));
+    char why[256];
+    b.threads = mu_threads_per_rank(MPI_COMM_WORLD, atoi(arg(argc, argv, "--threads", "0")), why,
+                                    sizeof why);
+    printf("threads: %d a rank (%s)\n", b.threads, why);
     b.c.delta_min = 0.05;
     int nst = b.h.nst;
     int64_t rec = (int64_t)b.h.nyears * 12;

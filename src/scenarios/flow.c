@@ -130,8 +130,10 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     x.start_m = (int)(hist_end % 12);
     x.tree = &tree;
     x.use_gpu = app->dev.use_gpu;
-    x.threads = mu_threads_per_rank(app->comm, c->threads);
-    if (!c->comb) mu_info("scenarios: %d host thread(s) per rank on a stage's nodes", x.threads);
+    char why[256];
+    x.threads = mu_threads_per_rank(app->comm, c->threads, why, sizeof why);
+    if (!c->comb)
+        mu_info("scenarios: %d host thread(s) per rank on a stage's nodes (%s)", x.threads, why);
     mu_summary_int("threads_per_rank", x.threads);
     mu_summary_int("stations", h.nst);
     mu_summary_int("record_years", h.nyears);
