@@ -33,6 +33,7 @@ int mu_device_bind(MPI_Comm comm, const char *mode, mu_device *dev) {
                       mu_gpu_built() ? "" : " (this build has no CUDA support)");
     }
     MU_TRY(mu_error_collective(comm, rc));
+    mu_cpu_share(comm, dev);
     int cpu_ranks = 0, mine = !dev->use_gpu;
     MPI_Allreduce(&mine, &cpu_ranks, 1, MPI_INT, MPI_SUM, comm);
     if (want && cpu_ranks > 0)
@@ -97,12 +98,16 @@ static int positive_env(const char *name) {
     return v && *end == '\0' && n > 0 && n <= 4096 ? (int)n : 0;
 }
 
-int mu_threads_per_rank(MPI_Comm comm, int requested, char *why, size_t whylen) {
+void mu_cpu_share(MPI_Comm comm, mu_device *dev) {
     cpu_set_t set;
     CPU_ZERO(&set);
-    int cpus = 1;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
-    int sharers = mask_sharers(comm, &set); /* collective: every rank, every path */
+    dev->cpus = 1;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) dev->cpus = CPU_COUNT(&set);
+    dev->cpu_sharers = mask_sharers(comm, &set);
+}
+
+int mu_threads_per_rank(const mu_device *dev, int requested, char *why, size_t whylen) {
+    int cpus = dev->cpus > 0 ? dev->cpus : 1, sharers = dev->cpu_sharers > 0 ? dev->cpu_sharers : 1;
     int omp = positive_env("OMP_NUM_THREADS"), slurm = positive_env("SLURM_CPUS_PER_TASK");
     int share = cpus / sharers > 0 ? cpus / sharers : 1;
     long online = sysconf(_SC_NPROCESSORS_ONLN);

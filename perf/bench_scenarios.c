@@ -240,8 +240,9 @@ int main(int argc, char **argv) {
     b.c.method = !strcmp(method, "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
     b.c.max_iter = 50;
     char why[256];
-    b.threads = mu_threads_per_rank(MPI_COMM_WORLD, atoi(arg(argc, argv, "--threads", "0")), why,
-                                    sizeof why);
+    mu_cpu_share(MPI_COMM_WORLD, &app.dev);
+    b.threads =
+        mu_threads_per_rank(&app.dev, atoi(arg(argc, argv, "--threads", "0")), why, sizeof why);
     printf("threads: %d a rank (%s)\n", b.threads, why);
     b.c.delta_min = 0.05;
     int nst = b.h.nst;

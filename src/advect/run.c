@@ -410,7 +410,7 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
     if (mu_wait_polite())
         mu_info("advect: more ranks than CPUs on a node: MPI waits yield the CPU");
     char why[256];
-    int threads = mu_threads_per_rank(app->comm, 0, why, sizeof why);
+    int threads = mu_threads_per_rank(&app->dev, 0, why, sizeof why);
     mu_info("advect: %d host thread(s) per rank (%s)", threads, why);
     if (adv_state_open(s, cfg, app->comm, threads, rank_memory(app), app->dev.use_gpu)) {
         mu_timer_end("advect: setup");

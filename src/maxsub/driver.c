@@ -3,6 +3,7 @@
 #include "maxsub/maxsub.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/log.h"
 #include "maxsub/gen.h"
 
 static const mu_opt_spec maxsub_opts[] = {
@@ -51,13 +52,24 @@ int mu_maxsub_philox(const mu_opts *o, mu_philox_spec *spec) {
            strcmp(mu_opt_str(o, "gen"), "philox") == 0;
 }
 
-void mu_maxsub_generate(const mu_opts *o, int64_t lo, int64_t hi, int32_t *out) {
+void mu_maxsub_generate(const mu_app *app, int64_t lo, int64_t hi, int32_t *out) {
     mu_philox_spec spec;
-    mu_maxsub_philox(o, &spec);
-    if (strcmp(mu_opt_str(o, "gen"), "thesis") == 0)
-        mu_gen_thesis(lo, hi, out);
-    else
-        mu_gen_philox(spec, lo, hi, out);
+    mu_maxsub_philox(app->opts, &spec);
+    if (strcmp(mu_opt_str(app->opts, "gen"), "thesis") == 0) {
+        mu_gen_thesis(lo, hi, out); /* one sequential stream */
+        return;
+    }
+    /* Philox values depend on the index only: the rank's threads take blocks. */
+    char why[256];
+    int threads = mu_threads_per_rank(&app->dev, 0, why, sizeof why);
+    const int64_t block = (int64_t)1 << 16, nblocks = (hi - lo + block - 1) / block;
+    mu_debug("maxsub: generating %lld values with %d thread(s) (%s)", (long long)(hi - lo), threads,
+             why);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t b = 0; b < nblocks; b++) {
+        int64_t a = lo + b * block, e = a + block < hi ? a + block : hi;
+        mu_gen_philox(spec, a, e, out + (a - lo));
+    }
 }
 
 static int check_options(const mu_opts *o) {

@@ -13,8 +13,9 @@ int mu_maxsub_run_fasta(mu_app *app);
 /* Rank 0: writes "header\nrow\n" to path (atomically) when path is set. */
 int mu_maxsub_write_csv(const char *path, const char *header, const char *row);
 
-/* The generator options shared by 1-D and 2-D: values [lo, hi) of the stream. */
-void mu_maxsub_generate(const mu_opts *o, int64_t lo, int64_t hi, int32_t *out);
+/* The generator options shared by 1-D and 2-D: values [lo, hi) of the stream,
+ * made by the rank's host threads (Philox; the study's stream is sequential). */
+void mu_maxsub_generate(const mu_app *app, int64_t lo, int64_t hi, int32_t *out);
 /* The Philox parameters of the options into spec; 1 when the input is Philox
  * data generated in the run (no --input or --fasta), which GPU ranks make on
  * their device. */

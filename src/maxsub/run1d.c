@@ -26,7 +26,7 @@ static int load_shard(mu_app *app, int32_t **shard, int64_t *n, int64_t *lo, int
         if (!*shard)
             rc = mu_error("out of memory for %lld values", (long long)(*hi - *lo));
         else
-            mu_maxsub_generate(o, *lo, *hi, *shard);
+            mu_maxsub_generate(app, *lo, *hi, *shard);
         return mu_error_collective(app->comm, rc);
     }
     if (mu_in_pick_format(path, mu_opt_str(o, "format")) == MU_FMT_BIN) {

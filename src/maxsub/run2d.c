@@ -65,7 +65,7 @@ static int load_matrix(mu_app *app, matrix *m) {
                       (long long)m->cols);
     MU_TRY(mu_error_collective(app->comm, rc));
     if (!path) {
-        mu_maxsub_generate(o, 0, (int64_t)count, m->k);
+        mu_maxsub_generate(app, 0, (int64_t)count, m->k);
     } else if (mu_in_pick_format(path, mu_opt_str(o, "format")) == MU_FMT_BIN) {
         if (app->rank == 0) rc = mu_in_read_binary_range(path, 0, (int64_t)count, m->k);
         MU_TRY(mu_error_collective(app->comm, rc));

@@ -131,7 +131,7 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     x.tree = &tree;
     x.use_gpu = app->dev.use_gpu;
     char why[256];
-    x.threads = mu_threads_per_rank(app->comm, c->threads, why, sizeof why);
+    x.threads = mu_threads_per_rank(&app->dev, c->threads, why, sizeof why);
     if (!c->comb)
         mu_info("scenarios: %d host thread(s) per rank on a stage's nodes (%s)", x.threads, why);
     mu_summary_int("threads_per_rank", x.threads);
