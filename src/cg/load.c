@@ -154,9 +154,15 @@ int cg_load_poisson(mu_app *app, int stencil, int64_t nx, int64_t ny, int64_t nz
     int rc = alloc_rows(blk, nnz_loc);
     if (!rc) {
         blk->rowptr[0] = 0;
+        for (int64_t i = 0; i < blk->nloc; i++)
+            blk->rowptr[i + 1] = blk->rowptr[i] + cg_poisson_row_nnz(&g, blk->row0 + i);
+        /* Rows are independent once their offsets are known: the rank's threads fill them. */
+        char why[256];
+        int threads = mu_threads_per_rank(&app->dev, 0, why, sizeof why);
+#pragma omp parallel for schedule(static) num_threads(threads)
         for (int64_t i = 0; i < blk->nloc; i++) {
             int64_t p = blk->rowptr[i];
-            blk->rowptr[i + 1] = p + cg_poisson_row(&g, blk->row0 + i, blk->gcol + p, blk->val + p);
+            cg_poisson_row(&g, blk->row0 + i, blk->gcol + p, blk->val + p);
         }
         rc = scale_values(blk, scale, "Poisson operator");
     }

@@ -39,10 +39,38 @@ static uint64_t entry_hash(int64_t row, int64_t col, double v) {
     return mix64(mix64((uint64_t)row * 0x9E3779B97F4A7C15ull + (uint64_t)col) ^ bits);
 }
 
-static int local_numbering(cg_block *b, cg_matrix *A) {
+/* Row i's local columns (owned first, then ghosts by their place in the
+ * ascending list of u ghosts) and its diagonal; 1 if it has a ghost column. */
+static int renumber_row(const cg_block *b, cg_matrix *A, int64_t u, int64_t i) {
+    int64_t row1 = b->row0 + b->nloc;
+    int has_ghost = 0;
+    for (int64_t p = b->rowptr[i]; p < b->rowptr[i + 1]; p++) {
+        int64_t c = b->gcol[p];
+        if (c >= b->row0 && c < row1) {
+            A->col[p] = (int32_t)(c - b->row0);
+            if (c == b->row0 + i) A->diag[i] += b->val[p];
+            continue;
+        }
+        int64_t lo = 0, hi = u - 1; /* binary search in the ghost list */
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            if (A->ghost[mid] < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        A->col[p] = (int32_t)(b->nloc + lo);
+        has_ghost = 1;
+    }
+    return has_ghost;
+}
+
+static int local_numbering(cg_block *b, cg_matrix *A, int threads) {
     int64_t nnz = b->rowptr[b->nloc], row1 = b->row0 + b->nloc, nghost = 0;
-    int64_t *g = malloc((size_t)(nnz ? nnz : 1) * sizeof *g);
+    for (int64_t p = 0; p < nnz; p++) nghost += b->gcol[p] < b->row0 || b->gcol[p] >= row1;
+    int64_t *g = malloc((size_t)(nghost ? nghost : 1) * sizeof *g);
     if (!g) return mu_error("out of memory for the ghost list");
+    nghost = 0;
     for (int64_t p = 0; p < nnz; p++)
         if (b->gcol[p] < b->row0 || b->gcol[p] >= row1) g[nghost++] = b->gcol[p];
     qsort(g, (size_t)nghost, sizeof *g, cmp_i64);
@@ -59,32 +87,18 @@ static int local_numbering(cg_block *b, cg_matrix *A) {
     A->interior = malloc((size_t)(b->nloc ? b->nloc : 1) * sizeof *A->interior);
     A->boundary = malloc((size_t)(b->nloc ? b->nloc : 1) * sizeof *A->boundary);
     if (!A->col || !A->diag || !A->interior || !A->boundary) return mu_error("out of memory");
+    /* Rows are renumbered by the rank's threads; the lists keep row order. */
+    unsigned char *ghosted = malloc((size_t)(b->nloc ? b->nloc : 1));
+    if (!ghosted) return mu_error("out of memory");
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t i = 0; i < b->nloc; i++) ghosted[i] = renumber_row(b, A, u, i);
     for (int64_t i = 0; i < b->nloc; i++) {
-        int has_ghost = 0;
-        for (int64_t p = b->rowptr[i]; p < b->rowptr[i + 1]; p++) {
-            int64_t c = b->gcol[p];
-            if (c >= b->row0 && c < row1) {
-                A->col[p] = (int32_t)(c - b->row0);
-                if (c == b->row0 + i) A->diag[i] += b->val[p];
-            } else {
-                /* Binary search in the ascending ghost list. */
-                int64_t lo = 0, hi = u - 1;
-                while (lo < hi) {
-                    int64_t mid = (lo + hi) / 2;
-                    if (A->ghost[mid] < c)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                A->col[p] = (int32_t)(b->nloc + lo);
-                has_ghost = 1;
-            }
-        }
-        if (has_ghost)
+        if (ghosted[i])
             A->boundary[A->nboundary++] = (int32_t)i;
         else
             A->interior[A->ninterior++] = (int32_t)i;
     }
+    free(ghosted);
     return 0;
 }
 
@@ -96,9 +110,12 @@ int cg_matrix_setup(mu_app *app, cg_block *b, cg_matrix *A) {
     A->nloc = b->nloc;
     A->nnz_loc = b->rowptr[b->nloc];
     int rc = b->nloc > INT32_MAX ? mu_error("rank %d holds over 2^31 rows", app->rank) : 0;
-    if (!rc) rc = local_numbering(b, A);
-    uint64_t h = 0;
-    for (int64_t i = 0; i < b->nloc && !rc; i++)
+    char why[256];
+    int threads = mu_threads_per_rank(&app->dev, 0, why, sizeof why);
+    if (!rc) rc = local_numbering(b, A, threads);
+    uint64_t h = 0; /* a sum mod 2^64: the same in any order, so threads may share it */
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : h)
+    for (int64_t i = 0; i < (rc ? 0 : b->nloc); i++)
         for (int64_t p = b->rowptr[i]; p < b->rowptr[i + 1]; p++)
             h += entry_hash(b->row0 + i, b->gcol[p], b->val[p]);
     /* The block's arrays move over; only the global columns go. */
