@@ -2,6 +2,7 @@
  * binds devices, runs one command, and ends with the timing table and summary. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "app.h"
 #include "core/error.h"
 #include "core/log.h"
@@ -53,10 +54,30 @@ static void log_environment(const mu_app *app) {
     mu_summary_int("gpu_ranks", total);
 }
 
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Start-up outside wall_seconds (which starts at the first phase): MPI's
+ * initialisation and the device binding (CUDA context creation), slowest rank. */
+static void report_startup(const mu_app *app, double mpi_init, double device) {
+    double mine[2] = {mpi_init, device}, worst[2];
+    MPI_Reduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, 0, app->comm);
+    if (app->rank != 0) return;
+    mu_info("start-up: MPI initialisation %.3f s, device binding %.3f s (slowest rank)", worst[0],
+            worst[1]);
+    mu_summary_real("startup_mpi_init_seconds", worst[0]);
+    mu_summary_real("startup_device_seconds", worst[1]);
+}
+
 int main(int argc, char **argv) {
     /* Host threads exist (scenario lanes) but only this one calls MPI. */
     int provided = 0;
+    double t0 = seconds_now();
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    double mpi_init = seconds_now() - t0;
     mu_app app = {.comm = MPI_COMM_WORLD};
     MPI_Comm_rank(app.comm, &app.rank);
     MPI_Comm_size(app.comm, &app.size);
@@ -100,7 +121,9 @@ int main(int argc, char **argv) {
     const char *summary = mu_opt_str(app.opts, "summary");
     rc = app.rank == 0 && summary ? mu_output_check(summary) : 0;
     rc = mu_error_collective(app.comm, rc);
+    double t1 = seconds_now();
     if (!rc) rc = mu_device_bind(app.comm, mu_opt_str(app.opts, "device"), &app.dev);
+    if (!rc) report_startup(&app, mpi_init, seconds_now() - t1);
     if (!rc) {
         log_environment(&app);
         rc = cmd->run(&app);
