@@ -52,5 +52,7 @@ int cg_load_poisson(mu_app *app, int stencil, int64_t nx, int64_t ny, int64_t nz
 /* Collective: local numbering, ghosts, interior/boundary split, halo lists.
  * Takes the block's arrays (blk is emptied). */
 int cg_matrix_setup(mu_app *app, cg_block *blk, cg_matrix *A);
+/* Collective: every diagonal entry positive (Jacobi; an SPD matrix has them). */
+int cg_check_diagonal(mu_app *app, const cg_matrix *A);
 
 #endif

@@ -182,17 +182,6 @@ static void log_layout(mu_app *app, const cg_matrix *A) {
     free(all);
 }
 
-/* Every diagonal entry must be positive for Jacobi (and for an SPD matrix). */
-static int check_diagonal(mu_app *app, const cg_matrix *A) {
-    int rc = 0;
-    for (int64_t i = 0; i < A->nloc && !rc; i++)
-        if (!(A->diag[i] > 0))
-            rc = mu_error("row %lld has diagonal %g: --pc=jacobi needs a positive diagonal (the "
-                          "matrix is not SPD)",
-                          (long long)(A->row0 + i + 1), A->diag[i]);
-    return mu_error_collective(app->comm, rc);
-}
-
 static int load(mu_app *app, const cg_run_opts *c, cg_matrix *A) {
     cg_block blk;
     mu_timer_begin("read");
@@ -284,7 +273,7 @@ static int cg_run(mu_app *app) {
     log_layout(app, &A);
     cg_backend *be = NULL;
     void *b = NULL, *x = NULL;
-    rc = c.solver.jacobi ? check_diagonal(app, &A) : 0;
+    rc = c.solver.jacobi ? cg_check_diagonal(app, &A) : 0;
     if (!rc)
         rc = mu_error_collective(app->comm, (app->dev.use_gpu ? cg_backend_gpu : cg_backend_cpu)(
                                                 &A, c.fp32, c.solver.jacobi, &be));

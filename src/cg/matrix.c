@@ -136,3 +136,13 @@ int cg_matrix_setup(mu_app *app, cg_block *b, cg_matrix *A) {
     }
     return 0;
 }
+
+int cg_check_diagonal(mu_app *app, const cg_matrix *A) {
+    int rc = 0;
+    for (int64_t i = 0; i < A->nloc && !rc; i++)
+        if (!(A->diag[i] > 0))
+            rc = mu_error("row %lld has diagonal %g: --pc=jacobi needs a positive diagonal (the "
+                          "matrix is not SPD)",
+                          (long long)(A->row0 + i + 1), A->diag[i]);
+    return mu_error_collective(app->comm, rc);
+}

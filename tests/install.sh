@@ -1,0 +1,56 @@
+#!/bin/bash
+# cmake --install into a fresh prefix, then the examples built against the
+# installed package both ways (find_package(mutirao) and pkg-config with
+# mpicc) and run: the public CG call on 1, 2 and 3 ranks takes the iterations
+# of `mutirao cg` on the same operator and right-hand side, gives the same
+# line on every rank count, and solves it (max |x - 1| small); bad input is
+# refused with a message and status 1 on every rank.
+source "$(dirname "$0")/lib.sh"
+BUILD=$(dirname "$MUTIRAO")
+PREFIX=$WORK/prefix
+cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 ||
+    { cat "$WORK/install.log" >&2; fail "cmake --install"; finish; }
+for f in bin/mutirao include/mutirao/mutirao.h include/mutirao/cg.h lib/libmutirao.a \
+    lib/libmutirao.so lib/pkgconfig/mutirao.pc lib/cmake/mutirao/mutiraoConfig.cmake; do
+    [ -e "$PREFIX/$f" ] || fail "not installed: $f"
+done
+export LD_LIBRARY_PATH=$PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# A sanitized library needs its runtime in the program too.
+SAN=()
+[ "${MUTIRAO_SANITIZE:-OFF}" = ON ] && SAN=(-fsanitize=address,undefined)
+
+cmake -S "$SRCDIR/examples" -B "$WORK/ex" -DCMAKE_PREFIX_PATH="$PREFIX" \
+    -DCMAKE_C_FLAGS="${SAN[*]}" -DMPI_EXECUTABLE_SUFFIX=.mpich >"$WORK/ex.log" 2>&1 &&
+    cmake --build "$WORK/ex" >>"$WORK/ex.log" 2>&1 ||
+    { cat "$WORK/ex.log" >&2; fail "examples with find_package(mutirao)"; finish; }
+CC_MPI=$(command -v mpicc.mpich || command -v mpicc)
+PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig "$CC_MPI" "${SAN[@]}" \
+    $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags mutirao) \
+    "$SRCDIR/examples/cg_laplace.c" \
+    $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --libs mutirao) -lm -o "$WORK/cg_pc" ||
+    fail "example with pkg-config"
+
+want=$(run_np 1 cg --poisson=2d5 --nx=48 --rhs=Aones --device=cpu 2>/dev/null |
+    sed -n 's/.* iterations=\([0-9]*\) .*/\1/p')
+[ -n "$want" ] || fail "mutirao cg on the same operator gave no iteration count"
+first=""
+for exe in "$WORK/ex/cg_laplace" "$WORK/cg_pc"; do
+    for np in 1 2 3; do
+        line=$("$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$exe" 48 cpu 2>"$WORK/err") ||
+            { cat "$WORK/err" >&2; fail "$(basename "$exe") on $np rank(s)"; continue; }
+        echo "$np rank(s): $line"
+        [ -z "$first" ] && first=$line
+        [ "$line" = "$first" ] || fail "$(basename "$exe") on $np rank(s): '$line', want '$first'"
+        case $line in *" converged iterations=$want "*) ;;
+        *) fail "$np rank(s): not 'converged iterations=$want' as mutirao cg: $line" ;; esac
+        python3 -c 'import re,sys; e=float(re.search(r"max\|x-1\|=(\S+)", sys.argv[1]).group(1)); sys.exit(e > 1e-6)' \
+            "$line" || fail "$np rank(s): x is not the solution (all ones): $line"
+    done
+done
+# A refused call: a device name the library does not know.
+if "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$WORK/ex/cg_laplace" 16 fpga >/dev/null 2>"$WORK/err"; then
+    fail "device 'fpga' accepted"
+elif [ "$(grep -c "device 'fpga': expected auto, cpu or gpu" "$WORK/err")" -lt 1 ]; then
+    cat "$WORK/err" >&2; fail "device 'fpga': no clear message"
+fi
+finish
