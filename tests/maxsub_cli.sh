@@ -13,6 +13,15 @@ done
 grep -q "\[allowed\]" "$WORK/help" || fail "help lacks defaults"
 "$MUTIRAO" --help > "$WORK/tophelp"
 grep -q maxsub "$WORK/tophelp" || fail "top-level help lacks maxsub"
+"$MUTIRAO" maxsub -h > "$WORK/h" || fail "-h refused"
+cmp -s "$WORK/help" "$WORK/h" || fail "-h is not --help"
+# --key value as well as --key=value, a negative value included; a missing value is named.
+run_np 2 maxsub --device=cpu --n 400 --seed 9 --min -7 --max 6 --output "$WORK/sp.csv" >/dev/null 2>&1 ||
+    fail "--key value refused"
+run_np 2 maxsub --device=cpu --n=400 --seed=9 --min=-7 --max=6 --output="$WORK/eq.csv" >/dev/null 2>&1
+cmp -s "$WORK/sp.csv" "$WORK/eq.csv" || fail "--key value differs from --key=value"
+if run_np 1 maxsub --n=10 --seed > /dev/null 2> "$WORK/err"; then fail "--seed without a value accepted"; fi
+grep -q "option '--seed' needs a value" "$WORK/err" || fail "no message for a missing value"
 if "$MUTIRAO" frobnicate 2> "$WORK/err"; then fail "unknown command accepted"; fi
 grep -q "unknown command 'frobnicate'" "$WORK/err" || fail "unknown command message"
 

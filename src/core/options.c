@@ -183,9 +183,9 @@ int mu_opts_parse(const char *command, const mu_opt_spec *specs, int argc, char 
     *out = o;
     /* Command line first, so the deck cannot override it. */
     for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = strcmp(argv[i], "-h") == 0 ? "--help" : argv[i];
         if (strncmp(a, "--", 2) != 0)
-            return mu_error("unexpected argument '%s' (options are --key=value)", a);
+            return mu_error("unexpected argument '%s' (options are --key=value or --key value)", a);
         const char *eq = strchr(a + 2, '=');
         char name[128];
         size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
@@ -196,11 +196,11 @@ int mu_opts_parse(const char *command, const mu_opt_spec *specs, int argc, char 
         if (!s)
             return mu_error("unknown option '--%s' for 'mutirao %s' (see --help)", name, command);
         const char *v = eq ? eq + 1 : NULL;
-        if (!v) {
-            if (s->spec->type != MU_OPT_FLAG)
-                return mu_error("option '--%s' needs a value (--%s=...)", name, name);
-            v = "1";
-        }
+        if (!v && s->spec->type == MU_OPT_FLAG) v = "1";
+        if (!v && i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+            v = argv[++i]; /* --key value */
+        if (!v)
+            return mu_error("option '--%s' needs a value (--%s=... or --%s ...)", name, name, name);
         MU_TRY(assign(s, v, "command line"));
     }
     const char *deck = mu_opt_str(o, "config");
