@@ -47,7 +47,9 @@ skip = {"n", "nnz", "rows", "cols", "first_iteration", "features", "partitions",
         "raw_prototypes", "iterations_total", "iterations_max", "unconverged", "converged",
         "prototype_list"}
 r = d.get("result", {})
-out = ["%s=%s" % (k, v) for k, v in r.items() if k not in skip and not isinstance(v, (list, dict))]
+def text(v):
+    return "%.10g" % v if isinstance(v, float) else str(v)
+out = ["%s=%s" % (k, text(v)) for k, v in r.items() if k not in skip and not isinstance(v, (list, dict))]
 if isinstance(d.get("true_residual_relative"), float):
     out.append("true_residual=%.2e" % d["true_residual_relative"])
 print(" ".join(out).replace("|", "/") or "(no result)")

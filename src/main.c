@@ -41,6 +41,8 @@ static void log_environment(const mu_app *app) {
     MPI_Get_library_version(lib, &len);
     char *nl = strchr(lib, '\n');
     if (nl) *nl = '\0';
+    for (char *c = lib; *c; c++)
+        if (*c == '\t') *c = ' '; /* MPICH puts a tab after "Version:" */
     mu_info("mutirao %s (%s), command '%s', %d rank(s)", MUTIRAO_VERSION, MUTIRAO_BUILD_TYPE,
             app->command, app->size);
     mu_info("MPI library: %s", lib);
@@ -70,6 +72,17 @@ static void report_startup(const mu_app *app, double mpi_init, double device) {
             worst[1]);
     mu_summary_real("startup_mpi_init_seconds", worst[0]);
     mu_summary_real("startup_device_seconds", worst[1]);
+}
+
+/* The summary, also for a failed run (its error, status 1): a workflow reads
+ * why from it. Rank 0; returns failed, or 1 when it cannot write it. */
+static int write_summary(const char *path, int failed, int exit_status) {
+    mu_summary_int("exit_status", failed ? 1 : exit_status);
+    if (failed) {
+        const char *why = mu_error_message();
+        mu_summary_str("error", why && *why ? why : "failed on another rank (see the log)");
+    }
+    return mu_summary_write(path) || failed;
 }
 
 int main(int argc, char **argv) {
@@ -129,7 +142,7 @@ int main(int argc, char **argv) {
         rc = cmd->run(&app);
     }
     if (!rc) mu_timer_report(app.comm);
-    if (!rc && summary && app.rank == 0) rc = mu_summary_write(summary);
+    if (summary && app.rank == 0) rc = write_summary(summary, rc, app.exit_status);
     rc = mu_error_collective(app.comm, rc);
     mu_summary_free();
     mu_opts_free(app.opts);

@@ -100,5 +100,5 @@ set -e
 expect_eq "not converged: exit status" "$rc" 2
 grep -q "not converged after 5 iterations" "$WORK/nc.err" || fail "not converged: no warning"
 expect_eq "not converged: solution lines" "$(wc -l <"$WORK/x5.txt")" 1000
-grep -q '"converged":	"no"' "$WORK/s5.json" || fail "not converged: summary lacks converged no"
+grep -q '"converged":	false' "$WORK/s5.json" || fail "not converged: summary lacks converged false"
 finish

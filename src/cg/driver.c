@@ -231,7 +231,7 @@ static void report(mu_app *app, const cg_run_opts *c, const cg_matrix *A, const 
         fflush(stdout);
     }
     mu_summary_result_str("status", status);
-    mu_summary_result_str("converged", r->outcome == CG_CONVERGED ? "yes" : "no");
+    mu_summary_result_bool("converged", r->outcome == CG_CONVERGED);
     mu_summary_result_int("n", A->n);
     mu_summary_result_int("nnz", A->nnz);
     mu_summary_result_int("iterations", r->iterations);

@@ -42,6 +42,17 @@ void mu_summary_result_int(const char *key, int64_t value) {
 void mu_summary_result_str(const char *key, const char *value) {
     put(result, key, cJSON_CreateString(value));
 }
+void mu_summary_result_real(const char *key, double value) {
+    put(result, key, cJSON_CreateNumber(value));
+}
+void mu_summary_result_bool(const char *key, int value) {
+    put(result, key, cJSON_CreateBool(value != 0));
+}
+void mu_summary_result_reals(const char *key, const double *values, int64_t n) {
+    cJSON *a = cJSON_CreateArray();
+    for (int64_t i = 0; a && i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(values[i]));
+    if (a) put(result, key, a);
+}
 
 void mu_summary_option(const char *name, const char *value, const char *source) {
     cJSON *o = cJSON_CreateObject();

@@ -13,6 +13,10 @@ void mu_summary_option(const char *name, const char *value, const char *source);
 /* Adds under "result". */
 void mu_summary_result_int(const char *key, int64_t value);
 void mu_summary_result_str(const char *key, const char *value);
+void mu_summary_result_real(const char *key, double value);
+void mu_summary_result_bool(const char *key, int value);
+/* An array of n numbers (one per field, per prototype coordinate, ...). */
+void mu_summary_result_reals(const char *key, const double *values, int64_t n);
 /* Adds under "knobs": a tuning knob set in the environment (core/knobs.h). */
 void mu_summary_knob(const char *name, const char *value);
 void mu_summary_phase(const char *phase, double max_s, double min_s, double mean_s);

@@ -716,9 +716,8 @@ static int finish(const mu_fz_cfg *c, fz_state *s) {
     mu_summary_result_int("iterations_total", s->it_total);
     mu_summary_result_int("iterations_max", s->it_max);
     {
-        char r[40], list[4096] = "";
-        snprintf(r, sizeof r, "%.17g", s->r);
-        mu_summary_result_str("r", r);
+        char list[4096] = "";
+        mu_summary_result_real("r", s->r);
         for (int64_t j = 0, o = 0; j < m && o < (int64_t)sizeof list - 64; j++) {
             char pt[512];
             fmt_point(pt, sizeof pt, in_units + j * F, F);

@@ -211,9 +211,7 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
             mu_summary_result_int("nodes", tree.n);
             mu_summary_result_int("leaves", leaves);
             mu_summary_result_int("clamped", clamped);
-            char ps[40];
-            snprintf(ps, sizeof ps, "%.12f", psum);
-            mu_summary_result_str("leaf_probability_sum", ps);
+            mu_summary_result_real("leaf_probability_sum", psum);
             if (c->out_csv || c->out_json)
                 rc = mu_sc_write_tree(c->out_csv, c->out_json, &h, &tree, (int)hist_end);
         } else {
