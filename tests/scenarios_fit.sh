@@ -26,6 +26,17 @@ fit() { # name, options...
 }
 
 fit "CEPEL conventions, all 64 stations"
+# The record's p002 repeats p001 column for column (checked here from the file),
+# so each month's residual correlation is singular: one warning, naming p002.
+python3 - "$IN" <<'PY' || fail "p002 is no longer a copy of p001 in the record: update this check"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+sys.exit(any(r["p001"] != r["p002"] for r in rows))
+PY
+n=$(grep -c "not positive definite" "$WORK/err" || true)
+[ "$n" = 1 ] || fail "$n non-positive-definite warnings, want 1"
+grep -q "month(s) 1,2,3,4,5,6,7,8,9,10,11,12: p002 is a linear combination" "$WORK/err" ||
+    { grep "definite" "$WORK/err" >&2; fail "the warning does not name p002 and the months"; }
 fit "N-1 and pairs, p_max 4" --stations=p006,p074,p047,p061,p092 --sd-denominator=n-1 \
     --acf-denominator=pairs --pmax=4
 finish

@@ -95,3 +95,26 @@ int mu_sc_factor(const double *R, int n, double *D, int *lower, int *neg, double
     free(V);
     return 0;
 }
+
+int mu_sc_dependent(const double *R, int n, double tol, unsigned char *dep) {
+    double *L = calloc((size_t)n * n, sizeof *L);
+    if (!L) return -1;
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < i; j++) { /* row i of L against the kept columns j */
+            if (dep[j]) continue;
+            double s = R[i * n + j];
+            for (int k = 0; k < j; k++) s -= L[i * n + k] * L[j * n + k];
+            L[i * n + j] = s / L[j * n + j];
+        }
+        double d = R[i * n + i];
+        for (int k = 0; k < i; k++) d -= L[i * n + k] * L[i * n + k];
+        dep[i] = !(d > tol * R[i * n + i]);
+        count += dep[i];
+        L[i * n + i] = dep[i] ? 0 : sqrt(d);
+        if (dep[i])
+            for (int k = 0; k < i; k++) L[i * n + k] = 0;
+    }
+    free(L);
+    return count;
+}

@@ -104,6 +104,30 @@ static double year_radius(const double *phi, int pmax) {
     return exp(logn);
 }
 
+/* One warning for the months whose residual correlation has no Cholesky
+ * factor: which months, and the stations that are linear combinations of the
+ * ones before them there (the record's columns, e.g. a station built as the
+ * sum of others), which --stations can leave out. */
+static void warn_dependent(const mu_sc_hist *h, unsigned months, const unsigned char *dep) {
+    char mlist[64] = "", slist[512] = "";
+    int o = 0, ndep = 0;
+    for (int m = 0; m < 12; m++)
+        if (months >> m & 1)
+            o += snprintf(mlist + o, sizeof mlist - (size_t)o, "%s%d", o ? "," : "", m + 1);
+    o = 0;
+    for (int i = 0; i < h->nst; i++) {
+        if (!dep[i]) continue;
+        ndep++;
+        if (o < (int)sizeof slist - 64)
+            o += snprintf(slist + o, sizeof slist - (size_t)o, "%s%s", o ? ", " : "", h->names[i]);
+    }
+    mu_warn("scenarios: the residual correlation of the %d stations is not positive definite in "
+            "month(s) %s: %s %s a linear combination of the stations before %s there; the "
+            "eigen factor keeps its rank (leave %s out with --stations to use Cholesky)",
+            h->nst, mlist, ndep ? slist : "no single station", ndep == 1 ? "is" : "are",
+            ndep == 1 ? "it" : "them", ndep == 1 ? "it" : "them");
+}
+
 int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
     memset(md, 0, sizeof *md);
     int N = h->nyears, nst = h->nst, P = cfg->pmax;
@@ -230,7 +254,9 @@ int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
     /* Cross-station residual correlation per month over years 2..N (every lag
      * exists there since p_max <= 12), and its factor. */
     double *val = malloc((size_t)nst * sizeof *val), *mean = malloc((size_t)nst * sizeof *mean);
-    if (!val || !mean) rc = mu_error("out of memory");
+    unsigned char *dep = calloc(2 * (size_t)nst, 1), *anydep = dep + nst;
+    unsigned months = 0; /* bit m: month m + 1 has no Cholesky factor */
+    if (!val || !mean || !dep) rc = mu_error("out of memory");
     for (int m = 0; m < 12 && !rc; m++) {
         double *R = md->corr + (size_t)m * nst * nst, *D = md->factor + (size_t)m * nst * nst;
         for (int i = 0; i < nst; i++) {
@@ -259,14 +285,20 @@ int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
         }
         if (md->lower[m]) continue;
         md->nonpd++;
-        if (!cfg->quiet)
-            mu_warn(
-                "scenarios: month %d: the residual correlation of the %d stations is not positive "
-                "definite (%d eigenvalue(s) <= 0, smallest %.3g): using the eigen factor",
-                m + 1, nst, neg, smallest);
+        months |= 1u << m;
+        if (mu_sc_dependent(R, nst, 1e-10, dep) < 0) {
+            rc = mu_error("out of memory");
+            break;
+        }
+        for (int i = 0; i < nst; i++) anydep[i] |= dep[i];
+        mu_debug("scenarios: month %d: residual correlation not positive definite (%d "
+                 "eigenvalue(s) <= 0, smallest %.3g)",
+                 m + 1, neg, smallest);
     }
+    if (!rc && months && !cfg->quiet) warn_dependent(h, months, anydep);
     free(val);
     free(mean);
+    free(dep);
     if (rc) mu_sc_model_free(md);
     return rc;
 }

@@ -78,6 +78,11 @@ int mu_sc_cholesky(const double *A, int n, double *L);
  * or when R is not positive definite the eigen factor V diag(sqrt(max(l, 0)))
  * with rows rescaled to unit length (*lower = 0; *neg eigenvalues <= 0, *smallest). */
 int mu_sc_factor(const double *R, int n, double *D, int *lower, int *neg, double *smallest);
+/* dep[i] = 1 where variable i of the correlation matrix R is (within tol of
+ * its variance) a linear combination of the variables before it that are not
+ * themselves dependent: Cholesky in station order, skipping the zero pivots.
+ * Returns the count, or -1 when out of memory. */
+int mu_sc_dependent(const double *R, int n, double tol, unsigned char *dep);
 
 /* ---- generation (gen.c) --------------------------------------------------------- */
 
