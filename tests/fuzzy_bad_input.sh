@@ -11,12 +11,17 @@ bad() {
     for mode in exact partitioned; do
         local extra=()
         [ $mode = exact ] || extra=(--partitions=2)
-        rm -rf "$WORK/out"
+        rm -rf "$WORK/out" "$WORK/s.json"
         mkdir -p "$WORK/out"
         check_failure "$name ($mode)" "$pattern" nonzero "$WORK/out/*" \
             "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu --mode=$mode \
             "${extra[@]}" --output="$WORK/out/p.csv" --output-prefix="$WORK/out/all-" \
-            --summary="$WORK/out/s.json" "$@" || true
+            --summary="$WORK/s.json" "$@" || true
+        # The summary, when written, records the failure and its error (no answer).
+        [ ! -e "$WORK/s.json" ] || python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(not (s["exit_status"] == 1 and s.get("error") and not s["result"]))' "$WORK/s.json" ||
+            fail "$name ($mode): the summary does not record the failure"
     done
 }
 
