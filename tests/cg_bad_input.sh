@@ -12,7 +12,7 @@ bad() {
     shift 2
     rm -f "$WORK"/out.txt*
     check_failure "$name" "$pattern" 1 "$WORK/out.txt*" \
-        "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" cg --device=cpu --output="$WORK/out.txt" "$@" || true
+        "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" cg --device=cpu --output="$WORK/out.txt" "$@" || true
 }
 
 mm() { printf '%%%%MatrixMarket matrix coordinate %s\n' "$1"; }
@@ -76,7 +76,7 @@ bad "rtol out of range" "--rtol must be in [0, 1)" --poisson=2d5 --nx=4 --rtol=2
 bad "negative max-it" "--max-it must be >= 0" --poisson=2d5 --nx=4 --max-it=-1
 bad "zero scale" "--scale must be positive" --poisson=2d5 --nx=4 --scale=0
 bad "thesis with jacobi" "no --pc or --replace-every" --poisson=2d5 --nx=4 --variant=thesis --pc=jacobi
-bad "restart without a checkpoint" "cannot open checkpoint '$WORK/none.ckpt' for --restart" \
+bad "restart without a checkpoint" "cannot open checkpoint '$WORK/none.ckpt'" \
     --poisson=2d5 --nx=4 --restart --checkpoint="$WORK/none.ckpt"
 bad "output directory missing" "cannot write" --poisson=2d5 --nx=4 --output="$WORK/no/dir/x.txt"
 printf 'poisson = 2d5\nnx = 5\nbogus = 1\n' >"$WORK/deck.ini"

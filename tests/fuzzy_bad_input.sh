@@ -14,7 +14,7 @@ bad() {
         rm -rf "$WORK/out"
         mkdir -p "$WORK/out"
         check_failure "$name ($mode)" "$pattern" nonzero "$WORK/out/*" \
-            "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu --mode=$mode \
+            "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu --mode=$mode \
             "${extra[@]}" --output="$WORK/out/p.csv" --output-prefix="$WORK/out/all-" \
             --summary="$WORK/out/s.json" "$@" || true
     done

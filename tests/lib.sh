@@ -13,6 +13,12 @@ run_np() {
     "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" "$@"
 }
 
+# WRAP: a command prefix the bad-input helpers put before mpiexec (empty: none).
+WRAP=()
+# MEM_1G: runs its command under a 1 GiB address-space limit (ulimit -v), for
+# readers whose memory must follow the file's size, not the sizes it claims.
+MEM_1G=(bash -c 'ulimit -v 1048576 && exec "$@"' mem_1g)
+
 fail() {
     echo "FAIL: $*" >&2
     FAILS=$((FAILS + 1))

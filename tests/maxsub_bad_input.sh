@@ -10,7 +10,7 @@ bad() {
     shift 2
     rm -f "$WORK"/out.csv*
     check_failure "$name" "$pattern" nonzero "$WORK/out.csv*" \
-        "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" maxsub --device=cpu --output="$WORK/out.csv" "$@" || true
+        "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" maxsub --device=cpu --output="$WORK/out.csv" "$@" || true
 }
 
 printf '1 2 3\n4 x5 6\n' > "$WORK/nonnum.txt"

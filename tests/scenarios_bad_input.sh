@@ -9,7 +9,7 @@ bad() { # NAME PATTERN ARGS...: 3 ranks
     rm -rf "$WORK/out"
     mkdir -p "$WORK/out"
     check_failure "$name" "$pattern" nonzero "$WORK/out/*" \
-        "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" scenarios --device=cpu --tree=1,3 --m=32 \
+        "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" scenarios --device=cpu --tree=1,3 --m=32 \
         --output="$WORK/out/t.csv" --model="$WORK/out/m.json" --stats="$WORK/out/s.csv" \
         --summary="$WORK/out/s.json" "$@" || true
 }
