@@ -40,6 +40,27 @@ printf 'not a matrix\n' >"$WORK/banner.mtx"
 } >"$WORK/neglap.mtx"
 gzip -c "$IN/LF10.mtx" | head -c 300 >"$WORK/trunc.mtx.gz"
 
+# Hostile files (issue 19). A size line's row count is backed by entries before
+# anything of that size is made (1 GiB of address space and 20 s are plenty);
+# NUL bytes, underflowing values and non-regular files are refused by name.
+{ mm "real symmetric"; printf '100000000 100000000 1\n1 1 4\n'; } >"$WORK/rows.mtx"
+{ mm "real symmetric"; printf '2147483646 2147483646 1\n1 1 4\n'; } >"$WORK/rowsmax.mtx"
+{ mm "real symmetric"; printf '2 2 2\n1 1 4\0 5\n2 2 4\n'; } >"$WORK/nul.mtx"
+{ mm "real symmetric"; printf '2 2 2\n1 1 4\n2 2 1e-400\n'; } >"$WORK/tiny.mtx"
+WRAP=("${MEM_1G[@]}" timeout 20)
+bad "1e8 rows, 1 entry, under 1 GiB" \
+    "rows.mtx:2: 100000000 rows but 1 entries: an SPD matrix has a diagonal entry in every row" \
+    --matrix="$WORK/rows.mtx"
+bad "2^31 - 2 rows, 1 entry, under 1 GiB" "rowsmax.mtx:2: 2147483646 rows but 1 entries" \
+    --matrix="$WORK/rowsmax.mtx"
+WRAP=()
+bad "NUL byte" "nul.mtx:3: NUL byte at column 6" --matrix="$WORK/nul.mtx"
+bad "underflow" "tiny.mtx:4: value '1e-400' is below the smallest normal double" \
+    --matrix="$WORK/tiny.mtx"
+bad "directory as matrix" "$WORK/: is a directory (the matrix must be a regular file)" \
+    --matrix="$WORK/"
+bad "device as matrix" "/dev/zero: is a character device (the matrix must be a regular file)" \
+    --matrix=/dev/zero
 bad "missing file" "cannot open matrix '$WORK/none.mtx'" --matrix="$WORK/none.mtx"
 bad "not Matrix Market" "banner.mtx:1: not a Matrix Market file" --matrix="$WORK/banner.mtx"
 bad "array format" "array.mtx:1: format 'array' is not supported" --matrix="$WORK/array.mtx"
