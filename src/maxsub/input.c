@@ -72,10 +72,10 @@ int mu_in_read_text_1d(const char *path, int32_t **values, int64_t *n) {
     mu_lines r;
     MU_TRY(mu_lines_open(&r, path, "input", 0));
     vec32 a = {0};
-    int rc = 0, got;
+    int got;
     while ((got = mu_lines_next(&r)) > 0)
         if (parse_line(path, r.lineno, r.line, &a) < 0) break;
-    rc = got != 0;
+    int rc = got != 0; /* a parse error leaves got = 1 */
     mu_lines_close(&r);
     if (!rc && a.n == 0)
         rc = mu_error("%s: no values (n = 0); expected at least one integer", path);
