@@ -63,8 +63,10 @@ bad "2 x 2000 under 1 GiB" "wide.csv: the covariance of the 2 objects is singula
     --input="$WORK/wide.csv"
 bad "3 x 5000 under 1 GiB" "wide3.csv: the covariance of the 3 objects is singular: they span at most 2 dimension(s), fewer than the 5000 columns" \
     --input="$WORK/wide3.csv"
-bad "2001 x 2000 under 1 GiB" "tall.csv: 2000 columns: the covariance's exact sums need 1.18 GiB per rank, more than the" \
-    --input="$WORK/tall.csv"
+if [ ${#MEM_1G[@]} -gt 0 ]; then # without the limit (ASan) it fits, and runs for minutes
+    bad "2001 x 2000 under 1 GiB" "tall.csv: 2000 columns: the covariance's exact sums need 1.18 GiB per rank, more than the" \
+        --input="$WORK/tall.csv"
+fi
 WRAP=()
 
 bad "missing file" "cannot open input '$WORK/nope.csv'" --input="$WORK/nope.csv"
