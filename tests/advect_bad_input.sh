@@ -30,7 +30,7 @@ check_failure "negative pf" "--pf=-1: must be 0..4096" nonzero "$WORK/none" "${M
 python3 -c "import struct; open('$WORK/one.bin','wb').write(struct.pack('<192f', *([0.5]*192)))"
 check_failure "missing fields" "holds 1 field(s) but the deck asks for 2" nonzero "$WORK/none" \
     "${M[@]}" "${small[@]}" --fields=2 --init=file --init-file="$WORK/one.bin" --steps=1
-check_failure "init file missing" "--init-file=$WORK/nope.bin: cannot open it" nonzero "$WORK/none" \
+check_failure "init file missing" "cannot open --init-file '$WORK/nope.bin'" nonzero "$WORK/none" \
     "${M[@]}" "${small[@]}" --init=file --init-file="$WORK/nope.bin" --steps=1
 check_failure "init=file without the file" "--init=file needs --init-file=FILE" nonzero "$WORK/none" \
     "${M[@]}" "${small[@]}" --init=file

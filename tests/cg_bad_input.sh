@@ -12,7 +12,7 @@ bad() {
     shift 2
     rm -f "$WORK"/out.txt*
     check_failure "$name" "$pattern" 1 "$WORK/out.txt*" \
-        "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" cg --device=cpu --output="$WORK/out.txt" "$@" || true
+        "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" cg --device=cpu --output="$WORK/out.txt" "$@" || true
 }
 
 mm() { printf '%%%%MatrixMarket matrix coordinate %s\n' "$1"; }
@@ -40,6 +40,27 @@ printf 'not a matrix\n' >"$WORK/banner.mtx"
 } >"$WORK/neglap.mtx"
 gzip -c "$IN/LF10.mtx" | head -c 300 >"$WORK/trunc.mtx.gz"
 
+# Hostile files (issue 19). A size line's row count is backed by entries before
+# anything of that size is made (1 GiB of address space and 20 s are plenty);
+# NUL bytes, underflowing values and non-regular files are refused by name.
+{ mm "real symmetric"; printf '100000000 100000000 1\n1 1 4\n'; } >"$WORK/rows.mtx"
+{ mm "real symmetric"; printf '2147483646 2147483646 1\n1 1 4\n'; } >"$WORK/rowsmax.mtx"
+{ mm "real symmetric"; printf '2 2 2\n1 1 4\0 5\n2 2 4\n'; } >"$WORK/nul.mtx"
+{ mm "real symmetric"; printf '2 2 2\n1 1 4\n2 2 1e-400\n'; } >"$WORK/tiny.mtx"
+WRAP=("${MEM_1G[@]}" timeout 20)
+bad "1e8 rows, 1 entry, under 1 GiB" \
+    "rows.mtx:2: 100000000 rows but 1 entries: an SPD matrix has a diagonal entry in every row" \
+    --matrix="$WORK/rows.mtx"
+bad "2^31 - 2 rows, 1 entry, under 1 GiB" "rowsmax.mtx:2: 2147483646 rows but 1 entries" \
+    --matrix="$WORK/rowsmax.mtx"
+WRAP=()
+bad "NUL byte" "nul.mtx:3: NUL byte at column 6" --matrix="$WORK/nul.mtx"
+bad "underflow" "tiny.mtx:4: value '1e-400' is below the smallest normal double" \
+    --matrix="$WORK/tiny.mtx"
+bad "directory as matrix" "$WORK/: is a directory (the matrix must be a regular file)" \
+    --matrix="$WORK/"
+bad "device as matrix" "/dev/zero: is a character device (the matrix must be a regular file)" \
+    --matrix=/dev/zero
 bad "missing file" "cannot open matrix '$WORK/none.mtx'" --matrix="$WORK/none.mtx"
 bad "not Matrix Market" "banner.mtx:1: not a Matrix Market file" --matrix="$WORK/banner.mtx"
 bad "array format" "array.mtx:1: format 'array' is not supported" --matrix="$WORK/array.mtx"
@@ -76,7 +97,7 @@ bad "rtol out of range" "--rtol must be in [0, 1)" --poisson=2d5 --nx=4 --rtol=2
 bad "negative max-it" "--max-it must be >= 0" --poisson=2d5 --nx=4 --max-it=-1
 bad "zero scale" "--scale must be positive" --poisson=2d5 --nx=4 --scale=0
 bad "thesis with jacobi" "no --pc or --replace-every" --poisson=2d5 --nx=4 --variant=thesis --pc=jacobi
-bad "restart without a checkpoint" "cannot open checkpoint '$WORK/none.ckpt' for --restart" \
+bad "restart without a checkpoint" "cannot open checkpoint '$WORK/none.ckpt'" \
     --poisson=2d5 --nx=4 --restart --checkpoint="$WORK/none.ckpt"
 bad "output directory missing" "cannot write" --poisson=2d5 --nx=4 --output="$WORK/no/dir/x.txt"
 printf 'poisson = 2d5\nnx = 5\nbogus = 1\n' >"$WORK/deck.ini"

@@ -43,6 +43,9 @@ signal_case() {
     expect_eq "$sig on $np ranks: exit status" "$rc" 3
     [ "$rc" = 3 ] || { tail -n 5 "$WORK/sig.err" "$WORK/sig.out" >&2; return; }
     grep -q "stopped by SIG$sig at iteration" "$WORK/sig.err" || fail "$sig: no stop message"
+    # Not computed, so not printed as 0 (issue 19).
+    grep -q "^cg: stopped .* true_residual=not-computed " "$WORK/sig.out" ||
+        fail "$sig: the stopped run's line lacks true_residual=not-computed: $(cat "$WORK/sig.out")"
     [ -s "$WORK/sig.ckpt" ] || { fail "$sig: no checkpoint"; return; }
     local k end
     k=$(grep -o 'stopped by SIG[A-Z0-9]* at iteration [0-9]*' "$WORK/sig.err" | awk '{ print $NF }')

@@ -10,7 +10,7 @@ bad() {
     shift 2
     rm -f "$WORK"/out.csv*
     check_failure "$name" "$pattern" nonzero "$WORK/out.csv*" \
-        "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" maxsub --device=cpu --output="$WORK/out.csv" "$@" || true
+        "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" maxsub --device=cpu --output="$WORK/out.csv" "$@" || true
 }
 
 printf '1 2 3\n4 x5 6\n' > "$WORK/nonnum.txt"
@@ -40,6 +40,26 @@ bad "min above max" "min <= max" --n=5 --min=3 --max=1
 bad "missing deck" "cannot open job deck" --config="$WORK/none.ini"
 printf 'n = 10\nwhat = 3\n' > "$WORK/deck.ini"
 bad "unknown deck key" "deck.ini:2: unknown key 'what'" --config="$WORK/deck.ini"
+# Hostile files (issue 19): a NUL byte ends no line silently; only regular
+# files are read, as input or as job deck (a FIFO would block, so this is also
+# a time bound).
+printf '1 2\0 3 4\n' >"$WORK/nul.txt"
+printf '1 2\n3 4\0 5\n' >"$WORK/nul2.txt"
+mkfifo "$WORK/fifo"
+bad "NUL byte, 1-D" "nul.txt:1: NUL byte at column 4" --input="$WORK/nul.txt"
+bad "NUL byte, 2-D" "nul2.txt:2: NUL byte at column 4" --dim=2 --input="$WORK/nul2.txt"
+bad "directory as input" "$WORK/: is a directory (the input must be a regular file)" \
+    --input="$WORK/"
+bad "directory as binary input" "$WORK/: is a directory (the input must be a regular file)" \
+    --input="$WORK/" --format=bin
+bad "FIFO as input" "$WORK/fifo: is a FIFO (named pipe) (the input must be a regular file)" \
+    --input="$WORK/fifo"
+bad "directory as FASTA" "$WORK/: is a directory (the FASTA file must be a regular file)" \
+    --fasta="$WORK/"
+bad "directory as job deck" "$WORK/: is a directory (the job deck must be a regular file)" \
+    --config="$WORK/"
+bad "device as job deck" "/dev/null: is a character device (the job deck must be a regular file)" \
+    --config=/dev/null
 bad "output directory missing" "cannot write" --n=5 --output="$WORK/no/such/dir/out.csv"
 bad "fasta and input together" "exclude each other" --input="$WORK/nonnum.txt" --fasta=x.fa
 bad "unwritable summary" "cannot write" --n=5 --summary="$WORK/no/dir/s.json"

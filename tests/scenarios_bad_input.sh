@@ -9,7 +9,7 @@ bad() { # NAME PATTERN ARGS...: 3 ranks
     rm -rf "$WORK/out"
     mkdir -p "$WORK/out"
     check_failure "$name" "$pattern" nonzero "$WORK/out/*" \
-        "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" scenarios --device=cpu --tree=1,3 --m=32 \
+        "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" scenarios --device=cpu --tree=1,3 --m=32 \
         --output="$WORK/out/t.csv" --model="$WORK/out/m.json" --stats="$WORK/out/s.csv" \
         --summary="$WORK/out/s.json" "$@" || true
 }
@@ -75,4 +75,32 @@ bad "output in a missing directory" "cannot write '$WORK/nodir/t.json'" --input=
 GNUPLOT=/nonexistent/gnuplot bad "plot without gnuplot" \
     "--plot needs gnuplot, and '/nonexistent/gnuplot' was not found" --input="$WORK/ok.csv" \
     --plot="$WORK/out/p.png"
+# Hostile files (issue 19): a header of 200000 stations (3 MB, quadratic before:
+# 0.8 MB took 1.8 s) is read in linear time (10 s bound); a CR-only file of
+# 5.4 MB is one line over the 4 MiB limit; too many columns; underflow; NUL;
+# non-regular files.
+python3 - "$WORK" <<'PY'
+import sys
+w = sys.argv[1]
+open(w + "/widehdr.csv", "w").write("year,month," + ",".join("station%07d" % i for i in range(200000)) + "\n")
+open(w + "/fields.csv", "w").write("year,month" + ",s" * 300000 + "\n")
+row = ",".join(["1234.5678"] * 40)
+lines = ["year,month," + ",".join("s%d" % i for i in range(40))]
+lines += ["%d,%d,%s" % (y, m, row) for y in range(1000, 1000 + 1100) for m in range(1, 13)]
+open(w + "/cr.csv", "w", newline="").write("\r".join(lines) + "\r")
+PY
+printf 'year,month,a\n1950,1,1e-400\n' >"$WORK/tiny.csv"
+printf 'year,month,a\n1950,1,5\0,6\n' >"$WORK/nul.csv"
+WRAP=(timeout 10)
+bad "wide header in linear time" "widehdr.csv: short record: 0 year(s)" --input="$WORK/widehdr.csv"
+bad "CR-only line endings" "cr.csv:1: line longer than 4194304 bytes (lines that end in CR only? use LF or CR LF)" \
+    --input="$WORK/cr.csv"
+bad "too many columns" "fields.csv:1: 300002 fields: at most 262144 columns are supported" \
+    --input="$WORK/fields.csv"
+WRAP=()
+bad "underflow" "tiny.csv:2: station a, 1950-01: '1e-400' is below the smallest normal double" \
+    --input="$WORK/tiny.csv"
+bad "NUL byte" "nul.csv:2: NUL byte at column 9" --input="$WORK/nul.csv"
+bad "directory as input" "$WORK/: is a directory (the input must be a regular file)" \
+    --input="$WORK/"
 finish

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "advect/advect.h"
 #include "core/error.h"
+#include "core/infile.h"
 
 static double shape(const adv_cfg *c, const double p[3]) {
     double r2 = 0, cheb = 0;
@@ -36,16 +37,15 @@ int adv_init_fields_file(adv_state *s) {
     const adv_cfg *c = s->cfg;
     int N = s->N, nall = s->nall, nz = s->nl[2];
     int64_t per_field = c->n[0] * c->n[1] * c->n[2];
-    FILE *f = fopen(c->init_file, "rb");
-    if (!f) return mu_error("--init-file=%s: cannot open it", c->init_file);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
+    int64_t size;
+    FILE *f = mu_infile_open(c->init_file, "--init-file", &size);
+    if (!f) return 1;
     int64_t floats = size / 4;
     if (size % 4 || floats % per_field) {
         fclose(f);
-        return mu_error("--init-file=%s: %ld bytes is not a whole number of float32 fields of "
+        return mu_error("--init-file=%s: %lld bytes is not a whole number of float32 fields of "
                         "%lld cells",
-                        c->init_file, size, (long long)per_field);
+                        c->init_file, (long long)size, (long long)per_field);
     }
     if (floats / per_field != nall) {
         fclose(f);

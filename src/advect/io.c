@@ -7,6 +7,7 @@
 #include <string.h>
 #include "advect/advect.h"
 #include "core/error.h"
+#include "core/infile.h"
 #include "core/output.h"
 
 static const char magic[8] = "MUADV01";
@@ -129,12 +130,12 @@ int adv_checkpoint_write(adv_state *s, const char *path) {
 int adv_checkpoint_read(adv_state *s, const char *path) {
     const adv_cfg *c = s->cfg;
     int nall = s->nall, nz = s->nl[2];
-    FILE *f = fopen(path, "rb");
+    FILE *f = mu_infile_open(path, "checkpoint", NULL);
     int rc = 0;
     char m[8];
     int64_t h[5];
     if (!f) {
-        rc = mu_error("--restart=%s: cannot open it", path);
+        rc = 1;
     } else if (fread(m, 1, 8, f) != 8 || memcmp(m, magic, 8) || fread(h, sizeof h[0], 5, f) != 5) {
         rc = mu_error("--restart=%s: not an advect checkpoint", path);
     } else if (h[0] != c->n[0] || h[1] != c->n[1] || h[2] != c->n[2] || h[3] != nall) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "advect/advect.h"
 #include "core/error.h"
+#include "core/infile.h"
 
 static float *file_wind; /* 3 arrays nz x nx x ny (z fastest), or NULL */
 /* The stream function at the cell corners (i dx, j dy), (nx + 1) x (ny + 1),
@@ -116,8 +117,8 @@ int adv_wind_load(const adv_cfg *c, MPI_Comm comm) {
     if (c->wind == ADV_WIND_ROTATION || c->wind == ADV_WIND_SWIRL) return corner_table(c);
     if (c->wind != ADV_WIND_FILE) return 0;
     int64_t cells = c->n[0] * c->n[1] * c->n[2];
-    FILE *f = fopen(c->wind_file, "rb");
-    if (!f) return mu_error("--wind-file=%s: cannot open it", c->wind_file);
+    FILE *f = mu_infile_open(c->wind_file, "--wind-file", NULL);
+    if (!f) return 1;
     file_wind = malloc((size_t)(3 * cells) * sizeof *file_wind);
     if (!file_wind) {
         fclose(f);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/infile.h"
 
 static const char MAGIC[8] = {'M', 'U', 'C', 'G', 'C', 'K', '0', '1'};
 
@@ -106,9 +107,9 @@ int cg_checkpoint_read(mu_app *app, const char *path, cg_ckpt *want, const cg_ma
     /* A missing file is the common mistake: say so plainly, before MPI-IO does. */
     int rc = 0;
     if (app->rank == 0) {
-        FILE *f = fopen(path, "rb");
+        FILE *f = mu_infile_open(path, "checkpoint", NULL);
         if (!f)
-            rc = mu_error("cannot open checkpoint '%s' for --restart: %s", path, strerror(errno));
+            rc = 1;
         else
             fclose(f);
     }

@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cg/mmio.h"
 #include "core/error.h"
+#include "core/infile.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <zlib.h>
 
 enum { LINE_MAX_LEN = 1024 };
@@ -22,6 +24,7 @@ typedef struct {
 /* Next line into r->buf without its newline: 1, 0 at end of file, -1 on error. */
 static int next_line(reader *r) {
     int err = 0;
+    z_off_t at = gztell(r->f);
     if (!gzgets(r->f, r->buf, sizeof r->buf)) {
         const char *msg = gzerror(r->f, &err);
         if (err == Z_BUF_ERROR)
@@ -32,7 +35,9 @@ static int next_line(reader *r) {
         return 0;
     }
     r->line++;
-    size_t len = strlen(r->buf);
+    /* gzgets copies NUL bytes too: the bytes it took beyond strlen hold one. */
+    size_t len = strlen(r->buf), took = (size_t)(gztell(r->f) - at);
+    if (took > len && mu_text_check_nul(r->path, r->line, r->buf, took)) return -1;
     if (len > LINE_MAX_LEN && r->buf[len - 1] != '\n')
         return mu_error("%s:%ld: line longer than %d characters", r->path, r->line, LINE_MAX_LEN),
                -1;
@@ -126,11 +131,11 @@ static int parse_value(const reader *r, const char *tok, int integer, double *v)
         *v = (double)x;
         return 0;
     }
-    double x = strtod(tok, &end);
-    if (end == tok || *end) return mu_error("%s:%ld: '%s' is not a number", r->path, r->line, tok);
-    if (!isfinite(x))
-        return mu_error("%s:%ld: value '%s' is not a finite number", r->path, r->line, tok);
-    *v = x;
+    mu_num k = mu_num_parse(tok, v);
+    if (k == MU_NUM_BAD) return mu_error("%s:%ld: '%s' is not a number", r->path, r->line, tok);
+    if (k != MU_NUM_OK)
+        return mu_error("%s:%ld: value '%s' %s", r->path, r->line, tok,
+                        k == MU_NUM_UNDERFLOW ? mu_num_why(k) : "is not a finite number");
     return 0;
 }
 
@@ -295,10 +300,13 @@ static int build_csr(cg_mm *m, const triples *t, int64_t count) {
 int cg_mm_read(const char *path, cg_mm *m) {
     memset(m, 0, sizeof *m);
     reader r = {.path = path};
-    r.f = gzopen(path, "rb");
-    if (!r.f)
-        return mu_error("cannot open matrix '%s': %s", path,
-                        errno ? strerror(errno) : "gzopen failed");
+    int fd = mu_infile_fd(path, "matrix", NULL);
+    if (fd < 0) return 1;
+    r.f = gzdopen(fd, "rb");
+    if (!r.f) {
+        close(fd);
+        return mu_error("cannot open matrix '%s': %s", path, "out of memory");
+    }
     int pattern = 0, integer = 0, rc = parse_banner(&r, m, &pattern, &integer), got = 0;
     /* Comments and blank lines, then the size line. */
     while (!rc && (got = next_line(&r)) > 0)
@@ -326,6 +334,11 @@ int cg_mm_read(const char *path, cg_mm *m) {
     m->n = rows;
     triples t = {0};
     if (!rc) rc = read_entries(&r, m, pattern, integer, declared, size_line, &t);
+    /* Only now are arrays of the rows made: their count must be backed by entries. */
+    if (!rc && declared < rows)
+        rc = mu_error("%s:%ld: %lld rows but %lld entries: an SPD matrix has a diagonal entry in "
+                      "every row",
+                      path, size_line, rows, declared);
     gzclose(r.f);
     m->entries = declared;
     if (!rc) rc = build_csr(m, &t, declared);

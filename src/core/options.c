@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/options.h"
 #include "core/error.h"
+#include "core/infile.h"
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -151,8 +152,8 @@ static int deck_entry(void *user, const char *section, const char *name, const c
 }
 
 static int read_deck(mu_opts *o, const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return mu_error("cannot open job deck '%s': %s", path, strerror(errno));
+    FILE *f = mu_infile_open(path, "job deck", NULL);
+    if (!f) return 1;
     deck_ctx d = {o, path, f, 0, 0};
     int rc = ini_parse_stream(deck_read_line, &d, deck_entry, &d);
     fclose(f);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/infile.h"
 #include "fuzzy/run.h"
 
 static const char MAGIC[8] = {'M', 'U', 'F', 'Z', 'C', 'K', '0', '1'};
@@ -68,8 +69,8 @@ int mu_fz_ckpt_write(const char *path, int64_t n, int F, uint64_t fp, int64_t do
 }
 
 int mu_fz_ckpt_read(const char *path, int64_t n, int F, uint64_t fp, int64_t *done, double *rec) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return mu_error("cannot open checkpoint '%s' for --restart: %s", path, strerror(errno));
+    FILE *f = mu_infile_open(path, "checkpoint", NULL);
+    if (!f) return 1;
     header h;
     int rc = 0;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, MAGIC, sizeof MAGIC) != 0)

@@ -45,6 +45,19 @@ int mu_fz_gen_schools(int64_t n, uint64_t seed, mu_fz_data *d);
  * (names the first object's line). */
 int mu_fz_check_columns(const char *path, const mu_fz_data *d);
 
+/* The largest |value| read: the covariance squares the values and sums them
+ * over the objects, so larger ones overflow it (a file:line error instead). */
+#define MU_FZ_MAX_ABS 1e150
+#define MU_FZ_MAX_ABS_TEXT "1e150"
+
+/* Checks that the covariance can be nonsingular: n objects span at most n - 1
+ * dimensions, so F columns need more than F objects. */
+int mu_fz_check_shape(const char *path, const mu_fz_data *d);
+
+/* Bytes mu_fz_moments and the model take for F features (the exact sums of
+ * the F (F + 1) / 2 cross products dominate). */
+double mu_fz_model_bytes(int F);
+
 /* Rank 0's data to every rank (n, F, names, values, labels). Collective. */
 int mu_fz_bcast(MPI_Comm comm, mu_fz_data *d);
 void mu_fz_free(mu_fz_data *d);
@@ -54,9 +67,10 @@ void mu_fz_free(mu_fz_data *d);
 /* Mean and covariance (two passes, divisor n - 1) of the n objects, of which
  * this rank holds nloc rows. Sums are exact (core/exactsum.h) and reduced over
  * comm (MPI_COMM_NULL: none), so the result is bitwise the same however the
- * rows are spread over ranks. cov: F x F. Collective. */
-void mu_fz_moments(const double *x, int64_t nloc, int F, int64_t n, MPI_Comm comm, double *mean,
-                   double *cov);
+ * rows are spread over ranks. cov: F x F. Collective. Returns 0, or 1 on
+ * every rank when one lacks memory (reported through mu_error_collective). */
+int mu_fz_moments(const double *x, int64_t nloc, int F, int64_t n, MPI_Comm comm, double *mean,
+                  double *cov);
 
 /* log det C by Cholesky (C is not changed). Returns 0, or 1 with *bad_col = the
  * first column whose pivot is not positive (C singular or not SPD). */

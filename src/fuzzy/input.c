@@ -9,6 +9,7 @@
 #include <string.h>
 #include "fuzzy/fuzzy.h"
 #include "core/error.h"
+#include "core/infile.h"
 #include "core/philox.h"
 
 typedef struct {
@@ -70,14 +71,9 @@ static int split(char *line, char sep, fields *fl) {
 }
 
 /* 1: the whole field is a number (strtod's syntax, so nan and inf count here). */
-static int numeric(const char *s, double *v) {
-    if (!*s) return 0;
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || *end) return 0;
-    if (v) *v = x;
-    return 1;
+static int numeric(const char *s) {
+    double v;
+    return mu_num_parse(s, &v) != MU_NUM_BAD;
 }
 
 static int is_comment(const char *line) {
@@ -112,23 +108,45 @@ static int label_id(mu_fz_data *d, const char *text, int *cap, int32_t *id) {
 
 typedef struct {
     const char *path;
-    FILE *f;
-    char *line;
-    size_t cap;
+    mu_lines in;
+    char *line; /* in.line */
     long lineno;
     fields fl;
 } reader;
 
-/* The next line that is not blank or a comment; 0 at the end of the file. */
+/* The next line that is not blank or a comment: 1, 0 at the end of the file,
+ * -1 after mu_error(). */
 static int next_line(reader *r) {
-    for (;;) {
-        ssize_t len = getline(&r->line, &r->cap, r->f);
-        if (len < 0) return 0;
-        r->lineno++;
-        while (len > 0 && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r'))
-            r->line[--len] = '\0';
-        if (!is_comment(r->line)) return 1;
-    }
+    int got;
+    while ((got = mu_lines_next(&r->in)) > 0 && is_comment(r->in.line)) continue;
+    r->line = r->in.line;
+    r->lineno = r->in.lineno;
+    return got;
+}
+
+/* One cell's value: a finite double of a size the covariance can square. */
+static int cell_value(const reader *r, const char *cell, int col, const char *name,
+                      const char *hint, double *v) {
+    mu_num k = mu_num_parse(cell, v);
+    char tok[40];
+    snprintf(tok, sizeof tok, "%.32s", cell);
+    if (k == MU_NUM_BAD)
+        return mu_error("%s:%ld: column %d ('%s'): '%s' is not a number%s", r->path, r->lineno, col,
+                        name, tok,
+                        !*cell                ? " (empty cell)"
+                        : !strcmp(cell, "NA") ? " (missing values are not supported)"
+                                              : hint);
+    if (k == MU_NUM_NAN || k == MU_NUM_INF)
+        return mu_error("%s:%ld: column %d ('%s'): %s is not allowed (finite numbers only)",
+                        r->path, r->lineno, col, name, k == MU_NUM_NAN ? "NaN" : "Inf");
+    if (k != MU_NUM_OK)
+        return mu_error("%s:%ld: column %d ('%s'): '%s' %s", r->path, r->lineno, col, name, tok,
+                        mu_num_why(k));
+    if (fabs(*v) > MU_FZ_MAX_ABS)
+        return mu_error("%s:%ld: column %d ('%s'): '%s' is too large: |x| must be at most %s (the "
+                        "covariance squares the values)",
+                        r->path, r->lineno, col, name, tok, MU_FZ_MAX_ABS_TEXT);
+    return 0;
 }
 
 static int grow(mu_fz_data *d, int64_t *cap, int F) {
@@ -146,7 +164,9 @@ static int grow(mu_fz_data *d, int64_t *cap, int F) {
 }
 
 static int read_body(reader *r, mu_fz_data *d, const char *header, const char *label_column) {
-    if (!next_line(r)) return mu_error("%s: no data (the file is empty)", r->path);
+    int got = next_line(r);
+    if (got < 0) return 1;
+    if (!got) return mu_error("%s: no data (the file is empty)", r->path);
     char sep = strchr(r->line, ',') ? ',' : strchr(r->line, ';') ? ';' : 0;
     char *first = dup_str(r->line);
     if (!first) return mu_error("out of memory");
@@ -156,7 +176,7 @@ static int read_body(reader *r, mu_fz_data *d, const char *header, const char *l
     int has_header = !strcmp(header, "yes");
     if (!strcmp(header, "auto"))
         for (int c = 0; c < ncol; c++)
-            if (!numeric(r->fl.f[c], NULL)) has_header = 1;
+            if (!numeric(r->fl.f[c])) has_header = 1;
     /* The label column: a header name first, then a 1-based number. */
     int lab = -1;
     if (label_column) {
@@ -195,21 +215,23 @@ static int read_body(reader *r, mu_fz_data *d, const char *header, const char *l
         free(first);
         return mu_error("out of memory");
     }
+    int oom = 0;
     for (int c = 0, k = 0; c < ncol; c++) {
         if (c == lab) continue;
         char buf[32];
         snprintf(buf, sizeof buf, "x%d", k + 1);
-        d->names[k++] = dup_str(has_header ? r->fl.f[c] : buf);
+        oom |= !(d->names[k++] = dup_str(has_header ? r->fl.f[c] : buf));
     }
     if (lab >= 0) {
         char buf[32];
         snprintf(buf, sizeof buf, "column%d", lab + 1);
         d->label_column = dup_str(has_header ? r->fl.f[lab] : buf);
         d->label = malloc(sizeof *d->label); /* grown with x */
-        if (!d->label) {
-            free(first);
-            return mu_error("out of memory");
-        }
+        oom |= !d->label_column || !d->label;
+    }
+    if (oom) {
+        free(first);
+        return mu_error("out of memory");
     }
     int64_t cap = 0;
     int label_cap = 0;
@@ -221,7 +243,10 @@ static int read_body(reader *r, mu_fz_data *d, const char *header, const char *l
     }
     free(first);
     for (;;) {
-        if (!have && !next_line(r)) break;
+        if (!have && (got = next_line(r)) <= 0) {
+            if (got < 0) return 1;
+            break;
+        }
         have = 0;
         MU_TRY(split(r->line, sep, &r->fl));
         if (r->fl.n != ncol)
@@ -239,22 +264,10 @@ static int read_body(reader *r, mu_fz_data *d, const char *header, const char *l
                 MU_TRY(label_id(d, cell, &label_cap, &d->label[d->n]));
                 continue;
             }
-            double v;
-            if (!numeric(cell, &v)) {
-                char tok[40];
-                snprintf(tok, sizeof tok, "%.32s", cell);
-                return mu_error("%s:%ld: column %d ('%s'): '%s' is not a number%s", r->path,
-                                r->lineno, c + 1, d->names[k], tok,
-                                !*cell                ? " (empty cell)"
-                                : !strcmp(cell, "NA") ? " (missing values are not supported)"
-                                : label_column || d->n != 0
-                                    ? ""
-                                    : " (a label column? see --label-column)");
-            }
-            if (!isfinite(v))
-                return mu_error("%s:%ld: column %d ('%s'): %s is not allowed (finite numbers only)",
-                                r->path, r->lineno, c + 1, d->names[k], isnan(v) ? "NaN" : "Inf");
-            row[k++] = v;
+            const char *hint =
+                label_column || d->n != 0 ? "" : " (a label column? see --label-column)";
+            MU_TRY(cell_value(r, cell, c + 1, d->names[k], hint, &row[k]));
+            k++;
         }
         d->n++;
     }
@@ -269,11 +282,9 @@ static int read_body(reader *r, mu_fz_data *d, const char *header, const char *l
 int mu_fz_read(const char *path, const char *header, const char *label_column, mu_fz_data *d) {
     memset(d, 0, sizeof *d);
     reader r = {.path = path};
-    r.f = fopen(path, "r");
-    if (!r.f) return mu_error("cannot open input '%s': %s", path, strerror(errno));
+    MU_TRY(mu_lines_open(&r.in, path, "input", 0));
     int rc = read_body(&r, d, header, label_column);
-    fclose(r.f);
-    free(r.line);
+    mu_lines_close(&r.in);
     free(r.fl.f);
     if (rc) mu_fz_free(d);
     return rc;
@@ -290,6 +301,13 @@ int mu_fz_check_columns(const char *path, const mu_fz_data *d) {
                             path, (long long)d->first_line, d->names[f], v);
     }
     return 0;
+}
+
+int mu_fz_check_shape(const char *path, const mu_fz_data *d) {
+    if (d->n > d->F) return 0;
+    return mu_error("%s: the covariance of the %lld objects is singular: they span at most %lld "
+                    "dimension(s), fewer than the %d columns (more objects than columns needed)",
+                    path, (long long)d->n, (long long)d->n - 1, d->F);
 }
 
 /* "x,y;x,y;...": the centres, all of one dimension. */

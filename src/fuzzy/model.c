@@ -9,17 +9,39 @@
 #include "core/log.h"
 #include "mpi/wait.h"
 
-/* Sums count accumulators over comm, exactly (every rank count gives the same words). */
-static void xsum_reduce(mu_xsum *s, int count, MPI_Comm comm) {
-    for (int i = 0; i < count; i++) mu_xsum_normalize(&s[i]);
-    if (comm != MPI_COMM_NULL) mu_allreduce(s, count * MU_XSUM_WORDS, MPI_INT64_T, MPI_SUM, comm);
+/* Sums count accumulators over comm, exactly (every rank count gives the same
+ * words); in chunks, as MPI counts are int. */
+static void xsum_reduce(mu_xsum *s, int64_t count, MPI_Comm comm) {
+    for (int64_t i = 0; i < count; i++) mu_xsum_normalize(&s[i]);
+    if (comm == MPI_COMM_NULL) return;
+    const int64_t chunk = (int64_t)1 << 24;
+    for (int64_t i = 0; i < count; i += chunk) {
+        int64_t m = count - i < chunk ? count - i : chunk;
+        mu_allreduce(s + i, (int)(m * MU_XSUM_WORDS), MPI_INT64_T, MPI_SUM, comm);
+    }
 }
 
-void mu_fz_moments(const double *x, int64_t nloc, int F, int64_t n, MPI_Comm comm, double *mean,
-                   double *cov) {
-    int npair = F * (F + 1) / 2;
+double mu_fz_model_bytes(int F) {
+    double npair = (double)F * (F + 1) / 2;
+    /* The accumulators, then cov, the Cholesky factor and the plot's two F x F. */
+    return (npair > F ? npair : F) * (double)sizeof(mu_xsum) + 4.0 * F * F * sizeof(double);
+}
+
+int mu_fz_moments(const double *x, int64_t nloc, int F, int64_t n, MPI_Comm comm, double *mean,
+                  double *cov) {
+    int64_t npair = (int64_t)F * (F + 1) / 2;
     mu_xsum *acc = malloc((size_t)(npair > F ? npair : F) * sizeof *acc);
     double *d = malloc((size_t)F * sizeof *d);
+    int rc = !acc || !d ? mu_error("out of memory for the covariance's exact sums (%lld x %zu "
+                                   "bytes)",
+                                   (long long)npair, sizeof *acc)
+                        : 0;
+    if (comm != MPI_COMM_NULL) rc = mu_error_collective(comm, rc);
+    if (rc) {
+        free(acc);
+        free(d);
+        return 1;
+    }
     /* Pass 1: the mean. */
     for (int f = 0; f < F; f++) mu_xsum_zero(&acc[f]);
     for (int64_t i = 0; i < nloc; i++)
@@ -30,20 +52,24 @@ void mu_fz_moments(const double *x, int64_t nloc, int F, int64_t n, MPI_Comm com
     xsum_reduce(acc, F, comm);
     for (int f = 0; f < F; f++) mean[f] = mu_xsum_round(&acc[f], NULL) / (double)n;
     /* Pass 2: centred cross products, upper triangle. */
-    for (int k = 0; k < npair; k++) mu_xsum_zero(&acc[k]);
+    for (int64_t k = 0; k < npair; k++) mu_xsum_zero(&acc[k]);
     for (int64_t i = 0; i < nloc; i++) {
         for (int f = 0; f < F; f++) d[f] = x[i * F + f] - mean[f];
-        for (int a = 0, k = 0; a < F; a++)
+        int64_t k = 0;
+        for (int a = 0; a < F; a++)
             for (int b = a; b < F; b++, k++) mu_xsum_add(&acc[k], d[a] * d[b]);
         if ((i & 0x3fffffff) == 0x3fffffff)
-            for (int k = 0; k < npair; k++) mu_xsum_normalize(&acc[k]);
+            for (k = 0; k < npair; k++) mu_xsum_normalize(&acc[k]);
     }
     xsum_reduce(acc, npair, comm);
-    for (int a = 0, k = 0; a < F; a++)
+    int64_t k = 0;
+    for (int a = 0; a < F; a++)
         for (int b = a; b < F; b++, k++)
-            cov[a * F + b] = cov[b * F + a] = mu_xsum_round(&acc[k], NULL) / (double)(n - 1);
+            cov[(int64_t)a * F + b] = cov[(int64_t)b * F + a] =
+                mu_xsum_round(&acc[k], NULL) / (double)(n - 1);
     free(acc);
     free(d);
+    return 0;
 }
 
 int mu_fz_logdet(const double *C, int F, double *logdet, int *bad_col) {

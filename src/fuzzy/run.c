@@ -10,6 +10,7 @@
 #include <string.h>
 #include "fuzzy/run.h"
 #include "core/error.h"
+#include "core/memory.h"
 #include "core/log.h"
 #include "core/signals.h"
 #include "core/summary.h"
@@ -150,12 +151,22 @@ static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
         if (!rc && !c->exact && c->partitions > s->d.n)
             rc = mu_error("--partitions=%d: more partitions than the %lld objects", c->partitions,
                           (long long)s->d.n);
+        if (!rc) rc = mu_fz_check_shape(c->input ? c->input : "generated data", &s->d);
     }
     MU_TRY(mu_error_collective(app->comm, rc));
     int64_t hdr[2] = {s->d.n, s->d.F};
     MPI_Bcast(hdr, 2, MPI_INT64_T, 0, app->comm);
     s->n = hdr[0];
     s->F = (int)hdr[1];
+    /* The model's memory, before the copies and the sums take it. */
+    double need = mu_fz_model_bytes(s->F), have = mu_mem_rank_available(app->dev.local_size);
+    if (need > have)
+        rc = mu_error("%s: %d columns: the covariance's exact sums need %.3g GiB per rank, more "
+                      "than the %.3g GiB this rank may use (available memory over the node's "
+                      "ranks, and ulimit -v)",
+                      c->input ? c->input : "generated data", s->F, need / 1073741824.0,
+                      have / 1073741824.0);
+    MU_TRY(mu_error_collective(app->comm, rc));
     s->p = c->partitions;
     double bytes = (double)s->n * s->F * sizeof(double);
     s->ring = c->exact && (c->ring_mode == 1 || (c->ring_mode == 2 && bytes > c->mem_limit));
@@ -282,7 +293,8 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
     int rc = !s->mean || !s->cov ? mu_error("out of memory") : 0;
     MU_TRY(mu_error_collective(app->comm, rc));
     mu_timer_begin("moments");
-    mu_fz_moments(s->x + s->sum0 * F, s->sum1 - s->sum0, F, s->n, app->comm, s->mean, s->cov);
+    MU_TRY(
+        mu_fz_moments(s->x + s->sum0 * F, s->sum1 - s->sum0, F, s->n, app->comm, s->mean, s->cov));
     if (c->zscore) {
         s->shift = malloc((size_t)F * sizeof *s->shift);
         s->scale = malloc((size_t)F * sizeof *s->scale);
@@ -316,7 +328,8 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
                 for (int f = 0; f < F; f++)
                     s->z[i * F + f] = (s->d.x[i * F + f] - s->shift[f]) / s->scale[f];
         }
-        mu_fz_moments(s->x + s->sum0 * F, s->sum1 - s->sum0, F, s->n, app->comm, s->mean, s->cov);
+        MU_TRY(mu_fz_moments(s->x + s->sum0 * F, s->sum1 - s->sum0, F, s->n, app->comm, s->mean,
+                             s->cov));
     } else {
         s->z = repl ? s->x : s->d.x;
     }
@@ -327,9 +340,15 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
         /* Every rank has the same covariance: the same failure everywhere. */
         char name[128] = "";
         if (app->rank == 0 && s->d.names) snprintf(name, sizeof name, " ('%s')", s->d.names[bad]);
-        rc = mu_error("%s: the covariance of the %lld objects is singular: column %d%s is a "
-                      "linear combination of the columns before it (Cholesky pivot not positive)",
-                      c->input ? c->input : "generated data", (long long)s->n, bad + 1, name);
+        int over = !isfinite(s->cov[(int64_t)bad * F + bad]);
+        rc = over
+                 ? mu_error("%s: the covariance of the %lld objects overflows the double range "
+                            "in column %d%s: its values are too large",
+                            c->input ? c->input : "generated data", (long long)s->n, bad + 1, name)
+                 : mu_error("%s: the covariance of the %lld objects is singular: column %d%s is "
+                            "a linear combination of the columns before it (Cholesky pivot not "
+                            "positive)",
+                            c->input ? c->input : "generated data", (long long)s->n, bad + 1, name);
         return mu_error_collective(app->comm, rc);
     }
     mu_info("fuzzy: %lld objects, %d feature(s), log det C = %.10g%s", (long long)s->n, F, *logdet,

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "core/error.h"
+#include "core/infile.h"
 #include "maxsub/hydro.h"
 
 #define EXPECTED_RESIDUES "one of the 20 amino-acid letters, or B/Z"
@@ -155,10 +156,8 @@ static int reader_sequence_line(reader *r, const char *line, size_t from, size_t
 int mu_fasta_read(const char *path, mu_fasta_record **recs, int64_t *count) {
     *recs = NULL;
     *count = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return mu_error("%s: cannot open: %s (expected a readable FASTA file)", path,
-                        strerror(errno));
+    FILE *f = mu_infile_open(path, "FASTA file", NULL);
+    if (!f) return 1;
 
     reader r = {.path = path};
     char *line = NULL;

@@ -1,12 +1,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "maxsub/input.h"
 #include "core/error.h"
+#include "core/infile.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 mu_in_format mu_in_pick_format(const char *path, const char *format) {
     if (format && strcmp(format, "text") == 0) return MU_FMT_TEXT;
@@ -65,31 +66,17 @@ static int64_t parse_line(const char *path, long lineno, char *line, vec32 *out)
     return count;
 }
 
-static FILE *open_input(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) mu_error("cannot open input '%s': %s", path, strerror(errno));
-    return f;
-}
-
 int mu_in_read_text_1d(const char *path, int32_t **values, int64_t *n) {
     *values = NULL;
     *n = 0;
-    FILE *f = open_input(path);
-    if (!f) return 1;
+    mu_lines r;
+    MU_TRY(mu_lines_open(&r, path, "input", 0));
     vec32 a = {0};
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0;
-    int rc = 0;
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        if (parse_line(path, lineno, line, &a) < 0) {
-            rc = 1;
-            break;
-        }
-    }
-    free(line);
-    fclose(f);
+    int got;
+    while ((got = mu_lines_next(&r)) > 0)
+        if (parse_line(path, r.lineno, r.line, &a) < 0) break;
+    int rc = got != 0; /* a parse error leaves got = 1 */
+    mu_lines_close(&r);
     if (!rc && a.n == 0)
         rc = mu_error("%s: no values (n = 0); expected at least one integer", path);
     if (rc) {
@@ -102,18 +89,20 @@ int mu_in_read_text_1d(const char *path, int32_t **values, int64_t *n) {
 }
 
 int mu_in_binary_count(const char *path, int64_t *n) {
-    struct stat st;
-    if (stat(path, &st) != 0) return mu_error("cannot open input '%s': %s", path, strerror(errno));
-    if (st.st_size % 4)
+    int64_t size;
+    int fd = mu_infile_fd(path, "input", &size);
+    if (fd < 0) return 1;
+    close(fd);
+    if (size % 4)
         return mu_error("%s: size %lld bytes is not a multiple of 4 (expected raw int32 values)",
-                        path, (long long)st.st_size);
-    if (st.st_size == 0) return mu_error("%s: empty file (n = 0); expected int32 values", path);
-    *n = st.st_size / 4;
+                        path, (long long)size);
+    if (size == 0) return mu_error("%s: empty file (n = 0); expected int32 values", path);
+    *n = size / 4;
     return 0;
 }
 
 int mu_in_read_binary_range(const char *path, int64_t lo, int64_t hi, int32_t *out) {
-    FILE *f = open_input(path);
+    FILE *f = mu_infile_open(path, "input", NULL);
     if (!f) return 1;
     int rc = 0;
     if (fseeko(f, (off_t)lo * 4, SEEK_SET) != 0 ||
@@ -128,16 +117,14 @@ int mu_in_read_binary_range(const char *path, int64_t lo, int64_t hi, int32_t *o
 int mu_in_read_text_2d(const char *path, int32_t **values, int64_t *rows, int64_t *cols) {
     *values = NULL;
     *rows = *cols = 0;
-    FILE *f = open_input(path);
-    if (!f) return 1;
+    mu_lines r;
+    MU_TRY(mu_lines_open(&r, path, "input", 0));
     vec32 a = {0};
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0, first_line = 0;
-    int rc = 0;
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        int64_t k = parse_line(path, lineno, line, &a);
+    long first_line = 0;
+    int rc = 0, got;
+    while ((got = mu_lines_next(&r)) > 0) {
+        long lineno = r.lineno;
+        int64_t k = parse_line(path, lineno, r.line, &a);
         if (k < 0) {
             rc = 1;
             break;
@@ -153,8 +140,8 @@ int mu_in_read_text_2d(const char *path, int32_t **values, int64_t *rows, int64_
         }
         (*rows)++;
     }
-    free(line);
-    fclose(f);
+    if (got < 0) rc = 1;
+    mu_lines_close(&r);
     if (!rc && a.n == 0)
         rc = mu_error("%s: no values (an empty matrix); expected rows of integers", path);
     if (rc) {

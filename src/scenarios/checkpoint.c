@@ -10,6 +10,7 @@
 #include <string.h>
 #include "scenarios/run.h"
 #include "core/error.h"
+#include "core/infile.h"
 #include "core/output.h"
 
 static const char magic[8] = {'M', 'U', 'S', 'C', 'C', 'K', 'P', '1'};
@@ -60,8 +61,8 @@ int mu_sc_checkpoint_write(const char *path, uint64_t fp, int stages_done, const
 /* Rank 0: reads into t (allocated here). */
 static int read_file(const char *path, uint64_t fp, int nst, int nstages, mu_sc_tree *t,
                      int *stages_done) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return mu_error("--restart: cannot open checkpoint '%s'", path);
+    FILE *f = mu_infile_open(path, "checkpoint", NULL);
+    if (!f) return 1;
     char m[8];
     int64_t hdr[4];
     int rc = 0;

@@ -12,6 +12,11 @@
 #include <strings.h>
 #include "scenarios/scenarios.h"
 #include "core/error.h"
+#include "core/infile.h"
+
+/* Hard limits, so a hostile file costs a message, not minutes: a line (the
+ * header of thousands of stations fits easily) and the columns of a row. */
+enum { SC_LINE_MAX = 4 << 20, SC_FIELDS_MAX = 1 << 18 };
 
 static char *trim(char *s) {
     while (isspace((unsigned char)*s)) s++;
@@ -20,18 +25,26 @@ static char *trim(char *s) {
     return s;
 }
 
-/* Splits line in place at commas; returns the field count (at most max). */
+/* Splits line in place at commas; returns the field count (at most max).
+ * Each field ends before it is trimmed, so the whole is linear in the line. */
 static int split(char *line, char **f, int max) {
     int n = 0;
     char *p = line;
     for (;;) {
         char *c = strchr(p, ',');
+        if (c) *c = '\0';
         if (n < max) f[n] = trim(p);
         n++;
         if (!c) break;
-        *c = '\0';
         p = c + 1;
     }
+    return n;
+}
+
+/* Fields of a line (commas + 1). */
+static int count_fields(const char *s) {
+    int n = 1;
+    for (; *s; s++) n += *s == ',';
     return n;
 }
 
@@ -94,23 +107,30 @@ static int pick_columns(const char *path, char **hdr, int ncols, const mu_sc_sel
 int mu_sc_read(const char *path, const mu_sc_select *sel, mu_sc_hist *h) {
     memset(h, 0, sizeof *h);
     snprintf(h->path, sizeof h->path, "%s", path);
-    FILE *f = fopen(path, "r");
-    if (!f) return mu_error("cannot open input '%s': %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    int rc = 0, lineno = 0, ncols = 0, *cols = NULL, nsel = 0;
+    mu_lines in;
+    MU_TRY(mu_lines_open(&in, path, "input", SC_LINE_MAX));
+    int rc = 0, lineno = 0, ncols = 0, *cols = NULL, nsel = 0, got;
     char **hdr = NULL, **fld = NULL;
     double *q = NULL;
     int *lines = NULL; /* line of each month row, for the checks after reading */
     int64_t rows = 0, rcap = 0;
     long prev_y = 0, prev_m = 0, first_y = 0;
-    while (!rc && getline(&line, &cap, f) >= 0) {
-        lineno++;
-        char *s = trim(line);
+    while (!rc && (got = mu_lines_next(&in)) != 0) {
+        if (got < 0) {
+            rc = 1;
+            break;
+        }
+        lineno = (int)in.lineno;
+        char *s = trim(in.line);
         if (!*s || *s == '#') continue;
+        int n = count_fields(s);
+        if (n > SC_FIELDS_MAX) {
+            rc = mu_error("%s:%d: %d fields: at most %d columns are supported", path, lineno, n,
+                          SC_FIELDS_MAX);
+            break;
+        }
         if (!hdr) {
-            ncols = 1;
-            for (char *p = s; *p; p++) ncols += *p == ',';
+            ncols = n;
             hdr = calloc((size_t)ncols, sizeof *hdr);
             fld = calloc((size_t)ncols + 1, sizeof *fld);
             if (!hdr || !fld) {
@@ -118,7 +138,9 @@ int mu_sc_read(const char *path, const mu_sc_select *sel, mu_sc_hist *h) {
                 break;
             }
             split(s, fld, ncols);
-            for (int j = 0; j < ncols; j++) hdr[j] = strdup(fld[j]);
+            for (int j = 0; j < ncols && !rc; j++)
+                if (!(hdr[j] = strdup(fld[j]))) rc = mu_error("out of memory");
+            if (rc) break;
             if (ncols < 3 || strcasecmp(hdr[0], "year") || strcasecmp(hdr[1], "month")) {
                 rc =
                     mu_error("%s:%d: header must be year,month,<station>,... (got '%s,%s%s')", path,
@@ -128,8 +150,6 @@ int mu_sc_read(const char *path, const mu_sc_select *sel, mu_sc_hist *h) {
             rc = pick_columns(path, hdr, ncols, sel, &cols, &nsel);
             continue;
         }
-        int n = 1;
-        for (char *p = s; *p; p++) n += *p == ',';
         if (n == ncols) split(s, fld, ncols);
         if (n != ncols) {
             rc = mu_error("%s:%d: %d field(s), expected %d (as in the header)%s", path, lineno, n,
@@ -186,16 +206,17 @@ int mu_sc_read(const char *path, const mu_sc_select *sel, mu_sc_hist *h) {
         lines[rows] = lineno;
         for (int k = 0; k < nsel && !rc; k++) {
             const char *v = fld[cols[k]];
-            char *end;
             if (!*v) {
                 rc = mu_error("%s:%d: station %s, %ld-%02ld: no value (a gap in the record)", path,
                               lineno, hdr[cols[k]], y, m);
                 break;
             }
-            double x = strtod(v, &end);
-            if (*end || !isfinite(x)) {
-                rc = mu_error("%s:%d: station %s, %ld-%02ld: '%s' is not a finite number", path,
-                              lineno, hdr[cols[k]], y, m, v);
+            double x = 0;
+            mu_num kind = mu_num_parse(v, &x);
+            if (kind != MU_NUM_OK) {
+                rc = mu_error(
+                    "%s:%d: station %s, %ld-%02ld: '%s' %s", path, lineno, hdr[cols[k]], y, m, v,
+                    kind == MU_NUM_UNDERFLOW ? mu_num_why(kind) : "is not a finite number");
                 break;
             }
             if (x < 0) {
@@ -208,8 +229,7 @@ int mu_sc_read(const char *path, const mu_sc_select *sel, mu_sc_hist *h) {
         }
         rows++;
     }
-    fclose(f);
-    free(line);
+    mu_lines_close(&in);
     if (!rc && !hdr) rc = mu_error("%s: no data (the file is empty)", path);
     if (!rc && rows % 12 != 0)
         rc = mu_error("%s:%d: the record ends in %ld-%02ld: it must end in December (whole years)",

@@ -1,0 +1,12 @@
+/* How much more memory this process may take: what a workload checks its
+ * estimate against before allocating, so a claim too big for the machine is
+ * refused with a message rather than a crash or the OOM killer. */
+#ifndef MU_CORE_MEMORY_H
+#define MU_CORE_MEMORY_H
+
+/* Bytes this rank may still allocate: the node's available memory shared by
+ * its local_ranks ranks, and no more than the address space left under
+ * `ulimit -v` (RLIMIT_AS). */
+double mu_mem_rank_available(int local_ranks);
+
+#endif
