@@ -462,18 +462,18 @@ done:
 
 } // namespace
 
-extern "C" int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols,
-                                   mu_gpu_mss2d **out) {
+namespace {
+
+/* A context whose oriented matrix fill(dK) writes into device memory dK. */
+template <class Fill> int create_with(int64_t rows, int64_t cols, mu_gpu_mss2d **out, Fill fill) {
     if (!out) return mu_gpu_fail("mu_gpu_mss2d_create: ctx is NULL");
     *out = nullptr;
-    if (!k) return mu_gpu_fail("mu_gpu_mss2d_create: the matrix is NULL");
     mu_gpu_mss2d *c = nullptr;
     if (ctx_new(rows, cols, &c)) return 1;
     int rc = 0;
     int *dK = nullptr;
-    const size_t nk = (size_t)rows * (size_t)cols;
-    MU_CUDA_GOTO(cudaMalloc(&dK, nk * sizeof(int)));
-    MU_CUDA_GOTO(cudaMemcpy(dK, k, nk * sizeof(int), cudaMemcpyHostToDevice));
+    MU_CUDA_GOTO(cudaMalloc(&dK, (size_t)rows * (size_t)cols * sizeof(int)));
+    rc = fill(dK);
 done:
     if (rc) {
         if (dK) MU_CUDA_KEEP(cudaFree(dK));
@@ -483,6 +483,21 @@ done:
     if (ctx_prefix(c, dK)) return 1;
     *out = c;
     return 0;
+}
+
+} // namespace
+
+extern "C" int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols,
+                                   mu_gpu_mss2d **out) {
+    if (!k) {
+        if (out) *out = nullptr;
+        return mu_gpu_fail("mu_gpu_mss2d_create: the matrix is NULL");
+    }
+    return create_with(rows, cols, out, [&](int *dK) {
+        MU_CUDA(
+            cudaMemcpy(dK, k, (size_t)rows * (size_t)cols * sizeof(int), cudaMemcpyHostToDevice));
+        return 0;
+    });
 }
 
 extern "C" int mu_gpu_mss2d_strip_sums(const mu_gpu_mss2d *c, int64_t g, int64_t h, int64_t *out) {
@@ -506,23 +521,9 @@ done:
 
 extern "C" int mu_gpu_mss2d_create_philox(mu_philox_spec spec, int64_t rows, int64_t cols,
                                           int transposed, mu_gpu_mss2d **out) {
-    if (!out) return mu_gpu_fail("mu_gpu_mss2d_create_philox: ctx is NULL");
-    *out = nullptr;
-    mu_gpu_mss2d *c = nullptr;
-    if (ctx_new(rows, cols, &c)) return 1;
-    int rc = 0;
-    int *dK = nullptr;
-    MU_CUDA_GOTO(cudaMalloc(&dK, (size_t)rows * (size_t)cols * sizeof(int)));
-    if (mu_gpu_philox_fill(spec, 0, rows, cols, transposed, dK, nullptr)) rc = 1;
-done:
-    if (rc) {
-        if (dK) MU_CUDA_KEEP(cudaFree(dK));
-        mu_gpu_mss2d_destroy(c);
-        return rc;
-    }
-    if (ctx_prefix(c, dK)) return 1;
-    *out = c;
-    return 0;
+    return create_with(rows, cols, out, [&](int *dK) {
+        return mu_gpu_philox_fill(spec, 0, rows, cols, transposed, dK, nullptr);
+    });
 }
 
 namespace {

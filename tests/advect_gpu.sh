@@ -6,19 +6,7 @@
 # open borders and a vertical wind. Exit 77 (skipped) without a CUDA device.
 source "$(dirname "$0")/lib.sh"
 
-set +e
-run_np 1 advect --device=gpu --nx=8 --ny=8 --nz=3 --steps=1 >"$WORK/probe" 2>&1
-rc=$?
-set -e
-if [ $rc -ne 0 ]; then
-    if grep -q -e "sees no CUDA device" -e "no CUDA support" "$WORK/probe"; then
-        echo "SKIP: no CUDA device"
-        exit 77
-    fi
-    cat "$WORK/probe" >&2
-    fail "probe run on the GPU: exit status $rc"
-    finish
-fi
+require_gpu advect --device=gpu --nx=8 --ny=8 --nz=3 --steps=1
 
 steplog() {
     { grep -E '\] step [0-9]+ ' "$1" || true; } | sed 's/^\[[^]]*\] //'

@@ -15,19 +15,7 @@
 source "$(dirname "$0")/lib.sh"
 IN=$SRCDIR/inputs/cg
 
-set +e
-run_np 1 cg --device=gpu --poisson=2d5 --nx=4 >"$WORK/probe" 2>&1
-rc=$?
-set -e
-if [ $rc -ne 0 ]; then
-    if grep -q -e "sees no CUDA device" -e "no CUDA support" "$WORK/probe"; then
-        echo "SKIP: no CUDA device"
-        exit 77
-    fi
-    cat "$WORK/probe" >&2
-    fail "probe run on the GPU: exit status $rc"
-    finish
-fi
+require_gpu cg --device=gpu --poisson=2d5 --nx=4
 
 # status_of OUT: the cg result line without the timing and the rank count.
 status_of() { grep '^cg: ' "$1" | sed -e 's/ time_per_it=[^ ]*//' -e 's/ ranks=[0-9]*//'; }

@@ -22,6 +22,21 @@ MEM_1G=(bash -c 'ulimit -v 1048576 && exec "$@"' mem_1g)
 # it the cases still run (message, exit status, time), without the limit.
 if ldd "$MUTIRAO" 2>/dev/null | grep -q libasan; then MEM_1G=(); fi
 
+# require_gpu ARGS...: a small run of "mutirao ARGS" on the GPU; exits 77
+# (skipped) where there is no CUDA device, fails the test on any other error.
+require_gpu() {
+    local rc=0
+    run_np 1 "$@" >"$WORK/probe" 2>&1 || rc=$?
+    [ $rc -eq 0 ] && return 0
+    if grep -q -e "sees no CUDA device" -e "no CUDA support" "$WORK/probe"; then
+        echo "SKIP: no CUDA device"
+        exit 77
+    fi
+    cat "$WORK/probe" >&2
+    fail "probe run on the GPU: exit status $rc"
+    finish
+}
+
 fail() {
     echo "FAIL: $*" >&2
     FAILS=$((FAILS + 1))

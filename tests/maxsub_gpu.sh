@@ -7,19 +7,7 @@
 # the host) as a control. Exit 77 (skipped) without a CUDA device.
 source "$(dirname "$0")/lib.sh"
 
-set +e
-run_np 1 maxsub --device=gpu --n=16 >"$WORK/probe" 2>&1
-rc=$?
-set -e
-if [ $rc -ne 0 ]; then
-    if grep -q -e "sees no CUDA device" -e "no CUDA support" "$WORK/probe"; then
-        echo "SKIP: no CUDA device"
-        exit 77
-    fi
-    cat "$WORK/probe" >&2
-    fail "probe run on the GPU: exit status $rc"
-    finish
-fi
+require_gpu maxsub --device=gpu --n=16
 
 # same NAME ARGS...: the CPU's result line on 1 rank, the GPU's on 1-3 ranks.
 same() {

@@ -9,20 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 IN=$SRCDIR/inputs/scenarios/ons_inflows_64.csv
 
-set +e
-run_np 1 scenarios --device=gpu --input="$IN" --nstations=2 --tree=1,2 --m=8 --stats-series=0 \
-    >"$WORK/probe" 2>&1
-rc=$?
-set -e
-if [ $rc -ne 0 ]; then
-    if grep -q -e "sees no CUDA device" -e "no CUDA support" "$WORK/probe"; then
-        echo "SKIP: no CUDA device"
-        exit 77
-    fi
-    cat "$WORK/probe" >&2
-    fail "probe run on the GPU: exit status $rc"
-    finish
-fi
+require_gpu scenarios --device=gpu --input="$IN" --nstations=2 --tree=1,2 --m=8 --stats-series=0
 
 close() { # A B: same rows, same integer/probability fields, inflows within 1e-9
     python3 - "$1" "$2" <<'PY'

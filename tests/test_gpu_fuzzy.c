@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "gpu_test.h"
 #include "fuzzy/fm.h"
 #include "gpu/fuzzy_gpu.h"
 #include "gpu/gpu.h"
@@ -253,21 +254,8 @@ static void run_accept(const char *name, const double *x, int64_t n, int F,
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    int ndev = mu_gpu_device_count();
-    if (!mu_gpu_built() || ndev == 0) {
-        printf("SKIP: no GPU (%s)\n", mu_gpu_built() ? mu_gpu_error() : "built without CUDA");
-        MPI_Finalize();
-        return 77;
-    }
     mu_gpu_info info;
-    if (mu_gpu_select(0, &info)) {
-        printf("FAIL: select device 0: %s\n", mu_gpu_error());
-        MPI_Finalize();
-        return 1;
-    }
-    printf("device 0: %s (sm_%d%d, %d SMs)\n", info.name, info.cc_major, info.cc_minor,
-           info.sm_count);
+    gpu_test_begin(&argc, &argv, &info);
     whole("2-D, 1001 objects", 1001, 2, 0, 3.0, 0, 10000, 1);
     whole("2-D, 4000 on a 1/16 grid", 4000, 2, 1, 4.0, 0, 10000, 1);
     whole("2-D, 3001, blocks of 256", 3001, 2, 0, 3.0, 256, 10000, 1);

@@ -36,6 +36,7 @@ static int32_t rnd(int64_t lo, int64_t hi) {
 }
 
 #include "check.h"
+#include "gpu_test.h"
 
 static double now(void) {
     struct timespec t;
@@ -365,7 +366,8 @@ static void test2d(void) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    mu_gpu_info info;
+    gpu_test_begin(&argc, &argv, &info);
     /* --only=1d or --only=2d runs one half (for sweeps over the tuning variables). */
     int do1 = 1, do2 = 1;
     for (int i = 1; i < argc; i++) {
@@ -374,20 +376,6 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--only=2d"))
             do1 = 0;
     }
-    int ndev = mu_gpu_device_count();
-    if (!mu_gpu_built() || ndev == 0) {
-        printf("SKIP: no GPU (%s)\n", mu_gpu_built() ? mu_gpu_error() : "built without CUDA");
-        MPI_Finalize();
-        return 77;
-    }
-    mu_gpu_info info;
-    if (mu_gpu_select(0, &info)) {
-        printf("FAIL: select device 0: %s\n", mu_gpu_error());
-        MPI_Finalize();
-        return 1;
-    }
-    printf("device 0: %s (sm_%d%d, %d SMs, %.1f GiB), CUDA %s\n", info.name, info.cc_major,
-           info.cc_minor, info.sm_count, info.mem_gib, mu_gpu_versions());
     if (do1) test1d();
     if (do2) test2d();
 #ifdef MUTIRAO_HAVE_CUDA

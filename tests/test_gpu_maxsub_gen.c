@@ -16,6 +16,7 @@
 #include "maxsub/gen.h"
 #include "maxsub/strip2d.h"
 #include "check.h"
+#include "gpu_test.h"
 
 static const mu_philox_spec specs[] = {
     {1, 0, -1000, 1000}, {3, 1, -1000, 1000}, {1ull << 40 | 7, 0, INT32_MIN, INT32_MAX},
@@ -129,18 +130,8 @@ static void test_2d(void) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    if (!mu_gpu_built() || mu_gpu_device_count() == 0) {
-        printf("SKIP: no GPU (%s)\n", mu_gpu_built() ? mu_gpu_error() : "built without CUDA");
-        MPI_Finalize();
-        return 77;
-    }
     mu_gpu_info info;
-    if (mu_gpu_select(0, &info)) {
-        printf("FAIL: select device 0: %s\n", mu_gpu_error());
-        MPI_Finalize();
-        return 1;
-    }
+    gpu_test_begin(&argc, &argv, &info);
     test_values();
     test_1d();
     test_2d();
