@@ -78,6 +78,15 @@ check_failure() {
     echo "ok: $name -> $(grep 'mutirao: error' "$WORK/stderr")"
 }
 
+# failure_summary NAME FILE: a summary written by a failed run (if any) records
+# the failure, its error and no result.
+failure_summary() {
+    [ ! -e "$2" ] || python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(not (s["exit_status"] == 1 and s.get("error") and not s["result"]))' "$2" ||
+        fail "$1: the summary does not record the failure"
+}
+
 finish() {
     if [ "$FAILS" -gt 0 ]; then
         echo "$FAILS check(s) failed" >&2

@@ -6,12 +6,13 @@ source "$(dirname "$0")/lib.sh"
 bad() { # NAME PATTERN ARGS...: 3 ranks
     local name=$1 pattern=$2
     shift 2
-    rm -rf "$WORK/out"
+    rm -rf "$WORK/out" "$WORK/s.json"
     mkdir -p "$WORK/out"
     check_failure "$name" "$pattern" nonzero "$WORK/out/*" \
         "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" scenarios --device=cpu --tree=1,3 --m=32 \
         --output="$WORK/out/t.csv" --model="$WORK/out/m.json" --stats="$WORK/out/s.csv" \
-        --summary="$WORK/out/s.json" "$@" || true
+        --summary="$WORK/s.json" "$@" || true
+    failure_summary "$name" "$WORK/s.json"
 }
 
 # A good record: 12 years of two stations.
