@@ -54,6 +54,16 @@ grep -q "srun --mpi=pmi2" "$WORK/err" || fail "launch mismatch hint"
 if OMPI_COMM_WORLD_SIZE=2 "$MUTIRAO" maxsub --n=5 2> "$WORK/err" > /dev/null; then
     fail "OpenMPI launcher mismatch not detected"
 fi
+# mpiexec inside a Slurm step of more tasks (each task its own world): every rank stops, and
+# the message names each count. A step of fewer tasks (Hydra's proxies, one a node) is fine.
+if SLURM_STEP_NUM_TASKS=4 run_np 2 maxsub --n=5 2> "$WORK/err" > /dev/null; then
+    fail "a Slurm step of 4 tasks around mpiexec -n 2 not detected"
+fi
+[ "$(grep -c "SLURM_STEP_NUM_TASKS=4 but MPI_Comm_size is 2" "$WORK/err")" = 2 ] ||
+    { cat "$WORK/err" >&2; fail "not every rank names the step's 4 tasks"; }
+grep -q "(SLURM_STEP_NUM_TASKS=4, PMI_SIZE=2)" "$WORK/err" || fail "the counts are not listed"
+SLURM_STEP_NUM_TASKS=1 run_np 2 maxsub --n=5 > /dev/null 2>&1 ||
+    fail "one Slurm task around mpiexec -n 2 (Hydra under Slurm) refused"
 # The timing table ends every run.
 run_np 1 maxsub --device=cpu --n=1000 2> "$WORK/err" > /dev/null
 grep -q "total wall" "$WORK/err" || fail "timing table"
