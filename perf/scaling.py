@@ -393,11 +393,17 @@ def add_efficiency(rows):
 
 
 def write_csv(rows, path):
+    """The CSV, with paths inside the source tree and the results folder
+    written relative to them, so that a CSV names no machine's folders."""
+    here = os.path.dirname(os.path.abspath(path)) + os.sep
+    def shown(v):
+        v = fmt(v)
+        return v.replace(here, "").replace(ROOT + os.sep, "") if isinstance(v, str) else v
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
         w.writeheader()
         for r in rows:
-            w.writerow({c: fmt(r.get(c, "")) for c in COLUMNS})
+            w.writerow({c: shown(r.get(c, "")) for c in COLUMNS})
 
 
 def print_table(rows):

@@ -152,6 +152,8 @@ def main():
         reader = csv.DictReader(f)
         missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
         rows = list(reader)
+    for r in rows:  # the CSV names its run files relative to its own folder
+        r["summary"] = os.path.join(outdir, r["summary"])
     if missing:
         sys.exit(f"scaling.csv lacks the columns {missing}")
     check_rows(rows, workloads, studies, ranks, bad)
