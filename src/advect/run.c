@@ -4,7 +4,6 @@
  * norms against the initial fields (every bundled test returns to its start).
  * Sums are exact (core/exactsum.h) and extremes order-free, so every number
  * printed is the same on any number of ranks. */
-#define _GNU_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "core/error.h"
 #include "core/exactsum.h"
 #include "core/log.h"
+#include "core/memory.h"
 #include "core/output.h"
 #include "core/signals.h"
 #include "core/summary.h"
@@ -394,12 +394,11 @@ void adv_state_close(adv_state *s) {
     adv_wind_free();
 }
 
-/* Memory for one rank's share: its device's, or the node's free memory
- * shared by the node's ranks. */
+/* Memory for one rank's share: its device's, or what the rank may take of the
+ * node's (core/memory.h). */
 static double rank_memory(const mu_app *app) {
     if (app->dev.use_gpu) return 0.9 * app->dev.info.mem_gib * 1073741824.0;
-    double avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    return avail / (app->dev.local_size > 0 ? app->dev.local_size : 1);
+    return mu_mem_rank_available(app->dev.local_size);
 }
 
 /* Every field's errors and mass change in the summary's result, as numbers;

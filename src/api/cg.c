@@ -97,17 +97,9 @@ static int copy_rows(mu_app *app, int64_t n, int64_t nloc, const int64_t *rowptr
  * true residual, the solution back into x. */
 static int solve_matrix(mu_app *app, const cg_matrix *A, const double *b_in, double *x_out,
                         const mutirao_cg_options *opt, mutirao_cg_info *info) {
-    cg_backend *be = NULL;
-    void *b = NULL, *x = NULL;
-    int rc = opt->jacobi ? cg_check_diagonal(app, A) : 0;
-    if (!rc)
-        rc = mu_error_collective(app->comm, (app->dev.use_gpu ? cg_backend_gpu : cg_backend_cpu)(
-                                                A, opt->fp32, opt->jacobi, &be));
-    if (!rc) {
-        b = be->vec_new(be);
-        x = be->vec_new(be);
-        rc = mu_error_collective(app->comm, !b || !x ? mu_error("out of memory") : 0);
-    }
+    cg_backend *be;
+    void *b, *x;
+    int rc = cg_backend_open(app, A, opt->fp32, opt->jacobi, &be, &b, &x);
     if (!rc) {
         be->vec_set(be, b, b_in);
         cg_config cfg = {.variant = CG_STANDARD,
@@ -129,11 +121,7 @@ static int solve_matrix(mu_app *app, const cg_matrix *A, const double *b_in, dou
             be->vec_get(be, x, x_out);
         }
     }
-    if (be) {
-        be->vec_free(be, b);
-        be->vec_free(be, x);
-        be->destroy(be);
-    }
+    cg_backend_close(be, b, x);
     return rc;
 }
 

@@ -274,17 +274,9 @@ static int cg_run(mu_app *app) {
     MU_TRY(load(app, &c, &A));
     mu_timer_begin("setup");
     log_layout(app, &A);
-    cg_backend *be = NULL;
-    void *b = NULL, *x = NULL;
-    rc = c.solver.jacobi ? cg_check_diagonal(app, &A) : 0;
-    if (!rc)
-        rc = mu_error_collective(app->comm, (app->dev.use_gpu ? cg_backend_gpu : cg_backend_cpu)(
-                                                &A, c.fp32, c.solver.jacobi, &be));
-    if (!rc) {
-        b = be->vec_new(be);
-        x = be->vec_new(be);
-        rc = mu_error_collective(app->comm, !b || !x ? mu_error("out of memory") : 0);
-    }
+    cg_backend *be;
+    void *b, *x;
+    rc = cg_backend_open(app, &A, c.fp32, c.solver.jacobi, &be, &b, &x);
     if (!rc) rc = cg_make_rhs(app, &A, be, c.rhs, c.seed, b);
     mu_timer_end("setup");
 
@@ -319,11 +311,7 @@ static int cg_run(mu_app *app) {
         }
     }
     if (!rc) report(app, &c, &A, &ans);
-    if (be) {
-        be->vec_free(be, b);
-        be->vec_free(be, x);
-        be->destroy(be);
-    }
+    cg_backend_close(be, b, x);
     cg_matrix_free(&A);
     if (rc) return rc;
     if (ans.res.outcome == CG_SIGNALLED) {

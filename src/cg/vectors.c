@@ -97,3 +97,26 @@ int cg_write_solution(mu_app *app, const cg_matrix *A, cg_backend *be, const voi
     free(buf);
     return mu_error_collective(app->comm, rc);
 }
+
+int cg_backend_open(mu_app *app, const cg_matrix *A, int fp32, int jacobi, cg_backend **be,
+                    void **b, void **x) {
+    *be = NULL;
+    *b = *x = NULL;
+    int rc = jacobi ? cg_check_diagonal(app, A) : 0;
+    if (!rc)
+        rc = mu_error_collective(
+            app->comm, (app->dev.use_gpu ? cg_backend_gpu : cg_backend_cpu)(A, fp32, jacobi, be));
+    if (!rc) {
+        *b = (*be)->vec_new(*be);
+        *x = (*be)->vec_new(*be);
+        rc = mu_error_collective(app->comm, !*b || !*x ? mu_error("out of memory") : 0);
+    }
+    return rc;
+}
+
+void cg_backend_close(cg_backend *be, void *b, void *x) {
+    if (!be) return;
+    be->vec_free(be, b);
+    be->vec_free(be, x);
+    be->destroy(be);
+}

@@ -19,4 +19,11 @@ double cg_error_vs_ones(mu_app *app, const cg_matrix *A, cg_backend *be, const v
 int cg_write_solution(mu_app *app, const cg_matrix *A, cg_backend *be, const void *x,
                       const char *path);
 
+/* Collective: the diagonal checked for Jacobi, the backend of this rank's device
+ * (GPU or CPU) and two zeroed vectors b and x; 0, or 1 on every rank. */
+int cg_backend_open(mu_app *app, const cg_matrix *A, int fp32, int jacobi, cg_backend **be,
+                    void **b, void **x);
+/* Frees what cg_backend_open made (be may be NULL). */
+void cg_backend_close(cg_backend *be, void *b, void *x);
+
 #endif

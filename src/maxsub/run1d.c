@@ -84,25 +84,25 @@ static int reduce_shard(mu_app *app, const int32_t *x, int64_t lo, int64_t hi, i
 }
 
 /* A GPU rank's shard of generated Philox data: made and reduced on the device. */
-static int reduce_on_device(mu_app *app, int empty_allowed, int64_t *n, mu_mss_summary *s) {
-    mu_philox_spec spec;
-    mu_maxsub_philox(app->opts, &spec);
+static int reduce_on_device(mu_app *app, const mu_philox_spec *spec, int empty_allowed, int64_t *n,
+                            mu_mss_summary *s) {
     int64_t lo, hi;
     *n = mu_opt_int(app->opts, "n");
     mu_block_range(*n, app->size, app->rank, &lo, &hi);
-    if (mu_gpu_mss1d_philox(spec, lo, hi, empty_allowed, s))
+    if (mu_gpu_mss1d_philox(*spec, lo, hi, empty_allowed, s))
         return mu_error("rank %d GPU 1-D reduction of generated data: %s", app->rank,
                         mu_gpu_error());
     return 0;
 }
 
 /* Every rank's summary of its shard. */
-static int shard_summary(mu_app *app, int empty_allowed, int on_device, int64_t *n,
-                         mu_mss_summary *mine) {
+/* spec: Philox data to make on this rank's device, or NULL. */
+static int shard_summary(mu_app *app, int empty_allowed, const mu_philox_spec *on_device,
+                         int64_t *n, mu_mss_summary *mine) {
     if (on_device) {
         MU_TRY(mu_error_collective(app->comm, 0)); /* load_shard's check on CPU ranks */
         mu_timer_begin("reduce");
-        int rc = reduce_on_device(app, empty_allowed, n, mine);
+        int rc = reduce_on_device(app, on_device, empty_allowed, n, mine);
         MU_TRY(mu_error_collective(app->comm, rc));
         mu_timer_end("reduce");
         return 0;
@@ -126,7 +126,7 @@ int mu_maxsub_run_1d(mu_app *app) {
     int on_device = app->dev.use_gpu && mu_maxsub_philox(app->opts, &spec);
     int64_t n;
     mu_mss_summary mine;
-    MU_TRY(shard_summary(app, empty_allowed, on_device, &n, &mine));
+    MU_TRY(shard_summary(app, empty_allowed, on_device ? &spec : NULL, &n, &mine));
     mu_info("1-D maximum subarray of %lld values, %d shard(s), empty %s%s", (long long)n, app->size,
             empty_allowed ? "allowed" : "forbidden", on_device ? ", generated on the GPU" : "");
 

@@ -17,9 +17,10 @@
 #include "mpi/taskfarm.h"
 
 typedef struct {
-    int32_t *k; /* oriented: cols <= rows */
+    int32_t *k; /* oriented: cols <= rows; NULL where the device makes it */
     int64_t rows, cols;
     int transposed;
+    mu_philox_spec spec; /* the data the device makes */
 } matrix;
 
 /* Every rank gets the whole matrix: generated locally, or read by rank 0 and broadcast. */
@@ -55,8 +56,7 @@ static int load_matrix(mu_app *app, matrix *m) {
     MPI_Bcast(dims, 2, MPI_INT64_T, 0, app->comm);
     m->rows = dims[0];
     m->cols = dims[1];
-    mu_philox_spec spec;
-    if (app->dev.use_gpu && mu_maxsub_philox(o, &spec))
+    if (app->dev.use_gpu && mu_maxsub_philox(o, &m->spec))
         return mu_error_collective(app->comm, 0); /* made on the device: the check of CPU ranks */
     size_t count = (size_t)(m->rows * m->cols);
     if (!m->k) m->k = malloc(count * sizeof *m->k);
@@ -170,10 +170,8 @@ int mu_maxsub_run_2d(mu_app *app) {
     mu_timer_begin("prefix");
     tile_ctx ctx = {&m, empty_allowed, NULL, NULL};
     if (app->dev.use_gpu) {
-        mu_philox_spec spec;
-        mu_maxsub_philox(app->opts, &spec);
         if (m.k ? mu_gpu_mss2d_create(m.k, m.rows, m.cols, &ctx.gpu)
-                : mu_gpu_mss2d_create_philox(spec, m.rows, m.cols, m.transposed, &ctx.gpu))
+                : mu_gpu_mss2d_create_philox(m.spec, m.rows, m.cols, m.transposed, &ctx.gpu))
             rc = mu_error("rank %d GPU 2-D setup: %s", app->rank, mu_gpu_error());
     } else {
         ctx.V = malloc((size_t)(m.rows * (m.cols + 1)) * sizeof *ctx.V);
