@@ -14,7 +14,7 @@ for cmd in sbatch slurmctld slurmd munged; do
         exit 77
     fi
 done
-if [ "$(id -u)" != 0 ] && ! scontrol ping 2>/dev/null | grep -q 'is UP'; then
+if [ "$(id -u)" != 0 ] && ! scontrol ping 2>/dev/null | grep 'is UP' >/dev/null; then
     if [ "${MUTIRAO_REQUIRE_SLURM:-0}" = 1 ]; then
         echo "$me: FAIL: Slurm is not up and only root can start it" >&2
         exit 1

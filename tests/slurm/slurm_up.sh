@@ -50,7 +50,7 @@ running() { grep -qsx "$1" /proc/[0-9]*/comm; }
 node_state() { sinfo -h -N -n "$node" -o '%t' 2>/dev/null | head -n 1; }
 healthy() {
     running slurmd || return 1
-    scontrol ping 2>/dev/null | grep -q 'is UP' || return 1
+    scontrol ping 2>/dev/null | grep 'is UP' >/dev/null || return 1
     case "$(node_state)" in idle | mix | alloc | comp) return 0 ;; *) return 1 ;; esac
 }
 
@@ -166,10 +166,10 @@ if [ $ctld_up = 0 ]; then
     slurmctld || die "slurmctld did not start (see $log_dir/slurmctld.log)"
 fi
 for _ in $(seq 1 $((timeout_s * 10))); do
-    scontrol ping 2>/dev/null | grep -q 'is UP' && break
+    scontrol ping 2>/dev/null | grep 'is UP' >/dev/null && break
     sleep 0.1
 done
-scontrol ping 2>/dev/null | grep -q 'is UP' ||
+scontrol ping 2>/dev/null | grep 'is UP' >/dev/null ||
     die "slurmctld does not answer after ${timeout_s} s (see $log_dir/slurmctld.log)"
 if [ $slurmd_up = 0 ]; then
     rm -f "$slurmd_pid"
