@@ -19,3 +19,11 @@ add_test(NAME slurm_launch_check
          COMMAND bash ${MUTIRAO_SLURM_TESTS}/launch_check.sh $<TARGET_FILE:mutirao> ${PROJECT_SOURCE_DIR})
 set_tests_properties(slurm_launch_check PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 300
                                                    SKIP_RETURN_CODE 77)
+
+# jobs/job.sh: requeue by signal (batch shell and step), the status through
+# mpiexec.mpich, jobs/gpu.sbatch's GPU headers, jobs/sweep.sbatch's array.
+add_test(NAME slurm_jobs_e2e
+         COMMAND bash ${MUTIRAO_SLURM_TESTS}/e2e_jobs.sh $<TARGET_FILE:mutirao> ${PROJECT_SOURCE_DIR}
+                 ${MPIEXEC_EXECUTABLE})
+set_tests_properties(slurm_jobs_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 600
+                     SKIP_RETURN_CODE 77 ENVIRONMENT "${MPI_TEST_ENV}")

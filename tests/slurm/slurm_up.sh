@@ -45,7 +45,16 @@ node=$(hostname -s)
 [ -n "$node" ] || die "hostname -s is empty"
 
 # True when a process named $1 runs (started by this script or not).
-running() { grep -qsx "$1" /proc/[0-9]*/comm; }
+# running NAME: a NAME process of this cluster; daemons started with their own
+# configuration (-f FILE: the two-node test cluster) belong to another one.
+running() {
+    local p
+    for p in /proc/[0-9]*; do
+        [ "$(cat "$p/comm" 2>/dev/null)" = "$1" ] || continue
+        tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -e ' -f ' >/dev/null || return 0
+    done
+    return 1
+}
 # A healthy node: slurmd runs, slurmctld answers, the node accepts jobs.
 node_state() { sinfo -h -N -n "$node" -o '%t' 2>/dev/null | head -n 1; }
 healthy() {
@@ -112,7 +121,8 @@ SlurmctldLogFile=$log_dir/slurmctld.log
 SlurmdLogFile=$log_dir/slurmd.log
 StateSaveLocation=$state_dir
 SlurmdSpoolDir=$spool_dir
-NodeName=$node NodeAddr=127.0.0.1 CPUs=4 RealMemory=2000 State=UNKNOWN
+GresTypes=gpu
+NodeName=$node NodeAddr=127.0.0.1 CPUs=4 RealMemory=2000 Gres=gpu:2 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
 )
@@ -156,7 +166,15 @@ if [ $conf_changed = 1 ]; then
     install -d -m 0755 "$conf_dir"
     printf '%s\n' "$new_conf" >"$conf.tmp.$$"
     mv "$conf.tmp.$$" "$conf"
+    printf '%s\nNodeName=%s Name=gpu File=/run/mutirao-gpu[0-1]\n' "$marker" "$node" \
+        >"$conf_dir/gres.conf"
 fi
+# Two stand-in GPUs, so that GPU jobs' #SBATCH headers (--gpus-per-task) are
+# accepted and scheduled; the runs see no CUDA device. slurmd drops a GPU
+# without a device file, and wants a character device: these are /dev/null's.
+for i in 0 1; do
+    [ -c /run/mutirao-gpu$i ] || mknod /run/mutirao-gpu$i c 1 3
+done
 install -d -m 0755 "$log_dir" "$state_dir" "$spool_dir"
 
 # ---- daemons -------------------------------------------------------------
