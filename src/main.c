@@ -122,6 +122,7 @@ int main(int argc, char **argv) {
 
     rc = mu_opts_parse(cmd->name, cmd->opts, argc, argv, 2, &app.opts);
     if (!rc && mu_log_set_level(mu_opt_str(app.opts, "log"))) rc = mu_error("bad --log level");
+    if (!rc) rc = mu_knobs_check();
     if (rc) mu_opts_free(app.opts);
     mu_error_check_or_exit(app.comm, rc);
     if (mu_opt_flag(app.opts, "help")) {

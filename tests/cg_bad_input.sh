@@ -94,6 +94,10 @@ bad "unknown option" "unknown option '--tol'" --poisson=2d5 --nx=4 --tol=1e-6
 bad "bad preconditioner" "expects one of none|jacobi, got 'ilu'" --poisson=2d5 --nx=4 --pc=ilu
 bad "bad number" "option 'rtol' expects a finite number, got 'tiny'" --poisson=2d5 --nx=4 --rtol=tiny
 bad "rtol out of range" "--rtol must be in [0, 1)" --poisson=2d5 --nx=4 --rtol=2
+# A tuning knob with a value it does not allow is refused, not ignored.
+WRAP=(env MUTIRAO_CG_LANES=3)
+bad "tuning knob out of its values" "MUTIRAO_CG_LANES=3: expected 1|2|4|8|16|32" --poisson=2d5 --nx=8
+WRAP=()
 bad "negative max-it" "--max-it must be >= 0" --poisson=2d5 --nx=4 --max-it=-1
 bad "zero scale" "--scale must be positive" --poisson=2d5 --nx=4 --scale=0
 bad "thesis with jacobi" "no --pc or --replace-every" --poisson=2d5 --nx=4 --variant=thesis --pc=jacobi

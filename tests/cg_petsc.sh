@@ -7,7 +7,7 @@
 # empty when it was not built) and PETSC_MPIEXEC (OpenMPI's mpirun).
 # Knobs: PETSC_MPIEXEC_PREFLAGS (space-separated, default --allow-run-as-root
 # --oversubscribe), CG_PETSC_NP (default "1 2 3"), CG_PETSC_MATRICES (a folder of
-# .mtx/.mtx.gz files, default $SRCDIR/inputs/cg; e.g. ../shared/data/matrices for a
+# .mtx/.mtx.gz files, default $SRCDIR/inputs/cg; e.g. a folder of SuiteSparse matrices for a
 # run by hand), CG_PETSC_MAX_IT (100000), CG_PETSC_DEVICE (cpu), KEEP=1 keeps the
 # work folder.
 #
@@ -227,7 +227,7 @@ shopt -s nullglob
 files=("$MATRICES"/*.mtx "$MATRICES"/*.mtx.gz)
 if [ ${#files[@]} -eq 0 ]; then
     echo "note: no Matrix Market files in $MATRICES: the matrix comparisons are skipped" \
-        "(CG_PETSC_MATRICES=../shared/data/matrices runs them on the shared set)"
+        "(CG_PETSC_MATRICES=DIR runs them on a folder of matrices)"
 fi
 for f in ${files[@]+"${files[@]}"}; do
     name=$(basename "$f")

@@ -1,6 +1,9 @@
 #include "core/knobs.h"
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/error.h"
 #include "core/log.h"
 #include "core/summary.h"
 
@@ -15,7 +18,7 @@ static const knob knobs[] = {
      "cg on several GPUs of a node: 0 the host-driven form (no CUDA IPC, the path between "
      "nodes), 1 the peer form even on ranks sharing a GPU [chosen by peer access]"},
     {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]"},
-    {"MUTIRAO_CG_LANES", "1..32", "cg GPU SpMV: lanes per row [by the matrix]"},
+    {"MUTIRAO_CG_LANES", "1|2|4|8|16|32", "cg GPU SpMV: lanes per row [by the matrix]"},
     {"MUTIRAO_CG_ROWS", "1|2|4", "cg GPU SpMV: rows per sub-warp [2]"},
     {"MUTIRAO_CG_DEPTH", "1|4", "cg GPU SpMV: entries per lane loaded ahead [1]"},
     {"MUTIRAO_CG_SPREAD", "0|1", "cg GPU SpMV: row finishing spread over the lanes [0]"},
@@ -48,6 +51,47 @@ const char *mu_knob(const char *name) {
     }
     const char *v = getenv(name);
     return v && *v ? v : NULL;
+}
+
+/* v is one of the '|'-separated words of spec. */
+static int one_of(const char *spec, const char *v) {
+    size_t n = strlen(v);
+    for (const char *w = spec; w; w = strchr(w, '|')) {
+        if (*w == '|') w++;
+        if (!strncmp(w, v, n) && (w[n] == '|' || w[n] == '\0')) return 1;
+    }
+    return 0;
+}
+
+/* v is an integer in "lo..hi". */
+static int in_range(const char *spec, const char *v) {
+    char *end;
+    long lo = strtol(spec, &end, 10), hi = strtol(end + 2, NULL, 10);
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    return !errno && end != v && !*end && x >= lo && x <= hi;
+}
+
+/* v is what the knob's values column allows: words a|b|c, a range lo..hi, or
+ * "seconds" (a positive number). */
+static int knob_valid(const knob *k, const char *v) {
+    if (strstr(k->values, "..")) return in_range(k->values, v);
+    if (!strcmp(k->values, "seconds")) {
+        char *end;
+        double s = strtod(v, &end);
+        return end != v && !*end && isfinite(s) && s > 0;
+    }
+    return one_of(k->values, v);
+}
+
+int mu_knobs_check(void) {
+    for (int i = 0; i < NKNOBS; i++) {
+        const char *v = mu_knob(knobs[i].name);
+        if (v && !knob_valid(&knobs[i], v))
+            return mu_error("environment: %s=%s: expected %s (%s)", knobs[i].name, v,
+                            knobs[i].values, knobs[i].what);
+    }
+    return 0;
 }
 
 void mu_knobs_print(FILE *out) {
