@@ -53,6 +53,11 @@ static int info_run(mu_app *app) {
 #else
     printf("HDF5:        not built (needs libhdf5-mpich-dev and MPICH): advect field output off\n");
 #endif
+#ifdef MUTIRAO_HAVE_NETCDF
+    printf("netCDF:      serial netCDF-C (rank 0 writes): advect --nc available\n");
+#else
+    printf("netCDF:      not built (needs libnetcdf-dev): advect --nc off\n");
+#endif
     printf("tuning knobs (environment; they change how, never what, mutirao computes):\n");
     mu_knobs_print(stdout);
     printf("ranks:\n");

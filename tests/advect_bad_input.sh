@@ -40,6 +40,8 @@ check_failure "grid too small" "--nx=2: must be 3..2^20" nonzero "$WORK/none" \
     "${M[@]}" --nx=2 --steps=1
 check_failure "output steps without output" "--output-steps needs --h5=PREFIX" nonzero \
     "$WORK/none" "${M[@]}" "${small[@]}" --output-steps=0 --steps=1
+check_failure "NetCDF without output steps" "--nc needs --output-steps=LIST" nonzero \
+    "$WORK/none" "${M[@]}" "${small[@]}" --nc="$WORK/n" --steps=1
 check_failure "steps not a whole period" "is not a whole number of steps" nonzero "$WORK/none" \
     "${M[@]}" "${small[@]}" --dt=0.3
 check_failure "dump into a missing directory" "$WORK/no/such/dir" nonzero "$WORK/none" \

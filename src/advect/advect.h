@@ -49,8 +49,8 @@ typedef struct {
     const char *dump, *checkpoint, *restart;
     int64_t checkpoint_every, log_every;
     const char *plot;
-    const char *output; /* the answer CSV (per field: mass, extremes, errors) */
-    const char *h5;
+    const char *output;  /* the answer CSV (per field: mass, extremes, errors) */
+    const char *h5, *nc; /* field file prefixes at output_steps */
     int64_t *output_steps;
     int n_output_steps;
 } adv_cfg;
@@ -167,6 +167,11 @@ int adv_plot(adv_state *s, const char *path, const char *title);
 int adv_plot_check(void);
 int adv_hdf5_available(void);
 int adv_hdf5_write(adv_state *s, const char *path, int64_t step);
+/* xdmf.c: the XDMF description of an HDF5 field file, beside it (.xmf; one rank). */
+int adv_xdmf_write(const adv_state *s, const char *h5path, int64_t step);
+/* netcdf.c: the fields as a NetCDF-CF file through rank 0 (collective). */
+int adv_netcdf_available(void);
+int adv_netcdf_write(adv_state *s, const char *path, int64_t step);
 /* run.c: the state of a run (collective: groups, blocks, buffers, initial
  * fields; mem_bytes: what one rank may hold), its device copy (local: 0 or 1
  * with mu_error; from_host: the fields uploaded, else made there), and the

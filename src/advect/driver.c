@@ -68,7 +68,9 @@ static const mu_opt_spec advect_opts[] = {
      "max, and the L1/L2/Linf errors against the initial field"},
     {"h5", MU_OPT_STRING, "", 0,
      "HDF5 file prefix for --output-steps: PREFIX<step>.h5 (parallel HDF5)"},
-    {"output-steps", MU_OPT_STRING, "", 0, "steps to write, e.g. 0,10,20 (needs --h5)"},
+    {"nc", MU_OPT_STRING, "", 0,
+     "NetCDF-CF file prefix for --output-steps: PREFIX<step>.nc (through rank 0)"},
+    {"output-steps", MU_OPT_STRING, "", 0, "steps to write, e.g. 0,10,20 (with --h5 or --nc)"},
     {"plot", MU_OPT_STRING, "", 0,
      "PNG prefix: PREFIXstart.png and PREFIXend.png, field 0 on the middle level (gnuplot)"},
     MU_OPT_END};
@@ -216,15 +218,17 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
     c->plot = mu_opt_str(o, "plot");
     c->output = mu_opt_str(o, "output");
     c->h5 = mu_opt_str(o, "h5");
+    c->nc = mu_opt_str(o, "nc");
     const char *os = mu_opt_str(o, "output-steps");
-    if (os && !c->h5) return mu_error("--output-steps needs --h5=PREFIX");
-    if (c->h5 && !os) return mu_error("--h5 needs --output-steps=LIST");
-    if (os) {
-        if (!adv_hdf5_available())
-            return mu_error("--output-steps: this build has no parallel HDF5 (install "
-                            "libhdf5-mpich-dev and rebuild); no fields can be written");
-        MU_TRY(parse_steps(os, c));
-    }
+    if (os && !c->h5 && !c->nc) return mu_error("--output-steps needs --h5=PREFIX or --nc=PREFIX");
+    if ((c->h5 || c->nc) && !os)
+        return mu_error("--%s needs --output-steps=LIST", c->h5 ? "h5" : "nc");
+    if (c->h5 && !adv_hdf5_available())
+        return mu_error("--h5: this build has no parallel HDF5 (install libhdf5-mpich-dev and "
+                        "rebuild); no fields can be written");
+    if (c->nc && !adv_netcdf_available())
+        return mu_error("--nc: this build has no netCDF (install libnetcdf-dev and rebuild)");
+    if (os) MU_TRY(parse_steps(os, c));
     return 0;
 }
 

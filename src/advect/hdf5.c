@@ -2,7 +2,8 @@
  * parallel (MPI-IO, collective hyperslabs) to a temporary name that rank 0
  * renames when the file is closed. Dataset /fields: float32 [ny][nx][nz][N]
  * (C order, so N is fastest: the study's layout; each rank writes its
- * block's cells of its group's fields), attributes step and time.
+ * block's cells of its group's fields), attributes step and time; rank 0 then
+ * writes the XDMF description beside it (xdmf.c).
  * Builds without parallel HDF5 (MUTIRAO_HAVE_HDF5 unset) report it unavailable. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,7 @@ int adv_hdf5_write(adv_state *s, const char *path, int64_t step) {
             remove(tmp);
         else if (rename(tmp, path))
             rc = mu_error("cannot rename '%s' to '%s'", tmp, path);
+        if (!rc) rc = adv_xdmf_write(s, path, step);
     }
     return mu_error_collective(s->comm, rc);
 }

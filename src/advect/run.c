@@ -280,17 +280,25 @@ static int output_step(const adv_cfg *c, int64_t step) {
     return 0;
 }
 
-static int write_fields(adv_state *s) {
-    const adv_cfg *c = s->cfg;
-    if (!c->h5 || !output_step(c, s->step)) return 0;
-    MU_TRY(fields_home(s));
+/* The fields of this step to PREFIX<step>.EXT through write. */
+static int write_one(adv_state *s, const char *prefix, const char *ext,
+                     int (*write)(adv_state *, const char *, int64_t)) {
     char path[1200];
-    snprintf(path, sizeof path, "%s%06lld.h5", c->h5, (long long)s->step);
+    snprintf(path, sizeof path, "%s%06lld.%s", prefix, (long long)s->step, ext);
     mu_timer_begin("advect: output");
-    int rc = adv_hdf5_write(s, path, s->step);
+    int rc = write(s, path, s->step);
     mu_timer_end("advect: output");
     if (!rc) mu_info("fields of step %lld written to %s", (long long)s->step, path);
     return rc;
+}
+
+static int write_fields(adv_state *s) {
+    const adv_cfg *c = s->cfg;
+    if ((!c->h5 && !c->nc) || !output_step(c, s->step)) return 0;
+    MU_TRY(fields_home(s));
+    if (c->h5) MU_TRY(write_one(s, c->h5, "h5", adv_hdf5_write));
+    if (c->nc) MU_TRY(write_one(s, c->nc, "nc", adv_netcdf_write));
+    return 0;
 }
 
 static int plot_at(adv_state *s, const char *tag) {
@@ -485,8 +493,8 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
         int sig = cfg->checkpoint && mu_signals_any(app->comm);
         int due =
             cfg->checkpoint && cfg->checkpoint_every > 0 && s->step % cfg->checkpoint_every == 0;
-        int writes =
-            (cfg->h5 && output_step(cfg, s->step)) || ((sig || due) && s->step < cfg->steps);
+        int writes = ((cfg->h5 || cfg->nc) && output_step(cfg, s->step)) ||
+                     ((sig || due) && s->step < cfg->steps);
         if (lv >= mu_log_get_level() || writes) /* every step checked before its output */
             while (!rc && s->npend) rc = adv_confirm(s);
         if (rc) break;
