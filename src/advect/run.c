@@ -426,20 +426,16 @@ static void summarize_fields(int N, const adv_diag *d0, const adv_diag *d, const
     free(change);
 }
 
-int adv_run(mu_app *app, adv_cfg *cfg) {
-    adv_state st;
-    adv_state *s = &st;
-    mu_timer_begin("advect: setup");
+/* Opens the state (and the device copy), restarts from a checkpoint if asked;
+ * inside the setup timer. */
+static int run_open(mu_app *app, adv_cfg *cfg, adv_state *s) {
     mu_wait_configure(app->dev.local_size);
     if (mu_wait_polite())
         mu_info("advect: more ranks than CPUs on a node: MPI waits yield the CPU");
     char why[256];
     int threads = mu_threads_per_rank(&app->dev, 0, why, sizeof why);
     mu_info("advect: %d host thread(s) per rank (%s)", threads, why);
-    if (adv_state_open(s, cfg, app->comm, threads, rank_memory(app), app->dev.use_gpu)) {
-        mu_timer_end("advect: setup");
-        return 1;
-    }
+    if (adv_state_open(s, cfg, app->comm, threads, rank_memory(app), app->dev.use_gpu)) return -1;
     mu_info("advect: %lld x %lld x %lld cells (x, y, z), %d field(s) in %d group(s), %d x %d "
             "ranks a group (blocks of %d x %d), schedule %s, %lld step(s) of dt=%g",
             (long long)cfg->n[0], (long long)cfg->n[1], (long long)cfg->n[2], s->nall, s->pf,
@@ -462,26 +458,33 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
     if (!rc && ngpu)
         mu_info("advect: %d rank(s) run the sweeps on their GPU (classification, %s kernels)", ngpu,
                 cfg->schedule == ADV_SCHED_DATAFLOW ? "stream and inflow-only-cell" : "line");
-    int N = s->nall;
-    adv_diag d0, d;
-    d0.mass = malloc((size_t)N * 6 * sizeof(double));
-    d0.min = d0.mass + N;
-    d0.max = d0.mass + 2 * N;
-    d.mass = d0.mass + 3 * N;
-    d.min = d0.mass + 4 * N;
-    d.max = d0.mass + 5 * N;
-    if (!rc) rc = diagnose(s, &d0);
-    if (!rc) {
-        log_step(s, &d0, MU_LOG_INFO);
-        rc = write_fields(s);
-    }
-    if (!rc && s->step == 0) rc = plot_at(s, "start");
-    mu_timer_end("advect: setup");
-    int stopped = 0;
+    return rc;
+}
+
+/* After a step: the checkpoint when due or asked for by a signal; *stopped
+ * when a signal asked. */
+static int step_checkpoint(adv_state *s, int sig, int due, int *stopped) {
+    const adv_cfg *cfg = s->cfg;
+    if (!(sig || due) || s->step >= cfg->steps) return 0;
+    int rc = fields_home(s);
+    mu_timer_begin("advect: checkpoint");
+    if (!rc) rc = adv_checkpoint_write(s, cfg->checkpoint);
+    mu_timer_end("advect: checkpoint");
+    if (!rc)
+        mu_info("checkpoint of step %lld written to %s%s", (long long)s->step, cfg->checkpoint,
+                sig ? " (stop requested by a signal)" : "");
+    *stopped = sig;
+    return rc;
+}
+
+/* The time steps, each checked before it is logged or written; stops after a
+ * checkpoint asked for by a signal (*stopped). d: the last step's diagnostics. */
+static int run_steps(mu_app *app, adv_state *s, adv_diag *d, int *stopped) {
+    const adv_cfg *cfg = s->cfg;
     int64_t every = cfg->log_every > 0 ? cfg->log_every : (cfg->steps > 20 ? cfg->steps / 10 : 1);
-    if (!rc && (cfg->checkpoint || cfg->checkpoint_every)) rc = mu_signals_install();
+    int rc = cfg->checkpoint || cfg->checkpoint_every ? mu_signals_install() : 0;
     mu_timer_begin("advect: steps");
-    while (!rc && s->step < cfg->steps) {
+    while (!rc && !*stopped && s->step < cfg->steps) {
         rc = adv_step(s, s->step);
         if (rc) break;
         if (s->gpu) s->stale = 1; /* the fields stay on the device */
@@ -497,88 +500,119 @@ int adv_run(mu_app *app, adv_cfg *cfg) {
                      ((sig || due) && s->step < cfg->steps);
         if (lv >= mu_log_get_level() || writes) /* every step checked before its output */
             while (!rc && s->npend) rc = adv_confirm(s);
-        if (rc) break;
-        if (lv >= mu_log_get_level()) {
+        if (!rc && lv >= mu_log_get_level()) {
             mu_timer_begin("advect: diagnostics");
-            rc = diagnose(s, &d);
+            rc = diagnose(s, d);
             mu_timer_end("advect: diagnostics");
-            if (rc) break;
-            log_step(s, &d, lv);
+            if (!rc) log_step(s, d, lv);
         }
-        rc = write_fields(s);
-        if (!rc && (sig || due) && s->step < cfg->steps) {
-            rc = fields_home(s);
-            mu_timer_begin("advect: checkpoint");
-            if (!rc) rc = adv_checkpoint_write(s, cfg->checkpoint);
-            mu_timer_end("advect: checkpoint");
-            if (!rc)
-                mu_info("checkpoint of step %lld written to %s%s", (long long)s->step,
-                        cfg->checkpoint, sig ? " (stop requested by a signal)" : "");
-            if (sig) {
-                stopped = 1;
-                break;
-            }
-        }
+        if (!rc) rc = write_fields(s);
+        if (!rc) rc = step_checkpoint(s, sig, due, stopped);
     }
     while (!rc && s->npend) rc = adv_confirm(s);
     mu_timer_end("advect: steps");
     if (cfg->checkpoint || cfg->checkpoint_every) mu_signals_restore();
+    return rc;
+}
+
+/* The answer of a finished run: per field mass, extremes and error norms,
+ * printed by rank 0, in the summary, the CSV, the dump and the end plot. */
+static int run_finish(mu_app *app, adv_state *s, const adv_diag *d0, const adv_diag *d) {
+    const adv_cfg *cfg = s->cfg;
+    int N = s->nall;
+    int rc = fields_home(s);
+    double *l1 = malloc((size_t)N * 3 * sizeof *l1), *l2 = l1 + N, *li = l1 + 2 * N;
+    mu_timer_begin("advect: error norms");
+    if (!rc) rc = l1 ? norms(s, l1, l2, li) : mu_error("out of memory");
+    mu_timer_end("advect: error norms");
+    if (rc) {
+        free(l1);
+        return rc;
+    }
+    if (app->rank == 0)
+        for (int f = 0; f < N; f++)
+            printf("advect: field %d mass0 %.17g mass %.17g change %.3e min %.9g max %.9g "
+                   "L1 %.6e L2 %.6e Linf %.6e\n",
+                   f, d0->mass[f], d->mass[f],
+                   d0->mass[f] != 0 ? (d->mass[f] - d0->mass[f]) / fabs(d0->mass[f]) : d->mass[f],
+                   d->min[f], d->max[f], l1[f], l2[f], li[f]);
+    mu_summary_result_int("steps", s->step);
+    mu_summary_result_int("fields", N);
+    mu_summary_result_int("cells", cfg->n[0] * cfg->n[1] * cfg->n[2]);
+    mu_summary_result_str("schedule", cfg->schedule == ADV_SCHED_DATAFLOW ? "dataflow" : "lines");
+    mu_summary_real("max_courant_last_step", s->cmax);
+    summarize_fields(N, d0, d, l1, l2, li);
+    mu_summary_real("mass_field0", d->mass[0]);
+    mu_summary_real("mass_change_field0",
+                    d0->mass[0] != 0 ? (d->mass[0] - d0->mass[0]) / fabs(d0->mass[0]) : 0);
+    mu_summary_real("min_field0", d->min[0]);
+    mu_summary_real("max_field0", d->max[0]);
+    mu_summary_real("l1_field0", l1[0]);
+    mu_summary_real("l2_field0", l2[0]);
+    mu_summary_real("linf_field0", li[0]);
+    if (cfg->output) rc = write_answer(app, cfg->output, N, d0, d, l1, l2, li);
+    if (!rc && cfg->dump) rc = adv_write_raw(s, cfg->dump);
+    if (!rc) rc = plot_at(s, "end");
+    free(l1);
+    return rc;
+}
+
+/* The device's own times, logged and summarized. */
+static void report_gpu(const adv_state *s) {
+    double ks, cs, bytes;
+    mu_gpu_adv_times(s->gpu, &ks, &cs, &bytes);
+    mu_log_all(MU_LOG_INFO, "advect: GPU kernels %.4f s, host-device copies %.4f s (%.3f GB)", ks,
+               cs, bytes / 1e9);
+    mu_summary_real("gpu_kernel_s_rank0", ks);
+    mu_summary_real("gpu_copy_s_rank0", cs);
+    /* the device's own time of the sweeps (events), where the steps were checked one
+       behind (one block a group) */
+    double dev = s->gpu_sweep_s[0] + s->gpu_sweep_s[1] + s->gpu_sweep_s[2];
+    if (dev > 0) {
+        mu_summary_real("gpu_sweeps_s_rank0", dev);
+        mu_summary_real("gpu_x_sweep_s_rank0", s->gpu_sweep_s[0]);
+        mu_summary_real("gpu_y_sweep_s_rank0", s->gpu_sweep_s[1]);
+        mu_summary_real("gpu_z_sweep_s_rank0", s->gpu_sweep_s[2]);
+    }
+}
+
+int adv_run(mu_app *app, adv_cfg *cfg) {
+    adv_state st;
+    adv_state *s = &st;
+    mu_timer_begin("advect: setup");
+    int rc = run_open(app, cfg, s);
+    if (rc < 0) {
+        mu_timer_end("advect: setup");
+        return 1;
+    }
+    int N = s->nall;
+    adv_diag d0, d;
+    d0.mass = malloc((size_t)N * 6 * sizeof(double));
+    if (!rc) rc = mu_error_collective(app->comm, d0.mass ? 0 : mu_error("out of memory"));
+    if (!rc) {
+        d0.min = d0.mass + N;
+        d0.max = d0.mass + 2 * N;
+        d.mass = d0.mass + 3 * N;
+        d.min = d0.mass + 4 * N;
+        d.max = d0.mass + 5 * N;
+        rc = diagnose(s, &d0);
+    }
+    if (!rc) {
+        log_step(s, &d0, MU_LOG_INFO);
+        rc = write_fields(s);
+    }
+    if (!rc && s->step == 0) rc = plot_at(s, "start");
+    mu_timer_end("advect: setup");
+    int stopped = 0;
+    if (!rc) rc = run_steps(app, s, &d, &stopped);
     if (!rc && stopped) {
         app->exit_status = 3;
         mu_summary_result_str("status", "stopped by a signal after its checkpoint");
     }
     mu_timer_begin("advect: finish");
-    if (!rc && !stopped) rc = fields_home(s);
-    double *l1 = malloc((size_t)N * 3 * sizeof *l1), *l2 = l1 + N, *li = l1 + 2 * N;
-    mu_timer_begin("advect: error norms");
-    if (!rc && !stopped) rc = l1 ? norms(s, l1, l2, li) : 1;
-    mu_timer_end("advect: error norms");
-    if (!rc && !stopped) {
-        if (app->rank == 0)
-            for (int f = 0; f < N; f++)
-                printf("advect: field %d mass0 %.17g mass %.17g change %.3e min %.9g max %.9g "
-                       "L1 %.6e L2 %.6e Linf %.6e\n",
-                       f, d0.mass[f], d.mass[f],
-                       d0.mass[f] != 0 ? (d.mass[f] - d0.mass[f]) / fabs(d0.mass[f]) : d.mass[f],
-                       d.min[f], d.max[f], l1[f], l2[f], li[f]);
-        mu_summary_result_int("steps", s->step);
-        mu_summary_result_int("fields", N);
-        mu_summary_result_int("cells", cfg->n[0] * cfg->n[1] * cfg->n[2]);
-        mu_summary_result_str("schedule",
-                              cfg->schedule == ADV_SCHED_DATAFLOW ? "dataflow" : "lines");
-        mu_summary_real("max_courant_last_step", s->cmax);
-        summarize_fields(N, &d0, &d, l1, l2, li);
-        mu_summary_real("mass_field0", d.mass[0]);
-        mu_summary_real("mass_change_field0",
-                        d0.mass[0] != 0 ? (d.mass[0] - d0.mass[0]) / fabs(d0.mass[0]) : 0);
-        mu_summary_real("min_field0", d.min[0]);
-        mu_summary_real("max_field0", d.max[0]);
-        mu_summary_real("l1_field0", l1[0]);
-        mu_summary_real("l2_field0", l2[0]);
-        mu_summary_real("linf_field0", li[0]);
-        if (cfg->output) rc = write_answer(app, cfg->output, N, &d0, &d, l1, l2, li);
-        if (!rc && cfg->dump) rc = adv_write_raw(s, cfg->dump);
-        if (!rc) rc = plot_at(s, "end");
-    }
-    free(l1);
+    if (!rc && !stopped) rc = run_finish(app, s, &d0, &d);
     mu_timer_end("advect: finish");
-    if (s->gpu) {
-        double ks, cs, bytes;
-        mu_gpu_adv_times(s->gpu, &ks, &cs, &bytes);
-        mu_log_all(MU_LOG_INFO, "advect: GPU kernels %.4f s, host-device copies %.4f s (%.3f GB)",
-                   ks, cs, bytes / 1e9);
-        mu_summary_real("gpu_kernel_s_rank0", ks);
-        mu_summary_real("gpu_copy_s_rank0", cs);
-        /* the device's own time of the sweeps (events), where the steps were checked one
-           behind (one block a group) */
-        double dev = s->gpu_sweep_s[0] + s->gpu_sweep_s[1] + s->gpu_sweep_s[2];
-        if (dev > 0) {
-            mu_summary_real("gpu_sweeps_s_rank0", dev);
-            mu_summary_real("gpu_x_sweep_s_rank0", s->gpu_sweep_s[0]);
-            mu_summary_real("gpu_y_sweep_s_rank0", s->gpu_sweep_s[1]);
-            mu_summary_real("gpu_z_sweep_s_rank0", s->gpu_sweep_s[2]);
-        }
-    }
+    if (s->gpu) report_gpu(s);
     free(d0.mass);
     adv_state_close(s);
     return rc;
