@@ -65,7 +65,47 @@ healthy() {
     done
 }
 
-if [ -f "$MN_CONF" ] && healthy; then
+# ---- slurm.conf ---------------------------------------------------------------
+nodes_conf=""
+for i in "${!MN_NODES[@]}"; do
+    nodes_conf+="NodeName=${MN_NODES[$i]} NodeAddr=${MN_ADDRS[$i]} CPUs=2 RealMemory=1000 State=UNKNOWN"$'\n'
+done
+new_conf=$(
+    cat <<CONF
+# Written by mutirao tests/slurm/multinode_up.sh: a two-node cluster in network
+# namespaces, beside the one-node test cluster (its own ports, state and spools).
+ClusterName=mutirao-mn
+SlurmctldHost=$MN_CTL($MN_CTL_ADDR)
+SlurmctldPort=$MN_CTLD_PORT
+SlurmdPort=$MN_SLURMD_PORT
+SlurmUser=root
+AuthType=auth/munge
+CredType=cred/munge
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SlurmdParameters=config_overrides
+ReturnToService=2
+SchedulerType=sched/backfill
+MinJobAge=300
+KillWait=5
+# A node whose slurmd is gone is set DOWN (and its jobs ended) within about 20-30 s.
+SlurmdTimeout=20
+SlurmctldPidFile=$MN_DIR/slurmctld.pid
+SlurmdPidFile=$MN_DIR/slurmd-%n.pid
+SlurmctldLogFile=$MN_DIR/log/slurmctld.log
+SlurmdLogFile=$MN_DIR/log/slurmd-%n.log
+StateSaveLocation=$MN_DIR/state
+SlurmdSpoolDir=$MN_DIR/spool/%n
+${nodes_conf}PartitionName=$MN_PARTITION Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+CONF
+)
+# Up with this very conf: nothing to do.
+if [ -f "$MN_CONF" ] && [ "$(cat "$MN_CONF")" = "$new_conf" ] && healthy; then
     say "already up: $(sinfo -h -N -o '%N %t' | tr '\n' ' ')(SLURM_CONF=$MN_CONF)"
     exit 0
 fi
@@ -130,6 +170,7 @@ fi
 # ---- munge (shared with the one-node cluster) -------------------------------
 munge_ok() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
 install -d -m 0755 "$MN_DIR" "$MN_DIR/log" "$MN_DIR/state"
+for n in "${MN_NODES[@]}"; do install -d -m 0755 "$MN_DIR/spool/$n"; done
 if ! munge_ok; then
     install -d -o munge -g munge -m 0700 /etc/munge /var/lib/munge /var/log/munge
     install -d -o munge -g munge -m 0755 /run/munge
@@ -152,46 +193,6 @@ fi
 for _ in $(seq 1 50); do munge_ok && break; sleep 0.1; done
 munge_ok || die "munge does not work (munge -n | unmunge fails; see /var/log/munge/munged.log)"
 
-# ---- slurm.conf ---------------------------------------------------------------
-nodes_conf=""
-for i in "${!MN_NODES[@]}"; do
-    nodes_conf+="NodeName=${MN_NODES[$i]} NodeAddr=${MN_ADDRS[$i]} CPUs=2 RealMemory=1000 State=UNKNOWN"$'\n'
-    install -d -m 0755 "$MN_DIR/spool/${MN_NODES[$i]}"
-done
-new_conf=$(
-    cat <<CONF
-# Written by mutirao tests/slurm/multinode_up.sh: a two-node cluster in network
-# namespaces, beside the one-node test cluster (its own ports, state and spools).
-ClusterName=mutirao-mn
-SlurmctldHost=$MN_CTL($MN_CTL_ADDR)
-SlurmctldPort=$MN_CTLD_PORT
-SlurmdPort=$MN_SLURMD_PORT
-SlurmUser=root
-AuthType=auth/munge
-CredType=cred/munge
-MpiDefault=none
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-ReturnToService=2
-SchedulerType=sched/backfill
-MinJobAge=300
-KillWait=5
-# A node whose slurmd is gone is set DOWN (and its jobs ended) within about 30 s.
-SlurmdTimeout=30
-SlurmctldPidFile=$MN_DIR/slurmctld.pid
-SlurmdPidFile=$MN_DIR/slurmd-%n.pid
-SlurmctldLogFile=$MN_DIR/log/slurmctld.log
-SlurmdLogFile=$MN_DIR/log/slurmd-%n.log
-StateSaveLocation=$MN_DIR/state
-SlurmdSpoolDir=$MN_DIR/spool/%n
-${nodes_conf}PartitionName=$MN_PARTITION Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
-CONF
-)
 stop_pid() { # pidfile command
     local pid
     pid=$(tr -dc '0-9' <"$1")
