@@ -44,7 +44,7 @@ for i in "${!MN_NODES[@]}"; do
         for _ in 1 2 3; do
             pids=$(ip netns pids "$n" 2>/dev/null || true)
             [ -n "$pids" ] || break
-            say "killing what is left in $n: $(echo $pids)"
+            say "killing what is left in $n: ${pids//$'\n'/ }"
             # shellcheck disable=SC2086
             kill -KILL $pids 2>/dev/null || true
             sleep 0.2

@@ -39,7 +39,13 @@ cg_args=(cg --poisson=3d7 --nx=24 --rtol=0 --rhs=random --replace-every=50 --dev
 # rank_pid R: the PID of rank R of the current run (0 when not yet known).
 rank_pid() { if [ -s "$MN_PLACE/$1" ]; then awk '{ print $5 }' "$MN_PLACE/$1"; else echo 0; fi; }
 # rank_on NODE: a rank Slurm put on NODE.
-rank_on() { grep -l " $1 " "$MN_PLACE"/* 2>/dev/null | head -n 1 | xargs -r basename; }
+rank_on() {
+    local f r n
+    for f in "$MN_PLACE"/*; do
+        read -r r n _ <"$f"
+        if [ "$n" = "$1" ]; then echo "$r"; return; fi
+    done
+}
 
 # start NAME MAXIT: the run in the background ($run_pid), on 4 ranks; waits
 # (60 s at most) for its first checkpoint. Returns 1 when it never came.
@@ -51,7 +57,7 @@ start() {
         --summary="$work/$name.json" >"$work/$name.out" 2>"$work/$name.err" &
     run_pid=$!
     for _ in $(seq 1 600); do
-        [ -s "$work/$name.ckpt" ] && [ "$(ls "$MN_PLACE" | wc -l)" = 4 ] && return 0
+        [ -s "$work/$name.ckpt" ] && [ -s "$MN_PLACE/3" ] && return 0
         kill -0 $run_pid 2>/dev/null || break
         sleep 0.1
     done

@@ -4,6 +4,7 @@
 # SLURM_CONF at it, makes $work (e2e_lib.sh: kept on failure or with KEEP=1)
 # and defines the helpers below.
 # shellcheck shell=bash
+# shellcheck disable=SC2154 # me, mutirao, mpiexec, preflags: set by the test (e2e_args.sh)
 mn_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/slurm/multinode_conf.sh
 source "$mn_here/multinode_conf.sh"

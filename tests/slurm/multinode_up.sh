@@ -48,7 +48,7 @@ pid_alive() {
     [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
     [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ]
 }
-node_state() { sinfo -h -N -n "$1" -o '%t' 2>/dev/null | head -n 1; }
+node_state() { sinfo -h -N -n "$1" -o '%t' 2>/dev/null | sed -n 1p; }
 ctld_up() {
     local out
     out=$(scontrol ping 2>/dev/null) || return 1
@@ -216,6 +216,7 @@ fi
 # slurmctld must find its own name (mtctl), so it gets a UTS namespace; each
 # slurmd gets its node's network namespace and hostname. nsenter + unshare, not
 # 'ip netns exec': that remounts /sys, and slurmd then finds no cgroup filesystem.
+# shellcheck disable=SC2016 # $1, $2: the inner shell's arguments
 if ! pid_alive "$MN_DIR/slurmctld.pid" slurmctld; then
     rm -f "$MN_DIR/slurmctld.pid"
     say "starting slurmctld ($MN_CTL, $MN_CTL_ADDR:$MN_CTLD_PORT)"
@@ -229,6 +230,7 @@ for n in "${MN_NODES[@]}"; do
     pid_alive "$MN_DIR/slurmd-$n.pid" slurmd && continue
     rm -f "$MN_DIR/slurmd-$n.pid"
     say "starting slurmd on $n"
+    # shellcheck disable=SC2016 # $1, $2: the inner shell's arguments
     nsenter --net="/var/run/netns/$n" unshare --uts \
         sh -c 'hostname "$1" && exec slurmd -f "$2"' sh "$n" "$MN_CONF" \
         </dev/null >>"$MN_DIR/log/start.log" 2>&1 ||
