@@ -55,8 +55,23 @@ ctld_up() {
     [[ "$out" == *"is UP"* ]]
 }
 usable() { case "$1" in idle | mix | alloc | comp) return 0 ;; *) return 1 ;; esac }
+has_addr() { # dev address [netns]
+    local out
+    if [ -n "${3:-}" ]; then out=$(ip -n "$3" -o -4 addr show dev "$1" 2>/dev/null) || return 1
+    else out=$(ip -o -4 addr show dev "$1" 2>/dev/null) || return 1; fi
+    [[ "$out" == *" $2/24 "* ]]
+}
+# The network as made below: the bridge's address, each veth, each node's.
+net_ok() {
+    has_addr "$MN_BRIDGE" "$MN_CTL_ADDR" || return 1
+    for i in "${!MN_NODES[@]}"; do
+        ip link show "${MN_VETHS[$i]}" >/dev/null 2>&1 || return 1
+        has_addr eth0 "${MN_ADDRS[$i]}" "${MN_NODES[$i]}" || return 1
+    done
+}
 healthy() {
     local n
+    net_ok || return 1
     ctld_up || return 1
     for i in "${!MN_NODES[@]}"; do
         n=${MN_NODES[$i]}
@@ -125,12 +140,6 @@ while read -r _ dev _ cidr _; do
     case "$cidr" in "$MN_NET".*) [ "$dev" = "$MN_BRIDGE" ] || die "$cidr on $dev is in $MN_NET.0/24, the cluster's network" ;; esac
 done <<<"$addrs"
 
-has_addr() { # dev address [netns]
-    local out
-    if [ -n "${3:-}" ]; then out=$(ip -n "$3" -o -4 addr show dev "$1" 2>/dev/null) || return 1
-    else out=$(ip -o -4 addr show dev "$1" 2>/dev/null) || return 1; fi
-    [[ "$out" == *" $2/24 "* ]]
-}
 if ! ip link show "$MN_BRIDGE" >/dev/null 2>&1; then
     say "creating bridge $MN_BRIDGE ($MN_CTL_ADDR/24)"
     ip link add "$MN_BRIDGE" type bridge 2>/dev/null ||
