@@ -25,6 +25,10 @@ me=multinode_faults
 # shellcheck source=tests/slurm/multinode_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/multinode_lib.sh"
 if [ "$(id -u)" != 0 ]; then
+    if [ "${MUTIRAO_REQUIRE_SLURM:-0}" = 1 ]; then
+        echo "$me: FAIL: killing a node's daemons needs root (MUTIRAO_REQUIRE_SLURM=1)" >&2
+        exit 1
+    fi
     echo "$me: SKIP: killing a node's daemons needs root"
     exit 77
 fi
