@@ -38,7 +38,7 @@ advect) cases="
 adv_fields|0|.bin|advect --config=$in/advect/rotation.ini --nx=32 --ny=32 --fields=4 --steps=16 --dump={P}.bin
 adv_blocks|0|.bin|advect --config=$in/advect/rotation.ini --nx=36 --ny=36 --fields=2 --pf=1 --steps=16 --dump={P}.bin" ;;
 scenarios) cases="
-sc_tree|1|.csv|scenarios --input=$in/scenarios/ons_inflows_64.csv --tree=1,12,10 --m=256 --seed=7 --stats-series=0 --threads=1 --output={P}.csv
+sc_tree|1|.csv|scenarios --input=$in/scenarios/ons_inflows_64.csv --tree=1,30,8 --m=128 --seed=7 --stats-series=0 --threads=1 --output={P}.csv
 sc_comb|0|.csv|scenarios --input=$in/scenarios/ons_inflows_64.csv --mode=comb --series=300 --horizon=6 --seed=7 --stats-series=0 --threads=1 --output={P}.csv" ;;
 *) echo "$me: unknown workload '$workload'" >&2; exit 2 ;;
 esac
