@@ -3,6 +3,7 @@
 #include <sched.h>
 #include "core/error.h"
 #include "core/log.h"
+#include "core/summary.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,35 @@ int mu_device_bind(MPI_Comm comm, const char *mode, mu_device *dev) {
     return 0;
 }
 
+/* The summary's "layout" (each rank's node, node-local rank and device) and
+ * "nodes" (distinct node names), on rank 0. */
+static void summary_layout(MPI_Comm comm, int rank, int size, const mu_device *dev) {
+    typedef struct {
+        char node[MPI_MAX_PROCESSOR_NAME];
+        int local_rank, local_size, ordinal;
+    } place;
+    place mine;
+    memset(&mine, 0, sizeof mine);
+    snprintf(mine.node, sizeof mine.node, "%s", dev->host);
+    mine.local_rank = dev->local_rank;
+    mine.local_size = dev->local_size;
+    mine.ordinal = dev->use_gpu ? dev->info.ordinal : -1;
+    place *all = rank == 0 ? malloc((size_t)size * sizeof *all) : NULL;
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, comm);
+    if (!all) return;
+    int nodes = 0;
+    for (int r = 0; r < size; r++) {
+        char device[32] = "cpu";
+        if (all[r].ordinal >= 0) snprintf(device, sizeof device, "gpu %d", all[r].ordinal);
+        mu_summary_rank(r, all[r].node, all[r].local_rank, all[r].local_size, device);
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++) seen = !strcmp(all[q].node, all[r].node);
+        nodes += !seen;
+    }
+    mu_summary_int("nodes", nodes);
+    free(all);
+}
+
 void mu_device_report(MPI_Comm comm, const mu_device *dev) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -63,6 +93,7 @@ void mu_device_report(MPI_Comm comm, const mu_device *dev) {
         for (int r = 0; r < size; r++) mu_info("%s", all + (size_t)r * sizeof line);
         free(all);
     }
+    summary_layout(comm, rank, size, dev);
 }
 
 /* How many of the node's ranks have affinity masks that overlap this rank's:

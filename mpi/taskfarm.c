@@ -1,6 +1,7 @@
 #include "mpi/taskfarm.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/summary.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,21 @@ static int run_master(MPI_Comm comm, int size, int64_t ntasks, size_t result_siz
     return failed;
 }
 
+/* Who did the work, in the run's summary: tasks and chunks of each rank, so a
+ * reader (and the multi-node tests) can see every worker took part. Only for a
+ * farm over the whole world, whose ranks are the summary's. */
+static void record_stats(MPI_Comm comm, int rank, int size, const char *phase,
+                         const mu_farm_stats *local) {
+    int same = MPI_UNEQUAL;
+    MPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
+    if (same != MPI_IDENT && same != MPI_CONGRUENT) return;
+    int64_t mine[2] = {local->tasks_done_by_me, local->chunks_by_me};
+    int64_t *all = rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
+    MPI_Gather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, 0, comm);
+    if (rank == 0 && all) mu_summary_farm(phase ? phase : "tasks", all, size);
+    free(all);
+}
+
 int mu_taskfarm_run(MPI_Comm comm, int64_t ntasks, size_t result_size, mu_task_fn fn, void *ctx,
                     const mu_farm_cfg *cfg_in, void *all_results, mu_farm_stats *stats) {
     int rank, size;
@@ -118,5 +134,7 @@ int mu_taskfarm_run(MPI_Comm comm, int64_t ntasks, size_t result_size, mu_task_f
     if (stats) *stats = local;
     /* A worker's own failure is its message; the master only stopped handing out work. */
     if (rank == 0 && rc && !mu_error_message()[0]) rc = 0;
-    return mu_error_collective(comm, rc);
+    rc = mu_error_collective(comm, rc);
+    record_stats(comm, rank, size, cfg.progress, &local);
+    return rc;
 }

@@ -4,7 +4,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
-static cJSON *root, *options, *result, *phases, *knobs;
+static cJSON *root, *options, *result, *phases, *knobs, *layout, *farm;
 
 void mu_summary_init(const char *command) {
     mu_summary_free();
@@ -74,6 +74,43 @@ void mu_summary_phase(const char *phase, double max_s, double min_s, double mean
     put(phases, phase, o);
 }
 
+void mu_summary_rank(int rank, const char *node, int local_rank, int local_size,
+                     const char *device) {
+    if (root && !layout) layout = cJSON_AddArrayToObject(root, "layout");
+    if (!layout) return;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "rank", rank);
+    cJSON_AddStringToObject(o, "node", node);
+    cJSON_AddNumberToObject(o, "local_rank", local_rank);
+    cJSON_AddNumberToObject(o, "local_size", local_size);
+    cJSON_AddStringToObject(o, "device", device);
+    cJSON_AddItemToArray(layout, o);
+}
+
+/* Adds v[i * 2 + k] into the array obj[key] (made with n zeros when absent). */
+static void add_counts(cJSON *obj, const char *key, const int64_t *v, int k, int n) {
+    cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!a || cJSON_GetArraySize(a) != n) {
+        cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+        a = cJSON_AddArrayToObject(obj, key);
+        for (int i = 0; a && i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(0));
+    }
+    for (int i = 0; a && i < n; i++) {
+        cJSON *e = cJSON_GetArrayItem(a, i);
+        cJSON_SetNumberValue(e, e->valuedouble + (double)v[2 * i + k]);
+    }
+}
+
+void mu_summary_farm(const char *phase, const int64_t *tasks_chunks, int nranks) {
+    if (root && !farm) farm = cJSON_AddObjectToObject(root, "task_farm");
+    if (!farm) return;
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(farm, phase);
+    if (!o) o = cJSON_AddObjectToObject(farm, phase);
+    if (!o) return;
+    add_counts(o, "tasks_by_rank", tasks_chunks, 0, nranks);
+    add_counts(o, "chunks_by_rank", tasks_chunks, 1, nranks);
+}
+
 int mu_summary_write(const char *path) {
     if (!root) return mu_error("internal: summary not initialised");
     char *text = cJSON_Print(root);
@@ -91,5 +128,5 @@ int mu_summary_write(const char *path) {
 
 void mu_summary_free(void) {
     cJSON_Delete(root);
-    root = options = result = phases = knobs = NULL;
+    root = options = result = phases = knobs = layout = farm = NULL;
 }

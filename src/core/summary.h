@@ -20,6 +20,13 @@ void mu_summary_result_reals(const char *key, const double *values, int64_t n);
 /* Adds under "knobs": a tuning knob set in the environment (core/knobs.h). */
 void mu_summary_knob(const char *name, const char *value);
 void mu_summary_phase(const char *phase, double max_s, double min_s, double mean_s);
+/* Appends to "layout": where rank runs (node name, node-local rank of
+ * local_size, device "cpu" or "gpu N"). Called in rank order. */
+void mu_summary_rank(int rank, const char *node, int local_rank, int local_size,
+                     const char *device);
+/* Adds under "task_farm": phase -> tasks and chunks of each rank (pairs in
+ * rank order in tasks_chunks), summed over the farm's runs of that phase. */
+void mu_summary_farm(const char *phase, const int64_t *tasks_chunks, int nranks);
 /* Writes the summary (rank 0 only); 0 or 1 with mu_error(). */
 int mu_summary_write(const char *path);
 void mu_summary_free(void);

@@ -3,7 +3,7 @@
 #
 #   run_sbatch.sh <script.sbatch> <workdir> [extra sbatch args...]
 #
-# Starts Slurm if needed (slurm_up.sh), submits with --chdir=<workdir> and the
+# Starts Slurm if needed (slurm_up.sh, or RUN_SBATCH_UP), submits with --chdir=<workdir> and the
 # job's output in <workdir>/slurm-<jobid>.out (extra args come last, so they may
 # override both), polls the job every 0.5 s, prints its output file, and exits 0
 # only when the job ends COMPLETED with exit code 0:0.
@@ -24,7 +24,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$workdir"
 workdir=$(cd "$workdir" && pwd)
 
-SLURM_UP_QUIET=1 "$here/slurm_up.sh"
+# RUN_SBATCH_UP: the script that brings the cluster up (default: the one-node
+# slurm_up.sh; the multinode tests name multinode_up.sh, with SLURM_CONF set).
+SLURM_UP_QUIET=1 MULTINODE_QUIET=1 "${RUN_SBATCH_UP:-$here/slurm_up.sh}"
 
 submitted=$(sbatch --parsable --chdir="$workdir" --output="$workdir/slurm-%j.out" "$@" "$script")
 jobid=${submitted%%;*}
