@@ -26,7 +26,7 @@ static void usage(FILE *f) {
         fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->synopsis);
     fprintf(f, "\noptions every command takes:\n");
     for (const mu_opt_spec *s = mu_common_opts; s->name; s++)
-        fprintf(f, "  --%-18s %s [%s]\n", s->name, s->help, *s->def ? s->def : "unset");
+        fprintf(f, "  --%-18s %s [%s]\n", s->name, s->help, mu_opt_default_text(s));
 }
 
 static void log_option(const char *name, const char *value, const char *source, void *ctx) {

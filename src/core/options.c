@@ -260,6 +260,11 @@ void mu_opts_foreach(const mu_opts *o, void (*fn)(const char *, const char *, co
         fn(o->slots[i].spec->name, o->slots[i].value, o->slots[i].source, ctx);
 }
 
+const char *mu_opt_default_text(const mu_opt_spec *s) {
+    if (s->type == MU_OPT_FLAG) return strcmp(s->def, "1") ? "off" : "on";
+    return *s->def ? s->def : "unset";
+}
+
 void mu_opts_help(FILE *f, const char *command, const char *synopsis, const mu_opt_spec *specs) {
     fprintf(f, "usage: mutirao %s [--key=value ...]\n%s\n\noptions (default in brackets):\n",
             command, synopsis);
@@ -276,6 +281,6 @@ void mu_opts_help(FILE *f, const char *command, const char *synopsis, const mu_o
                          s->type == MU_OPT_INT    ? "N"
                          : s->type == MU_OPT_REAL ? "X"
                                                   : "VALUE");
-            fprintf(f, "  %-30s %s [%s]\n", left, s->help, *s->def ? s->def : "unset");
+            fprintf(f, "  %-30s %s [%s]\n", left, s->help, mu_opt_default_text(s));
         }
 }

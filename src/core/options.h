@@ -45,6 +45,8 @@ void mu_opts_foreach(const mu_opts *o,
                      void (*fn)(const char *name, const char *value, const char *source, void *ctx),
                      void *ctx);
 
+/* The default as help shows it: on/off for flags, "unset" for an empty one. */
+const char *mu_opt_default_text(const mu_opt_spec *s);
 /* `mutirao <command> --help`: every option with its default. */
 void mu_opts_help(FILE *f, const char *command, const char *synopsis, const mu_opt_spec *specs);
 

@@ -62,9 +62,17 @@ wait_state() {
     err "job $id: state $st after 120 s, expected $*"
     return 1
 }
-# release JOB: a requeued job waits for its begin time; start it now.
+# release JOB: a requeued job waits for its begin time; start it now, once the
+# last instance's step daemons are gone (the new instance's step has the same
+# id, and srun's PMI-2 set-up fails if it meets the old step's daemon).
 release() {
+    local t=0
     wait_state "$1" PENDING || return 1
+    while pgrep -f "slurmstepd: \[$1\." >/dev/null && [ $t -lt 300 ]; do
+        sleep 0.1
+        t=$((t + 1))
+    done
+    sleep 1
     scontrol update JobId="$1" StartTime=now
 }
 
