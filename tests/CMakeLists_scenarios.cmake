@@ -34,6 +34,11 @@ set_tests_properties(gpu_scenarios PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIM
 add_test(NAME gpu_scenarios_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scenarios_gpu.sh)
 set_tests_properties(gpu_scenarios_cli PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
                      ENVIRONMENT "${MPI_TEST_ENV}")
+# The forms of representative on the GPU: the CPU's trees byte for byte on 1
+# and 3 ranks, the mean kept (scenarios_gpu_trees.sh).
+add_test(NAME gpu_scenarios_trees COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scenarios_gpu_trees.sh)
+set_tests_properties(gpu_scenarios_trees PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
+                     ENVIRONMENT "${MPI_TEST_ENV}")
 
 add_test(NAME slurm_scenarios_e2e
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm/e2e_scenarios.sh $<TARGET_FILE:mutirao>
