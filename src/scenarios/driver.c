@@ -31,10 +31,10 @@ static const mu_opt_spec sc_opts[] = {
     {"method", MU_OPT_CHOICE, "v2", "hw|v2",
      "aggregation: hw = Hartigan-Wong (AS 136), v2 = the study's Version 2"},
     {"max-iter", MU_OPT_INT, "50", 0, "k-means iteration cap per node"},
-    {"representative", MU_OPT_CHOICE, "nearest", "nearest|centroid|scaled",
-     "a child's inflows: the member nearest its group's centroid (the study's), the group's "
-     "mean in inflow units (keeps the node's sample mean), or the nearest members scaled per "
-     "station to that mean (src/scenarios/represent.h)"},
+    {"representative", MU_OPT_CHOICE, "centroid", "centroid|nearest|scaled",
+     "a child's inflows: the group's mean in inflow units (keeps the node's sample mean), the "
+     "member nearest the group's centroid (the study's; its means fall low with many "
+     "stations), or the nearest members scaled per station to the node's mean"},
     {"split", MU_OPT_CHOICE, "auto", "auto|on|off",
      "a stage with fewer nodes than ranks: all ranks on each node's generation and k-means "
      "steps (on), the task farm (off), or on for CPU ranks only (auto)"},
