@@ -24,7 +24,8 @@ for n in "$@"; do
         p="$OUT/st$n-$r"
         t0=$(date +%s.%N)
         "$MUTIRAO" scenarios --config=inputs/scenarios/study_6000.ini --device=cpu \
-            --nstations="$n" --representative="$r" --stats="$p-stats.csv" --stats-series="$SERIES" --stats-years=1 \
+            --nstations="$n" --representative="$r" --stats="$p-stats.csv" --stats-series="$SERIES" \
+            --stats-years=1 \
             --summary="$p.json" ${extra[@]+"${extra[@]}"} >"$p.log" 2>&1 ||
             { tail -n 5 "$p.log" >&2; exit 1; }
         t1=$(date +%s.%N)
