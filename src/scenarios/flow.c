@@ -120,9 +120,13 @@ static int build_tree(mu_app *app, mu_sc_ctx *x) {
 
 /* The tree's worst differences: the log and the summary (finite ones only). */
 static void report_diff(const mu_sc_tree_diff *d, int with_sample, const char *path) {
-    mu_info("scenarios: tree stages against the scenarios their parents generated: largest "
-            "relative difference of a stage mean %.3g",
-            d->node_mean);
+    if (isfinite(d->node_mean))
+        mu_info("scenarios: tree stages against the scenarios their parents generated: largest "
+                "relative difference of a stage mean %.3g",
+                d->node_mean);
+    else /* a restart: the checkpoint keeps the tree, not the nodes' sample means */
+        mu_info("scenarios: tree stages against the scenarios their parents generated: not "
+                "known after a restart");
     if (with_sample) {
         mu_info("scenarios: tree stages against the sample: largest relative difference of a "
                 "stage mean %.4f, of a standard deviation %.4f; largest difference of a lag-1 "

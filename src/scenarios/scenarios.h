@@ -174,7 +174,7 @@ typedef struct {
     double mean, std, lag1, corr;
     double h_mean, h_std, h_lag1, h_corr;
 } mu_sc_tree_diff;
-/* d->node_mean only; needs nothing but the tree (its gmean). */
+/* d->node_mean (the others NaN); needs nothing but the tree (its gmean). */
 void mu_sc_tree_node_diff(const mu_sc_tree *t, int nstages, int nst, mu_sc_tree_diff *d);
 /* Appends to the statistics report, per stage and station, the tree against
  * the sample (gen: nser x len x nst, series from the same record), the node

@@ -73,6 +73,8 @@ static double node_sample_mean(const mu_sc_tree *t, int st, int nst, int s) {
 }
 
 void mu_sc_tree_node_diff(const mu_sc_tree *t, int nstages, int nst, mu_sc_tree_diff *d) {
+    d->mean = d->std = d->lag1 = d->corr = NAN;
+    d->h_mean = d->h_std = d->h_lag1 = d->h_corr = NAN;
     double worst = NAN;
     for (int st = 1; st <= nstages; st++)
         for (int s = 0; s < nst; s++) {
@@ -81,7 +83,12 @@ void mu_sc_tree_node_diff(const mu_sc_tree *t, int nstages, int nst, mu_sc_tree_
                 tw += t->pprob[v];
                 tm += t->pprob[v] * t->q[v * nst + s];
             }
-            upd(&worst, rel(tm / tw, node_sample_mean(t, st, nst, s)));
+            double g = node_sample_mean(t, st, nst, s);
+            if (isnan(g)) { /* restored from a checkpoint: not the whole tree's figure */
+                d->node_mean = NAN;
+                return;
+            }
+            upd(&worst, rel(tm / tw, g));
         }
     d->node_mean = worst;
 }
