@@ -11,6 +11,7 @@
  *                        [--input=inputs/scenarios/ons_inflows_64.csv] [--method=v2|hw]
  *                        [--newave-m=100000] [--newave-stages=12] [--newave-budget=90]
  *                        [--tree-m=1024] [--threads=N]
+ *                        [--representative=centroid|nearest|scaled] (the command's default)
  * --threads: host threads per rank on a stage's nodes (0: as the command's auto);
  * with several, the phase seconds below are summed over the threads.
  * Under mpirun with several ranks it runs the tree case only, its nodes farmed
@@ -239,6 +240,12 @@ int main(int argc, char **argv) {
     b.c.seed = 2016;
     b.c.method = !strcmp(method, "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
     b.c.max_iter = 50;
+    int rep = mu_sc_rep_parse(arg(argc, argv, "--representative", "centroid"));
+    if (rep < 0) {
+        fprintf(stderr, "bench_scenarios: --representative: nearest, centroid or scaled\n");
+        return 1;
+    }
+    b.c.rep = (mu_sc_rep)rep;
     char why[256];
     mu_cpu_share(MPI_COMM_WORLD, &app.dev);
     b.threads =
@@ -276,7 +283,8 @@ int main(int argc, char **argv) {
                 bkm[1] = km[1];
             }
         }
-        printf("tree 1,30,200 M=%d %s, %d rank(s) x %d thread(s): %lld leaves, %d stations: %.4f s "
+        printf("tree 1,30,200 M=%d %s, %s representatives, %d rank(s) x %d thread(s): %lld "
+               "leaves, %d stations: %.4f s "
                "(best of 3; "
                "rank 0 (thread-seconds): generation %.4f s = %.1f%%, aggregation %.4f s = %.1f%%: "
                "k-means distance "
@@ -284,9 +292,9 @@ int main(int argc, char **argv) {
                "%.4f s = %.1f%%, k-means serial part %.4f s = %.1f%%, rest %.4f s; "
                "k-means iterations %.1f per node); "
                "study: 3210.7 s serial, 122.4 s CUDA, 74.9 s 3 ranks + GPU\n",
-               tm, method, wsize, b.threads, (long long)leaves, nst, best, bg, 100 * bg / best, ba,
-               100 * ba / best, bkm[0], 100 * bkm[0] / best, bkm[1], 100 * bkm[1] / best,
-               ba - bkm[0] - bkm[1], it);
+               tm, method, mu_sc_rep_name(b.c.rep), wsize, b.threads, (long long)leaves, nst, best,
+               bg, 100 * bg / best, ba, 100 * ba / best, bkm[0], 100 * bkm[0] / best, bkm[1],
+               100 * bkm[1] / best, ba - bkm[0] - bkm[1], it);
     }
     if (all || !strcmp(which, "table")) {
         static const char *mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",

@@ -4,7 +4,9 @@
 # moments of 100000 generated years against the fitted model.
 # Command runs (label mpi): orders and coefficients on the real records against an
 # independent dense Yule-Walker solve (scenarios_fit), the same tree and comb on
-# 1-4 ranks (scenarios_ranks), bad input (scenarios_bad_input).
+# 1-4 ranks (scenarios_ranks), bad input (scenarios_bad_input), the forms of
+# representative (scenarios_trees: same trees on 1-4 ranks, the mean kept,
+# checked from the files by scenarios_mean_check.py).
 # GPU (gpu_scenarios): the generation kernel against the CPU reference.
 # Slurm: jobs/scenarios.sbatch end to end (slurm_scenarios_e2e).
 add_executable(test_scenarios ${CMAKE_CURRENT_SOURCE_DIR}/test_scenarios.c)
@@ -14,7 +16,8 @@ target_compile_definitions(test_scenarios
 add_test(NAME unit_scenarios COMMAND test_scenarios)
 set_tests_properties(unit_scenarios PROPERTIES LABELS unit TIMEOUT 300)
 
-foreach(script scenarios_fit scenarios_ranks scenarios_bad_input scenarios_main scenarios_checkpoint)
+foreach(script scenarios_fit scenarios_ranks scenarios_bad_input scenarios_main scenarios_checkpoint
+               scenarios_trees)
   add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
   set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 600 ENVIRONMENT "${MPI_TEST_ENV}")
 endforeach()
@@ -30,6 +33,11 @@ add_test(NAME gpu_scenarios COMMAND test_gpu_scenarios)
 set_tests_properties(gpu_scenarios PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
 add_test(NAME gpu_scenarios_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scenarios_gpu.sh)
 set_tests_properties(gpu_scenarios_cli PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
+                     ENVIRONMENT "${MPI_TEST_ENV}")
+# The forms of representative on the GPU: the CPU's trees byte for byte on 1
+# and 3 ranks, the mean kept (scenarios_gpu_trees.sh).
+add_test(NAME gpu_scenarios_trees COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scenarios_gpu_trees.sh)
+set_tests_properties(gpu_scenarios_trees PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
                      ENVIRONMENT "${MPI_TEST_ENV}")
 
 add_test(NAME slurm_scenarios_e2e

@@ -537,6 +537,39 @@ static void generated_moments(void **state) {
     mu_sc_hist_free(&h);
 }
 
+/* The three forms of representative on a hand-made node of 5 scenarios in 2
+ * groups: nearest copies the named members, centroid gives the group means
+ * (in inflow units), scaled the nearest members times one factor per station;
+ * the probability-weighted children give back the sample mean for the last
+ * two, and a station whose nearest members are all 0 takes that mean. */
+static void representatives(void **state) {
+    (void)state;
+    const double x[5 * 2] = {1, 0, 3, 0, 5, 4, 10, 0, 20, 6}; /* m = 5, d = 2 */
+    int group[5] = {0, 0, 0, 1, 1}, rep[2] = {1, 3};
+    double prob[2] = {0.6, 0.4}, out[4], mean[2];
+    mu_agg_result ar = {.k = 2, .rep = rep, .prob = prob, .group = group};
+    assert_int_equal(mu_sc_represent(MU_SC_REP_NEAREST, x, 5, 2, &ar, out, mean), 0);
+    assert_true(out[0] == 3 && out[1] == 0 && out[2] == 10 && out[3] == 0);
+    assert_true(mean[0] == 39.0 / 5 && mean[1] == 10.0 / 5);
+    assert_int_equal(mu_sc_represent(MU_SC_REP_CENTROID, x, 5, 2, &ar, out, mean), 0);
+    assert_true(out[0] == 3 && fabs(out[1] - 4.0 / 3) < 1e-15 && out[2] == 15 && out[3] == 3);
+    for (int form = MU_SC_REP_CENTROID; form <= MU_SC_REP_SCALED; form++) {
+        assert_int_equal(mu_sc_represent((mu_sc_rep)form, x, 5, 2, &ar, out, mean), 0);
+        for (int s = 0; s < 2; s++) {
+            double w = prob[0] * out[s] + prob[1] * out[2 + s];
+            assert_true(fabs(w / mean[s] - 1) < 1e-15);
+            assert_true(out[s] >= 0 && out[2 + s] >= 0);
+        }
+    }
+    /* scaled: station 0 times 7.8 / (0.6 * 3 + 0.4 * 10); station 1 (nearest all 0): the mean. */
+    assert_int_equal(mu_sc_represent(MU_SC_REP_SCALED, x, 5, 2, &ar, out, mean), 0);
+    assert_true(fabs(out[0] - 3 * 7.8 / 5.8) < 1e-14 && fabs(out[2] - 10 * 7.8 / 5.8) < 1e-14);
+    assert_true(out[1] == 2 && out[3] == 2);
+    assert_int_equal(mu_sc_rep_parse("centroid"), MU_SC_REP_CENTROID);
+    assert_int_equal(mu_sc_rep_parse("median"), -1);
+    assert_string_equal(mu_sc_rep_name(MU_SC_REP_SCALED), "scaled");
+}
+
 int main(void) {
     mu_log_init(0, 1);
     snprintf(tmpdir, sizeof tmpdir, "%s/mutirao_test_scenarios.XXXXXX",
@@ -549,6 +582,7 @@ int main(void) {
         cmocka_unit_test(generation_nonnegative),
         cmocka_unit_test(lognormal_correlation),
         cmocka_unit_test(generated_moments),
+        cmocka_unit_test(representatives),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

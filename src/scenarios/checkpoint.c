@@ -24,11 +24,11 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
 uint64_t mu_sc_fingerprint(const mu_sc_cfg *c, const mu_sc_hist *h, int64_t hist_end) {
     char text[1024];
     snprintf(text, sizeof text,
-             "tree=%s m=%d seed=%llu method=%d max_iter=%d delta_min=%.17g corr=%d pmax=%d "
-             "conf=%.17g sd=%d acf=%d hist_end=%lld nst=%d years=%d first=%d",
-             c->tree_text, c->m, (unsigned long long)c->seed, (int)c->method, c->max_iter,
-             c->delta_min, c->corr_lognormal, c->fit.pmax, c->fit.pacf_conf, c->fit.sd_n1,
-             c->fit.acf_pairs, (long long)hist_end, h->nst, h->nyears, h->first_year);
+             "tree=%s m=%d seed=%llu method=%d rep=%d max_iter=%d delta_min=%.17g corr=%d "
+             "pmax=%d conf=%.17g sd=%d acf=%d hist_end=%lld nst=%d years=%d first=%d",
+             c->tree_text, c->m, (unsigned long long)c->seed, (int)c->method, (int)c->rep,
+             c->max_iter, c->delta_min, c->corr_lognormal, c->fit.pmax, c->fit.pacf_conf,
+             c->fit.sd_n1, c->fit.acf_pairs, (long long)hist_end, h->nst, h->nyears, h->first_year);
     uint64_t f = fnv(1469598103934665603ull, text, strlen(text));
     f = fnv(f, h->q, (size_t)h->nyears * 12 * h->nst * sizeof *h->q);
     for (int s = 0; s < h->nst; s++) f = fnv(f, h->names[s], strlen(h->names[s]) + 1);
@@ -70,7 +70,7 @@ static int read_file(const char *path, uint64_t fp, int nst, int nstages, mu_sc_
         rc = mu_error("%s: not a scenarios checkpoint", path);
     else if ((uint64_t)hdr[0] != fp || hdr[3] != nst)
         rc = mu_error("%s: the checkpoint is of another record or other options (tree, M, seed, "
-                      "method, fit settings, start)",
+                      "method, representative, fit settings, start)",
                       path);
     else if (hdr[1] < 1 || hdr[1] >= nstages || hdr[2] < 1)
         rc = mu_error("%s: checkpoint after stage %lld of %d: nothing to resume", path,

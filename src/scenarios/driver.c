@@ -31,6 +31,10 @@ static const mu_opt_spec sc_opts[] = {
     {"method", MU_OPT_CHOICE, "v2", "hw|v2",
      "aggregation: hw = Hartigan-Wong (AS 136), v2 = the study's Version 2"},
     {"max-iter", MU_OPT_INT, "50", 0, "k-means iteration cap per node"},
+    {"representative", MU_OPT_CHOICE, "centroid", "centroid|nearest|scaled",
+     "a child's inflows: the group's mean in inflow units (keeps the node's sample mean), the "
+     "member nearest the group's centroid (the study's; its means fall low with many "
+     "stations), or the nearest members scaled per station to the node's mean"},
     {"split", MU_OPT_CHOICE, "auto", "auto|on|off",
      "a stage with fewer nodes than ranks: all ranks on each node's generation and k-means "
      "steps (on), the task farm (off), or on for CPU ranks only (auto)"},
@@ -57,6 +61,9 @@ static const mu_opt_spec sc_opts[] = {
     {"model", MU_OPT_STRING, "", 0, "the fitted PAR(p) model as JSON"},
     {"stats", MU_OPT_STRING, "", 0,
      "statistics report (CSV): generated against historical monthly moments"},
+    {"node-scenarios", MU_OPT_STRING, "", 0,
+     "tree: every node's M generated scenarios as CSV node,scenario,<station>,... (large; "
+     "for checking the aggregation)"},
     {"plot", MU_OPT_STRING, "", 0, "PNG fan of the tree against the record (needs gnuplot)"},
     {"plot-stations", MU_OPT_INT, "3", 0, "stations in the plot (the first ones)"},
     {"checkpoint", MU_OPT_STRING, "scenarios.ckpt", 0,
@@ -127,6 +134,7 @@ static int read_cfg(const mu_opts *o, mu_sc_cfg *c) {
     c->m = (int)m;
     c->seed = (uint64_t)mu_opt_int(o, "seed");
     c->method = !strcmp(mu_opt_str(o, "method"), "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
+    c->rep = (mu_sc_rep)mu_sc_rep_parse(mu_opt_str(o, "representative"));
     const char *split = mu_opt_str(o, "split");
     c->split = !strcmp(split, "on") ? 1 : !strcmp(split, "off") ? 0 : 2;
     int64_t th = mu_opt_int(o, "threads");
@@ -165,8 +173,10 @@ static int read_cfg(const mu_opts *o, mu_sc_cfg *c) {
     int64_t ps = mu_opt_int(o, "plot-stations");
     if (ps < 1 || ps > 12) return mu_error("--plot-stations must be 1..12");
     c->plot_stations = (int)ps;
-    if (c->comb && (c->out_json || c->plot))
-        return mu_error("--output-json and --plot are for the tree (--mode=tree)");
+    c->node_scenarios = mu_opt_str(o, "node-scenarios");
+    if (c->comb && (c->out_json || c->plot || c->node_scenarios || mu_opt_set(o, "representative")))
+        return mu_error("--output-json, --plot, --node-scenarios and --representative are for "
+                        "the tree (--mode=tree)");
     c->checkpoint = mu_opt_str(o, "checkpoint");
     int64_t ce = mu_opt_int(o, "checkpoint-every");
     if (ce < 0) return mu_error("--checkpoint-every must be >= 0");
@@ -175,13 +185,16 @@ static int read_cfg(const mu_opts *o, mu_sc_cfg *c) {
     if (!c->checkpoint) return mu_error("--checkpoint needs a file name");
     if (c->comb && (c->restart || ce > 0))
         return mu_error("--restart and --checkpoint-every go with --mode=tree");
+    if (c->restart && c->node_scenarios)
+        return mu_error("--node-scenarios needs the whole tree built in one run (not --restart)");
     if (c->stats_path && c->stats_series == 0) return mu_error("--stats needs --stats-series > 0");
     return 0;
 }
 
 /* Every output is writable before any work (rank 0), and gnuplot runs if a plot is asked. */
 static int check_outputs(const mu_sc_cfg *c) {
-    const char *paths[] = {c->out_csv, c->out_json, c->model_json, c->stats_path, c->plot};
+    const char *paths[] = {c->out_csv,    c->out_json, c->model_json,
+                           c->stats_path, c->plot,     c->node_scenarios};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         if (paths[i]) MU_TRY(mu_output_check(paths[i]));
     if (c->plot) MU_TRY(mu_sc_plot_check());

@@ -97,6 +97,54 @@ static int write_comb(const char *path, const mu_sc_hist *h, const double *out, 
     return mu_output_commit(&o);
 }
 
+/* The tree, and with --node-scenarios rank 0's file of the nodes' scenarios
+ * (written stage by stage, kept only when the tree is complete). */
+static int build_tree(mu_app *app, mu_sc_ctx *x) {
+    mu_output o;
+    int rc = 0, dump = app->rank == 0 && x->c->node_scenarios;
+    if (dump && !(rc = mu_output_open(&o, x->c->node_scenarios))) {
+        x->dump = o.f;
+        mu_sc_dump_header(o.f, x->h);
+    }
+    if (mu_error_collective(app->comm, rc)) return 1;
+    mu_timer_begin("tree");
+    int sig_rc = mu_signals_install();
+    rc = sig_rc ? sig_rc : mu_sc_build_tree(app, x);
+    if (!sig_rc) mu_signals_restore();
+    mu_timer_end("tree");
+    x->dump = NULL;
+    if (dump && rc) mu_output_abort(&o);
+    if (dump && !rc) rc = mu_output_commit(&o);
+    return rc;
+}
+
+/* The tree's worst differences: the log and the summary (finite ones only). */
+static void report_diff(const mu_sc_tree_diff *d, int with_sample, const char *path) {
+    if (isfinite(d->node_mean))
+        mu_info("scenarios: tree stages against the scenarios their parents generated: largest "
+                "relative difference of a stage mean %.3g",
+                d->node_mean);
+    else /* a restart: the checkpoint keeps the tree, not the nodes' sample means */
+        mu_info("scenarios: tree stages against the scenarios their parents generated: not "
+                "known after a restart");
+    if (with_sample) {
+        mu_info("scenarios: tree stages against the sample: largest relative difference of a "
+                "stage mean %.4f, of a standard deviation %.4f; largest difference of a lag-1 "
+                "correlation %.4f, of a cross-station correlation %.4f (%s)",
+                d->mean, d->std, d->lag1, d->corr, path);
+        mu_info("scenarios: tree stages against the record's month: mean %.4f, standard "
+                "deviation %.4f (relative), lag-1 %.4f, cross-station %.4f",
+                d->h_mean, d->h_std, d->h_lag1, d->h_corr);
+    }
+    const char *keys[] = {"tree_node_mean_rel",   "tree_sample_mean_rel", "tree_sample_std_rel",
+                          "tree_sample_lag1_abs", "tree_sample_corr_abs", "tree_hist_mean_rel",
+                          "tree_hist_std_rel",    "tree_hist_lag1_abs",   "tree_hist_corr_abs"};
+    double v[] = {d->node_mean, d->mean,  d->std,    d->lag1,  d->corr,
+                  d->h_mean,    d->h_std, d->h_lag1, d->h_corr};
+    for (int i = 0; i < 9; i++)
+        if (isfinite(v[i]) && (i == 0 || with_sample)) mu_summary_result_real(keys[i], v[i]);
+}
+
 int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     mu_sc_hist h;
     mu_sc_model md;
@@ -167,11 +215,8 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
         }
         if (mu_error_collective(app->comm, rc)) goto out;
     } else {
-        mu_timer_begin("tree");
-        int sig_rc = mu_signals_install();
-        rc = sig_rc ? sig_rc : mu_sc_build_tree(app, &x);
-        if (!sig_rc) mu_signals_restore();
-        mu_timer_end("tree");
+        mu_info("scenarios: representatives: %s", mu_sc_rep_name(c->rep));
+        rc = build_tree(app, &x);
         if (rc == MU_SC_STOPPED) { /* the checkpoint is the result; no outputs */
             app->exit_status = 3;
             rc = 0;
@@ -222,14 +267,14 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
         }
         if (!rc && sample)
             rc = mu_sc_write_stats(c->stats_path, &h, &md, sample, S, H, 12, x.start_m);
-        if (!rc && sample && !c->comb) {
+        if (!rc && !c->comb) {
+            mu_sc_tree_diff d;
+            mu_sc_tree_node_diff(&tree, c->nstages, h.nst, &d);
             /* Appended after the atomic write: the file is complete either way. */
-            double worst = 0;
-            rc = mu_sc_write_tree_stats(c->stats_path, &h, &tree, c->nstages, sample, S, H, &worst);
-            if (!rc)
-                mu_info("scenarios: tree stages against the sample: largest relative "
-                        "difference of a stage mean %.4f (%s)",
-                        worst, c->stats_path);
+            if (sample)
+                rc = mu_sc_tree_stats(c->stats_path, &h, &tree, c->nstages, x.start_m, sample, S, H,
+                                      &d);
+            if (!rc) report_diff(&d, sample != NULL, c->stats_path);
         }
         mu_timer_end("output");
         if (!rc && c->plot && !c->comb) {

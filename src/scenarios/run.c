@@ -28,6 +28,7 @@ void mu_sc_tree_free(mu_sc_tree *t) {
     free(t->pprob);
     free(t->q);
     free(t->iters);
+    free(t->gmean);
     memset(t, 0, sizeof *t);
 }
 
@@ -47,7 +48,14 @@ static int tree_reserve(mu_sc_tree *t, int64_t n, int nst) {
     if (q) t->q = q;
     int *it = realloc(t->iters, (size_t)cap * sizeof *it);
     if (it) t->iters = it;
-    if (!p || !st || !pr || !pp || !q || !it)
+    /* A tree restored from a checkpoint has no sample means: unknown (NaN). */
+    int64_t known = t->gmean ? t->cap : 0;
+    double *gm = realloc(t->gmean, (size_t)cap * nst * sizeof *gm);
+    if (gm) {
+        t->gmean = gm;
+        for (int64_t i = known * nst; i < cap * nst; i++) gm[i] = NAN;
+    }
+    if (!p || !st || !pr || !pp || !q || !it || !gm)
         return mu_error("out of memory for %lld tree nodes", (long long)n);
     t->cap = cap;
     return 0;
@@ -98,10 +106,14 @@ static uint64_t node_key(uint64_t seed, int64_t node) {
     return ((uint64_t)r[0] << 32) | r[1];
 }
 
-/* Record of one node's aggregation: k, iterations, then K x (probability, inflows). */
-static size_t rec_doubles(int K, int nst) {
-    return 2 + (size_t)K * (1 + (size_t)nst);
+/* Record of one node's aggregation: k, iterations, the mean of its M scenarios
+ * (nst), K x (probability, inflows), and with --node-scenarios the M
+ * scenarios themselves (M x nst). */
+static size_t rec_doubles(const mu_sc_ctx *x, int K) {
+    size_t nst = (size_t)x->md->nst;
+    return 2 + nst + (size_t)K * (1 + nst) + (x->c->node_scenarios ? (size_t)x->c->m * nst : 0);
 }
+#define REC_CHILD(rec, nst, g) ((rec) + 2 + (nst) + (size_t)(g) * (1 + (nst)))
 
 /* Node v's record (rec_doubles): generation and aggregation. comm ==
  * MPI_COMM_NULL: this rank alone (a task of the farm); else every rank of comm
@@ -120,6 +132,26 @@ static void phase_time(mu_sc_ctx *x, const char *phase, double t0) {
         x->agg_s += s;
 }
 
+/* The aggregation's children into the node's record (rec_doubles). */
+static int put_children(mu_sc_ctx *x, const mu_agg_result *ar, int K, double *rec) {
+    int nst = x->md->nst, M = x->c->m, k = ar->k < K ? ar->k : K;
+    double *val = malloc((size_t)ar->k * nst * sizeof *val);
+    if (!val) return mu_error("out of memory for the representatives");
+    if (mu_sc_represent(x->c->rep, x->Z, M, nst, ar, val, rec + 2)) {
+        free(val);
+        return 1;
+    }
+    rec[0] = k;
+    rec[1] = ar->iterations;
+    for (int g = 0; g < k; g++) {
+        REC_CHILD(rec, nst, g)[0] = ar->prob[g];
+        memcpy(REC_CHILD(rec, nst, g) + 1, val + (size_t)g * nst, (size_t)nst * sizeof *rec);
+    }
+    if (x->c->node_scenarios) memcpy(REC_CHILD(rec, nst, K), x->Z, (size_t)M * nst * sizeof *rec);
+    free(val);
+    return 0;
+}
+
 static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     const mu_sc_cfg *c = x->c;
     int nst = x->md->nst, K = c->open[x->stage], M = c->m;
@@ -131,7 +163,7 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     }
     int64_t lo = 0, hi = M;
     if (nranks > 1) mu_block_range(M, nranks, rank, &lo, &hi);
-    memset(rec, 0, rec_doubles(K, nst) * sizeof *rec);
+    memset(rec, 0, rec_doubles(x, K) * sizeof *rec);
     mu_sc_node_past(x, v, x->zpast);
     mu_sc_gen_draw d = {c->seed, (uint64_t)v, lo, hi - lo, x->zpast, 0};
     double t0 = mu_km_now();
@@ -182,15 +214,9 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     if (rc)
         return mu_error("scenarios: node %lld (stage %d): aggregation: %s", (long long)v, x->stage,
                         err);
-    rec[0] = ar.k < K ? ar.k : K;
-    rec[1] = ar.iterations;
-    for (int g = 0; g < ar.k && g < K; g++) {
-        rec[2 + (size_t)g * (1 + nst)] = ar.prob[g];
-        memcpy(rec + 3 + (size_t)g * (1 + nst), x->Z + (size_t)ar.rep[g] * nst,
-               (size_t)nst * sizeof *rec);
-    }
+    rc = put_children(x, &ar, K, rec);
     mu_agg_result_free(&ar);
-    return 0;
+    return rc;
 }
 
 static int node_alone(mu_sc_ctx *x, int64_t v, double *rec) {
@@ -200,7 +226,7 @@ static int node_alone(mu_sc_ctx *x, int64_t v, double *rec) {
 /* A farm chunk of the stage's nodes, side by side on the rank's host threads. */
 static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
     mu_sc_ctx *x = vctx;
-    size_t rd = rec_doubles(x->c->open[x->stage], x->md->nst);
+    size_t rd = rec_doubles(x, x->c->open[x->stage]);
     return mu_sc_lanes_run(x, x->tree->stage_first[x->stage] + first, count, results, rd,
                            node_alone);
 }
@@ -249,7 +275,7 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         x->stage = st;
         int K = c->open[st];
         int64_t n0 = t->stage_first[st], nodes = t->stage_first[st + 1] - n0;
-        size_t rd = rec_doubles(K, nst);
+        size_t rd = rec_doubles(x, K);
         double *all = malloc((size_t)nodes * rd * sizeof *all);
         int rc = all ? 0 : mu_error("out of memory for stage %d", st + 1);
         if (mu_error_collective(app->comm, rc)) {
@@ -294,15 +320,17 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
             itsum += (int64_t)rec[1];
             if (rec[1] > itmax) itmax = (int64_t)rec[1];
             fewer += k < K;
+            memcpy(t->gmean + v * nst, rec + 2, (size_t)nst * sizeof *t->gmean);
             for (int g = 0; g < k; g++) {
                 int64_t u = t->n++;
                 t->parent[u] = v;
                 t->stage[u] = st + 1;
-                t->prob[u] = rec[2 + (size_t)g * (1 + nst)];
+                t->prob[u] = REC_CHILD(rec, nst, g)[0];
                 t->pprob[u] = t->pprob[v] * t->prob[u];
                 t->iters[u] = -1;
-                memcpy(t->q + u * nst, rec + 3 + (size_t)g * (1 + nst), (size_t)nst * sizeof *t->q);
+                memcpy(t->q + u * nst, REC_CHILD(rec, nst, g) + 1, (size_t)nst * sizeof *t->q);
             }
+            if (x->dump) mu_sc_dump_node(x->dump, v, REC_CHILD(rec, nst, K), c->m, nst);
         }
         free(all);
         t->stage_first[st + 2] = t->n;

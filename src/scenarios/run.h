@@ -25,6 +25,7 @@ typedef struct mu_sc_ctx {
     int threads, nlanes, lane;
     struct mu_sc_ctx *lanes;
     double gen_s, agg_s;
+    FILE *dump;       /* rank 0 with --node-scenarios: the open file (else NULL) */
     int64_t err_node; /* a lane: the first node that failed there (-1: none) */
     char *err;        /* and its message */
 } mu_sc_ctx;

@@ -10,6 +10,7 @@
 #include "app.h"
 #include "gpu/scenarios_gen_core.h"
 #include "scenarios/aggregate.h"
+#include "scenarios/represent.h"
 
 /* ---- the historical record -------------------------------------------------- */
 
@@ -109,6 +110,7 @@ typedef struct {
     int m;                       /* scenarios per node */
     uint64_t seed;
     mu_agg_method method;
+    mu_sc_rep rep; /* the children's inflows (represent.h) */
     int max_iter;
     const char *tree_text; /* the --tree value, for messages */
     int comb;              /* 1: comb mode */
@@ -119,6 +121,7 @@ typedef struct {
     int64_t stats_series; /* statistics sample: series */
     int stats_years;      /* and years each (after a year of burn-in) */
     const char *out_csv, *out_json, *model_json, *stats_path, *plot;
+    const char *node_scenarios; /* tree: every node's M generated scenarios (CSV) */
     int plot_stations;
     const char *checkpoint; /* tree: file written on SIGTERM/SIGUSR1 and every k stages */
     int checkpoint_every;
@@ -136,6 +139,8 @@ typedef struct {
     double *pprob; /* of the path from the root */
     double *q;     /* n * nst inflows */
     int *iters;    /* k-means iterations of the node's aggregation (-1 for leaves) */
+    double *gmean; /* n * nst: mean of the node's M generated scenarios (NaN: leaves, and
+                    * nodes restored from a checkpoint, which does not keep it) */
     int64_t stage_first[65];
 } mu_sc_tree;
 
@@ -148,17 +153,34 @@ int mu_sc_write_model(const char *path, const mu_sc_hist *h, const mu_sc_model *
 /* Either path may be NULL. hist_end: months of the record before the first stage. */
 int mu_sc_write_tree(const char *csv, const char *json, const mu_sc_hist *h, const mu_sc_tree *t,
                      int64_t hist_end);
+/* --node-scenarios: the header (node,scenario,<stations>), then node v's m
+ * scenarios (m x nst) as rows, full precision. */
+void mu_sc_dump_header(FILE *f, const mu_sc_hist *h);
+void mu_sc_dump_node(FILE *f, int64_t v, const double *z, int m, int nst);
 /* Statistics report: generated against historical monthly moments. gen holds
  * nser series of len consecutive months (nser x len x nst), the first starting
  * in month start_m; the first burn months of each are left out. */
 int mu_sc_write_stats(const char *path, const mu_sc_hist *h, const mu_sc_model *md,
                       const double *gen, int64_t nser, int len, int burn, int start_m);
-/* Appends to the report: each tree stage's probability-weighted mean and
- * standard deviation per station against the same month of the sample (whose
- * series start from the same record, so its first months are the distribution
- * the tree's stages stand for). Returns the largest |tree/sample - 1| of a mean. */
-int mu_sc_write_tree_stats(const char *path, const mu_sc_hist *h, const mu_sc_tree *t, int nstages,
-                           const double *gen, int64_t nser, int len, double *worst_mean);
+/* The largest differences of the tree's stages (NaN: nothing compared).
+ * node_mean: |tree / node sample - 1| of a stage mean, the node sample being
+ * the scenarios the stage's parents generated (path-weighted; 0 up to
+ * rounding for a mean-keeping representative); the others against the
+ * statistics sample (the model's distribution of the month) and h_ against
+ * the record's calendar month: relative for means and standard deviations,
+ * absolute for lag-1 and cross-station correlations. */
+typedef struct {
+    double node_mean;
+    double mean, std, lag1, corr;
+    double h_mean, h_std, h_lag1, h_corr;
+} mu_sc_tree_diff;
+/* d->node_mean (the others NaN); needs nothing but the tree (its gmean). */
+void mu_sc_tree_node_diff(const mu_sc_tree *t, int nstages, int nst, mu_sc_tree_diff *d);
+/* Appends to the statistics report, per stage and station, the tree against
+ * the sample (gen: nser x len x nst, series from the same record), the node
+ * sample and the record (tree_stats.c), and fills d but d->node_mean. */
+int mu_sc_tree_stats(const char *path, const mu_sc_hist *h, const mu_sc_tree *t, int nstages,
+                     int start_m, const double *gen, int64_t nser, int len, mu_sc_tree_diff *d);
 int mu_sc_plot(const char *png, const mu_sc_hist *h, const mu_sc_tree *t, int nplot,
                int64_t hist_end);
 int mu_sc_plot_check(void);

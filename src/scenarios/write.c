@@ -105,3 +105,17 @@ int mu_sc_write_tree(const char *csv, const char *json, const mu_sc_hist *h, con
     }
     return 0;
 }
+
+void mu_sc_dump_header(FILE *f, const mu_sc_hist *h) {
+    fprintf(f, "node,scenario");
+    for (int s = 0; s < h->nst; s++) fprintf(f, ",%s", h->names[s]);
+    fprintf(f, "\n");
+}
+
+void mu_sc_dump_node(FILE *f, int64_t v, const double *z, int m, int nst) {
+    for (int i = 0; i < m; i++) {
+        fprintf(f, "%lld,%d", (long long)v, i);
+        for (int s = 0; s < nst; s++) fprintf(f, ",%.17g", z[(size_t)i * nst + s]);
+        fprintf(f, "\n");
+    }
+}
