@@ -11,10 +11,9 @@
  *            [--compare=x_other.txt] [--cond=1] [--repeat=N] [-ksp_... PETSc options]
  *
  * The problem, the same as mutirao's:
- *  - Matrix Market files: coordinate; real, integer or pattern (pattern values are
- *    1); general or symmetric (symmetric files hold the lower triangle, mirrored
- *    here); % comments; duplicates summed; .gz read directly through zlib (plain
- *    files go through the same calls). Rank 0 reads the file and hands every
+ *  - Matrix Market files, read by mutirao's own reader (src/cg/mmio.c: the same
+ *    formats, checks and messages as `mutirao cg`; .gz read directly; duplicates
+ *    summed; symmetric files mirrored). Rank 0 reads the file and hands every
  *    entry to MatSetPreallocationCOO/MatSetValuesCOO, which send each entry to the
  *    rank owning its row: no rank but 0 ever holds the whole matrix.
  *  - Generated Poisson operators, natural ordering with x fastest
@@ -50,7 +49,6 @@
  * eigenvalues of the preconditioned operator.
  */
 #include <petscksp.h>
-#include <ctype.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <math.h>
@@ -59,6 +57,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "cg/mmio.h"
+#include "core/message.h"
 
 #define ERRLEN 1024
 
@@ -245,9 +245,11 @@ static int parse_options(int argc, char **argv, options *o) {
 
 /* ---- Matrix Market ------------------------------------------------------------ */
 
+/* mutirao's own reader (src/cg/mmio.c, plain C: no MPI), so that both programs
+ * read every file the same way and refuse the same ones with the same message. */
 typedef struct {
     PetscInt n;
-    PetscCount nnz; /* entries after mirroring the symmetric triangle */
+    PetscCount nnz; /* entries, both triangles */
     PetscInt *row, *col;
     PetscScalar *val;
 } coo_matrix;
@@ -256,203 +258,39 @@ static void coo_free(coo_matrix *m) {
     free(m->row);
     free(m->col);
     free(m->val);
-    m->row = m->col = NULL;
-    m->val = NULL;
+    *m = (coo_matrix){0};
 }
 
-/* Next line of the file into buf (without the newline); 0 at the end of the file,
- * -1 with errmsg set on a read error or a line too long. */
-static int next_line(gzFile f, const char *path, long lineno, char *buf, int size) {
-    if (!gzgets(f, buf, size)) {
-        int code;
-        const char *msg = gzerror(f, &code);
-        if (code != Z_OK && code != Z_STREAM_END) {
-            fail("%s:%ld: read error: %s", path, lineno, code == Z_ERRNO ? strerror(errno) : msg);
-            return -1;
-        }
-        return 0;
-    }
-    size_t len = strlen(buf);
-    if (len == (size_t)size - 1 && buf[len - 1] != '\n' && !gzeof(f)) {
-        fail("%s:%ld: line longer than %d characters", path, lineno, size - 2);
-        return -1;
-    }
-    while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
-    return 1;
-}
-
-static int blank(const char *s) {
-    while (isspace((unsigned char)*s)) s++;
-    return *s == '\0';
-}
-
-static int parse_index(const char **s, long long *out) {
-    char *end;
-    errno = 0;
-    long long v = strtoll(*s, &end, 10);
-    if (end == *s || errno == ERANGE || (*end && !isspace((unsigned char)*end))) return 1;
-    *out = v;
-    *s = end;
-    return 0;
-}
-
-/* Reads FILE (rank 0 only). Returns 0, or 1 with errmsg naming the file and line. */
+/* Reads FILE (rank 0 only) into COO triplets. Returns 0, or 1 with errmsg naming
+ * the file and line. */
 static int mm_read(const char *path, coo_matrix *m) {
     *m = (coo_matrix){0};
-    gzFile f = gzopen(path, "rb");
-    if (!f) return fail("%s: cannot open: %s", path, errno ? strerror(errno) : "zlib error");
-    gzbuffer(f, 1 << 18);
-    char line[1024];
-    long lineno = 1;
-    int rc = next_line(f, path, lineno, line, sizeof line);
-    if (rc <= 0) {
-        gzclose(f);
-        return rc < 0 ? 1 : fail("%s: empty file, expected a %%%%MatrixMarket banner", path);
+    cg_mm mm;
+    if (cg_mm_read(path, &mm)) return fail("%s", mu_error_message());
+    if (mm.n > PETSC_MAX_INT || mm.nnz > PETSC_MAX_INT) {
+        cg_mm_free(&mm);
+        return fail("%s: %lld rows with %lld entries exceed PETSc's 32-bit indices", path,
+                    (long long)mm.n, (long long)mm.nnz);
     }
-    char banner[32], object[32], format[32], field[32], symmetry[32];
-    if (sscanf(line, "%31s %31s %31s %31s %31s", banner, object, format, field, symmetry) != 5 ||
-        strcmp(banner, "%%MatrixMarket")) {
-        gzclose(f);
-        return fail("%s:1: expected the banner '%%%%MatrixMarket matrix coordinate "
-                    "real|integer|pattern general|symmetric'",
-                    path);
-    }
-    for (char *p = object; *p; p++) *p = (char)tolower((unsigned char)*p);
-    for (char *p = format; *p; p++) *p = (char)tolower((unsigned char)*p);
-    for (char *p = field; *p; p++) *p = (char)tolower((unsigned char)*p);
-    for (char *p = symmetry; *p; p++) *p = (char)tolower((unsigned char)*p);
-    const char *why = NULL;
-    if (strcmp(object, "matrix"))
-        why = "object 'matrix'";
-    else if (strcmp(format, "coordinate"))
-        why = "format 'coordinate' (dense 'array' files are not read)";
-    else if (strcmp(field, "real") && strcmp(field, "integer") && strcmp(field, "pattern"))
-        why = "field real, integer or pattern (complex is not read)";
-    else if (strcmp(symmetry, "general") && strcmp(symmetry, "symmetric"))
-        why = "symmetry general or symmetric (an SPD matrix is neither skew nor complex)";
-    if (why) {
-        gzclose(f);
-        return fail("%s:1: unsupported banner: expected %s", path, why);
-    }
-    const int pattern = !strcmp(field, "pattern"), symmetric = !strcmp(symmetry, "symmetric");
-
-    /* Comments, then the size line. */
-    long long rows = 0, cols = 0, entries = 0;
-    for (;;) {
-        lineno++;
-        rc = next_line(f, path, lineno, line, sizeof line);
-        if (rc < 0) goto bad;
-        if (rc == 0) {
-            fail("%s:%ld: file ends before the size line 'rows cols entries'", path, lineno);
-            goto bad;
-        }
-        if (line[0] == '%' || blank(line)) continue;
-        const char *s = line;
-        if (parse_index(&s, &rows) || parse_index(&s, &cols) || parse_index(&s, &entries) ||
-            !blank(s)) {
-            fail("%s:%ld: expected the size line 'rows cols entries', got '%s'", path, lineno,
-                 line);
-            goto bad;
-        }
-        break;
-    }
-    if (rows < 1 || cols < 1 || entries < 0) {
-        fail("%s:%ld: bad sizes %lld x %lld with %lld entries", path, lineno, rows, cols, entries);
-        goto bad;
-    }
-    if (rows != cols) {
-        fail("%s:%ld: the matrix is %lld x %lld; CG needs a square matrix", path, lineno, rows,
-             cols);
-        goto bad;
-    }
-    if (rows > PETSC_MAX_INT || 2 * entries > PETSC_MAX_INT) {
-        fail("%s:%ld: %lld rows with %lld entries exceed PETSc's 32-bit indices", path, lineno,
-             rows, entries);
-        goto bad;
-    }
-    m->n = (PetscInt)rows;
-    size_t cap = (size_t)(symmetric ? 2 * entries : entries);
-    if (cap == 0) cap = 1;
+    size_t cap = mm.nnz ? (size_t)mm.nnz : 1;
     m->row = malloc(cap * sizeof *m->row);
     m->col = malloc(cap * sizeof *m->col);
     m->val = malloc(cap * sizeof *m->val);
     if (!m->row || !m->col || !m->val) {
-        fail("%s: out of memory for %lld entries", path, entries);
-        goto bad;
+        cg_mm_free(&mm);
+        coo_free(m);
+        return fail("%s: out of memory for %lld entries", path, (long long)mm.nnz);
     }
-    long long seen = 0;
-    PetscCount k = 0;
-    for (;;) {
-        lineno++;
-        rc = next_line(f, path, lineno, line, sizeof line);
-        if (rc < 0) goto bad;
-        if (rc == 0) break;
-        if (line[0] == '%' || blank(line)) continue;
-        if (seen == entries) {
-            fail("%s:%ld: more entries than the %lld the size line announces", path, lineno,
-                 entries);
-            goto bad;
+    m->n = (PetscInt)mm.n;
+    m->nnz = mm.nnz;
+    for (int64_t i = 0; i < mm.n; i++)
+        for (int64_t k = mm.rowptr[i]; k < mm.rowptr[i + 1]; k++) {
+            m->row[k] = (PetscInt)i;
+            m->col[k] = (PetscInt)mm.col[k];
+            m->val[k] = mm.val[k];
         }
-        const char *s = line;
-        long long i, j;
-        double v = 1.0;
-        if (parse_index(&s, &i) || parse_index(&s, &j)) {
-            fail("%s:%ld: expected 'row col%s', got '%s'", path, lineno, pattern ? "" : " value",
-                 line);
-            goto bad;
-        }
-        if (!pattern) {
-            char *end;
-            errno = 0;
-            v = strtod(s, &end);
-            if (end == s || (*end && !isspace((unsigned char)*end))) {
-                fail("%s:%ld: expected a numeric value after the indices, got '%s'", path, lineno,
-                     line);
-                goto bad;
-            }
-            if (!isfinite(v)) {
-                fail("%s:%ld: value is NaN or Inf", path, lineno);
-                goto bad;
-            }
-            s = end;
-        }
-        if (!blank(s)) {
-            fail("%s:%ld: unexpected text after the entry: '%s'", path, lineno, line);
-            goto bad;
-        }
-        if (i < 1 || i > rows || j < 1 || j > cols) {
-            fail("%s:%ld: index (%lld, %lld) outside 1..%lld", path, lineno, i, j, rows);
-            goto bad;
-        }
-        if (symmetric && j > i) {
-            fail(
-                "%s:%ld: entry (%lld, %lld) above the diagonal in a symmetric file (only the lower "
-                "triangle may be stored)",
-                path, lineno, i, j);
-            goto bad;
-        }
-        m->row[k] = (PetscInt)(i - 1);
-        m->col[k] = (PetscInt)(j - 1);
-        m->val[k++] = v;
-        if (symmetric && i != j) {
-            m->row[k] = (PetscInt)(j - 1);
-            m->col[k] = (PetscInt)(i - 1);
-            m->val[k++] = v;
-        }
-        seen++;
-    }
-    if (seen != entries) {
-        fail("%s:%ld: file ends after %lld of the %lld entries the size line announces", path,
-             lineno, seen, entries);
-        goto bad;
-    }
-    gzclose(f);
-    m->nnz = k;
+    cg_mm_free(&mm);
     return 0;
-bad:
-    gzclose(f);
-    coo_free(m);
-    return 1;
 }
 
 /* Rank 0 reads the file; every entry goes to its owner through PETSc's COO assembly.
@@ -518,6 +356,32 @@ static PetscErrorCode matrix_poisson(MPI_Comm comm, const char *kind, PetscInt n
 }
 
 /* ---- vectors to and from files (rank 0), one value a line ---------------------- */
+
+/* Next line of the file into buf (without the newline); 0 at the end of the file,
+ * -1 with errmsg set on a read error or a line too long. */
+static int next_line(gzFile f, const char *path, long lineno, char *buf, int size) {
+    if (!gzgets(f, buf, size)) {
+        int code;
+        const char *msg = gzerror(f, &code);
+        if (code != Z_OK && code != Z_STREAM_END) {
+            fail("%s:%ld: read error: %s", path, lineno, code == Z_ERRNO ? strerror(errno) : msg);
+            return -1;
+        }
+        return 0;
+    }
+    size_t len = strlen(buf);
+    if (len == (size_t)size - 1 && buf[len - 1] != '\n' && !gzeof(f)) {
+        fail("%s:%ld: line longer than %d characters", path, lineno, size - 2);
+        return -1;
+    }
+    while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
+    return 1;
+}
+
+static int blank(const char *s) {
+    while (*s == ' ' || *s == '\t') s++;
+    return *s == '\0';
+}
 
 /* Writes path.tmp.<pid>, renamed to path when complete. */
 static int write_vector(Vec x, const char *path) {

@@ -4,26 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MSG_MAX = 1024 };
-/* Per thread: host threads inside a rank (scenario lanes) fail on their own;
- * the thread that calls MPI passes a lane's message on (mu_error("%s", ...)). */
-static _Thread_local char message[MSG_MAX];
+enum { MSG_MAX = 1024 }; /* the longest message, as core/message.c keeps it */
 static char printed[MSG_MAX];
-
-int mu_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    return 1;
-}
-
-const char *mu_error_message(void) {
-    return message;
-}
-void mu_error_clear(void) {
-    message[0] = '\0';
-}
 
 static mu_error_waiter waiter;
 
@@ -47,7 +29,8 @@ int mu_error_collective(MPI_Comm comm, int local_rc) {
     if (first == size) return 0;
     char text[MSG_MAX];
     if (rank == first) {
-        snprintf(text, sizeof text, "%s", message[0] ? message : "unspecified failure");
+        snprintf(text, sizeof text, "%s",
+                 *mu_error_message() ? mu_error_message() : "unspecified failure");
     }
     MPI_Bcast(text, MSG_MAX, MPI_CHAR, first, comm);
     text[MSG_MAX - 1] = '\0';
@@ -60,7 +43,7 @@ int mu_error_collective(MPI_Comm comm, int local_rc) {
             fprintf(stderr, "mutirao: error: %s\n", text);
         fflush(stderr);
     }
-    snprintf(message, sizeof message, "%s", text);
+    mu_error("%s", text); /* every rank now holds the message reported */
     return 1;
 }
 

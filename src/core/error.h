@@ -1,16 +1,11 @@
 /* Error reporting. Functions return 0 on success and nonzero on failure, after
- * recording one message with mu_error(). Collective points call
+ * recording one message with mu_error() (core/message.h). Collective points call
  * mu_error_collective(): if any rank failed, every rank learns it, the message
  * of the lowest failing rank is printed once, and every rank exits non-zero. */
 #ifndef MU_CORE_ERROR_H
 #define MU_CORE_ERROR_H
 #include <mpi.h>
-
-/* Records a message ("file:line: what was expected") and returns 1. */
-int mu_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The recorded message, or "" when none. */
-const char *mu_error_message(void);
-void mu_error_clear(void);
+#include "core/message.h"
 
 /* Collective over comm: returns 0 when local_rc == 0 on every rank. Otherwise
  * prints "mutirao: error: <message>" once (from rank 0) and returns 1 on every rank. */
@@ -23,12 +18,5 @@ void mu_error_set_waiter(mu_error_waiter waiter);
 /* Collective: report as above if any rank failed, then finalize MPI and exit(1)
  * on every rank. Returns only when every rank succeeded. */
 void mu_error_check_or_exit(MPI_Comm comm, int local_rc);
-
-/* Propagate a failure from a call that already recorded its message. */
-#define MU_TRY(call)                                                                               \
-    do {                                                                                           \
-        int mu_rc_ = (call);                                                                       \
-        if (mu_rc_) return mu_rc_;                                                                 \
-    } while (0)
 
 #endif

@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/infile.h"
-#include "core/error.h"
+#include "core/message.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>

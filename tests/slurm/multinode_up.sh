@@ -20,6 +20,8 @@
 # Environment: MULTINODE_TIMEOUT (seconds to wait for the nodes, default 60),
 #              MULTINODE_QUIET=1 (print only errors).
 set -euo pipefail
+# shellcheck source=tests/slurm/slurm_conf.sh
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_conf.sh"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/slurm/multinode_conf.sh
 source "$here/multinode_conf.sh"
@@ -93,19 +95,7 @@ ClusterName=mutirao-mn
 SlurmctldHost=$MN_CTL($MN_CTL_ADDR)
 SlurmctldPort=$MN_CTLD_PORT
 SlurmdPort=$MN_SLURMD_PORT
-SlurmUser=root
-AuthType=auth/munge
-CredType=cred/munge
-MpiDefault=none
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-ReturnToService=2
-SchedulerType=sched/backfill
+$(slurm_common_conf)
 MinJobAge=300
 KillWait=5
 # A node whose slurmd is gone is set DOWN (and its jobs ended) within about 20-30 s.

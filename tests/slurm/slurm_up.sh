@@ -10,6 +10,8 @@
 # Environment: SLURM_UP_TIMEOUT (seconds to wait for the node, default 60),
 #              SLURM_UP_QUIET=1 (print only errors).
 set -euo pipefail
+# shellcheck source=tests/slurm/slurm_conf.sh
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_conf.sh"
 
 timeout_s=${SLURM_UP_TIMEOUT:-60}
 quiet=${SLURM_UP_QUIET:-0}
@@ -100,19 +102,7 @@ $marker; it is rewritten when it differs.
 # through SlurmdParameters=config_overrides, so 4-rank jobs run on 2 cores.
 ClusterName=mutirao
 SlurmctldHost=$node(127.0.0.1)
-SlurmUser=root
-AuthType=auth/munge
-CredType=cred/munge
-MpiDefault=none
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-ReturnToService=2
-SchedulerType=sched/backfill
+$(slurm_common_conf)
 MinJobAge=600
 KillWait=10
 SlurmctldPidFile=$ctld_pid
