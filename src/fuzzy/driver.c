@@ -11,7 +11,7 @@
 #include "core/output.h"
 
 static const mu_opt_spec fuzzy_opts[] = {
-    {"input", MU_OPT_STRING, "", 0,
+    {"input", MU_OPT_PATH, "", 0,
      "objects: CSV with a header, or whitespace-separated text; one object per line"},
     {"header", MU_OPT_CHOICE, "auto", "auto|yes|no",
      "first line is a header (auto: when a field is not a number)"},
@@ -55,11 +55,11 @@ static const mu_opt_spec fuzzy_opts[] = {
     {"threshold", MU_OPT_REAL, "", 0,
      "cut the dendrogram at this height (see --units) instead of the widest gap"},
     {"k", MU_OPT_INT, "", 0, "cut the dendrogram into k groups instead of the widest gap"},
-    {"output", MU_OPT_STRING, "", 0, "write the final prototypes as CSV to this file"},
-    {"output-prefix", MU_OPT_STRING, "", 0,
+    {"output", MU_OPT_PATH, "", 0, "write the final prototypes as CSV to this file"},
+    {"output-prefix", MU_OPT_PATH, "", 0,
      "write PREFIXprototypes.csv, memberships.csv, labels.csv, raw.csv, dendrogram.csv"},
-    {"output-dir", MU_OPT_STRING, "", 0, "the same files in this directory (created if missing)"},
-    {"plot", MU_OPT_STRING, "", 0,
+    {"output-dir", MU_OPT_PATH, "", 0, "the same files in this directory (created if missing)"},
+    {"plot", MU_OPT_PATH, "", 0,
      "PNG scatter coloured by label, prototypes marked (needs gnuplot; 2-D: the features, "
      "else the first two principal axes)"},
     {"farm-chunk", MU_OPT_INT, "0", 0,
@@ -68,7 +68,7 @@ static const mu_opt_spec fuzzy_opts[] = {
     {"sum-block", MU_OPT_INT, "65536", 0,
      "rows per summation block of the FM sums (a multiple of 256; 0: one block): the order "
      "the CPU, the GPU and the ring share, so they give the same bits"},
-    {"checkpoint", MU_OPT_STRING, "fuzzy.ckpt", 0,
+    {"checkpoint", MU_OPT_PATH, "fuzzy.ckpt", 0,
      "exact: checkpoint file, written on SIGTERM/SIGUSR1 and every --checkpoint-every starts"},
     {"checkpoint-every", MU_OPT_INT, "0", 0,
      "exact: write a checkpoint every k starts (0: none; signals are then seen every 4096 "
