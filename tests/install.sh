@@ -10,7 +10,8 @@ BUILD=$(dirname "$MUTIRAO")
 PREFIX=$WORK/prefix
 cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 ||
     { cat "$WORK/install.log" >&2; fail "cmake --install"; finish; }
-for f in bin/mutirao include/mutirao/mutirao.h include/mutirao/cg.h lib/libmutirao.a \
+for f in bin/mutirao include/mutirao/mutirao.h include/mutirao/cg.h include/mutirao/maxsub.h \
+    lib/libmutirao.a \
     lib/libmutirao.so lib/pkgconfig/mutirao.pc lib/cmake/mutirao/mutiraoConfig.cmake; do
     [ -e "$PREFIX/$f" ] || fail "not installed: $f"
 done
@@ -24,17 +25,20 @@ cmake -S "$SRCDIR/examples" -B "$WORK/ex" -DCMAKE_PREFIX_PATH="$PREFIX" \
     cmake --build "$WORK/ex" >>"$WORK/ex.log" 2>&1 ||
     { cat "$WORK/ex.log" >&2; fail "examples with find_package(mutirao)"; finish; }
 CC_MPI=$(command -v mpicc.mpich || command -v mpicc)
-PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig "$CC_MPI" "${SAN[@]}" \
-    $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags mutirao) \
-    "$SRCDIR/examples/cg_laplace.c" \
-    $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --libs mutirao) -lm -o "$WORK/cg_pc" ||
-    fail "example with pkg-config"
+EXAMPLES=(cg_laplace maxsub_check)
+for ex in "${EXAMPLES[@]}"; do
+    PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig "$CC_MPI" "${SAN[@]}" \
+        $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags mutirao) \
+        "$SRCDIR/examples/$ex.c" \
+        $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --libs mutirao) -lm -o "$WORK/${ex}_pc" ||
+        fail "example $ex with pkg-config"
+done
 
 want=$(run_np 1 cg --poisson=2d5 --nx=48 --rhs=Aones --device=cpu 2>/dev/null |
     sed -n 's/.* iterations=\([0-9]*\) .*/\1/p')
 [ -n "$want" ] || fail "mutirao cg on the same operator gave no iteration count"
 first=""
-for exe in "$WORK/ex/cg_laplace" "$WORK/cg_pc"; do
+for exe in "$WORK/ex/cg_laplace" "$WORK/cg_laplace_pc"; do
     for np in 1 2 3; do
         line=$("$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$exe" 48 cpu 2>"$WORK/err") ||
             { cat "$WORK/err" >&2; fail "$(basename "$exe") on $np rank(s)"; continue; }
@@ -45,6 +49,23 @@ for exe in "$WORK/ex/cg_laplace" "$WORK/cg_pc"; do
         *) fail "$np rank(s): not 'converged iterations=$want' as mutirao cg: $line" ;; esac
         python3 -c 'import re,sys; e=float(re.search(r"max\|x-1\|=(\S+)", sys.argv[1]).group(1)); sys.exit(e > 1e-6)' \
             "$line" || fail "$np rank(s): x is not the solution (all ones): $line"
+    done
+done
+# maxsub: both calls checked by the example against brute force on rank 0,
+# and their lines equal to the command's on the data the example wrote.
+for exe in "$WORK/ex/maxsub_check" "$WORK/maxsub_check_pc"; do
+    for np in 1 2 3; do
+        d=$WORK/ms_$(basename "$exe")_$np
+        mkdir -p "$d"
+        "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$exe" 3000 24 40 cpu "$d" >"$d/out" 2>"$WORK/err" ||
+            { cat "$WORK/err" "$d/out" >&2; fail "$(basename "$exe") on $np rank(s)"; continue; }
+        grep -x "brute force: agrees" "$d/out" >/dev/null || fail "$(basename "$exe"): no brute-force check"
+        run_np 2 maxsub --device=cpu --input="$d/array.txt" >"$d/cmd" 2>/dev/null ||
+            fail "mutirao maxsub on the example's array"
+        run_np 2 maxsub --device=cpu --dim=2 --input="$d/matrix.txt" >>"$d/cmd" 2>/dev/null ||
+            fail "mutirao maxsub on the example's matrix"
+        expect_eq "$(basename "$exe") on $np rank(s) against mutirao maxsub" \
+            "$(grep '^maxsub:' "$d/out")" "$(cat "$d/cmd")"
     done
 done
 # A refused call: a device name the library does not know.
