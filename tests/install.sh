@@ -11,6 +11,7 @@ PREFIX=$WORK/prefix
 cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 ||
     { cat "$WORK/install.log" >&2; fail "cmake --install"; finish; }
 for f in bin/mutirao include/mutirao/mutirao.h include/mutirao/cg.h include/mutirao/maxsub.h \
+    include/mutirao/fuzzy.h \
     lib/libmutirao.a \
     lib/libmutirao.so lib/pkgconfig/mutirao.pc lib/cmake/mutirao/mutiraoConfig.cmake; do
     [ -e "$PREFIX/$f" ] || fail "not installed: $f"
@@ -25,7 +26,7 @@ cmake -S "$SRCDIR/examples" -B "$WORK/ex" -DCMAKE_PREFIX_PATH="$PREFIX" \
     cmake --build "$WORK/ex" >>"$WORK/ex.log" 2>&1 ||
     { cat "$WORK/ex.log" >&2; fail "examples with find_package(mutirao)"; finish; }
 CC_MPI=$(command -v mpicc.mpich || command -v mpicc)
-EXAMPLES=(cg_laplace maxsub_check)
+EXAMPLES=(cg_laplace maxsub_check fuzzy_blobs)
 for ex in "${EXAMPLES[@]}"; do
     PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig "$CC_MPI" "${SAN[@]}" \
         $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags mutirao) \
@@ -66,6 +67,22 @@ for exe in "$WORK/ex/maxsub_check" "$WORK/maxsub_check_pc"; do
             fail "mutirao maxsub on the example's matrix"
         expect_eq "$(basename "$exe") on $np rank(s) against mutirao maxsub" \
             "$(grep '^maxsub:' "$d/out")" "$(cat "$d/cmd")"
+    done
+done
+# fuzzy: the example checks its prototypes against the blobs' centres and its
+# labels against its memberships; its prototypes (bits and object counts) are
+# those of mutirao fuzzy on the objects it wrote.
+for exe in "$WORK/ex/fuzzy_blobs" "$WORK/fuzzy_blobs_pc"; do
+    for np in 1 2 3; do
+        d=$WORK/fz_$(basename "$exe")_$np
+        mkdir -p "$d"
+        "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$exe" 600 cpu "$d/objects.csv" >"$d/out" 2>"$WORK/err" ||
+            { cat "$WORK/err" "$d/out" >&2; fail "$(basename "$exe") on $np rank(s)"; continue; }
+        grep "^centres: agree" "$d/out" >/dev/null || fail "$(basename "$exe"): no check of the centres"
+        run_np 2 fuzzy --device=cpu --input="$d/objects.csv" --output="$d/cmd.csv" >/dev/null 2>&1 ||
+            fail "mutirao fuzzy on the example's objects"
+        expect_eq "$(basename "$exe") on $np rank(s) against mutirao fuzzy" \
+            "$(grep -v '^centres' "$d/out")" "$(cut -d, -f1-4 "$d/cmd.csv")"
     done
 done
 # A refused call: a device name the library does not know.

@@ -4,6 +4,7 @@
 #ifndef MUTIRAO_H
 #define MUTIRAO_H
 #include "mutirao/cg.h"
+#include "mutirao/fuzzy.h"
 #include "mutirao/maxsub.h"
 
 /* The library's version, e.g. "0.1.0". */

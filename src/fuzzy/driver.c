@@ -86,14 +86,16 @@ static int is(const mu_opts *o, const char *name, const char *value) {
     return v && !strcmp(v, value);
 }
 
-static int read_cfg(const mu_opts *o, int rank, mu_fz_cfg *c) {
+int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
     memset(c, 0, sizeof *c);
     c->input = mu_opt_str(o, "input");
     c->header = mu_opt_str(o, "header");
     c->label_column = mu_opt_str(o, "label-column");
     c->gen_blobs = is(o, "gen", "blobs");
     c->gen_schools = is(o, "gen", "schools");
-    if (!c->input == !(c->gen_blobs || c->gen_schools))
+    if (given && (c->input || c->gen_blobs || c->gen_schools))
+        return mu_error("--input and --gen: the data are given");
+    if (!given && !c->input == !(c->gen_blobs || c->gen_schools))
         return mu_error(c->input ? "--input and --gen exclude each other"
                                  : "no input: give --input=FILE, or --gen=blobs to generate");
     if (c->gen_schools)
@@ -216,7 +218,7 @@ static int check_outputs(const mu_fz_cfg *c) {
 
 static int fuzzy_run(mu_app *app) {
     mu_fz_cfg cfg;
-    int rc = read_cfg(app->opts, app->rank, &cfg);
+    int rc = mu_fz_read_cfg(app->opts, app->rank, 0, &cfg);
     if (!rc && app->rank == 0) rc = check_outputs(&cfg);
     if (mu_error_collective(app->comm, rc)) {
         free(cfg.prefix);
