@@ -11,7 +11,7 @@ PREFIX=$WORK/prefix
 cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 ||
     { cat "$WORK/install.log" >&2; fail "cmake --install"; finish; }
 for f in bin/mutirao include/mutirao/mutirao.h include/mutirao/cg.h include/mutirao/maxsub.h \
-    include/mutirao/fuzzy.h \
+    include/mutirao/fuzzy.h include/mutirao/scenarios.h \
     lib/libmutirao.a \
     lib/libmutirao.so lib/pkgconfig/mutirao.pc lib/cmake/mutirao/mutiraoConfig.cmake; do
     [ -e "$PREFIX/$f" ] || fail "not installed: $f"
@@ -26,7 +26,7 @@ cmake -S "$SRCDIR/examples" -B "$WORK/ex" -DCMAKE_PREFIX_PATH="$PREFIX" \
     cmake --build "$WORK/ex" >>"$WORK/ex.log" 2>&1 ||
     { cat "$WORK/ex.log" >&2; fail "examples with find_package(mutirao)"; finish; }
 CC_MPI=$(command -v mpicc.mpich || command -v mpicc)
-EXAMPLES=(cg_laplace maxsub_check fuzzy_blobs)
+EXAMPLES=(cg_laplace maxsub_check fuzzy_blobs scenarios_tree)
 for ex in "${EXAMPLES[@]}"; do
     PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig "$CC_MPI" "${SAN[@]}" \
         $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags mutirao) \
@@ -85,6 +85,29 @@ for exe in "$WORK/ex/fuzzy_blobs" "$WORK/fuzzy_blobs_pc"; do
             "$(grep -v '^centres' "$d/out")" "$(cut -d, -f1-4 "$d/cmd.csv")"
     done
 done
+# scenarios: the example checks that the probabilities add up; its tree is
+# byte for byte the CSV of mutirao scenarios on the record it wrote.
+for exe in "$WORK/ex/scenarios_tree" "$WORK/scenarios_tree_pc"; do
+    for np in 1 2 3; do
+        d=$WORK/sc_$(basename "$exe")_$np
+        mkdir -p "$d"
+        "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$exe" cpu "$d/record.csv" >"$d/out" 2>"$WORK/err" ||
+            { cat "$WORK/err" "$d/out" >&2; fail "$(basename "$exe") on $np rank(s)"; continue; }
+        grep "^probabilities: add up" "$d/out" >/dev/null || fail "$(basename "$exe"): no check"
+        run_np 2 scenarios --device=cpu --input="$d/record.csv" --tree=1,4,3 --m=64 --seed=7 \
+            --output="$d/cmd.csv" >/dev/null 2>&1 || fail "mutirao scenarios on the example's record"
+        grep -v '^probabilities' "$d/out" >"$d/tree.csv"
+        cmp -s "$d/tree.csv" "$d/cmd.csv" &&
+            echo "ok: $(basename "$exe") on $np rank(s): the tree of mutirao scenarios ($(wc -l <"$d/cmd.csv") lines)" ||
+            fail "$(basename "$exe") on $np rank(s): the tree differs from mutirao scenarios'"
+    done
+done
+# Refused calls: the command's checks, with a message and status 1 on every rank.
+if "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$WORK/ex/fuzzy_blobs" 600 fpga >/dev/null 2>"$WORK/err"; then
+    fail "fuzzy: device 'fpga' accepted"
+elif ! grep "mutirao_fuzzy_cluster: device 'fpga': expected auto, cpu or gpu" "$WORK/err" >/dev/null; then
+    cat "$WORK/err" >&2; fail "fuzzy: device 'fpga': no clear message"
+fi
 # A refused call: a device name the library does not know.
 if "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$WORK/ex/cg_laplace" 16 fpga >/dev/null 2>"$WORK/err"; then
     fail "device 'fpga' accepted"

@@ -99,10 +99,12 @@ static int parse_tree(const char *text, mu_sc_cfg *c) {
     return 0;
 }
 
-static int read_cfg(const mu_opts *o, mu_sc_cfg *c) {
+int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     memset(c, 0, sizeof *c);
     c->input = mu_opt_str(o, "input");
-    if (!c->input) return mu_error("no input: give --input=FILE (CSV year,month,<station>,...)");
+    if (given && c->input) return mu_error("--input: the record is given");
+    if (!given && !c->input)
+        return mu_error("no input: give --input=FILE (CSV year,month,<station>,...)");
     c->sel.stations = mu_opt_str(o, "stations");
     c->sel.skip_zero = mu_opt_flag(o, "skip-zero");
     int64_t ns = mu_opt_int(o, "nstations"), my = mu_opt_int(o, "min-years");
@@ -204,7 +206,7 @@ static int check_outputs(const mu_sc_cfg *c) {
 
 static int scenarios_run(mu_app *app) {
     mu_sc_cfg cfg;
-    int rc = read_cfg(app->opts, &cfg);
+    int rc = mu_sc_read_cfg(app->opts, 0, &cfg);
     if (!rc && app->rank == 0) rc = check_outputs(&cfg);
     if (mu_error_collective(app->comm, rc)) return 1;
     return mu_sc_run(app, &cfg);
