@@ -4,8 +4,9 @@
  * mutirao_scenarios_tree_build. Rank 0 prints the tree as `mutirao scenarios
  * --output` writes it and checks that each node's children's probabilities,
  * and the leaves' path probabilities, add up to 1.
- *   mpiexec -n 3 ./scenarios_tree [device] [record.csv]
- * With record.csv, rank 0 also writes the record for the command. */
+ *   mpiexec -n 3 ./scenarios_tree [device] [record.csv] [tree]
+ * With record.csv, rank 0 also writes the record for the command; tree is
+ * the shape (1,4,3 by default). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -83,7 +84,7 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         q = malloc(YEARS * 12 * NST * sizeof *q);
         record(q);
-        if (argc > 2) write_record(argv[2], q);
+        if (argc > 2 && *argv[2]) write_record(argv[2], q);
     }
     mutirao_scenarios_options opt;
     mutirao_scenarios_options_default(&opt);
@@ -91,6 +92,7 @@ int main(int argc, char **argv) {
     opt.m = 64;
     opt.seed = 7;
     if (argc > 1) opt.device = argv[1];
+    if (argc > 3) opt.tree = argv[3];
     mutirao_scenarios_tree t;
     int rc = mutirao_scenarios_tree_build(MPI_COMM_WORLD, YEARS, NST, FIRST, q, NULL, &opt, &t);
     if (rc) {

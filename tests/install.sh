@@ -102,12 +102,25 @@ for exe in "$WORK/ex/scenarios_tree" "$WORK/scenarios_tree_pc"; do
             fail "$(basename "$exe") on $np rank(s): the tree differs from mutirao scenarios'"
     done
 done
-# Refused calls: the command's checks, with a message and status 1 on every rank.
-if "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$WORK/ex/fuzzy_blobs" 600 fpga >/dev/null 2>"$WORK/err"; then
-    fail "fuzzy: device 'fpga' accepted"
-elif ! grep "mutirao_fuzzy_cluster: device 'fpga': expected auto, cpu or gpu" "$WORK/err" >/dev/null; then
-    cat "$WORK/err" >&2; fail "fuzzy: device 'fpga': no clear message"
-fi
+# Refused calls: the command's checks, with a message and status 1.
+refused() { # NAME MESSAGE PROGRAM ARGS...
+    local name=$1 msg=$2
+    shift 2
+    if "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$@" >/dev/null 2>"$WORK/err"; then
+        fail "$name: accepted"
+    elif ! grep -F -- "$msg" "$WORK/err" >/dev/null; then
+        cat "$WORK/err" >&2
+        fail "$name: no message '$msg'"
+    else
+        echo "ok: $name refused: $msg"
+    fi
+}
+refused "fuzzy, device fpga" "mutirao_fuzzy_cluster: device 'fpga': expected auto, cpu or gpu" \
+    "$WORK/ex/fuzzy_blobs" 600 fpga
+refused "fuzzy, 2 objects of 2 features" "singular" "$WORK/ex/fuzzy_blobs" 2 cpu
+refused "maxsub, an empty array" "mutirao_maxsub_1d: the array is empty" "$WORK/ex/maxsub_check" 0
+refused "scenarios, tree 1,0" "--tree=1,0: expected positive integers" \
+    "$WORK/ex/scenarios_tree" cpu "" 1,0
 # A refused call: a device name the library does not know.
 if "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$WORK/ex/cg_laplace" 16 fpga >/dev/null 2>"$WORK/err"; then
     fail "device 'fpga' accepted"

@@ -184,6 +184,7 @@ int mutirao_fuzzy_cluster(MPI_Comm comm, int64_t nloc, int features, const doubl
     }
     if (!rc) rc = hand_back(&app, rows, &out, res);
     if (!rc) res->gpu_ranks = mu_api_gpu_ranks(&app);
+    if (rc) mutirao_fuzzy_result_free(res);
     mu_fz_free(&data);
     free(out.proto);
     free(out.labels);

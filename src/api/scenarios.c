@@ -154,6 +154,7 @@ int mutirao_scenarios_tree_build(MPI_Comm comm, int nyears, int nstations, int f
         tree->first_year = first_year + (int)(out.hist_end / 12);
         tree->gpu_ranks = mu_api_gpu_ranks(&app);
     }
+    if (rc) mutirao_scenarios_tree_free(tree);
     mu_sc_tree_free(&out.tree);
     mu_sc_hist_free(&h);
     mu_opts_free(o);
