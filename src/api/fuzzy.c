@@ -157,7 +157,10 @@ int mutirao_fuzzy_cluster(MPI_Comm comm, int64_t nloc, int features, const doubl
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     int64_t *rows = malloc((size_t)size * sizeof *rows), row0 = 0;
-    if (!rows) MPI_Abort(comm, 1); /* a few words: nothing sensible is left */
+    if (mu_error_collective(comm, rows ? 0 : mu_error("mutirao_fuzzy_cluster: out of memory"))) {
+        free(rows);
+        return 1;
+    }
     MPI_Allgather(&nloc, 1, MPI_INT64_T, rows, 1, MPI_INT64_T, comm);
     MPI_Allreduce(&features, &fmin, 1, MPI_INT, MPI_MIN, comm);
     MPI_Allreduce(&features, &fmax, 1, MPI_INT, MPI_MAX, comm);
