@@ -28,12 +28,14 @@ typedef struct {
     int64_t min_years;           /* shorter records are refused [10] */
     int64_t seed;                /* Philox seed [1] */
     const char *method;          /* aggregation: "v2" (the study's) or "hw" (Hartigan-Wong) [v2] */
-    int64_t max_iter;            /* k-means iterations per node [50] */
-    double delta_min;            /* lognormal lower-bound clamp [0.05] */
-    const char *corr;            /* "normal" or "lognormal" spatial correlation [normal] */
-    const char *split;           /* "auto", "on" or "off" [auto] */
-    int64_t threads;             /* host threads per rank, 0: auto [0] */
-    const char *device;          /* "auto" (GPU where present), "cpu" or "gpu" [auto] */
+    const char
+        *representative; /* a child's inflows: "centroid", "nearest" or "scaled" [centroid] */
+    int64_t max_iter;    /* k-means iterations per node [50] */
+    double delta_min;    /* lognormal lower-bound clamp [0.05] */
+    const char *corr;    /* "normal" or "lognormal" spatial correlation [normal] */
+    const char *split;   /* "auto", "on" or "off" [auto] */
+    int64_t threads;     /* host threads per rank, 0: auto [0] */
+    const char *device;  /* "auto" (GPU where present), "cpu" or "gpu" [auto] */
 } mutirao_scenarios_options;
 
 typedef struct {

@@ -24,6 +24,7 @@ void mutirao_scenarios_options_default(mutirao_scenarios_options *opt) {
                                        .min_years = 10,
                                        .seed = 1,
                                        .method = "v2",
+                                       .representative = "centroid",
                                        .max_iter = 50,
                                        .delta_min = 0.05,
                                        .corr = "normal",
@@ -53,6 +54,7 @@ static int read_options(const mutirao_scenarios_options *opt, mu_opts **o, mu_sc
     mu_api_int(&a, "min-years", opt->min_years);
     mu_api_int(&a, "seed", opt->seed);
     mu_api_str(&a, "method", opt->method);
+    mu_api_str(&a, "representative", opt->representative);
     mu_api_int(&a, "max-iter", opt->max_iter);
     mu_api_real(&a, "delta-min", opt->delta_min);
     mu_api_str(&a, "corr", opt->corr);
