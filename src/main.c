@@ -120,7 +120,11 @@ int main(int argc, char **argv) {
     mu_error_check_or_exit(app.comm, rc);
     app.command = cmd->name;
 
-    rc = mu_opts_parse(cmd->name, cmd->opts, argc, argv, 2, &app.opts);
+    /* A deck may hold the other commands' sections: this one skips them. */
+    const char *others[NCOMMANDS + 1] = {0};
+    for (int i = 0, k = 0; i < NCOMMANDS; i++)
+        if (commands[i] != cmd) others[k++] = commands[i]->name;
+    rc = mu_opts_parse(cmd->name, cmd->opts, others, argc, argv, 2, &app.opts);
     if (!rc && mu_log_set_level(mu_opt_str(app.opts, "log"))) rc = mu_error("bad --log level");
     if (!rc) rc = mu_knobs_check();
     if (rc) mu_opts_free(app.opts);

@@ -53,8 +53,9 @@ same_all "tree 1,4,3,2 hw, 8 stations" --nstations=8 --tree=1,4,3,2 --m=128 --me
 same_all "tree 1,5,3 lognormal correlation, 6 stations" --nstations=6 --tree=1,5,3 --m=200 \
     --corr=lognormal
 same_all "comb 300 x 6, 10 stations" --nstations=10 --mode=comb --series=300 --horizon=6 --seed=3
-# The job deck gives the same tree as the same settings on the command line.
-(cd "$SRCDIR" && run_np 2 scenarios --device=cpu --config=inputs/scenarios/study_6000.ini \
+# The job deck gives the same tree as the same settings on the command line,
+# run from another directory (its input path is taken from the deck's folder).
+(cd "$WORK" && run_np 2 scenarios --device=cpu --config="$SRCDIR/inputs/scenarios/study_6000.ini" \
     --tree=1,4,3 --m=128 --stats-series=0 --output="$WORK/deck.csv" >/dev/null 2>"$WORK/deck.err") ||
     { cat "$WORK/deck.err" >&2; fail "run from the deck"; }
 run_np 1 scenarios --device=cpu --input="$IN" --start=2021-01 --seed=2016 --method=v2 --pmax=6 \

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <math.h>
 #include "core/error.h"
@@ -62,15 +63,15 @@ static void parse_int_forms(void **state) {
     assert_int_not_equal(mu_parse_int("2^", &v), 0);
 }
 
-static const mu_opt_spec specs[] = {{"n", MU_OPT_INT, "10", 0, "count"},
-                                    {"mode", MU_OPT_CHOICE, "a", "a|bb|c", "mode"},
-                                    {"x", MU_OPT_REAL, "0.5", 0, "real"},
-                                    {"name", MU_OPT_STRING, "", 0, "name"},
-                                    MU_OPT_END};
+static const mu_opt_spec specs[] = {
+    {"n", MU_OPT_INT, "10", 0, "count"},  {"mode", MU_OPT_CHOICE, "a", "a|bb|c", "mode"},
+    {"x", MU_OPT_REAL, "0.5", 0, "real"}, {"name", MU_OPT_STRING, "", 0, "name"},
+    {"file", MU_OPT_PATH, "", 0, "file"}, MU_OPT_END};
 
 static int parse(int argc, char **argv, mu_opts **o) {
     mu_error_clear();
-    return mu_opts_parse("demo", specs, argc, argv, 0, o);
+    static const char *const others[] = {"other", NULL};
+    return mu_opts_parse("demo", specs, others, argc, argv, 0, o);
 }
 
 static void options_command_line(void **state) {
@@ -147,15 +148,95 @@ static void options_deck(void **state) {
     assert_non_null(strstr(mu_error_message(), ":2:"));
     mu_opts_free(o);
 
-    write_file(path, "[other]\nn = 5\n");
+    write_file(path, "n = 5\n; an empty section of no command\n[nosuch]\n");
     assert_int_not_equal(parse(1, argv2, &o), 0);
-    assert_non_null(strstr(mu_error_message(), "[other]"));
+    assert_non_null(strstr(mu_error_message(), ":3: unknown section [nosuch]"));
     mu_opts_free(o);
     unlink(path);
 
     assert_int_not_equal(parse(1, argv2, &o), 0);
     assert_non_null(strstr(mu_error_message(), "cannot open job deck"));
     mu_opts_free(o);
+}
+
+/* One deck for two commands: each reads [mutirao] and its own section, skips
+ * the other's; a path from the deck is taken from the deck's folder, one from
+ * the command line (or an absolute one) as it is. */
+static void deck_sections_and_paths(void **state) {
+    (void)state;
+    char dir[] = "/tmp/mutirao_decks_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], arg[300];
+    snprintf(path, sizeof path, "%s/two.ini", dir);
+    snprintf(arg, sizeof arg, "--config=%s", path);
+    write_file(path, "[mutirao]\nx = 2.5\n[other]\nn = 1\nunknown-here = 3\n[demo]\nn = 9\n"
+                     "file = data/in.csv\nname = a/b\n");
+    char *argv[] = {arg};
+    mu_opts *o;
+    assert_int_equal(parse(1, argv, &o), 0);
+    assert_int_equal(mu_opt_int(o, "n"), 9);
+    assert_true(mu_opt_real(o, "x") == 2.5);
+    char want[300];
+    snprintf(want, sizeof want, "%s/data/in.csv", dir);
+    assert_string_equal(mu_opt_str(o, "file"), want);
+    assert_string_equal(mu_opt_str(o, "name"), "a/b"); /* not a path: as written */
+    mu_opts_free(o);
+
+    write_file(path, "file = /abs/in.csv\n");
+    assert_int_equal(parse(1, argv, &o), 0);
+    assert_string_equal(mu_opt_str(o, "file"), "/abs/in.csv");
+    mu_opts_free(o);
+
+    write_file(path, "file = deck.csv\n");
+    char *cl[] = {arg, "--file=cl.csv"};
+    assert_int_equal(parse(2, cl, &o), 0);
+    assert_string_equal(mu_opt_str(o, "file"), "cl.csv");
+    mu_opts_free(o);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* What the deck reader refuses: a NUL byte, a line longer than inih's
+ * buffer, a directory, a FIFO; each by file (and line). */
+static void deck_refusals(void **state) {
+    (void)state;
+    char dir[] = "/tmp/mutirao_decks_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], arg[300];
+    snprintf(path, sizeof path, "%s/bad.ini", dir);
+    snprintf(arg, sizeof arg, "--config=%s", path);
+    char *argv[] = {arg};
+    mu_opts *o;
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite("n = 5\nname = ab\0cd\n", 1, 20, f);
+    fclose(f);
+    assert_int_not_equal(parse(1, argv, &o), 0);
+    assert_non_null(strstr(mu_error_message(), "bad.ini:2: NUL byte"));
+    mu_opts_free(o);
+
+    char line[1200];
+    int k = snprintf(line, sizeof line, "n = 5\nname = ");
+    memset(line + k, 'x', 1000);
+    strcpy(line + k + 1000, "\n");
+    write_file(path, line);
+    assert_int_not_equal(parse(1, argv, &o), 0);
+    assert_non_null(strstr(mu_error_message(), "bad.ini:2: line of 1007 bytes"));
+    mu_opts_free(o);
+    unlink(path);
+
+    snprintf(arg, sizeof arg, "--config=%s", dir);
+    assert_int_not_equal(parse(1, argv, &o), 0);
+    assert_non_null(strstr(mu_error_message(), "is a directory"));
+    mu_opts_free(o);
+
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(arg, sizeof arg, "--config=%s", path);
+    assert_int_not_equal(parse(1, argv, &o), 0);
+    assert_non_null(strstr(mu_error_message(), "FIFO"));
+    mu_opts_free(o);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void output_is_atomic(void **state) {
@@ -255,11 +336,12 @@ static void hdmath_accuracy(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(philox_known_answers), cmocka_unit_test(rng_ranges),
-        cmocka_unit_test(parse_int_forms),      cmocka_unit_test(options_command_line),
-        cmocka_unit_test(options_errors),       cmocka_unit_test(options_deck),
-        cmocka_unit_test(output_is_atomic),     cmocka_unit_test(block_partition),
-        cmocka_unit_test(weight_partition),     cmocka_unit_test(hdmath_accuracy),
+        cmocka_unit_test(philox_known_answers),    cmocka_unit_test(rng_ranges),
+        cmocka_unit_test(parse_int_forms),         cmocka_unit_test(options_command_line),
+        cmocka_unit_test(options_errors),          cmocka_unit_test(options_deck),
+        cmocka_unit_test(deck_sections_and_paths), cmocka_unit_test(deck_refusals),
+        cmocka_unit_test(output_is_atomic),        cmocka_unit_test(block_partition),
+        cmocka_unit_test(weight_partition),        cmocka_unit_test(hdmath_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

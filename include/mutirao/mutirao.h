@@ -4,6 +4,9 @@
 #ifndef MUTIRAO_H
 #define MUTIRAO_H
 #include "mutirao/cg.h"
+#include "mutirao/fuzzy.h"
+#include "mutirao/maxsub.h"
+#include "mutirao/scenarios.h"
 
 /* The library's version, e.g. "0.1.0". */
 const char *mutirao_version(void);

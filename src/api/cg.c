@@ -147,6 +147,7 @@ int mutirao_cg_solve(MPI_Comm comm, int64_t n, int64_t nloc, const int64_t *rowp
     mu_app app = {.comm = comm, .command = "cg"};
     MPI_Comm_rank(comm, &app.rank);
     MPI_Comm_size(comm, &app.size);
+    mu_log_init(app.rank, app.size); /* rank 0 speaks for the call */
     int rc = check_options(opt, n);
     if (!rc && (nloc < 0 || (nloc > 0 && (!rowptr || !b || !x))))
         rc = mu_error("mutirao_cg_solve: %lld rows but a NULL array", (long long)nloc);

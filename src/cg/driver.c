@@ -19,7 +19,7 @@
 #include "mpi/wait.h"
 
 static const mu_opt_spec cg_opts[] = {
-    {"matrix", MU_OPT_STRING, "", 0,
+    {"matrix", MU_OPT_PATH, "", 0,
      "Matrix Market file (coordinate; real, integer or pattern; general or symmetric; .gz read "
      "directly)"},
     {"poisson", MU_OPT_CHOICE, "", "2d5|3d7|3d27",
@@ -44,9 +44,9 @@ static const mu_opt_spec cg_opts[] = {
      "10e-6)"},
     {"max-it", MU_OPT_INT, "", 0, "iteration limit (unset: 10000; thesis: 999999, the study's)"},
     {"replace-every", MU_OPT_INT, "0", 0, "recompute r = b - A x every k iterations (0: never)"},
-    {"output", MU_OPT_STRING, "", 0,
+    {"output", MU_OPT_PATH, "", 0,
      "write the solution, one value per line (%.17g; a .csv name gets the header 'x')"},
-    {"checkpoint", MU_OPT_STRING, "cg.ckpt", 0,
+    {"checkpoint", MU_OPT_PATH, "cg.ckpt", 0,
      "checkpoint file, written on SIGTERM/SIGUSR1 and every --checkpoint-every iterations"},
     {"checkpoint-every", MU_OPT_INT, "0", 0, "write a checkpoint every k iterations (0: never)"},
     {"restart", MU_OPT_FLAG, "0", 0, "resume from --checkpoint"},

@@ -9,10 +9,13 @@
 #include <string.h>
 
 const mu_opt_spec mu_common_opts[] = {
-    {"config", MU_OPT_STRING, "", 0, "job deck (INI: key = value) holding any of these options"},
+    {"config", MU_OPT_PATH, "", 0,
+     "job deck (INI: key = value) holding any of these options, at the top, under [mutirao] or "
+     "under [<command>] (other commands' sections are skipped); its paths are taken from its "
+     "folder"},
     {"device", MU_OPT_CHOICE, "auto", "auto|cpu|gpu",
      "where kernels run: gpu if a device is visible (auto), CPU only, or GPU required"},
-    {"summary", MU_OPT_STRING, "", 0, "write a machine-readable JSON summary to this file"},
+    {"summary", MU_OPT_PATH, "", 0, "write a machine-readable JSON summary to this file"},
     {"log", MU_OPT_CHOICE, "info", "debug|info|warn|error", "log level"},
     {"help", MU_OPT_FLAG, "0", 0, "print the options and exit"},
     MU_OPT_END};
@@ -99,6 +102,7 @@ static int check_value(const opt_slot *s, const char *v, const char *where) {
             return mu_error("%s: option '%s' expects true or false, got '%s'", where, sp->name, v);
         break;
     case MU_OPT_STRING:
+    case MU_OPT_PATH:
         break;
     }
     return 0;
@@ -115,29 +119,83 @@ static int assign(opt_slot *s, const char *v, const char *where) {
     return 0;
 }
 
+/* A deck is read line by line here (NUL bytes and over-long lines are
+ * file:line errors, not silently cut or split by inih's fixed buffer) and each
+ * line is handed to inih; section heads are checked here too, so that an empty
+ * unknown section is caught at its own line. */
+enum { DECK_LINE_MAX = 1 << 16 };
+
 typedef struct {
     mu_opts *o;
     const char *path;
-    FILE *f;
-    int lineno; /* line last handed to the parser: Debian's inih passes no line number */
+    char dir[1024];              /* the deck's folder with its '/', "" for the working one */
+    const char *const *sections; /* the other commands: their sections are skipped */
+    mu_lines in;
     int failed;
 } deck_ctx;
 
+static int other_command(const deck_ctx *d, const char *section) {
+    for (const char *const *s = d->sections; s && *s; s++)
+        if (!strcmp(*s, section)) return 1;
+    return 0;
+}
+
+/* A "[name]" line: its name must be [mutirao], this command's or another's. */
+static int check_section(deck_ctx *d, const char *line) {
+    while (*line == ' ' || *line == '\t') line++;
+    if (*line != '[') return 0;
+    const char *end = strchr(line, ']');
+    if (!end) return 0; /* inih reports it as malformed */
+    char name[128];
+    size_t len = (size_t)(end - line - 1);
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), line + 1);
+    if (!strcmp(name, "mutirao") || !strcmp(name, d->o->command) || other_command(d, name))
+        return 0;
+    return mu_error("%s:%ld: unknown section [%s]: expected [mutirao] (every command) or a "
+                    "command's name such as [%s]",
+                    d->path, d->in.lineno, name, d->o->command);
+}
+
 static char *deck_read_line(char *str, int num, void *stream) {
     deck_ctx *d = stream;
-    char *line = fgets(str, num, d->f);
-    if (line) d->lineno++;
-    return line;
+    if (d->failed) return NULL;
+    int got = mu_lines_next(&d->in);
+    if (got < 0) d->failed = 1;
+    if (got <= 0) return NULL;
+    if (d->in.len + 3 > (size_t)num) { /* inih needs room for CR, LF and NUL */
+        d->failed = mu_error("%s:%ld: line of %zu bytes: a deck line may hold at most %d", d->path,
+                             d->in.lineno, d->in.len, num - 3);
+        return NULL;
+    }
+    if ((d->failed = check_section(d, d->in.line))) return NULL;
+    memcpy(str, d->in.line, d->in.len);
+    str[d->in.len] = '\n';
+    str[d->in.len + 1] = '\0';
+    return str;
+}
+
+/* A path from the deck is taken from the deck's folder (absolute ones as they are). */
+static int assign_from_deck(deck_ctx *d, opt_slot *s, const char *value, const char *where) {
+    if (s->spec->type != MU_OPT_PATH || !*value || value[0] == '/' || !d->dir[0])
+        return assign(s, value, where);
+    size_t len = strlen(d->dir) + strlen(value) + 1;
+    char *joined = malloc(len);
+    if (!joined) return mu_error("out of memory");
+    snprintf(joined, len, "%s%s", d->dir, value);
+    int rc = assign(s, joined, where);
+    free(joined);
+    return rc;
 }
 
 static int deck_entry(void *user, const char *section, const char *name, const char *value) {
     deck_ctx *d = user;
     char where[300];
-    snprintf(where, sizeof where, "%s:%d", d->path, d->lineno);
+    snprintf(where, sizeof where, "%s:%ld", d->path, d->in.lineno);
     if (d->failed) return 0;
     if (*section && strcmp(section, "mutirao") && strcmp(section, d->o->command)) {
-        d->failed =
-            mu_error("%s: section [%s] is not [mutirao] or [%s]", where, section, d->o->command);
+        if (other_command(d, section)) return 1; /* another command's keys */
+        d->failed = mu_error("%s: section [%s] is not [mutirao], [%s] or another command's", where,
+                             section, d->o->command);
         return 0;
     }
     opt_slot *s = find(d->o, name);
@@ -147,24 +205,28 @@ static int deck_entry(void *user, const char *section, const char *name, const c
         return 0;
     }
     if (s->explicit_ && strcmp(s->source, "command line") == 0) return 1;
-    if (assign(s, value, where)) d->failed = 1;
+    if (assign_from_deck(d, s, value, where)) d->failed = 1;
     return !d->failed;
 }
 
-static int read_deck(mu_opts *o, const char *path) {
-    FILE *f = mu_infile_open(path, "job deck", NULL);
-    if (!f) return 1;
-    deck_ctx d = {o, path, f, 0, 0};
+static int read_deck(mu_opts *o, const char *path, const char *const *sections) {
+    deck_ctx d = {.o = o, .path = path, .sections = sections};
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+    if (dlen >= sizeof d.dir) return mu_error("job deck '%s': the folder's name is too long", path);
+    memcpy(d.dir, path, dlen);
+    d.dir[dlen] = '\0';
+    if (mu_lines_open(&d.in, path, "job deck", DECK_LINE_MAX)) return 1;
     int rc = ini_parse_stream(deck_read_line, &d, deck_entry, &d);
-    fclose(f);
+    mu_lines_close(&d.in);
     if (d.failed) return 1;
     if (rc > 0) return mu_error("%s:%d: malformed line (expected 'key = value')", path, rc);
     if (rc < 0) return mu_error("cannot read job deck '%s'", path);
     return 0;
 }
 
-int mu_opts_parse(const char *command, const mu_opt_spec *specs, int argc, char **argv, int first,
-                  mu_opts **out) {
+int mu_opts_parse(const char *command, const mu_opt_spec *specs, const char *const *sections,
+                  int argc, char **argv, int first, mu_opts **out) {
     *out = NULL;
     int n = 0;
     for (const mu_opt_spec *s = specs; s && s->name; s++) n++;
@@ -205,7 +267,7 @@ int mu_opts_parse(const char *command, const mu_opt_spec *specs, int argc, char 
         MU_TRY(assign(s, v, "command line"));
     }
     const char *deck = mu_opt_str(o, "config");
-    if (deck) MU_TRY(read_deck(o, deck));
+    if (deck) MU_TRY(read_deck(o, deck, sections));
     return 0;
 }
 
@@ -280,6 +342,7 @@ void mu_opts_help(FILE *f, const char *command, const char *synopsis, const mu_o
                 snprintf(left, sizeof left, "--%s=%s", s->name,
                          s->type == MU_OPT_INT    ? "N"
                          : s->type == MU_OPT_REAL ? "X"
+                         : s->type == MU_OPT_PATH ? "FILE"
                                                   : "VALUE");
             fprintf(f, "  %-30s %s [%s]\n", left, s->help, mu_opt_default_text(s));
         }

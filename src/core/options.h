@@ -1,6 +1,9 @@
 /* Options: `--key=value` on the command line and the same keys in a job deck
  * (`--config=FILE`, INI syntax read by Debian's libinih: `key = value` lines,
- * optionally under a [mutirao] or [<workload>] section). The command line wins.
+ * at the top or under [mutirao] for every command, or under [<command>]; one
+ * deck may hold several commands' sections, each command reading its own).
+ * The command line wins. A path in a deck is taken from the deck's folder, a
+ * path on the command line from the working directory.
  * Each workload declares its options in a table; values are checked against
  * their type when parsed, so a bad value is reported with where it came from. */
 #ifndef MU_CORE_OPTIONS_H
@@ -8,7 +11,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum { MU_OPT_INT, MU_OPT_REAL, MU_OPT_STRING, MU_OPT_CHOICE, MU_OPT_FLAG } mu_opt_type;
+/* MU_OPT_PATH: a string naming a file; from a deck, relative to the deck's folder. */
+typedef enum {
+    MU_OPT_INT,
+    MU_OPT_REAL,
+    MU_OPT_STRING,
+    MU_OPT_CHOICE,
+    MU_OPT_FLAG,
+    MU_OPT_PATH
+} mu_opt_type;
 
 typedef struct {
     const char *name; /* without the leading "--" */
@@ -27,9 +38,11 @@ typedef struct mu_opts mu_opts;
 extern const mu_opt_spec mu_common_opts[];
 
 /* Parses argv[first..argc) against the workload's table plus mu_common_opts.
- * Returns 0, or 1 with mu_error() naming the option or file:line. */
-int mu_opts_parse(const char *command, const mu_opt_spec *specs, int argc, char **argv, int first,
-                  mu_opts **out);
+ * sections: NULL-terminated names of the other commands, whose deck sections
+ * this command skips (any other section is an error). Returns 0, or 1 with
+ * mu_error() naming the option or file:line. */
+int mu_opts_parse(const char *command, const mu_opt_spec *specs, const char *const *sections,
+                  int argc, char **argv, int first, mu_opts **out);
 void mu_opts_free(mu_opts *o);
 
 int mu_opt_set(const mu_opts *o, const char *name); /* given explicitly (not a default) */

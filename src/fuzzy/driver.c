@@ -11,7 +11,7 @@
 #include "core/output.h"
 
 static const mu_opt_spec fuzzy_opts[] = {
-    {"input", MU_OPT_STRING, "", 0,
+    {"input", MU_OPT_PATH, "", 0,
      "objects: CSV with a header, or whitespace-separated text; one object per line"},
     {"header", MU_OPT_CHOICE, "auto", "auto|yes|no",
      "first line is a header (auto: when a field is not a number)"},
@@ -55,11 +55,11 @@ static const mu_opt_spec fuzzy_opts[] = {
     {"threshold", MU_OPT_REAL, "", 0,
      "cut the dendrogram at this height (see --units) instead of the widest gap"},
     {"k", MU_OPT_INT, "", 0, "cut the dendrogram into k groups instead of the widest gap"},
-    {"output", MU_OPT_STRING, "", 0, "write the final prototypes as CSV to this file"},
-    {"output-prefix", MU_OPT_STRING, "", 0,
+    {"output", MU_OPT_PATH, "", 0, "write the final prototypes as CSV to this file"},
+    {"output-prefix", MU_OPT_PATH, "", 0,
      "write PREFIXprototypes.csv, memberships.csv, labels.csv, raw.csv, dendrogram.csv"},
-    {"output-dir", MU_OPT_STRING, "", 0, "the same files in this directory (created if missing)"},
-    {"plot", MU_OPT_STRING, "", 0,
+    {"output-dir", MU_OPT_PATH, "", 0, "the same files in this directory (created if missing)"},
+    {"plot", MU_OPT_PATH, "", 0,
      "PNG scatter coloured by label, prototypes marked (needs gnuplot; 2-D: the features, "
      "else the first two principal axes)"},
     {"farm-chunk", MU_OPT_INT, "0", 0,
@@ -68,7 +68,7 @@ static const mu_opt_spec fuzzy_opts[] = {
     {"sum-block", MU_OPT_INT, "65536", 0,
      "rows per summation block of the FM sums (a multiple of 256; 0: one block): the order "
      "the CPU, the GPU and the ring share, so they give the same bits"},
-    {"checkpoint", MU_OPT_STRING, "fuzzy.ckpt", 0,
+    {"checkpoint", MU_OPT_PATH, "fuzzy.ckpt", 0,
      "exact: checkpoint file, written on SIGTERM/SIGUSR1 and every --checkpoint-every starts"},
     {"checkpoint-every", MU_OPT_INT, "0", 0,
      "exact: write a checkpoint every k starts (0: none; signals are then seen every 4096 "
@@ -86,14 +86,16 @@ static int is(const mu_opts *o, const char *name, const char *value) {
     return v && !strcmp(v, value);
 }
 
-static int read_cfg(const mu_opts *o, int rank, mu_fz_cfg *c) {
+int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
     memset(c, 0, sizeof *c);
     c->input = mu_opt_str(o, "input");
     c->header = mu_opt_str(o, "header");
     c->label_column = mu_opt_str(o, "label-column");
     c->gen_blobs = is(o, "gen", "blobs");
     c->gen_schools = is(o, "gen", "schools");
-    if (!c->input == !(c->gen_blobs || c->gen_schools))
+    if (given && (c->input || c->gen_blobs || c->gen_schools))
+        return mu_error("--input and --gen: the data are given");
+    if (!given && !c->input == !(c->gen_blobs || c->gen_schools))
         return mu_error(c->input ? "--input and --gen exclude each other"
                                  : "no input: give --input=FILE, or --gen=blobs to generate");
     if (c->gen_schools)
@@ -216,7 +218,7 @@ static int check_outputs(const mu_fz_cfg *c) {
 
 static int fuzzy_run(mu_app *app) {
     mu_fz_cfg cfg;
-    int rc = read_cfg(app->opts, app->rank, &cfg);
+    int rc = mu_fz_read_cfg(app->opts, app->rank, 0, &cfg);
     if (!rc && app->rank == 0) rc = check_outputs(&cfg);
     if (mu_error_collective(app->comm, rc)) {
         free(cfg.prefix);

@@ -141,17 +141,27 @@ static void state_free(fz_state *s) {
     free(s->raw_start);
 }
 
+/* What messages call the data. */
+static const char *data_name(const mu_fz_cfg *c) {
+    return c->input ? c->input : c->given ? "mutirao_fuzzy_cluster" : "generated data";
+}
+
 static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
     int rc = 0;
-    if (app->rank == 0) {
+    if (app->rank == 0 && c->given) {
+        s->d = *c->given; /* taken over */
+        memset(c->given, 0, sizeof *c->given);
+    } else if (app->rank == 0) {
         rc = c->input         ? mu_fz_read(c->input, c->header, c->label_column, &s->d)
              : c->gen_schools ? mu_fz_gen_schools(c->n, c->seed, &s->d)
                               : mu_fz_gen_blobs(c->n, c->seed, c->centers, c->sigma, &s->d);
-        if (!rc) rc = mu_fz_check_columns(c->input ? c->input : "generated data", &s->d);
+    }
+    if (app->rank == 0) {
+        if (!rc) rc = mu_fz_check_columns(data_name(c), &s->d);
         if (!rc && !c->exact && c->partitions > s->d.n)
             rc = mu_error("--partitions=%d: more partitions than the %lld objects", c->partitions,
                           (long long)s->d.n);
-        if (!rc) rc = mu_fz_check_shape(c->input ? c->input : "generated data", &s->d);
+        if (!rc) rc = mu_fz_check_shape(data_name(c), &s->d);
     }
     MU_TRY(mu_error_collective(app->comm, rc));
     int64_t hdr[2] = {s->d.n, s->d.F};
@@ -164,8 +174,7 @@ static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
         rc = mu_error("%s: %d columns: the covariance's exact sums need %.3g GiB per rank, more "
                       "than the %.3g GiB this rank may use (available memory over the node's "
                       "ranks, and ulimit -v)",
-                      c->input ? c->input : "generated data", s->F, need / 1073741824.0,
-                      have / 1073741824.0);
+                      data_name(c), s->F, need / 1073741824.0, have / 1073741824.0);
     MU_TRY(mu_error_collective(app->comm, rc));
     s->p = c->partitions;
     double bytes = (double)s->n * s->F * sizeof(double);
@@ -341,14 +350,13 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
         char name[128] = "";
         if (app->rank == 0 && s->d.names) snprintf(name, sizeof name, " ('%s')", s->d.names[bad]);
         int over = !isfinite(s->cov[(int64_t)bad * F + bad]);
-        rc = over
-                 ? mu_error("%s: the covariance of the %lld objects overflows the double range "
-                            "in column %d%s: its values are too large",
-                            c->input ? c->input : "generated data", (long long)s->n, bad + 1, name)
-                 : mu_error("%s: the covariance of the %lld objects is singular: column %d%s is "
-                            "a linear combination of the columns before it (Cholesky pivot not "
-                            "positive)",
-                            c->input ? c->input : "generated data", (long long)s->n, bad + 1, name);
+        rc = over ? mu_error("%s: the covariance of the %lld objects overflows the double range "
+                             "in column %d%s: its values are too large",
+                             data_name(c), (long long)s->n, bad + 1, name)
+                  : mu_error("%s: the covariance of the %lld objects is singular: column %d%s is "
+                             "a linear combination of the columns before it (Cholesky pivot not "
+                             "positive)",
+                             data_name(c), (long long)s->n, bad + 1, name);
         return mu_error_collective(app->comm, rc);
     }
     mu_info("fuzzy: %lld objects, %d feature(s), log det C = %.10g%s", (long long)s->n, F, *logdet,
@@ -696,6 +704,21 @@ static int finish(const mu_fz_cfg *c, fz_state *s) {
         for (int f = 0; f < F; f++)
             in_units[j * F + f] =
                 s->scale ? proto[j * F + f] * s->scale[f] + s->shift[f] : proto[j * F + f];
+    if (c->out) { /* a library call: the arrays to the caller, nothing printed or written */
+        *c->out = (mu_fz_out){.n = s->n,
+                              .F = F,
+                              .r = s->r,
+                              .m_raw = m_raw,
+                              .m = m,
+                              .proto = in_units,
+                              .labels = labels,
+                              .mu = mu,
+                              .unconverged = s->unconverged};
+        in_units = NULL;
+        labels = NULL;
+        mu = NULL;
+        goto done;
+    }
     double ari = NAN, purity = NAN;
     if (s->d.label) {
         ari = mu_fz_ari(labels, (int)m, s->d.label, s->d.nlabels, s->n);
@@ -840,7 +863,9 @@ int mu_fz_run(mu_app *app, const mu_fz_cfg *c) {
     if (want_gpu && mu_gpu_fm_create(s.x, s.nloc, s.F, &ctx.gpu))
         rc = mu_error("the FM iteration on the GPU: %s", mu_gpu_error());
     mu_timer_end("device copy");
-    if (!rc && c->exact && mu_signals_install()) rc = 1;
+    /* A library call leaves the caller's signal handlers alone. */
+    int signals = c->exact && !c->out;
+    if (!rc && signals && mu_signals_install()) rc = 1;
     if (mu_error_collective(app->comm, rc)) {
         mu_gpu_fm_destroy(ctx.gpu);
         state_free(&s);
@@ -865,7 +890,7 @@ int mu_fz_run(mu_app *app, const mu_fz_cfg *c) {
         }
         mu_gpu_fm_destroy(ctx.gpu);
     }
-    if (c->exact) mu_signals_restore();
+    if (signals) mu_signals_restore();
     if (!rc && stopped) {
         app->exit_status = 3; /* stopped by a signal after its checkpoint */
         state_free(&s);

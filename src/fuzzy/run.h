@@ -7,6 +7,18 @@
 #include "fuzzy/fm.h"
 #include "fuzzy/fuzzy.h"
 
+/* What a run hands to a library call (rank 0; malloc'd, the caller frees). */
+typedef struct {
+    int64_t n;
+    int F;
+    double r;
+    int64_t m_raw, m;    /* raw and final prototypes */
+    double *proto;       /* m x F, in the input's units */
+    int32_t *labels;     /* n: each object's prototype (largest membership) */
+    double *mu;          /* n x m memberships, or NULL when too large to keep */
+    int64_t unconverged; /* starts that hit max_it */
+} mu_fz_out;
+
 typedef struct {
     const char *input, *header, *label_column;
     int gen_blobs, gen_schools;
@@ -38,8 +50,17 @@ typedef struct {
     const char *output;
     char *prefix; /* "<prefix>" or "<dir>/" */
     const char *plot;
+    /* A library call (src/api/fuzzy.c): the data in memory on rank 0 (taken
+     * over and cleared) instead of input or gen, and the result handed back in
+     * out instead of printed; NULL for the command. */
+    mu_fz_data *given;
+    mu_fz_out *out;
 } mu_fz_cfg;
 
+/* The settings from the options, checked (driver.c); given: the data come
+ * from a library call, so there is no --input or --gen. c->prefix is
+ * malloc'd. 0, or 1 after mu_error(). */
+int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c);
 int mu_fz_run(mu_app *app, const mu_fz_cfg *cfg);
 
 /* Checkpoints of an exact run (rank 0; checkpoint.c): the records (F doubles of

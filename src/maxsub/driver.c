@@ -8,7 +8,7 @@
 
 static const mu_opt_spec maxsub_opts[] = {
     {"dim", MU_OPT_CHOICE, "1", "1|2", "1: maximum subarray; 2: maximum submatrix"},
-    {"input", MU_OPT_STRING, "", 0,
+    {"input", MU_OPT_PATH, "", 0,
      "input file (text integers, or raw int32 binary); unset: generate"},
     {"format", MU_OPT_CHOICE, "auto", "auto|text|bin",
      "input format (auto: .bin/.i32/.raw are binary)"},
@@ -25,10 +25,10 @@ static const mu_opt_spec maxsub_opts[] = {
     {"empty", MU_OPT_CHOICE, "allowed", "allowed|forbidden",
      "allowed: the empty subarray (sum 0) counts, as in the study; forbidden: at least one "
      "element"},
-    {"output", MU_OPT_STRING, "", 0, "write the answer as CSV to this file"},
+    {"output", MU_OPT_PATH, "", 0, "write the answer as CSV to this file"},
     {"farm-chunk", MU_OPT_INT, "0", 0,
      "2-D: smallest tile range the task farm hands out (0: auto)"},
-    {"fasta", MU_OPT_STRING, "", 0, "hydrophobic regions of the proteins in this FASTA file"},
+    {"fasta", MU_OPT_PATH, "", 0, "hydrophobic regions of the proteins in this FASTA file"},
     {"kd-offset", MU_OPT_INT, "-12", 0,
      "FASTA: added to each Kyte-Doolittle value, in tenths (-12 = -1.2)"},
     {"min-score", MU_OPT_INT, "50", 0, "FASTA: smallest region score reported, in tenths"},

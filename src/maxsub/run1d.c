@@ -69,8 +69,8 @@ static int load_shard(mu_app *app, int32_t **shard, int64_t *n, int64_t *lo, int
     return 0;
 }
 
-static int reduce_shard(mu_app *app, const int32_t *x, int64_t lo, int64_t hi, int empty_allowed,
-                        mu_mss_summary *s) {
+int mu_maxsub_reduce_shard(const mu_app *app, const int32_t *x, int64_t lo, int64_t hi,
+                           int empty_allowed, mu_mss_summary *s) {
     if (app->dev.use_gpu && hi > lo) {
         if (mu_gpu_mss1d_host(x, hi - lo, lo, empty_allowed, s))
             return mu_error("rank %d GPU 1-D reduction: %s", app->rank, mu_gpu_error());
@@ -113,10 +113,24 @@ static int shard_summary(mu_app *app, int empty_allowed, const mu_philox_spec *o
     MU_TRY(load_shard(app, &shard, n, &lo, &hi));
     mu_timer_end("input");
     mu_timer_begin("reduce");
-    int rc = reduce_shard(app, shard, lo, hi, empty_allowed, mine);
+    int rc = mu_maxsub_reduce_shard(app, shard, lo, hi, empty_allowed, mine);
     free(shard);
     MU_TRY(mu_error_collective(app->comm, rc));
     mu_timer_end("reduce");
+    return 0;
+}
+
+int mu_maxsub_combine_1d(const mu_app *app, const mu_mss_summary *mine, int empty_allowed,
+                         mu_mss_summary *r) {
+    /* One round: every shard's summary to rank 0, combined in rank order. */
+    mu_mss_summary *all = app->rank == 0 ? malloc((size_t)app->size * sizeof *all) : NULL;
+    int rc = app->rank == 0 && !all ? mu_error("out of memory for %d summaries", app->size) : 0;
+    MU_TRY(mu_error_collective(app->comm, rc));
+    MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, 0, app->comm);
+    *r = mu_mss_identity(0);
+    if (app->rank == 0)
+        for (int k = 0; k < app->size; k++) *r = mu_mss_combine(*r, all[k], empty_allowed);
+    free(all);
     return 0;
 }
 
@@ -130,17 +144,13 @@ int mu_maxsub_run_1d(mu_app *app) {
     mu_info("1-D maximum subarray of %lld values, %d shard(s), empty %s%s", (long long)n, app->size,
             empty_allowed ? "allowed" : "forbidden", on_device ? ", generated on the GPU" : "");
 
-    /* One round: every shard's summary to rank 0, combined in rank order. */
-    int rc;
+    mu_mss_summary r;
     mu_timer_begin("combine");
-    mu_mss_summary *all = app->rank == 0 ? malloc((size_t)app->size * sizeof *all) : NULL;
-    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, app->comm);
+    int rc = mu_maxsub_combine_1d(app, &mine, empty_allowed, &r);
     mu_timer_end("combine");
+    if (rc) return 1;
     if (app->rank != 0) return mu_error_collective(app->comm, 0);
 
-    mu_mss_summary r = mu_mss_identity(0);
-    for (int k = 0; k < app->size; k++) r = mu_mss_combine(r, all[k], empty_allowed);
-    free(all);
     int empty = empty_allowed && r.best <= 0;
     printf("maxsub: dim=1 n=%lld sum=%lld start=%lld end=%lld%s\n", (long long)n, (long long)r.best,
            (long long)(empty ? -1 : r.best_start), (long long)(empty ? -1 : r.best_end),

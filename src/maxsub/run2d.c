@@ -16,12 +16,7 @@
 #include "maxsub/strip2d.h"
 #include "mpi/taskfarm.h"
 
-typedef struct {
-    int32_t *k; /* oriented: cols <= rows; NULL where the device makes it */
-    int64_t rows, cols;
-    int transposed;
-    mu_philox_spec spec; /* the data the device makes */
-} matrix;
+typedef mu_maxsub_matrix matrix;
 
 /* Every rank gets the whole matrix: generated locally, or read by rank 0 and broadcast. */
 static int load_matrix(mu_app *app, matrix *m) {
@@ -143,8 +138,7 @@ static int strip_best(const matrix *m, const mu_gpu_mss2d *gpu, int64_t g, int64
     return rc;
 }
 
-static int farm_chunk(mu_app *app) {
-    int64_t chunk = mu_opt_int(app->opts, "farm-chunk");
+static int farm_chunk(const mu_app *app, int64_t chunk) {
     if (chunk > 0) return (int)chunk;
     /* Auto: two waves of tiles per GPU chunk keep every SM busy; one tile on CPUs. */
     int mine = app->dev.use_gpu ? 2 * app->dev.info.sm_count : 1, best = 1;
@@ -152,12 +146,10 @@ static int farm_chunk(mu_app *app) {
     return best;
 }
 
-int mu_maxsub_run_2d(mu_app *app) {
-    int empty_allowed = strcmp(mu_opt_str(app->opts, "empty"), "allowed") == 0;
-    matrix m;
-    mu_timer_begin("input");
-    MU_TRY(load_matrix(app, &m));
-    mu_timer_end("input");
+int mu_maxsub_solve_2d(const mu_app *app, mu_maxsub_matrix *mm, int empty_allowed, int64_t chunk,
+                       mu_maxsub_2d_answer *ans) {
+    matrix m = *mm;
+    mm->k = NULL; /* taken over: freed here */
     int64_t orig_rows = m.rows, orig_cols = m.cols;
     int rc = orient(&m);
     MU_TRY(mu_error_collective(app->comm, rc));
@@ -190,7 +182,7 @@ int mu_maxsub_run_2d(mu_app *app) {
 
     mu_timer_begin("pairs");
     int64_t *tiles = app->rank == 0 ? malloc((size_t)ntiles * 2 * sizeof *tiles) : NULL;
-    mu_farm_cfg cfg = {.min_chunk = farm_chunk(app), .master_works = 1, .progress = "tiles"};
+    mu_farm_cfg cfg = {.min_chunk = farm_chunk(app, chunk), .master_works = 1, .progress = "tiles"};
     mu_farm_stats stats;
     rc = mu_taskfarm_run(app->comm, ntiles, 2 * sizeof(int64_t), tile_task, &ctx, &cfg, tiles,
                          &stats);
@@ -221,29 +213,41 @@ int mu_maxsub_run_2d(mu_app *app) {
         /* Back to the input's orientation: (row0, row1, col0, col1). */
         int64_t a0 = m.transposed ? g : r0, a1 = m.transposed ? h : r1;
         int64_t b0 = m.transposed ? r0 : g, b1 = m.transposed ? r1 : h;
-        if (!rc) {
-            printf("maxsub: dim=2 rows=%lld cols=%lld sum=%lld row0=%lld row1=%lld col0=%lld "
-                   "col1=%lld%s\n",
-                   (long long)orig_rows, (long long)orig_cols, (long long)sum, (long long)a0,
-                   (long long)a1, (long long)b0, (long long)b1,
-                   pair < 0 ? " (empty submatrix)" : "");
-            fflush(stdout);
-            mu_summary_result_int("rows", orig_rows);
-            mu_summary_result_int("cols", orig_cols);
-            mu_summary_result_int("sum", sum);
-            mu_summary_result_int("row0", a0);
-            mu_summary_result_int("row1", a1);
-            mu_summary_result_int("col0", b0);
-            mu_summary_result_int("col1", b1);
-            char row[160];
-            snprintf(row, sizeof row, "%lld,%lld,%lld,%lld,%lld", (long long)sum, (long long)a0,
-                     (long long)a1, (long long)b0, (long long)b1);
-            rc = mu_maxsub_write_csv(mu_opt_str(app->opts, "output"), "sum,row0,row1,col0,col1",
-                                     row);
-        }
+        *ans = (mu_maxsub_2d_answer){orig_rows, orig_cols, sum, a0, a1, b0, b1, pair < 0};
     }
     mu_gpu_mss2d_destroy(ctx.gpu);
     free(tiles);
     free(m.k);
+    return mu_error_collective(app->comm, rc);
+}
+
+int mu_maxsub_run_2d(mu_app *app) {
+    int empty_allowed = strcmp(mu_opt_str(app->opts, "empty"), "allowed") == 0;
+    matrix m;
+    mu_timer_begin("input");
+    MU_TRY(load_matrix(app, &m));
+    mu_timer_end("input");
+    mu_maxsub_2d_answer a;
+    MU_TRY(mu_maxsub_solve_2d(app, &m, empty_allowed, mu_opt_int(app->opts, "farm-chunk"), &a));
+    int rc = 0;
+    if (app->rank == 0) {
+        printf("maxsub: dim=2 rows=%lld cols=%lld sum=%lld row0=%lld row1=%lld col0=%lld "
+               "col1=%lld%s\n",
+               (long long)a.rows, (long long)a.cols, (long long)a.sum, (long long)a.row0,
+               (long long)a.row1, (long long)a.col0, (long long)a.col1,
+               a.empty ? " (empty submatrix)" : "");
+        fflush(stdout);
+        mu_summary_result_int("rows", a.rows);
+        mu_summary_result_int("cols", a.cols);
+        mu_summary_result_int("sum", a.sum);
+        mu_summary_result_int("row0", a.row0);
+        mu_summary_result_int("row1", a.row1);
+        mu_summary_result_int("col0", a.col0);
+        mu_summary_result_int("col1", a.col1);
+        char row[160];
+        snprintf(row, sizeof row, "%lld,%lld,%lld,%lld,%lld", (long long)a.sum, (long long)a.row0,
+                 (long long)a.row1, (long long)a.col0, (long long)a.col1);
+        rc = mu_maxsub_write_csv(mu_opt_str(app->opts, "output"), "sum,row0,row1,col0,col1", row);
+    }
     return mu_error_collective(app->comm, rc);
 }

@@ -8,7 +8,7 @@
 #include "core/output.h"
 
 static const mu_opt_spec sc_opts[] = {
-    {"input", MU_OPT_STRING, "", 0,
+    {"input", MU_OPT_PATH, "", 0,
      "historical monthly inflows: CSV year,month,<station>,... (whole years, m3/s)"},
     {"stations", MU_OPT_STRING, "all", 0, "stations to use: comma list of column names, or all"},
     {"skip-zero", MU_OPT_FLAG, "0", 0,
@@ -56,17 +56,17 @@ static const mu_opt_spec sc_opts[] = {
      "statistics report: generated series (comb draws on their own streams)"},
     {"stats-years", MU_OPT_INT, "4", 0,
      "statistics report: years per series after a year of burn-in"},
-    {"output", MU_OPT_STRING, "", 0, "the tree (or comb) as CSV"},
-    {"output-json", MU_OPT_STRING, "", 0, "the tree as JSON"},
-    {"model", MU_OPT_STRING, "", 0, "the fitted PAR(p) model as JSON"},
-    {"stats", MU_OPT_STRING, "", 0,
+    {"output", MU_OPT_PATH, "", 0, "the tree (or comb) as CSV"},
+    {"output-json", MU_OPT_PATH, "", 0, "the tree as JSON"},
+    {"model", MU_OPT_PATH, "", 0, "the fitted PAR(p) model as JSON"},
+    {"stats", MU_OPT_PATH, "", 0,
      "statistics report (CSV): generated against historical monthly moments"},
-    {"node-scenarios", MU_OPT_STRING, "", 0,
+    {"node-scenarios", MU_OPT_PATH, "", 0,
      "tree: every node's M generated scenarios as CSV node,scenario,<station>,... (large; "
      "for checking the aggregation)"},
-    {"plot", MU_OPT_STRING, "", 0, "PNG fan of the tree against the record (needs gnuplot)"},
+    {"plot", MU_OPT_PATH, "", 0, "PNG fan of the tree against the record (needs gnuplot)"},
     {"plot-stations", MU_OPT_INT, "3", 0, "stations in the plot (the first ones)"},
-    {"checkpoint", MU_OPT_STRING, "scenarios.ckpt", 0,
+    {"checkpoint", MU_OPT_PATH, "scenarios.ckpt", 0,
      "tree checkpoint, written between stages on SIGTERM/SIGUSR1 (then exit status 3) and "
      "every --checkpoint-every stages"},
     {"checkpoint-every", MU_OPT_INT, "0", 0, "write a checkpoint every k stages (0: never)"},
@@ -99,10 +99,12 @@ static int parse_tree(const char *text, mu_sc_cfg *c) {
     return 0;
 }
 
-static int read_cfg(const mu_opts *o, mu_sc_cfg *c) {
+int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     memset(c, 0, sizeof *c);
     c->input = mu_opt_str(o, "input");
-    if (!c->input) return mu_error("no input: give --input=FILE (CSV year,month,<station>,...)");
+    if (given && c->input) return mu_error("--input: the record is given");
+    if (!given && !c->input)
+        return mu_error("no input: give --input=FILE (CSV year,month,<station>,...)");
     c->sel.stations = mu_opt_str(o, "stations");
     c->sel.skip_zero = mu_opt_flag(o, "skip-zero");
     int64_t ns = mu_opt_int(o, "nstations"), my = mu_opt_int(o, "min-years");
@@ -204,7 +206,7 @@ static int check_outputs(const mu_sc_cfg *c) {
 
 static int scenarios_run(mu_app *app) {
     mu_sc_cfg cfg;
-    int rc = read_cfg(app->opts, &cfg);
+    int rc = mu_sc_read_cfg(app->opts, 0, &cfg);
     if (!rc && app->rank == 0) rc = check_outputs(&cfg);
     if (mu_error_collective(app->comm, rc)) return 1;
     return mu_sc_run(app, &cfg);

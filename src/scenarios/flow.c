@@ -18,7 +18,10 @@ enum { STATS_BATCH = 256 };
 static int load(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md) {
     int rc = 0;
     mu_timer_begin("input");
-    if (app->rank == 0) {
+    if (app->rank == 0 && c->given) {
+        *h = *c->given; /* taken over */
+        memset(c->given, 0, sizeof *c->given);
+    } else if (app->rank == 0) {
         rc = mu_sc_read(c->input, &c->sel, h);
         if (!rc && h->nst > 1024)
             rc = mu_error("%s: %d stations: at most 1024 (choose with --stations or --nstations)",
@@ -108,9 +111,11 @@ static int build_tree(mu_app *app, mu_sc_ctx *x) {
     }
     if (mu_error_collective(app->comm, rc)) return 1;
     mu_timer_begin("tree");
-    int sig_rc = mu_signals_install();
+    /* A library call leaves the caller's signal handlers alone. */
+    int library = x->c->out != NULL;
+    int sig_rc = library ? 0 : mu_signals_install();
     rc = sig_rc ? sig_rc : mu_sc_build_tree(app, x);
-    if (!sig_rc) mu_signals_restore();
+    if (!sig_rc && !library) mu_signals_restore();
     mu_timer_end("tree");
     x->dump = NULL;
     if (dump && rc) mu_output_abort(&o);
@@ -243,6 +248,15 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     }
     int64_t clamped = 0;
     MPI_Reduce(&x.clamped, &clamped, 1, MPI_INT64_T, MPI_SUM, 0, app->comm);
+    if (c->out) { /* a library call: the tree to the caller, nothing printed or written */
+        *c->out = (mu_sc_out){.tree = tree,
+                              .hist_end = hist_end,
+                              .clamped = clamped,
+                              .nonstationary = md.nonstationary,
+                              .nonpd = md.nonpd};
+        memset(&tree, 0, sizeof tree);
+        goto out;
+    }
     if (app->rank == 0) {
         mu_timer_begin("output");
         if (!c->comb) {

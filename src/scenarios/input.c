@@ -317,3 +317,33 @@ int mu_sc_hist_bcast(MPI_Comm comm, mu_sc_hist *h) {
     }
     return 0;
 }
+
+int mu_sc_check_record(const mu_sc_hist *h, int min_years, const char *who) {
+    if (h->nst < 1 || h->nst > 1024)
+        return mu_error("%s: %d stations: expected 1 to 1024", who, h->nst);
+    if (h->nyears < min_years)
+        return mu_error("%s: short record: %d year(s), the fit needs at least %d", who, h->nyears,
+                        min_years);
+    for (int64_t r = 0; r < (int64_t)h->nyears * 12; r++)
+        for (int s = 0; s < h->nst; s++) {
+            double x = h->q[r * h->nst + s];
+            if (!isfinite(x) || x < 0)
+                return mu_error("%s: station %s, %lld-%02d: inflow %g (natural inflows are finite "
+                                "and >= 0)",
+                                who, h->names[s], (long long)(h->first_year + r / 12),
+                                (int)(r % 12) + 1, x);
+        }
+    /* Zero variance in a month: the standardization divides by it. */
+    for (int s = 0; s < h->nst; s++)
+        for (int m = 0; m < 12; m++) {
+            double v0 = h->q[(int64_t)m * h->nst + s];
+            int same = 1;
+            for (int y = 1; y < h->nyears && same; y++)
+                same = h->q[((int64_t)y * 12 + m) * h->nst + s] == v0;
+            if (same)
+                return mu_error("%s: station %s has zero variance in month %d (%g in every year): "
+                                "its standardized series is undefined",
+                                who, h->names[s], m + 1, v0);
+        }
+    return 0;
+}

@@ -34,6 +34,10 @@ typedef struct {
  * value, no station with zero variance in a month. 0, or 1 with mu_error(). */
 int mu_sc_read(const char *path, const mu_sc_select *sel, mu_sc_hist *h);
 void mu_sc_hist_free(mu_sc_hist *h);
+/* The checks of mu_sc_read on a record built in memory (who names it in
+ * messages): at least min_years years, 1 to 1024 stations, values finite and
+ * >= 0, no station with zero variance in a month. 0, or 1 with mu_error(). */
+int mu_sc_check_record(const mu_sc_hist *h, int min_years, const char *who);
 /* Rank 0's record to every rank. Collective. */
 int mu_sc_hist_bcast(MPI_Comm comm, mu_sc_hist *h);
 
@@ -128,6 +132,11 @@ typedef struct {
     int restart;
     int split;   /* a stage with fewer nodes than ranks: 0 farm, 1 shared, 2 auto (run.c) */
     int threads; /* host threads per rank for a stage's nodes (lanes.c); 0: auto */
+    /* A library call (src/api/scenarios.c): the record in memory on rank 0
+     * (taken over and cleared) instead of input, and the tree handed back in
+     * out (struct mu_sc_out) instead of printed; NULL for the command. */
+    mu_sc_hist *given;
+    struct mu_sc_out *out;
 } mu_sc_cfg;
 
 /* The tree: nodes in id order, stage by stage. */
@@ -144,6 +153,17 @@ typedef struct {
     int64_t stage_first[65];
 } mu_sc_tree;
 
+/* What a run hands to a library call (every rank holds the same tree). */
+typedef struct mu_sc_out {
+    mu_sc_tree tree;  /* taken over from the run */
+    int64_t hist_end; /* months of the record before stage 1 */
+    int64_t clamped;  /* lognormal draws clamped to the lower bound (rank 0) */
+    int nonstationary, nonpd;
+} mu_sc_out;
+
+/* The settings from the options, checked (driver.c); given: the record comes
+ * from a library call, so there is no --input. 0, or 1 after mu_error(). */
+int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c);
 int mu_sc_run(mu_app *app, const mu_sc_cfg *c);
 void mu_sc_tree_free(mu_sc_tree *t);
 
