@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cg/mmio.h"
-#include "core/error.h"
+#include "core/message.h"
 #include "core/infile.h"
 #include <ctype.h>
 #include <errno.h>
