@@ -20,8 +20,8 @@
 # Environment: MULTINODE_TIMEOUT (seconds to wait for the nodes, default 60),
 #              MULTINODE_QUIET=1 (print only errors).
 set -euo pipefail
-# shellcheck source=tests/slurm/slurm_conf.sh
-source "$(dirname "${BASH_SOURCE[0]}")/slurm_conf.sh"
+# shellcheck source=tests/slurm/slurm_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_common.sh"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/slurm/multinode_conf.sh
 source "$here/multinode_conf.sh"
@@ -167,26 +167,10 @@ if [ "$have_hosts" != "$want_hosts" ]; then
 fi
 
 # ---- munge (shared with the one-node cluster) -------------------------------
-munge_ok() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
 install -d -m 0755 "$MN_DIR" "$MN_DIR/log" "$MN_DIR/state"
 for n in "${MN_NODES[@]}"; do install -d -m 0755 "$MN_DIR/spool/$n"; done
 if ! munge_ok; then
-    install -d -o munge -g munge -m 0700 /etc/munge /var/lib/munge /var/log/munge
-    install -d -o munge -g munge -m 0755 /run/munge
-    if [ ! -s /etc/munge/munge.key ]; then
-        say "creating /etc/munge/munge.key"
-        if command -v mungekey >/dev/null 2>&1; then
-            mungekey --create --keyfile=/etc/munge/munge.key --force
-        else
-            dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
-        fi
-    fi
-    chown munge:munge /etc/munge/munge.key
-    chmod 0400 /etc/munge/munge.key
-    rm -f /run/munge/munged.pid
-    say "starting munged"
-    runuser -u munge -- munged </dev/null >/dev/null 2>&1 ||
-        die "munged did not start (see /var/log/munge/munged.log)"
+    munge_start
     touch "$MN_DIR/munged.ours" # multinode_down.sh stops it when nothing else uses it
 fi
 for _ in $(seq 1 50); do munge_ok && break; sleep 0.1; done

@@ -10,8 +10,8 @@
 # Environment: SLURM_UP_TIMEOUT (seconds to wait for the node, default 60),
 #              SLURM_UP_QUIET=1 (print only errors).
 set -euo pipefail
-# shellcheck source=tests/slurm/slurm_conf.sh
-source "$(dirname "${BASH_SOURCE[0]}")/slurm_conf.sh"
+# shellcheck source=tests/slurm/slurm_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_common.sh"
 
 timeout_s=${SLURM_UP_TIMEOUT:-60}
 quiet=${SLURM_UP_QUIET:-0}
@@ -72,23 +72,8 @@ fi
 [ "$(id -u)" = 0 ] || die "Slurm is not up, and starting it needs root (munged, slurmctld, slurmd)"
 
 # ---- munge ---------------------------------------------------------------
-munge_ok() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
 if ! munge_ok && ! pid_alive "$munge_pid" munged; then
-    install -d -o munge -g munge -m 0700 /etc/munge /var/lib/munge /var/log/munge
-    install -d -o munge -g munge -m 0755 /run/munge
-    if [ ! -s /etc/munge/munge.key ]; then
-        say "creating /etc/munge/munge.key"
-        if command -v mungekey >/dev/null 2>&1; then
-            mungekey --create --keyfile=/etc/munge/munge.key --force
-        else
-            dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
-        fi
-    fi
-    chown munge:munge /etc/munge/munge.key
-    chmod 0400 /etc/munge/munge.key
-    rm -f "$munge_pid"
-    say "starting munged"
-    runuser -u munge -- /usr/sbin/munged || die "munged did not start (see /var/log/munge/munged.log)"
+    munge_start
 fi
 for _ in $(seq 1 50); do munge_ok && break; sleep 0.1; done
 munge_ok ||
