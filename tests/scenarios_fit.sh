@@ -37,6 +37,22 @@ n=$(grep -c "not positive definite" "$WORK/err" || true)
 [ "$n" = 1 ] || fail "$n non-positive-definite warnings, want 1"
 grep -q "month(s) 1,2,3,4,5,6,7,8,9,10,11,12: p002 is a linear combination" "$WORK/err" ||
     { grep "definite" "$WORK/err" >&2; fail "the warning does not name p002 and the months"; }
+# --drop-dependent leaves p002 out and fits again: no warning, the log names
+# p002, and the tree is byte for byte that of the 63 other stations by name.
+others=$(head -n 1 "$IN" | tr ',' '\n' | sed '1,2d' | grep -v -x p002 | paste -s -d,)
+tree=(--device=cpu --input="$IN" --tree=1,3 --m=64 --stats-series=0)
+run_np 2 scenarios "${tree[@]}" --drop-dependent --output="$WORK/dd.csv" >/dev/null 2>"$WORK/dd.err" ||
+    fail "--drop-dependent run failed"
+run_np 2 scenarios "${tree[@]}" --stations="$others" --output="$WORK/63.csv" >/dev/null 2>&1 ||
+    fail "63-station run failed"
+grep -q "leaving out 1 station(s) that are linear combinations of others: p002" "$WORK/dd.err" ||
+    fail "--drop-dependent did not name p002"
+grep -q "not positive definite" "$WORK/dd.err" && fail "--drop-dependent still warns"
+if cmp -s "$WORK/dd.csv" "$WORK/63.csv"; then
+    echo "ok: --drop-dependent: p002 left out, the tree of the 63 others byte for byte"
+else
+    fail "--drop-dependent tree differs from the tree of the 63 other stations"
+fi
 fit "N-1 and pairs, p_max 4" --stations=p006,p074,p047,p061,p092 --sd-denominator=n-1 \
     --acf-denominator=pairs --pmax=4
 finish

@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
         mu_sc_hist h;
         mu_sc_select sel = {sets[set], 0, 0, 10};
         if (mu_sc_read(MU_TEST_SCENARIOS_INPUTS "/ons_inflows_64.csv", &sel, &h)) return 1;
-        mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1};
+        mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
         mu_sc_model md;
         if (mu_sc_fit(&h, &fc, &md)) return 1;
         int nst = h.nst, P = md.pmax;
@@ -306,7 +306,7 @@ static void fit_recovers_coefficients(void **state) {
     const int N = 20000;
     mu_sc_hist h;
     synth(N, &h);
-    mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1};
+    mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
     mu_sc_model md;
     assert_int_equal(mu_sc_fit(&h, &fc, &md), 0);
     double var[12];
@@ -478,7 +478,7 @@ static void generated_moments(void **state) {
     mu_sc_hist h;
     mu_sc_select sel = {"p006,p074,p047", 0, 0, 10};
     assert_int_equal(mu_sc_read(MU_TEST_SCENARIOS_INPUTS "/ons_inflows_64.csv", &sel, &h), 0);
-    mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1};
+    mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
     mu_sc_model md;
     assert_int_equal(mu_sc_fit(&h, &fc, &md), 0);
     enum { S = 1000, YEARS = 100, BURN = 2 };

@@ -14,6 +14,9 @@ static const mu_opt_spec sc_opts[] = {
     {"skip-zero", MU_OPT_FLAG, "0", 0,
      "leave out stations with a zero month (artificial or diversion postos)"},
     {"nstations", MU_OPT_INT, "0", 0, "keep the first n stations after the above (0: all)"},
+    {"drop-dependent", MU_OPT_FLAG, "0", 0,
+     "leave out the stations whose residuals are linear combinations of others' (a "
+     "non-positive-definite correlation) and fit again"},
     {"min-years", MU_OPT_INT, "10", 0, "shorter records are refused"},
     {"start", MU_OPT_STRING, "", 0,
      "first generated month YYYY-MM (default: the month after the record); the record "
@@ -120,6 +123,7 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
         return mu_error("--pacf-conf must be >= 0");
     c->fit.sd_n1 = !strcmp(mu_opt_str(o, "sd-denominator"), "n-1");
     c->fit.acf_pairs = !strcmp(mu_opt_str(o, "acf-denominator"), "pairs");
+    c->fit.drop_dependent = mu_opt_flag(o, "drop-dependent");
     const char *start = mu_opt_str(o, "start");
     if (start) {
         int y, m;

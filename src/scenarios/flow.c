@@ -15,6 +15,55 @@
 
 enum { STATS_BATCH = 256 };
 
+/* Leaves out of h the stations flagged in drop (every rank holds h and drops
+ * the same ones: each fitted the same record). */
+static void drop_stations(mu_sc_hist *h, const unsigned char *drop) {
+    int kept = 0;
+    for (int i = 0; i < h->nst; i++) {
+        if (drop[i]) {
+            free(h->names[i]);
+            continue;
+        }
+        h->names[kept++] = h->names[i];
+    }
+    int64_t rows = (int64_t)h->nyears * 12;
+    for (int64_t r = 0; r < rows; r++) {
+        int k = 0;
+        for (int i = 0; i < h->nst; i++)
+            if (!drop[i]) h->q[r * kept + k++] = h->q[r * h->nst + i];
+    }
+    h->nst = kept;
+}
+
+/* --drop-dependent: the stations that are linear combinations of others in
+ * some month's residuals are left out and the model fitted again, until none
+ * is (a station dropped can change which others depend). */
+static int refit_independent(mu_sc_hist *h, const mu_sc_fit_cfg *fc, mu_sc_model *md) {
+    int rc = 0;
+    while (!rc && md->dependent) {
+        char names[512] = "";
+        int o = 0, n = 0;
+        for (int i = 0; i < h->nst; i++)
+            if (md->dependent[i]) {
+                n++;
+                if (o < (int)sizeof names - 64)
+                    o += snprintf(names + o, sizeof names - (size_t)o, "%s%s", o ? ", " : "",
+                                  h->names[i]);
+            }
+        if (n == 0 || n == h->nst) break;
+        mu_info("scenarios: --drop-dependent: leaving out %d station(s) that are linear "
+                "combinations of others: %s",
+                n, names);
+        unsigned char *drop = md->dependent;
+        md->dependent = NULL;
+        drop_stations(h, drop);
+        free(drop);
+        mu_sc_model_free(md);
+        rc = mu_sc_fit(h, fc, md);
+    }
+    return rc;
+}
+
 static int load(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md) {
     int rc = 0;
     mu_timer_begin("input");
@@ -35,6 +84,7 @@ static int load(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md)
     mu_sc_fit_cfg fc = c->fit;
     fc.quiet = app->rank != 0;
     rc = mu_sc_fit(h, &fc, md);
+    if (!rc && fc.drop_dependent) rc = refit_independent(h, &fc, md);
     mu_timer_end("fit");
     return mu_error_collective(app->comm, rc);
 }

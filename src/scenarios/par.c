@@ -27,6 +27,7 @@ void mu_sc_model_free(mu_sc_model *md) {
     free(md->factor);
     free(md->resid);
     free(md->radius);
+    free(md->dependent);
     memset(md, 0, sizeof *md);
 }
 
@@ -123,7 +124,8 @@ static void warn_dependent(const mu_sc_hist *h, unsigned months, const unsigned 
     }
     mu_warn("scenarios: the residual correlation of the %d stations is not positive definite in "
             "month(s) %s: %s %s a linear combination of the stations before %s there; the "
-            "eigen factor keeps its rank (leave %s out with --stations to use Cholesky)",
+            "eigen factor keeps its rank (leave %s out with --stations, or --drop-dependent, to "
+            "use Cholesky)",
             h->nst, mlist, ndep ? slist : "no single station", ndep == 1 ? "is" : "are",
             ndep == 1 ? "it" : "them", ndep == 1 ? "it" : "them");
 }
@@ -295,7 +297,14 @@ int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
                  "eigenvalue(s) <= 0, smallest %.3g)",
                  m + 1, neg, smallest);
     }
-    if (!rc && months && !cfg->quiet) warn_dependent(h, months, anydep);
+    if (!rc && months && !cfg->quiet && !cfg->drop_dependent) warn_dependent(h, months, anydep);
+    if (!rc && months) {
+        md->dependent = malloc((size_t)nst);
+        if (md->dependent)
+            memcpy(md->dependent, anydep, (size_t)nst);
+        else
+            rc = mu_error("out of memory");
+    }
     free(val);
     free(mean);
     free(dep);

@@ -44,11 +44,12 @@ int mu_sc_hist_bcast(MPI_Comm comm, mu_sc_hist *h);
 /* ---- the PAR(p) model (report 2.2-2.5) --------------------------------------- */
 
 typedef struct {
-    int sd_n1;        /* 1: standard deviation with 1/(N-1); 0: 1/N (CEPEL) */
-    int acf_pairs;    /* 1: autocorrelation over the pairs available; 0: 1/N (CEPEL) */
-    int pmax;         /* largest order tried (6) */
-    double pacf_conf; /* significance multiplier of 1/sqrt(N) (1.96) */
-    int quiet;        /* no warnings (every rank fits; rank 0 speaks) */
+    int sd_n1;          /* 1: standard deviation with 1/(N-1); 0: 1/N (CEPEL) */
+    int acf_pairs;      /* 1: autocorrelation over the pairs available; 0: 1/N (CEPEL) */
+    int pmax;           /* largest order tried (6) */
+    double pacf_conf;   /* significance multiplier of 1/sqrt(N) (1.96) */
+    int quiet;          /* no warnings (every rank fits; rank 0 speaks) */
+    int drop_dependent; /* the caller refits without md->dependent: no warning */
 } mu_sc_fit_cfg;
 
 typedef struct {
@@ -64,7 +65,9 @@ typedef struct {
     int lower[12];   /* 1: D is the Cholesky factor; 0: the eigen fallback (full) */
     double *resid;   /* nyears * 12 * nst residuals (NaN where lags are missing) */
     int nonstationary, nonpd;
-    double *radius; /* nst: spectral radius of the year's companion product */
+    unsigned char *dependent; /* nst: 1 where a station is a linear combination of
+                                 the ones before it in some month's residuals */
+    double *radius;           /* nst: spectral radius of the year's companion product */
 } mu_sc_model;
 
 int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md);
