@@ -40,6 +40,8 @@ check_failure "grid too small" "--nx=2: must be 3..2^20" nonzero "$WORK/none" \
     "${M[@]}" --nx=2 --steps=1
 check_failure "output steps without output" "--output-steps needs --h5=PREFIX" nonzero \
     "$WORK/none" "${M[@]}" "${small[@]}" --output-steps=0 --steps=1
+check_failure "restart without a checkpoint" "--restart needs --checkpoint=FILE" nonzero \
+    "$WORK/none" "${M[@]}" "${small[@]}" --restart --steps=1
 check_failure "NetCDF without output steps" "--nc needs --output-steps=LIST" nonzero \
     "$WORK/none" "${M[@]}" "${small[@]}" --nc="$WORK/n" --steps=1
 check_failure "steps not a whole period" "is not a whole number of steps" nonzero "$WORK/none" \
@@ -52,5 +54,5 @@ check_failure "bad value in a deck" "bad.ini:3" nonzero "$WORK/none" \
 run_np 1 advect "${small[@]}" --checkpoint="$WORK/c.ckpt" --checkpoint-every=1 \
     --steps=3 >/dev/null 2>&1 || fail "checkpoint run failed"
 check_failure "checkpoint of another grid" "written for nx=8 ny=8 nz=3 fields=1" nonzero \
-    "$WORK/none" "${M[@]}" --nx=16 --ny=8 --nz=3 --restart="$WORK/c.ckpt" --steps=4
+    "$WORK/none" "${M[@]}" --nx=16 --ny=8 --nz=3 --checkpoint="$WORK/c.ckpt" --restart --steps=4
 finish

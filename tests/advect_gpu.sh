@@ -119,7 +119,7 @@ run_np 1 advect --device=cpu "${ck[@]}" --dump="$WORK/ck_cpu.bin" >/dev/null 2>"
 run_np 2 advect --device=gpu "${ck[@]}" --checkpoint="$WORK/g.ckpt" --checkpoint-every=4 \
     >/dev/null 2>"$WORK/err" || fail "checkpoint case: GPU checkpointing run failed"
 grep -q "checkpoint of step 8 written" "$WORK/err" || fail "checkpoint case: no checkpoint at step 8"
-run_np 1 advect --device=gpu "${ck[@]}" --restart="$WORK/g.ckpt" --dump="$WORK/ck_gpu.bin" \
+run_np 1 advect --device=gpu "${ck[@]}" --checkpoint="$WORK/g.ckpt" --restart --dump="$WORK/ck_gpu.bin" \
     >/dev/null 2>"$WORK/err" || fail "checkpoint case: GPU restart failed"
 if cmp -s "$WORK/ck_cpu.bin" "$WORK/ck_gpu.bin"; then
     echo "ok: GPU checkpoint at step 8 (2 ranks), GPU restart (1 rank) = CPU's 10 steps, bitwise"

@@ -15,7 +15,7 @@ run_np 2 advect "${args[@]}" --steps=30 --dump="$WORK/ref30.bin" >/dev/null 2>"$
 run_np 2 advect "${args[@]}" --steps=30 --checkpoint="$WORK/c.ckpt" --checkpoint-every=12 \
     >/dev/null 2>"$WORK/err" || fail "checkpointing run failed"
 grep -q "checkpoint of step 24 written" "$WORK/err" || fail "no checkpoint at step 24"
-run_np 3 advect "${args[@]}" --steps=30 --restart="$WORK/c.ckpt" --dump="$WORK/re30.bin" \
+run_np 3 advect "${args[@]}" --steps=30 --checkpoint="$WORK/c.ckpt" --restart --dump="$WORK/re30.bin" \
     >/dev/null 2>"$WORK/err" || fail "restart failed"
 grep -q "restarted from .* at step 24" "$WORK/err" || fail "restart did not say where it began"
 if cmp -s "$WORK/ref30.bin" "$WORK/re30.bin"; then
@@ -25,7 +25,7 @@ else
 fi
 # written by 2 field groups (2 ranks, automatic), restarted on 3 ranks of X-Y blocks above
 # and here on 2 groups of 1 x 2 blocks
-run_np 4 advect "${args[@]}" --steps=30 --pf=2 --px=1 --py=2 --restart="$WORK/c.ckpt" \
+run_np 4 advect "${args[@]}" --steps=30 --pf=2 --px=1 --py=2 --checkpoint="$WORK/c.ckpt" --restart \
     --dump="$WORK/re30g.bin" >/dev/null 2>"$WORK/err" || fail "restart on 2 x 1 x 2 failed"
 if cmp -s "$WORK/ref30.bin" "$WORK/re30g.bin"; then
     echo "ok: restart from step 24 on 2 field groups x 1 x 2 blocks: the same bits"
@@ -68,7 +68,7 @@ signal_case() {
     k=$(grep -o 'checkpoint of step [0-9]* written' "$WORK/s-$sig.err" | awk '{print $4}')
     [ -n "$k" ] && [ -s "$WORK/s.ckpt" ] || { fail "SIG$sig: no checkpoint"; return; }
     local end=$((k + 17))
-    run_np 1 advect "${args[@]}" --steps=$end --restart="$WORK/s.ckpt" --dump="$WORK/sr.bin" \
+    run_np 1 advect "${args[@]}" --steps=$end --checkpoint="$WORK/s.ckpt" --restart --dump="$WORK/sr.bin" \
         >/dev/null 2>&1 || fail "SIG$sig: restart failed"
     run_np 2 advect "${args[@]}" --steps=$end --dump="$WORK/sref.bin" >/dev/null 2>&1 ||
         fail "SIG$sig: reference failed"

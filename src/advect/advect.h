@@ -46,7 +46,8 @@ typedef struct {
     int schedule;
     int pgrid[2];
     int pf; /* field groups (0: chosen by adv_decompose) */
-    const char *dump, *checkpoint, *restart;
+    const char *dump, *checkpoint;
+    int restart; /* resume from checkpoint */
     int64_t checkpoint_every, log_every;
     const char *plot;
     const char *output;  /* the answer CSV (per field: mass, extremes, errors) */

@@ -61,7 +61,7 @@ static const mu_opt_spec advect_opts[] = {
     {"checkpoint", MU_OPT_PATH, "", 0,
      "checkpoint file: written every --checkpoint-every steps and on SIGTERM/SIGUSR1"},
     {"checkpoint-every", MU_OPT_INT, "0", 0, "steps between checkpoints (0: only on a signal)"},
-    {"restart", MU_OPT_PATH, "", 0, "resume from this checkpoint (same deck)"},
+    {"restart", MU_OPT_FLAG, "0", 0, "resume from --checkpoint (same deck, any decomposition)"},
     {"log-every", MU_OPT_INT, "0", 0, "steps between info log lines (0: about 10 lines)"},
     {"output", MU_OPT_PATH, "", 0,
      "the answer as CSV: per field the mass at the start and end, its relative change, min, "
@@ -213,7 +213,8 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
     if (c->checkpoint_every < 0) return mu_error("--checkpoint-every must be >= 0");
     if (c->checkpoint_every && !c->checkpoint)
         return mu_error("--checkpoint-every needs --checkpoint=FILE");
-    c->restart = mu_opt_str(o, "restart");
+    c->restart = mu_opt_flag(o, "restart");
+    if (c->restart && !c->checkpoint) return mu_error("--restart needs --checkpoint=FILE");
     c->log_every = mu_opt_int(o, "log-every");
     c->plot = mu_opt_str(o, "plot");
     c->output = mu_opt_str(o, "output");

@@ -447,8 +447,8 @@ static int run_open(mu_app *app, adv_cfg *cfg, adv_state *s) {
     mu_summary_result_int("py", s->cart.dims[1]);
     int rc = 0;
     if (cfg->restart) {
-        rc = adv_checkpoint_read(s, cfg->restart);
-        if (!rc) mu_info("restarted from %s at step %lld", cfg->restart, (long long)s->step);
+        rc = adv_checkpoint_read(s, cfg->checkpoint);
+        if (!rc) mu_info("restarted from %s at step %lld", cfg->checkpoint, (long long)s->step);
     }
     int from_host = cfg->restart || cfg->init == ADV_INIT_FILE;
     int grc = !rc && app->dev.use_gpu ? adv_gpu_open(s, from_host) : 0;

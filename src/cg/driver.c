@@ -48,7 +48,8 @@ static const mu_opt_spec cg_opts[] = {
      "write the solution, one value per line (%.17g; a .csv name gets the header 'x')"},
     {"checkpoint", MU_OPT_PATH, "cg.ckpt", 0,
      "checkpoint file, written on SIGTERM/SIGUSR1 and every --checkpoint-every iterations"},
-    {"checkpoint-every", MU_OPT_INT, "0", 0, "write a checkpoint every k iterations (0: never)"},
+    {"checkpoint-every", MU_OPT_INT, "0", 0,
+     "write a checkpoint every k iterations (0: only on a signal)"},
     {"restart", MU_OPT_FLAG, "0", 0, "resume from --checkpoint"},
     MU_OPT_END};
 

@@ -71,8 +71,8 @@ static const mu_opt_spec fuzzy_opts[] = {
     {"checkpoint", MU_OPT_PATH, "fuzzy.ckpt", 0,
      "exact: checkpoint file, written on SIGTERM/SIGUSR1 and every --checkpoint-every starts"},
     {"checkpoint-every", MU_OPT_INT, "0", 0,
-     "exact: write a checkpoint every k starts (0: none; signals are then seen every 4096 "
-     "starts on CPUs, 2^20 on GPUs)"},
+     "exact: write a checkpoint every k starts (0: only on a signal, seen every 4096 starts "
+     "on CPUs, 2^20 on GPUs)"},
     {"restart", MU_OPT_FLAG, "0", 0, "exact: resume from --checkpoint"},
     {"ring", MU_OPT_CHOICE, "auto", "auto|yes|no",
      "exact: pass the data around a ring of ranks, each holding whole summation blocks, "

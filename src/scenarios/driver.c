@@ -72,7 +72,8 @@ static const mu_opt_spec sc_opts[] = {
     {"checkpoint", MU_OPT_PATH, "scenarios.ckpt", 0,
      "tree checkpoint, written between stages on SIGTERM/SIGUSR1 (then exit status 3) and "
      "every --checkpoint-every stages"},
-    {"checkpoint-every", MU_OPT_INT, "0", 0, "write a checkpoint every k stages (0: never)"},
+    {"checkpoint-every", MU_OPT_INT, "0", 0,
+     "write a checkpoint every k stages (0: only on a signal)"},
     {"restart", MU_OPT_FLAG, "0", 0, "resume the tree from --checkpoint"},
     MU_OPT_END};
 
