@@ -1,5 +1,6 @@
 /* mutirao: the command line. Starts MPI, checks the launch, parses options,
  * binds devices, runs one command, and ends with the timing table and summary. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under clang -std=c11 */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
