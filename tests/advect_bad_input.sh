@@ -34,8 +34,17 @@ check_failure "init file missing" "cannot open --init-file '$WORK/nope.bin'" non
     "${M[@]}" "${small[@]}" --init=file --init-file="$WORK/nope.bin" --steps=1
 check_failure "init=file without the file" "--init=file needs --init-file=FILE" nonzero "$WORK/none" \
     "${M[@]}" "${small[@]}" --init=file
-check_failure "short wind file" "holds 192 floats, want 576" nonzero "$WORK/none" \
-    "${M[@]}" "${small[@]}" --wind=file --wind-file="$WORK/one.bin" --dt=0.01 --steps=1
+# The wind file's size is checked against the grid before any allocation.
+check_failure "short wind file" "one.bin: 768 bytes, want 2304: 3 x 192 float32 values" nonzero \
+    "$WORK/none" "${M[@]}" "${small[@]}" --wind=file --wind-file="$WORK/one.bin" --dt=0.01 --steps=1
+check_failure "wind file for a larger grid" "one.bin: 768 bytes, want 50331648" \
+    nonzero "$WORK/none" "${M[@]}" --nx=256 --ny=256 --nz=64 --wind=file \
+    --wind-file="$WORK/one.bin" --dt=1e-9 --steps=1
+check_failure "directory as wind file" "$WORK/: is a directory (the --wind-file must be a regular" \
+    nonzero "$WORK/none" "${M[@]}" "${small[@]}" --wind=file --wind-file="$WORK/" --dt=0.01 \
+    --steps=1
+check_failure "directory as init file" "$WORK/: is a directory (the --init-file must be a regular" \
+    nonzero "$WORK/none" "${M[@]}" "${small[@]}" --init=file --init-file="$WORK/" --steps=1
 check_failure "grid too small" "--nx=2: must be 3..2^20" nonzero "$WORK/none" \
     "${M[@]}" --nx=2 --steps=1
 check_failure "output steps without output" "--output-steps needs --h5=PREFIX" nonzero \
@@ -55,4 +64,22 @@ run_np 1 advect "${small[@]}" --checkpoint="$WORK/c.ckpt" --checkpoint-every=1 \
     --steps=3 >/dev/null 2>&1 || fail "checkpoint run failed"
 check_failure "checkpoint of another grid" "written for nx=8 ny=8 nz=3 fields=1" nonzero \
     "$WORK/none" "${M[@]}" --nx=16 --ny=8 --nz=3 --checkpoint="$WORK/c.ckpt" --restart --steps=4
+# A checkpoint cut short, padded, holding a NaN, or a directory: refused by
+# size (48 header bytes + 192 cells x 4) before a rank reads its block.
+head -c 500 "$WORK/c.ckpt" >"$WORK/cut.ckpt"
+{ cat "$WORK/c.ckpt"; printf 'x'; } >"$WORK/long.ckpt"
+python3 - "$WORK/c.ckpt" "$WORK/nan.ckpt" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[48 + 4 * 100:48 + 4 * 101] = struct.pack("<f", float("nan"))
+open(sys.argv[2], "wb").write(b)
+PY
+check_failure "truncated checkpoint" "--restart=$WORK/cut.ckpt: 500 bytes, want 816" nonzero \
+    "$WORK/none" "${M[@]}" "${small[@]}" --checkpoint="$WORK/cut.ckpt" --restart --steps=4
+check_failure "padded checkpoint" "--restart=$WORK/long.ckpt: 817 bytes, want 816" nonzero \
+    "$WORK/none" "${M[@]}" "${small[@]}" --checkpoint="$WORK/long.ckpt" --restart --steps=4
+check_failure "NaN in a checkpoint" "--restart=$WORK/nan.ckpt: value 100 is not finite" nonzero \
+    "$WORK/none" "${M[@]}" "${small[@]}" --checkpoint="$WORK/nan.ckpt" --restart --steps=4
+check_failure "directory as checkpoint" "$WORK/: is a directory (the checkpoint must be a regular" \
+    nonzero "$WORK/none" "${M[@]}" "${small[@]}" --checkpoint="$WORK/" --restart --steps=4
 finish

@@ -126,4 +126,21 @@ expect_eq "not converged: exit status" "$rc" 2
 grep -q "not converged after 5 iterations" "$WORK/nc.err" || fail "not converged: no warning"
 expect_eq "not converged: solution lines" "$(wc -l <"$WORK/x5.txt")" 1000
 grep -q '"converged":	false' "$WORK/s5.json" || fail "not converged: summary lacks converged false"
+# Checkpoints (--restart): cut short, padded, a directory (issue 19). The
+# header is 512 bytes, then 3 vectors of the 64 rows: 2048 bytes.
+ck=(--poisson=2d5 --nx=8 --rtol=0 --max-it=4)
+run_np 1 cg "${ck[@]}" --checkpoint="$WORK/c.ckpt" --checkpoint-every=2 --output="$WORK/c.txt" \
+    >/dev/null 2>&1 || true
+[ -s "$WORK/c.ckpt" ] || fail "no checkpoint to cut"
+head -c 100 "$WORK/c.ckpt" >"$WORK/head.ckpt"
+head -c 1000 "$WORK/c.ckpt" >"$WORK/cut.ckpt"
+{ cat "$WORK/c.ckpt"; printf 'x'; } >"$WORK/long.ckpt"
+bad "checkpoint shorter than its header" "checkpoint '$WORK/head.ckpt' is truncated (100 bytes)" \
+    "${ck[@]}" --checkpoint="$WORK/head.ckpt" --restart
+bad "truncated checkpoint" "checkpoint '$WORK/cut.ckpt' has 1000 bytes, expected 2048" \
+    "${ck[@]}" --checkpoint="$WORK/cut.ckpt" --restart
+bad "padded checkpoint" "checkpoint '$WORK/long.ckpt' has 2049 bytes, expected 2048" \
+    "${ck[@]}" --checkpoint="$WORK/long.ckpt" --restart
+bad "directory as checkpoint" "$WORK/: is a directory (the checkpoint must be a regular file)" \
+    "${ck[@]}" --checkpoint="$WORK/" --restart
 finish

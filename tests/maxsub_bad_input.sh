@@ -56,6 +56,16 @@ bad "FIFO as input" "$WORK/fifo: is a FIFO (named pipe) (the input must be a reg
     --input="$WORK/fifo"
 bad "directory as FASTA" "$WORK/: is a directory (the FASTA file must be a regular file)" \
     --fasta="$WORK/"
+# A NUL byte would cut a header's id or description short (strndup): refused
+# on any line of a FASTA file, header or sequence.
+printf '>p1\0hidden description\nACDEFGH\n' >"$WORK/nul_head.fasta"
+printf '>p1 kinase\nACDE\0FGH\n' >"$WORK/nul_seq.fasta"
+bad "NUL byte in a FASTA header" "nul_head.fasta:1: NUL byte at column 4" \
+    --fasta="$WORK/nul_head.fasta"
+bad "NUL byte in a FASTA sequence" "nul_seq.fasta:2: NUL byte at column 5" \
+    --fasta="$WORK/nul_seq.fasta"
+bad "FIFO as FASTA" "$WORK/fifo: is a FIFO (named pipe) (the FASTA file must be a regular file)" \
+    --fasta="$WORK/fifo"
 bad "directory as job deck" "$WORK/: is a directory (the job deck must be a regular file)" \
     --config="$WORK/"
 bad "device as job deck" "/dev/null: is a character device (the job deck must be a regular file)" \

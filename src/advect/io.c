@@ -2,6 +2,7 @@
  * placed by field group and coordinates), the raw dump and the checkpoint. A checkpoint is a
  * header (magic, nx, ny, nz, N, step) and the fields in the global layout, so
  * a restart may use another number of ranks; every rank reads its own block. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,8 @@ static int write_global(adv_state *s, const char *path, int header) {
                 fwrite(magic, 1, sizeof magic, out.f);
                 fwrite(h, sizeof h[0], 5, out.f);
             }
-            if (fwrite(g, sizeof *g, (size_t)total, out.f) != (size_t)total) {
+            if (fwrite(g, sizeof *g, (size_t)total, out.f) != (size_t)total ||
+                (header && mu_output_sync(&out))) {
                 mu_output_abort(&out);
                 rc = mu_error("'%s': write error", path);
             } else {
@@ -130,7 +132,8 @@ int adv_checkpoint_write(adv_state *s, const char *path) {
 int adv_checkpoint_read(adv_state *s, const char *path) {
     const adv_cfg *c = s->cfg;
     int nall = s->nall, nz = s->nl[2];
-    FILE *f = mu_infile_open(path, "checkpoint", NULL);
+    int64_t size = 0, want = 8 + 5 * 8 + 4 * (int64_t)nall * c->n[0] * c->n[1] * c->n[2];
+    FILE *f = mu_infile_open(path, "checkpoint", &size);
     int rc = 0;
     char m[8];
     int64_t h[5];
@@ -146,6 +149,10 @@ int adv_checkpoint_read(adv_state *s, const char *path) {
     } else if (h[4] < 0 || h[4] > c->steps) {
         rc = mu_error("--restart=%s: at step %lld, beyond --steps=%lld", path, (long long)h[4],
                       (long long)c->steps);
+    } else if (size != want) { /* a cut or padded file: every rank sees it, not just some */
+        rc = mu_error("--restart=%s: %lld bytes, want %lld for this grid (truncated or not a "
+                      "checkpoint)",
+                      path, (long long)size, (long long)want);
     }
     size_t len = (size_t)s->nl[0] * nz * nall;
     float *row = rc ? NULL : malloc(len * sizeof *row);
@@ -154,7 +161,11 @@ int adv_checkpoint_read(adv_state *s, const char *path) {
         long off = 8 + 5 * 8 + (long)(((s->lo[1] + y) * c->n[0] + s->lo[0]) * nz * nall) * 4;
         if (fseek(f, off, SEEK_SET) || fread(row, 4, len, f) != len)
             rc = mu_error("--restart=%s: truncated", path);
-        else
+        for (size_t i = 0; i < len && !rc; i++)
+            if (!isfinite(row[i]))
+                rc = mu_error("--restart=%s: value %lld is not finite", path,
+                              (long long)((off - 48) / 4 + (long)i));
+        if (!rc)
             for (int64_t k = 0; k < (int64_t)s->nl[0] * nz; k++)
                 memcpy(s->q + adv_idx(s, 0, y, 0) + k * s->N, row + k * nall + s->f0,
                        (size_t)s->N * sizeof *row);

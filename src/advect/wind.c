@@ -116,21 +116,27 @@ int adv_wind_load(const adv_cfg *c, MPI_Comm comm) {
     (void)comm;
     if (c->wind == ADV_WIND_ROTATION || c->wind == ADV_WIND_SWIRL) return corner_table(c);
     if (c->wind != ADV_WIND_FILE) return 0;
-    int64_t cells = c->n[0] * c->n[1] * c->n[2];
-    FILE *f = mu_infile_open(c->wind_file, "--wind-file", NULL);
+    int64_t cells = c->n[0] * c->n[1] * c->n[2], size;
+    FILE *f = mu_infile_open(c->wind_file, "--wind-file", &size);
     if (!f) return 1;
+    /* The size first: the grid claims the memory, the file must hold it. */
+    if (size != 3 * cells * (int64_t)sizeof *file_wind) {
+        fclose(f);
+        return mu_error("--wind-file=%s: %lld bytes, want %lld: 3 x %lld float32 values (u, v, w "
+                        "on the right faces of nz x nx x ny cells, z fastest)",
+                        c->wind_file, (long long)size,
+                        (long long)(3 * cells * (int64_t)sizeof *file_wind), (long long)cells);
+    }
     file_wind = malloc((size_t)(3 * cells) * sizeof *file_wind);
     if (!file_wind) {
         fclose(f);
         return mu_error("out of memory for the wind file");
     }
     size_t got = fread(file_wind, sizeof *file_wind, (size_t)(3 * cells), f);
-    int extra = fgetc(f) != EOF;
     fclose(f);
-    if (got != (size_t)(3 * cells) || extra)
-        return mu_error("--wind-file=%s: holds %zu floats, want %lld (u, v, w on the right "
-                        "faces of nz x nx x ny cells, z fastest, float32)",
-                        c->wind_file, got + (size_t)extra, (long long)(3 * cells));
+    if (got != (size_t)(3 * cells))
+        return mu_error("--wind-file=%s: read error after %zu of %lld floats (file changed?)",
+                        c->wind_file, got, (long long)(3 * cells));
     for (int64_t i = 0; i < 3 * cells; i++)
         if (!isfinite(file_wind[i]))
             return mu_error("--wind-file=%s: value %lld is not finite", c->wind_file, (long long)i);

@@ -68,6 +68,10 @@ int cg_checkpoint_write(mu_app *app, const char *path, const cg_ckpt *meta, cons
                                       MPI_STATUS_IGNORE);
         if (!rc) rc = mpi_failed(w, "cannot write", tmp);
     }
+    /* On disk before the rename: a crash after it never leaves a torn file
+     * under the checkpoint's name, only the previous one or this one. */
+    int y = MPI_File_sync(fh);
+    if (!rc) rc = mpi_failed(y, "cannot sync", tmp);
     int c = MPI_File_close(&fh);
     if (!rc) rc = mpi_failed(c, "cannot close", tmp);
     free(buf);
@@ -137,8 +141,10 @@ int cg_checkpoint_read(mu_app *app, const char *path, cg_ckpt *want, const cg_ma
         return 1;
     }
     double *buf = malloc((size_t)(A->nloc ? A->nloc : 1) * sizeof *buf);
+    if (!buf) rc = mu_error("out of memory reading the checkpoint");
     for (int v = 0; v < CG_CKPT_VECTORS; v++) {
-        int r = MPI_File_read_at_all(fh, vec_offset(A, v), buf, (int)A->nloc, MPI_DOUBLE,
+        /* Collective: a rank without a buffer still takes part, reading nothing. */
+        int r = MPI_File_read_at_all(fh, vec_offset(A, v), buf, buf ? (int)A->nloc : 0, MPI_DOUBLE,
                                      MPI_STATUS_IGNORE);
         if (!rc) rc = mpi_failed(r, "cannot read", path);
         if (!rc) b->vec_set(b, vecs[v], buf);

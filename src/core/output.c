@@ -15,6 +15,12 @@ int mu_output_open(mu_output *out, const char *path) {
     return 0;
 }
 
+int mu_output_sync(mu_output *out) {
+    if (fflush(out->f) != 0 || fsync(fileno(out->f)) != 0)
+        return mu_error("error writing '%s': %s", out->path, strerror(errno));
+    return 0;
+}
+
 int mu_output_commit(mu_output *out) {
     int bad = ferror(out->f);
     if (fclose(out->f) != 0) bad = 1;

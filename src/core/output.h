@@ -12,6 +12,9 @@ typedef struct {
 } mu_output;
 
 int mu_output_open(mu_output *out, const char *path);
+/* Flushes to the disk (fsync) before a commit, for files a restart depends on
+ * (checkpoints): 0 or 1 with mu_error(). */
+int mu_output_sync(mu_output *out);
 /* Flushes, closes and renames; 0 or 1 with mu_error(). */
 int mu_output_commit(mu_output *out);
 /* Closes and removes the temporary file. */

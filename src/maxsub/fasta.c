@@ -169,6 +169,8 @@ int mu_fasta_read(const char *path, mu_fasta_record **recs, int64_t *count) {
     while ((got = getline(&line, &lcap, f)) != -1) {
         lineno++;
         size_t n = (size_t)got, col0 = 0;
+        /* strndup would cut a header at a NUL byte: refused on every line. */
+        if ((rc = mu_text_check_nul(path, (long)lineno, line, n))) break;
         if (lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) col0 = 3;
         size_t q = col0;
         while (q < n && is_blank((unsigned char)line[q])) q++;
