@@ -11,6 +11,9 @@ for t in mtx fuzzy_csv maxsub_text maxsub_bin fasta scenarios_csv advect_wind ad
     mkdir -p "$out/$t"
 done
 cp "$src"/inputs/cg/{LF10,LFAT5,mesh1e1,nos1,494_bus}.mtx "$out/mtx/"
+# The reader takes gzip streams by their magic: a whole one and a cut one.
+gzip -c "$src/inputs/cg/LF10.mtx" >"$out/mtx/LF10.mtx.gz"
+head -c 300 "$out/mtx/LF10.mtx.gz" >"$out/mtx/cut.mtx.gz"
 cp "$src"/inputs/fuzzy/{faithful,iris,ruspini}.csv "$out/fuzzy_csv/"
 cp "$src"/inputs/maxsub/study_{1d,2d}.txt "$out/maxsub_text/"
 cp "$src"/inputs/maxsub/proteins.fasta "$out/fasta/"
