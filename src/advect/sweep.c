@@ -514,11 +514,186 @@ static int sweep(adv_state *s, int axis, double t, double *cmax) {
     return rc;
 }
 
+/* Lines of one wind sign all around a periodic axis need a seed (the
+ * device's sweeps read the signs only on periodic axes, all set below). */
+static void sweep_cycles(adv_state *s, const sweep_geom *w, const adv_steady *kept) {
+    int m = w->m;
+    for (int g = 0; g < w->G && !s->gpu; g++) s->cyc[g] = kept ? kept->cyc[g] : 0;
+    if (w->periodic && !kept) {
+        int *pn = s->cyc + w->G; /* 2 flags per line: any wind >= 0, any < 0 (the GPU's: set) */
+        for (int g = 0; g < w->G && !s->gpu; g++) {
+            const float *u = s->wu + (int64_t)g * (m + 1);
+            pn[2 * g] = pn[2 * g + 1] = 0;
+            for (int j = 0; j < m; j++) {
+                if (u[j + 1] >= 0)
+                    pn[2 * g] = 1;
+                else
+                    pn[2 * g + 1] = 1;
+            }
+        }
+        if (w->axis < 2 && w->P > 1)
+            mu_allreduce(pn, 2 * w->G, MPI_INT, MPI_LOR, s->cart.line[w->axis]);
+        for (int g = 0; g < w->G; g++) s->cyc[g] = !pn[2 * g + 1] ? 1 : !pn[2 * g] ? -1 : 0;
+    }
+}
+
+/* The rest of a sweep on a GPU rank: the device's phases, then the checks. */
+static int sweep_gpu_rest(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, int rounds,
+                          double t, double *cmax) {
+    int axis = w->axis;
+    int lost = 0;
+    int rc = gpu_sweep(s, w, d, rounds, &lost) || mu_gpu_adv_dens_next(s->gpu, d)
+                 ? mu_error("advect on the GPU: %s", mu_gpu_error())
+                 : 0;
+    /* an open chain after winds that fail the check (not yet read): the check's error */
+    if (!rc && lost && gpu_step_check(s)) rc = gpu_check(s, t, axis, cmax);
+    if (!rc && lost)
+        rc = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[axis]);
+    return mu_error_collective(s->comm, rc);
+}
+
+/* Each line's segment (or the kept ones), and the inputs kept for the next steps. */
+static int sweep_segments(adv_state *s, const sweep_geom *w, const adv_steady *kept, int first,
+                          int last, double mine) {
+    int m = w->m;
+    if (kept)
+        memcpy(s->seg, kept->seg, (size_t)w->G * sizeof *s->seg);
+    else
+        for (int g = 0; g < w->G; g++)
+            adv_seg_init(&s->seg[g], s->cls + (int64_t)g * m, s->wu + (int64_t)g * (m + 1), m,
+                         !w->periodic && first, !w->periodic && last, s->cyc[g], first, last);
+    return !kept && s->keep_winds ? adv_steady_keep(s, w->axis, w->G, m, mine) : 0;
+}
+
+/* The dataflow's tasks and inflow-only cells; 1 for a stream without a root. */
+static int sweep_tasks(adv_state *s, const sweep_geom *w, int64_t *nt, int64_t *nf) {
+    int m = w->m;
+    for (int g = 0; g < w->G; g++) {
+        const adv_seg *sg = &s->seg[g];
+        if (adv_seg_tasks(s->cls + (int64_t)g * m, g, sg->h, sg->t, s->tasks, nt, s->fcells, nf))
+            return 1;
+    }
+    return 0;
+}
+
+/* Local work: the fixed border cells (the chains write every other cell
+ * of the line, and the halos are filled again before they are read: the
+ * fields are not copied whole), sources, heads fed by an open border, then
+ * either every local forward chain (lines) or the independent streams
+ * (dataflow). Then the forward chains across ranks. */
+static void cells_forward(adv_state *s, const sweep_geom *w, int dataflow, int64_t nt, int rounds,
+                          int first, int last) {
+    int N = s->N, m = w->m;
+    for (int g = 0; g < w->G; g++) {
+        adv_seg *sg = &s->seg[g];
+        const uint8_t *cls = s->cls + (int64_t)g * m;
+        for (int f = 0; f < N; f++) {
+            adv_line l = line_view(s, w, g, f);
+            for (int i = 0; i < sg->a; i++) l.qn[i * l.qs] = l.q[i * l.qs];
+            for (int i = sg->b; i < m; i++) l.qn[i * l.qs] = l.q[i * l.qs];
+            adv_seg_sources(sg, &l);
+            if (sg->src_l) adv_forward_range(&l, cls, sg->a, sg->h);
+            if (!dataflow) adv_forward_range(&l, cls, sg->h, sg->b);
+        }
+        if (sg->src_l) sg->head_done = 1;
+    }
+    if (dataflow)
+        for (int64_t k = 0; k < nt; k++) {
+            const adv_task *tk = &s->tasks[k];
+            for (int f = 0; f < N; f++) {
+                adv_line l = line_view(s, w, tk->g, f);
+                adv_run_task(&l, s->cls + (int64_t)tk->g * m, tk);
+            }
+        }
+
+    /* Forward chains across ranks. */
+    for (int g = 0; g < w->G; g++) {
+        adv_seg *sg = &s->seg[g];
+        float ur = s->wu[(int64_t)g * (m + 1) + sg->b];
+        sg->out_r = ur >= 0 && (sg->h < sg->b || sg->head_done || sg->src_r == ADV_SRC_SEED);
+    }
+    forward_rounds(s, w, rounds);
+    if (any_cycle(s, w, 1)) {
+        for (int g = 0; g < w->G; g++)
+            if (s->cyc[g] > 0) adv_seg_lap2(&s->seg[g], s->cls + (int64_t)g * m, 1, first, last);
+        forward_rounds(s, w, rounds);
+    }
+}
+
+/* Backward chains: local part, tails fed by an open border; then across ranks. */
+static void cells_backward(adv_state *s, const sweep_geom *w, int dataflow, int64_t nf, int rounds,
+                           int first, int last) {
+    int N = s->N, m = w->m;
+    for (int g = 0; g < w->G; g++) {
+        adv_seg *sg = &s->seg[g];
+        const uint8_t *cls = s->cls + (int64_t)g * m;
+        for (int f = 0; f < N; f++) {
+            adv_line l = line_view(s, w, g, f);
+            if (!dataflow) adv_backward_range(&l, cls, sg->a, sg->t);
+        }
+    }
+    if (dataflow)
+        for (int64_t k = 0; k < nf; k++) {
+            int g = s->fcells[2 * k], i = s->fcells[2 * k + 1];
+            for (int f = 0; f < N; f++) {
+                adv_line l = line_view(s, w, g, f);
+                adv_backward(&l, i, s->cls[(int64_t)g * m + i]);
+            }
+        }
+    if (dataflow && last) /* the closing cells of positive chains around the line */
+        for (int g = 0; g < w->G; g++)
+            if (s->cyc[g] > 0)
+                for (int f = 0; f < N; f++) {
+                    adv_line l = line_view(s, w, g, f);
+                    adv_backward(&l, s->seg[g].b - 1, ADV_K);
+                }
+    for (int g = 0; g < w->G; g++) {
+        adv_seg *sg = &s->seg[g];
+        if (sg->src_r) {
+            for (int f = 0; f < N; f++) {
+                adv_line l = line_view(s, w, g, f);
+                adv_backward_range(&l, s->cls + (int64_t)g * m, sg->t, sg->b);
+            }
+            sg->tail_done = 1;
+        }
+        float ul = s->wu[(int64_t)g * (m + 1) + sg->a];
+        sg->out_l = ul < 0 && (sg->t > sg->a || sg->tail_done || sg->src_l == ADV_SRC_SEED);
+    }
+    backward_rounds(s, w, rounds);
+    if (any_cycle(s, w, -1)) {
+        for (int g = 0; g < w->G; g++)
+            if (s->cyc[g] < 0) adv_seg_lap2(&s->seg[g], s->cls + (int64_t)g * m, -1, first, last);
+        backward_rounds(s, w, rounds);
+    }
+}
+
+/* The chains' check, the new field in place, and the densities of the next sweep. */
+static void sweep_close(adv_state *s, const sweep_geom *w, const adv_steady *kept, int first,
+                        int last) {
+    int lost = 0;
+    for (int g = 0; g < w->G; g++) {
+        const adv_seg *sg = &s->seg[g];
+        if ((sg->need_l && !sg->head_done) || (sg->need_r && !sg->tail_done)) lost = 1;
+    }
+    /* (the next sweep's messages do not depend on it: checked with its winds) */
+    if (lost && !s->late)
+        s->late =
+            mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[w->axis]);
+
+    float *tmp = s->q;
+    s->q = s->qn;
+    s->qn = tmp;
+    if (kept) /* the next sweep's D0 is kept too */
+        lap2_undo(s, w, first, last);
+    else
+        update_dens(s, w);
+}
+
 static int sweep_run(adv_state *s, int axis, double t, double *cmax, const adv_steady *kept) {
     const adv_cfg *c = s->cfg;
     sweep_geom w;
     sweep_setup(s, axis, &w);
-    int N = s->N, m = w.m;
+    int m = w.m;
 
     if (axis < 2 && !s->gpu) adv_halo(s, axis);
     mu_gpu_adv_geom d;
@@ -539,163 +714,30 @@ static int sweep_run(adv_state *s, int axis, double t, double *cmax, const adv_s
      * for the step's reduction, which carries it) */
     if (!kept && mu_error_collective(s->comm, s->late ? s->late : hrc ? hrc : bad)) return 1;
 
-    /* Lines of one wind sign all around a periodic axis need a seed (the
-     * device's sweeps read the signs only on periodic axes, all set below). */
-    for (int g = 0; g < w.G && !s->gpu; g++) s->cyc[g] = kept ? kept->cyc[g] : 0;
-    if (w.periodic && !kept) {
-        int *pn = s->cyc + w.G; /* 2 flags per line: any wind >= 0, any < 0 (the GPU's: set) */
-        for (int g = 0; g < w.G && !s->gpu; g++) {
-            const float *u = s->wu + (int64_t)g * (m + 1);
-            pn[2 * g] = pn[2 * g + 1] = 0;
-            for (int j = 0; j < m; j++) {
-                if (u[j + 1] >= 0)
-                    pn[2 * g] = 1;
-                else
-                    pn[2 * g + 1] = 1;
-            }
-        }
-        if (axis < 2 && w.P > 1) mu_allreduce(pn, 2 * w.G, MPI_INT, MPI_LOR, s->cart.line[axis]);
-        for (int g = 0; g < w.G; g++) s->cyc[g] = !pn[2 * g + 1] ? 1 : !pn[2 * g] ? -1 : 0;
-    }
+    sweep_cycles(s, &w, kept);
     /* A chain crosses at most P - 1 interfaces between open borders; around
      * a periodic axis it may cross all P (the second lap: adv_seg_lap2). */
     int rounds = w.periodic ? w.P : w.P - 1;
-    if (s->gpu) {
-        int lost = 0;
-        int rc = gpu_sweep(s, &w, &d, rounds, &lost) || mu_gpu_adv_dens_next(s->gpu, &d)
-                     ? mu_error("advect on the GPU: %s", mu_gpu_error())
-                     : 0;
-        /* an open chain after winds that fail the check (not yet read): the check's error */
-        if (!rc && lost && gpu_step_check(s)) rc = gpu_check(s, t, axis, cmax);
-        if (!rc && lost)
-            rc = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[axis]);
-        return mu_error_collective(s->comm, rc);
-    }
+    if (s->gpu) return sweep_gpu_rest(s, &w, &d, rounds, t, cmax);
     mu_timer_begin("advect: winds, classes");
     int64_t n = c->n[axis];
     int first = s->lo[axis] == 0, last = s->lo[axis] + m == n;
-    if (kept)
-        memcpy(s->seg, kept->seg, (size_t)w.G * sizeof *s->seg);
-    else
-        for (int g = 0; g < w.G; g++)
-            adv_seg_init(&s->seg[g], s->cls + (int64_t)g * m, s->wu + (int64_t)g * (m + 1), m,
-                         !w.periodic && first, !w.periodic && last, s->cyc[g], first, last);
-    int krc = !kept && s->keep_winds ? adv_steady_keep(s, axis, w.G, m, mine) : 0;
+    int krc = sweep_segments(s, &w, kept, first, last, mine);
     mu_timer_end("advect: winds, classes");
     if (mu_error_collective(s->comm, krc)) return 1;
     mu_timer_begin("advect: cells");
     int dataflow = c->schedule == ADV_SCHED_DATAFLOW;
     int64_t nt = 0, nf = 0;
     if (dataflow) {
-        for (int g = 0; g < w.G; g++) {
-            const adv_seg *sg = &s->seg[g];
-            if (adv_seg_tasks(s->cls + (int64_t)g * m, g, sg->h, sg->t, s->tasks, &nt, s->fcells,
-                              &nf))
-                return mu_timer_end("advect: cells"),
-                       mu_error_collective(s->comm, mu_error("internal: a stream without a root"));
-        }
+        if (sweep_tasks(s, &w, &nt, &nf))
+            return mu_timer_end("advect: cells"),
+                   mu_error_collective(s->comm, mu_error("internal: a stream without a root"));
         s->ntasks[axis] = nt;
     }
-
-    /* Local work: the fixed border cells (the chains write every other cell
-     * of the line, and the halos are filled again before they are read: the
-     * fields are not copied whole), sources, heads fed by an open border, then
-     * either every local forward chain (lines) or the independent streams
-     * (dataflow). */
-    for (int g = 0; g < w.G; g++) {
-        adv_seg *sg = &s->seg[g];
-        const uint8_t *cls = s->cls + (int64_t)g * m;
-        for (int f = 0; f < N; f++) {
-            adv_line l = line_view(s, &w, g, f);
-            for (int i = 0; i < sg->a; i++) l.qn[i * l.qs] = l.q[i * l.qs];
-            for (int i = sg->b; i < m; i++) l.qn[i * l.qs] = l.q[i * l.qs];
-            adv_seg_sources(sg, &l);
-            if (sg->src_l) adv_forward_range(&l, cls, sg->a, sg->h);
-            if (!dataflow) adv_forward_range(&l, cls, sg->h, sg->b);
-        }
-        if (sg->src_l) sg->head_done = 1;
-    }
-    if (dataflow)
-        for (int64_t k = 0; k < nt; k++) {
-            const adv_task *tk = &s->tasks[k];
-            for (int f = 0; f < N; f++) {
-                adv_line l = line_view(s, &w, tk->g, f);
-                adv_run_task(&l, s->cls + (int64_t)tk->g * m, tk);
-            }
-        }
-
-    /* Forward chains across ranks. */
-    for (int g = 0; g < w.G; g++) {
-        adv_seg *sg = &s->seg[g];
-        float ur = s->wu[(int64_t)g * (m + 1) + sg->b];
-        sg->out_r = ur >= 0 && (sg->h < sg->b || sg->head_done || sg->src_r == ADV_SRC_SEED);
-    }
-    forward_rounds(s, &w, rounds);
-    if (any_cycle(s, &w, 1)) {
-        for (int g = 0; g < w.G; g++)
-            if (s->cyc[g] > 0) adv_seg_lap2(&s->seg[g], s->cls + (int64_t)g * m, 1, first, last);
-        forward_rounds(s, &w, rounds);
-    }
-
-    /* Backward chains: local part, tails fed by an open border. */
-    for (int g = 0; g < w.G; g++) {
-        adv_seg *sg = &s->seg[g];
-        const uint8_t *cls = s->cls + (int64_t)g * m;
-        for (int f = 0; f < N; f++) {
-            adv_line l = line_view(s, &w, g, f);
-            if (!dataflow) adv_backward_range(&l, cls, sg->a, sg->t);
-        }
-    }
-    if (dataflow)
-        for (int64_t k = 0; k < nf; k++) {
-            int g = s->fcells[2 * k], i = s->fcells[2 * k + 1];
-            for (int f = 0; f < N; f++) {
-                adv_line l = line_view(s, &w, g, f);
-                adv_backward(&l, i, s->cls[(int64_t)g * m + i]);
-            }
-        }
-    if (dataflow && last) /* the closing cells of positive chains around the line */
-        for (int g = 0; g < w.G; g++)
-            if (s->cyc[g] > 0)
-                for (int f = 0; f < N; f++) {
-                    adv_line l = line_view(s, &w, g, f);
-                    adv_backward(&l, s->seg[g].b - 1, ADV_K);
-                }
-    for (int g = 0; g < w.G; g++) {
-        adv_seg *sg = &s->seg[g];
-        if (sg->src_r) {
-            for (int f = 0; f < N; f++) {
-                adv_line l = line_view(s, &w, g, f);
-                adv_backward_range(&l, s->cls + (int64_t)g * m, sg->t, sg->b);
-            }
-            sg->tail_done = 1;
-        }
-        float ul = s->wu[(int64_t)g * (m + 1) + sg->a];
-        sg->out_l = ul < 0 && (sg->t > sg->a || sg->tail_done || sg->src_l == ADV_SRC_SEED);
-    }
-    backward_rounds(s, &w, rounds);
-    if (any_cycle(s, &w, -1)) {
-        for (int g = 0; g < w.G; g++)
-            if (s->cyc[g] < 0) adv_seg_lap2(&s->seg[g], s->cls + (int64_t)g * m, -1, first, last);
-        backward_rounds(s, &w, rounds);
-    }
+    cells_forward(s, &w, dataflow, nt, rounds, first, last);
+    cells_backward(s, &w, dataflow, nf, rounds, first, last);
     mu_timer_end("advect: cells");
-    int lost = 0;
-    for (int g = 0; g < w.G; g++) {
-        const adv_seg *sg = &s->seg[g];
-        if ((sg->need_l && !sg->head_done) || (sg->need_r && !sg->tail_done)) lost = 1;
-    }
-    /* (the next sweep's messages do not depend on it: checked with its winds) */
-    if (lost && !s->late)
-        s->late = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[axis]);
-
-    float *tmp = s->q;
-    s->q = s->qn;
-    s->qn = tmp;
-    if (kept) /* the next sweep's D0 is kept too */
-        lap2_undo(s, &w, first, last);
-    else
-        update_dens(s, &w);
+    sweep_close(s, &w, kept, first, last);
     return 0;
 }
 

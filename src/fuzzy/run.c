@@ -146,7 +146,9 @@ static const char *data_name(const mu_fz_cfg *c) {
     return c->input ? c->input : c->given ? "mutirao_fuzzy_cluster" : "generated data";
 }
 
-static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
+/* Rank 0 reads or generates the data and checks it; every rank learns its
+ * shape, then whether the model's memory fits. */
+static int load_data(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
     int rc = 0;
     if (app->rank == 0 && c->given) {
         s->d = *c->given; /* taken over */
@@ -175,73 +177,51 @@ static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
                       "than the %.3g GiB this rank may use (available memory over the node's "
                       "ranks, and ulimit -v)",
                       data_name(c), s->F, need / 1073741824.0, have / 1073741824.0);
-    MU_TRY(mu_error_collective(app->comm, rc));
-    s->p = c->partitions;
-    double bytes = (double)s->n * s->F * sizeof(double);
-    s->ring = c->exact && (c->ring_mode == 1 || (c->ring_mode == 2 && bytes > c->mem_limit));
+    return mu_error_collective(app->comm, rc);
+}
+
+/* Exact mode around a ring: whole summation blocks per rank, dealt like
+ * partitions (no sort). */
+static int load_ring(mu_app *app, const mu_fz_cfg *c, fz_state *s, double bytes) {
+    int64_t B = c->sum_block > 0 && c->sum_block < s->n ? c->sum_block : s->n;
+    int64_t nb = (s->n + B - 1) / B;
+    if (nb > INT32_MAX) return mu_error_collective(app->comm, mu_error("too many blocks"));
+    s->p = (int)nb;
+    mu_info("fuzzy: the ring: %lld objects (%.3g MiB) in %lld summation block(s) of %lld rows "
+            "over %d rank(s)%s",
+            (long long)s->n, bytes / 1048576.0, (long long)nb, (long long)B, app->size,
+            c->ring_mode == 2 ? " (the set exceeds --mem-limit)" : "");
+    if (nb < app->size)
+        mu_warn("fuzzy: %lld summation block(s) for %d ranks: some ranks hold no data (lower "
+                "--sum-block)",
+                (long long)nb, app->size);
+    return 0;
+}
+
+/* Rank 0: the partitions' offsets, and (partitioned mode) the rows sorted and
+ * dealt into *dealt. Returns rank 0's local status. */
+static int load_deal(const mu_fz_cfg *c, fz_state *s, double **dealt) {
+    int F = s->F, rc = 0;
     if (s->ring) {
-        /* Whole summation blocks per rank, dealt like partitions (no sort). */
         int64_t B = c->sum_block > 0 && c->sum_block < s->n ? c->sum_block : s->n;
-        int64_t nb = (s->n + B - 1) / B;
-        if (nb > INT32_MAX) return mu_error_collective(app->comm, mu_error("too many blocks"));
-        s->p = (int)nb;
-        mu_info("fuzzy: the ring: %lld objects (%.3g MiB) in %lld summation block(s) of %lld rows "
-                "over %d rank(s)%s",
-                (long long)s->n, bytes / 1048576.0, (long long)nb, (long long)B, app->size,
-                c->ring_mode == 2 ? " (the set exceeds --mem-limit)" : "");
-        if (nb < app->size)
-            mu_warn("fuzzy: %lld summation block(s) for %d ranks: some ranks hold no data (lower "
-                    "--sum-block)",
-                    (long long)nb, app->size);
+        for (int j = 0; j <= s->p; j++) s->pstart[j] = (int64_t)j * B < s->n ? j * B : s->n;
+    } else {
+        s->order = malloc((size_t)s->n * sizeof *s->order);
+        *dealt = malloc((size_t)(s->n * F) * sizeof **dealt);
+        if (!s->order || !*dealt)
+            rc = mu_error("out of memory dealing %lld objects", (long long)s->n);
+        if (!rc) rc = mu_fz_deal(s->d.x, s->n, F, s->p, s->order, s->pstart);
+        if (!rc)
+            for (int64_t k = 0; k < s->n; k++)
+                memcpy(*dealt + k * F, s->d.x + s->order[k] * F, (size_t)F * sizeof **dealt);
     }
-    if (c->exact && !s->ring) {
-        /* The whole set on every rank. */
-        MU_TRY(mu_fz_bcast(app->comm, &s->d));
-        s->x = s->d.x;
-        s->nloc = s->n;
-        mu_block_range(s->n, app->size, app->rank, &s->sum0, &s->sum1);
-        return 0;
-    }
-    /* Partitioned: rank 0 sorts and deals; each rank receives its partitions' rows. */
+    return rc;
+}
+
+/* Rank 0 sends each rank its partitions' rows from src. MPI counts are int,
+ * so large sets go in several rounds. */
+static void load_scatter(mu_app *app, fz_state *s, const double *src) {
     int F = s->F;
-    s->pstart = malloc((size_t)(s->p + 1) * sizeof *s->pstart);
-    double *dealt = NULL;
-    if (!s->pstart) rc = mu_error("out of memory");
-    if (!rc && app->rank == 0) {
-        if (s->ring) {
-            int64_t B = c->sum_block > 0 && c->sum_block < s->n ? c->sum_block : s->n;
-            for (int j = 0; j <= s->p; j++) s->pstart[j] = (int64_t)j * B < s->n ? j * B : s->n;
-        } else {
-            s->order = malloc((size_t)s->n * sizeof *s->order);
-            dealt = malloc((size_t)(s->n * F) * sizeof *dealt);
-            if (!s->order || !dealt)
-                rc = mu_error("out of memory dealing %lld objects", (long long)s->n);
-            if (!rc) rc = mu_fz_deal(s->d.x, s->n, F, s->p, s->order, s->pstart);
-            if (!rc)
-                for (int64_t k = 0; k < s->n; k++)
-                    memcpy(dealt + k * F, s->d.x + s->order[k] * F, (size_t)F * sizeof *dealt);
-        }
-    }
-    const double *src = s->ring ? s->d.x : dealt;
-    if (mu_error_collective(app->comm, rc)) {
-        free(dealt);
-        return 1;
-    }
-    MPI_Bcast(s->pstart, s->p + 1, MPI_INT64_T, 0, app->comm);
-    int64_t lo, hi;
-    mu_block_range(s->p, app->size, app->rank, &lo, &hi);
-    s->pa = (int)lo;
-    s->pb = (int)hi;
-    s->nloc = s->pstart[s->pb] - s->pstart[s->pa];
-    s->sum0 = 0;
-    s->sum1 = s->nloc;
-    s->x = malloc((size_t)((s->nloc ? s->nloc : 1) * F) * sizeof *s->x);
-    rc = s->x ? 0 : mu_error("out of memory for %lld objects", (long long)s->nloc);
-    if (mu_error_collective(app->comm, rc)) {
-        free(dealt);
-        return 1;
-    }
-    /* Rows per rank; MPI counts are int, so large sets go in several rounds. */
     int *counts = app->rank == 0 ? malloc((size_t)app->size * sizeof *counts) : NULL;
     const int64_t step = ((int64_t)1 << 26) / F;
     int64_t rounds = 1;
@@ -285,6 +265,48 @@ static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
         }
     }
     free(counts);
+}
+
+static int load(mu_app *app, const mu_fz_cfg *c, fz_state *s) {
+    MU_TRY(load_data(app, c, s));
+    s->p = c->partitions;
+    double bytes = (double)s->n * s->F * sizeof(double);
+    s->ring = c->exact && (c->ring_mode == 1 || (c->ring_mode == 2 && bytes > c->mem_limit));
+    if (s->ring) MU_TRY(load_ring(app, c, s, bytes));
+    if (c->exact && !s->ring) {
+        /* The whole set on every rank. */
+        MU_TRY(mu_fz_bcast(app->comm, &s->d));
+        s->x = s->d.x;
+        s->nloc = s->n;
+        mu_block_range(s->n, app->size, app->rank, &s->sum0, &s->sum1);
+        return 0;
+    }
+    /* Partitioned: rank 0 sorts and deals; each rank receives its partitions' rows. */
+    int F = s->F, rc = 0;
+    s->pstart = malloc((size_t)(s->p + 1) * sizeof *s->pstart);
+    double *dealt = NULL;
+    if (!s->pstart) rc = mu_error("out of memory");
+    if (!rc && app->rank == 0) rc = load_deal(c, s, &dealt);
+    const double *src = s->ring ? s->d.x : dealt;
+    if (mu_error_collective(app->comm, rc)) {
+        free(dealt);
+        return 1;
+    }
+    MPI_Bcast(s->pstart, s->p + 1, MPI_INT64_T, 0, app->comm);
+    int64_t lo, hi;
+    mu_block_range(s->p, app->size, app->rank, &lo, &hi);
+    s->pa = (int)lo;
+    s->pb = (int)hi;
+    s->nloc = s->pstart[s->pb] - s->pstart[s->pa];
+    s->sum0 = 0;
+    s->sum1 = s->nloc;
+    s->x = malloc((size_t)((s->nloc ? s->nloc : 1) * F) * sizeof *s->x);
+    rc = s->x ? 0 : mu_error("out of memory for %lld objects", (long long)s->nloc);
+    if (mu_error_collective(app->comm, rc)) {
+        free(dealt);
+        return 1;
+    }
+    load_scatter(app, s, src);
     free(dealt);
     if (s->ring) { /* the blocks were only a way to deal the rows */
         s->ring0 = s->pstart[s->pa];
@@ -505,21 +527,22 @@ static int fm_exact(mu_app *app, const mu_fz_cfg *c, fz_state *s, fm_ctx *ctx, d
 /* Per partition: count, unconverged, iterations total and max. */
 enum { PMETA = 4 };
 
-static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
-    int F = s->F, mine = s->pb - s->pa;
-    int64_t *meta = calloc((size_t)(mine ? mine : 1) * PMETA, sizeof *meta);
-    double *protos = malloc((size_t)((s->nloc ? s->nloc : 1) * F) * sizeof *protos);
-    int64_t *from = malloc((size_t)(s->nloc ? s->nloc : 1) * sizeof *from);
-    double *v = malloc((size_t)((s->nloc ? s->nloc : 1) * F) * sizeof *v);
-    mu_fm_stat *st = malloc((size_t)(s->nloc ? s->nloc : 1) * sizeof *st);
-    mu_gpu_fm_range *g = malloc((size_t)(mine ? mine : 1) * sizeof *g);
-    int64_t total = 0;
-    int rc = !meta || !protos || !from || !v || !st || !g ? mu_error("out of memory") : 0;
-    /* Every start of this rank's partitions: on the device, all partitions in
-     * one launch with their acceptance (so only prototypes come back); on the
-     * CPU, partition by partition, accepted below. */
-    int64_t *dev_m = calloc((size_t)(mine ? mine : 1), sizeof *dev_m);
-    if (!rc && !dev_m) rc = mu_error("out of memory");
+/* This rank's share of the partitioned run: per partition, its meta (PMETA
+ * numbers), its accepted prototypes and the dealt positions they start from. */
+typedef struct {
+    int mine;      /* partitions */
+    int64_t total; /* prototypes */
+    int64_t *meta;
+    double *protos;
+    int64_t *from;
+} fz_part;
+
+/* Every start of this rank's partitions: on the device, all partitions in
+ * one launch with their acceptance (so only prototypes come back); on the
+ * CPU, partition by partition, accepted below. Returns the local status. */
+static int part_starts(fz_state *s, fm_ctx *base, double eps2, fz_part *pt, double *v,
+                       mu_fm_stat *st, mu_gpu_fm_range *g, int64_t *dev_m) {
+    int F = s->F, mine = pt->mine, rc = 0;
     for (int j = s->pa; j < s->pb && !rc; j++) {
         int64_t off = s->pstart[j] - s->pstart[s->pa], np = s->pstart[j + 1] - s->pstart[j];
         g[j - s->pa] = (mu_gpu_fm_range){off, np, 0, np};
@@ -531,40 +554,53 @@ static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
         }
     }
     if (!rc && base->gpu && mine > 0)
-        rc = gpu_ranges(base, g, mine, s->nloc, NULL, &(fm_dev_accept){eps2, protos, from, dev_m},
-                        st);
+        rc = gpu_ranges(base, g, mine, s->nloc, NULL,
+                        &(fm_dev_accept){eps2, pt->protos, pt->from, dev_m}, st);
     for (int j = s->pa; j < s->pb && !rc; j++) {
         int64_t off = s->pstart[j] - s->pstart[s->pa], np = s->pstart[j + 1] - s->pstart[j];
-        int64_t *m = meta + (j - s->pa) * PMETA;
+        int64_t *m = pt->meta + (j - s->pa) * PMETA;
         for (int64_t k = 0; k < np; k++) {
             m[1] += !st[off + k].converged;
             m[2] += st[off + k].iterations;
             if (st[off + k].iterations > m[3]) m[3] = st[off + k].iterations;
         }
         m[0] = base->gpu ? dev_m[j - s->pa]
-                         : mu_fm_accept(v + off * F, st + off, np, F, eps2, protos + total * F,
-                                        from + total);
+                         : mu_fm_accept(v + off * F, st + off, np, F, eps2,
+                                        pt->protos + pt->total * F, pt->from + pt->total);
         /* Starts as dealt positions; rank 0 maps them to objects. */
-        for (int64_t k = 0; k < m[0]; k++) from[total + k] += s->pstart[j];
-        total += m[0];
+        for (int64_t k = 0; k < m[0]; k++) pt->from[pt->total + k] += s->pstart[j];
+        pt->total += m[0];
         mu_debug("fuzzy: partition %d: %lld objects, %lld prototypes", j, (long long)np,
                  (long long)m[0]);
     }
-    free(v);
-    free(st);
-    free(g);
-    free(dev_m);
-    if (mu_error_collective(app->comm, rc)) {
-        free(meta);
-        free(protos);
-        free(from);
-        return 1;
+    return rc;
+}
+
+/* Rank 0: the gathered prototypes' partitions and objects, and the statistics. */
+static void part_place(fz_state *s, const int64_t *allmeta) {
+    int64_t q = 0;
+    for (int j = 0; j < s->p; j++) {
+        const int64_t *m = allmeta + j * PMETA;
+        for (int64_t k = 0; k < m[0]; k++, q++) {
+            s->raw_part[q] = j;
+            s->raw_start[q] = s->order[s->raw_start[q]];
+        }
+        s->unconverged += m[1];
+        s->it_total += m[2];
+        if (m[3] > s->it_max) s->it_max = m[3];
+        mu_log(s->p <= 16 ? MU_LOG_INFO : MU_LOG_DEBUG,
+               "fuzzy: partition %d: %lld objects, %lld prototype(s)%s", j,
+               (long long)(s->pstart[j + 1] - s->pstart[j]), (long long)m[0],
+               m[1] ? ", some starts did not converge" : "");
     }
-    /* Gather in rank order = partition order. */
-    int size = app->size;
+}
+
+/* Gather on rank 0 in rank order = partition order. */
+static void part_gather(mu_app *app, fz_state *s, const fz_part *pt) {
+    int size = app->size, F = s->F;
     int *cnt = NULL, *dsp = NULL;
     int64_t *allmeta = NULL;
-    int64_t mycount[2] = {mine, total}, *counts = NULL;
+    int64_t mycount[2] = {pt->mine, pt->total}, *counts = NULL;
     if (app->rank == 0) {
         cnt = malloc((size_t)size * sizeof *cnt);
         dsp = malloc((size_t)size * sizeof *dsp);
@@ -579,7 +615,8 @@ static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
             o += cnt[k];
         }
     }
-    MPI_Gatherv(meta, mine * PMETA, MPI_INT64_T, allmeta, cnt, dsp, MPI_INT64_T, 0, app->comm);
+    MPI_Gatherv(pt->meta, pt->mine * PMETA, MPI_INT64_T, allmeta, cnt, dsp, MPI_INT64_T, 0,
+                app->comm);
     if (app->rank == 0) {
         s->m_raw = 0;
         for (int k = 0; k < size; k++) s->m_raw += counts[2 * k + 1];
@@ -592,39 +629,46 @@ static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
             o += cnt[k];
         }
     }
-    MPI_Gatherv(protos, (int)(total * F), MPI_DOUBLE, s->raw, cnt, dsp, MPI_DOUBLE, 0, app->comm);
+    MPI_Gatherv(pt->protos, (int)(pt->total * F), MPI_DOUBLE, s->raw, cnt, dsp, MPI_DOUBLE, 0,
+                app->comm);
     if (app->rank == 0)
         for (int k = 0, o = 0; k < size; k++) {
             cnt[k] = (int)counts[2 * k + 1];
             dsp[k] = o;
             o += cnt[k];
         }
-    MPI_Gatherv(from, (int)total, MPI_INT64_T, s->raw_start, cnt, dsp, MPI_INT64_T, 0, app->comm);
-    if (app->rank == 0) {
-        int64_t q = 0;
-        for (int j = 0; j < s->p; j++) {
-            const int64_t *m = allmeta + j * PMETA;
-            for (int64_t k = 0; k < m[0]; k++, q++) {
-                s->raw_part[q] = j;
-                s->raw_start[q] = s->order[s->raw_start[q]];
-            }
-            s->unconverged += m[1];
-            s->it_total += m[2];
-            if (m[3] > s->it_max) s->it_max = m[3];
-            mu_log(s->p <= 16 ? MU_LOG_INFO : MU_LOG_DEBUG,
-                   "fuzzy: partition %d: %lld objects, %lld prototype(s)%s", j,
-                   (long long)(s->pstart[j + 1] - s->pstart[j]), (long long)m[0],
-                   m[1] ? ", some starts did not converge" : "");
-        }
-    }
+    MPI_Gatherv(pt->from, (int)pt->total, MPI_INT64_T, s->raw_start, cnt, dsp, MPI_INT64_T, 0,
+                app->comm);
+    if (app->rank == 0) part_place(s, allmeta);
     free(cnt);
     free(dsp);
     free(counts);
     free(allmeta);
-    free(meta);
-    free(protos);
-    free(from);
-    return 0;
+}
+
+static int fm_partitioned(mu_app *app, fz_state *s, fm_ctx *base, double eps2) {
+    int F = s->F, mine = s->pb - s->pa;
+    fz_part pt = {.mine = mine, .total = 0};
+    pt.meta = calloc((size_t)(mine ? mine : 1) * PMETA, sizeof *pt.meta);
+    pt.protos = malloc((size_t)((s->nloc ? s->nloc : 1) * F) * sizeof *pt.protos);
+    pt.from = malloc((size_t)(s->nloc ? s->nloc : 1) * sizeof *pt.from);
+    double *v = malloc((size_t)((s->nloc ? s->nloc : 1) * F) * sizeof *v);
+    mu_fm_stat *st = malloc((size_t)(s->nloc ? s->nloc : 1) * sizeof *st);
+    mu_gpu_fm_range *g = malloc((size_t)(mine ? mine : 1) * sizeof *g);
+    int rc = !pt.meta || !pt.protos || !pt.from || !v || !st || !g ? mu_error("out of memory") : 0;
+    int64_t *dev_m = calloc((size_t)(mine ? mine : 1), sizeof *dev_m);
+    if (!rc && !dev_m) rc = mu_error("out of memory");
+    if (!rc) rc = part_starts(s, base, eps2, &pt, v, st, g, dev_m);
+    free(v);
+    free(st);
+    free(g);
+    free(dev_m);
+    int failed = mu_error_collective(app->comm, rc);
+    if (!failed) part_gather(app, s, &pt);
+    free(pt.meta);
+    free(pt.protos);
+    free(pt.from);
+    return failed;
 }
 
 static const char *norm_name(const mu_fz_cfg *c) {
@@ -639,102 +683,93 @@ static void fmt_point(char *buf, size_t len, const double *v, int F) {
     if (o < len) snprintf(buf + o, len - o, ")");
 }
 
-/* Rank 0: merge, memberships, accuracy, the report and the files. */
-static int finish(const mu_fz_cfg *c, fz_state *s) {
-    int F = s->F;
-    int64_t m_raw = s->m_raw, m = m_raw;
-    int rc = 0;
-    mu_fz_merge *merges = NULL;
-    int64_t *group = malloc((size_t)(m_raw ? m_raw : 1) * sizeof *group);
-    double *proto = NULL, *mu = NULL, *top = NULL, *in_units = NULL;
-    int64_t *merged = NULL, *objects = NULL;
-    int32_t *labels = NULL;
-    if (!group) return mu_error("out of memory");
+/* What finish makes, freed together at its end. */
+typedef struct {
+    int64_t m; /* prototypes after the merge */
+    int64_t *group;
+    mu_fz_merge *merges;
+    double *proto, *mu, *top, *in_units;
+    int64_t *merged, *objects;
+    int32_t *labels;
+} fz_tables;
 
-    mu_timer_begin("merge");
+static void tables_free(fz_tables *t) {
+    free(t->group);
+    free(t->merges);
+    free(t->proto);
+    free(t->merged);
+    free(t->mu);
+    free(t->top);
+    free(t->labels);
+    free(t->objects);
+    free(t->in_units);
+}
+
+/* The raw prototypes cut into groups (or each its own), and the groups' means. */
+static int finish_merge(const mu_fz_cfg *c, fz_state *s, fz_tables *t) {
+    int F = s->F, rc = 0;
+    int64_t m_raw = s->m_raw;
+    t->m = m_raw;
     if (c->merge && m_raw > 1) {
-        merges = malloc((size_t)(m_raw - 1) * sizeof *merges);
-        if (!merges) rc = mu_error("out of memory");
-        if (!rc) rc = mu_fz_linkage(s->raw, m_raw, F, merges);
+        t->merges = malloc((size_t)(m_raw - 1) * sizeof *t->merges);
+        if (!t->merges) rc = mu_error("out of memory");
+        if (!rc) rc = mu_fz_linkage(s->raw, m_raw, F, t->merges);
         double value = c->cut_value;
         if (c->cut == MU_FZ_CUT_THRESHOLD && !c->units_abs) value /= s->r;
-        if (!rc) m = mu_fz_cut(merges, m_raw, c->cut, value, group);
+        if (!rc) t->m = mu_fz_cut(t->merges, m_raw, c->cut, value, t->group);
         if (!rc && c->cut == MU_FZ_CUT_K && (int64_t)c->cut_value > m_raw)
             mu_warn("fuzzy: --k=%lld but only %lld raw prototypes: nothing merged",
                     (long long)c->cut_value, (long long)m_raw);
     } else {
-        for (int64_t i = 0; i < m_raw; i++) group[i] = i;
+        for (int64_t i = 0; i < m_raw; i++) t->group[i] = i;
     }
-    proto = malloc((size_t)(m * F) * sizeof *proto);
-    merged = malloc((size_t)m * sizeof *merged);
-    if (!rc && (!proto || !merged)) rc = mu_error("out of memory");
-    if (!rc) mu_fz_group_means(s->raw, m_raw, F, group, m, proto, merged);
-    mu_timer_end("merge");
+    int64_t m = t->m;
+    t->proto = malloc((size_t)(m * F) * sizeof *t->proto);
+    t->merged = malloc((size_t)m * sizeof *t->merged);
+    if (!rc && (!t->proto || !t->merged)) rc = mu_error("out of memory");
+    if (!rc) mu_fz_group_means(s->raw, m_raw, F, t->group, m, t->proto, t->merged);
+    return rc;
+}
 
-    mu_timer_begin("memberships");
-    /* The full n x m table only when it is reasonable (1 GiB); labels always. */
+/* Each object's memberships (the full n x m table only when it is reasonable,
+ * 1 GiB), its label and the objects per prototype. */
+static int finish_memberships(fz_state *s, fz_tables *t) {
+    int F = s->F, rc = 0;
+    int64_t m = t->m;
     int keep_mu = (double)s->n * (double)m <= (double)MU_FZ_MAX_MEMBERSHIPS;
+    t->mu = keep_mu ? malloc((size_t)(s->n * m) * sizeof *t->mu) : NULL;
+    t->top = malloc((size_t)s->n * sizeof *t->top);
+    t->labels = malloc((size_t)s->n * sizeof *t->labels);
+    t->objects = calloc((size_t)m, sizeof *t->objects);
+    if ((keep_mu && !t->mu) || !t->top || !t->labels || !t->objects)
+        rc = mu_error("out of memory for %lld x %lld memberships", (long long)s->n, (long long)m);
     if (!rc) {
-        mu = keep_mu ? malloc((size_t)(s->n * m) * sizeof *mu) : NULL;
-        top = malloc((size_t)s->n * sizeof *top);
-        labels = malloc((size_t)s->n * sizeof *labels);
-        objects = calloc((size_t)m, sizeof *objects);
-        if ((keep_mu && !mu) || !top || !labels || !objects)
-            rc = mu_error("out of memory for %lld x %lld memberships", (long long)s->n,
-                          (long long)m);
-    }
-    if (!rc) {
-        mu_fz_memberships(s->z, s->n, F, proto, (int)m, s->r, mu, labels, top);
-        for (int64_t i = 0; i < s->n; i++) objects[labels[i]]++;
+        mu_fz_memberships(s->z, s->n, F, t->proto, (int)m, s->r, t->mu, t->labels, t->top);
+        for (int64_t i = 0; i < s->n; i++) t->objects[t->labels[i]]++;
         if (!keep_mu)
             mu_warn("fuzzy: %lld objects x %lld prototypes: the membership table is not kept "
                     "(memberships.csv is not written; labels.csv has each object's largest)",
                     (long long)s->n, (long long)m);
     }
-    mu_timer_end("memberships");
-    if (rc) goto done;
+    return rc;
+}
 
-    /* The report: one line, then each prototype in input units. */
-    in_units = malloc((size_t)(m * F) * sizeof *in_units);
-    if (!in_units) {
-        rc = mu_error("out of memory");
-        goto done;
-    }
-    for (int64_t j = 0; j < m; j++)
-        for (int f = 0; f < F; f++)
-            in_units[j * F + f] =
-                s->scale ? proto[j * F + f] * s->scale[f] + s->shift[f] : proto[j * F + f];
-    if (c->out) { /* a library call: the arrays to the caller, nothing printed or written */
-        *c->out = (mu_fz_out){.n = s->n,
-                              .F = F,
-                              .r = s->r,
-                              .m_raw = m_raw,
-                              .m = m,
-                              .proto = in_units,
-                              .labels = labels,
-                              .mu = mu,
-                              .unconverged = s->unconverged};
-        in_units = NULL;
-        labels = NULL;
-        mu = NULL;
-        goto done;
-    }
-    double ari = NAN, purity = NAN;
-    if (s->d.label) {
-        ari = mu_fz_ari(labels, (int)m, s->d.label, s->d.nlabels, s->n);
-        purity = mu_fz_purity(labels, (int)m, s->d.label, s->d.nlabels, s->n);
-    }
+/* The report: one line, then each prototype in input units; the log lines. */
+static void finish_report(const mu_fz_cfg *c, const fz_state *s, const fz_tables *t, double ari,
+                          double purity) {
+    int F = s->F;
+    int64_t m = t->m;
     char acc[96] = "";
     if (s->d.label) snprintf(acc, sizeof acc, " ari=%.6f purity=%.6f", ari, purity);
     printf("fuzzy: n=%lld features=%d mode=%s partitions=%d r_norm=%s r=%.10g raw=%lld "
            "prototypes=%lld unconverged=%lld%s\n",
            (long long)s->n, F, c->exact ? "exact" : "partitioned", s->p, norm_name(c), s->r,
-           (long long)m_raw, (long long)m, (long long)s->unconverged, acc);
+           (long long)s->m_raw, (long long)m, (long long)s->unconverged, acc);
     for (int64_t j = 0; j < m; j++) {
         char pt[512];
-        fmt_point(pt, sizeof pt, in_units + j * F, F);
+        fmt_point(pt, sizeof pt, t->in_units + j * F, F);
         printf("  prototype %lld: %s objects=%lld merged=%lld\n", (long long)j, pt,
-               (long long)objects[j], (long long)merged[j]);
+               (long long)t->objects[j], (long long)t->merged[j]);
     }
     fflush(stdout);
     if (s->unconverged)
@@ -746,13 +781,18 @@ static int finish(const mu_fz_cfg *c, fz_state *s) {
         mu_info("fuzzy: against the reference labels ('%s', %d classes): adjusted Rand index "
                 "%.6f, purity %.6f",
                 s->d.label_column, s->d.nlabels, ari, purity);
+}
 
+static void finish_summary(const mu_fz_cfg *c, const fz_state *s, const fz_tables *t, double ari,
+                           double purity) {
+    int F = s->F;
+    int64_t m = t->m;
     mu_summary_result_int("n", s->n);
     mu_summary_result_int("features", F);
     mu_summary_result_str("mode", c->exact ? "exact" : "partitioned");
     mu_summary_result_int("partitions", s->p);
     mu_summary_result_str("r_norm", norm_name(c));
-    mu_summary_result_int("raw_prototypes", m_raw);
+    mu_summary_result_int("raw_prototypes", s->m_raw);
     mu_summary_result_int("prototypes", m);
     mu_summary_result_int("unconverged", s->unconverged);
     mu_summary_result_int("iterations_total", s->it_total);
@@ -762,7 +802,7 @@ static int finish(const mu_fz_cfg *c, fz_state *s) {
         mu_summary_result_real("r", s->r);
         for (int64_t j = 0, o = 0; j < m && o < (int64_t)sizeof list - 64; j++) {
             char pt[512];
-            fmt_point(pt, sizeof pt, in_units + j * F, F);
+            fmt_point(pt, sizeof pt, t->in_units + j * F, F);
             o += snprintf(list + o, sizeof list - (size_t)o, "%s%s", j ? " " : "", pt);
         }
         mu_summary_result_str("prototype_list", list);
@@ -772,25 +812,29 @@ static int finish(const mu_fz_cfg *c, fz_state *s) {
         mu_summary_real("ari", ari);
         mu_summary_real("purity", purity);
     }
+}
 
+/* The files: prototypes, everything under --prefix, the plot. */
+static int finish_files(const mu_fz_cfg *c, fz_state *s, const fz_tables *t) {
+    int rc = 0;
     mu_fz_result res = {.d = &s->d,
                         .z = s->z,
                         .shift = s->shift,
                         .scale = s->scale,
                         .r = s->r,
-                        .m_raw = m_raw,
+                        .m_raw = s->m_raw,
                         .raw = s->raw,
                         .raw_part = s->raw_part,
                         .raw_start = s->raw_start,
-                        .raw_group = group,
-                        .merges = merges,
-                        .m = m,
-                        .proto = proto,
-                        .merged = merged,
-                        .mu = mu,
-                        .top = top,
-                        .labels = labels,
-                        .objects = objects};
+                        .raw_group = t->group,
+                        .merges = t->merges,
+                        .m = t->m,
+                        .proto = t->proto,
+                        .merged = t->merged,
+                        .mu = t->mu,
+                        .top = t->top,
+                        .labels = t->labels,
+                        .objects = t->objects};
     mu_timer_begin("output");
     if (c->output) rc = mu_fz_write_prototypes(c->output, &res);
     if (!rc && c->prefix) rc = mu_fz_write_all(c->prefix, &res);
@@ -800,16 +844,62 @@ static int finish(const mu_fz_cfg *c, fz_state *s) {
         rc = mu_fz_plot(c->plot, &res);
         mu_timer_end("plot");
     }
+    return rc;
+}
+
+/* Rank 0: merge, memberships, accuracy, the report and the files. */
+static int finish(const mu_fz_cfg *c, fz_state *s) {
+    int F = s->F;
+    int64_t m_raw = s->m_raw;
+    int rc = 0;
+    fz_tables t = {0};
+    t.group = malloc((size_t)(m_raw ? m_raw : 1) * sizeof *t.group);
+    if (!t.group) return mu_error("out of memory");
+
+    mu_timer_begin("merge");
+    rc = finish_merge(c, s, &t);
+    mu_timer_end("merge");
+
+    mu_timer_begin("memberships");
+    if (!rc) rc = finish_memberships(s, &t);
+    mu_timer_end("memberships");
+    if (rc) goto done;
+
+    int64_t m = t.m;
+    t.in_units = malloc((size_t)(m * F) * sizeof *t.in_units);
+    if (!t.in_units) {
+        rc = mu_error("out of memory");
+        goto done;
+    }
+    for (int64_t j = 0; j < m; j++)
+        for (int f = 0; f < F; f++)
+            t.in_units[j * F + f] =
+                s->scale ? t.proto[j * F + f] * s->scale[f] + s->shift[f] : t.proto[j * F + f];
+    if (c->out) { /* a library call: the arrays to the caller, nothing printed or written */
+        *c->out = (mu_fz_out){.n = s->n,
+                              .F = F,
+                              .r = s->r,
+                              .m_raw = m_raw,
+                              .m = m,
+                              .proto = t.in_units,
+                              .labels = t.labels,
+                              .mu = t.mu,
+                              .unconverged = s->unconverged};
+        t.in_units = NULL;
+        t.labels = NULL;
+        t.mu = NULL;
+        goto done;
+    }
+    double ari = NAN, purity = NAN;
+    if (s->d.label) {
+        ari = mu_fz_ari(t.labels, (int)m, s->d.label, s->d.nlabels, s->n);
+        purity = mu_fz_purity(t.labels, (int)m, s->d.label, s->d.nlabels, s->n);
+    }
+    finish_report(c, s, &t, ari, purity);
+    finish_summary(c, s, &t, ari, purity);
+    rc = finish_files(c, s, &t);
 done:
-    free(group);
-    free(merges);
-    free(proto);
-    free(merged);
-    free(mu);
-    free(top);
-    free(labels);
-    free(objects);
-    free(in_units);
+    tables_free(&t);
     return rc;
 }
 

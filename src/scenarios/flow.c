@@ -200,6 +200,139 @@ static void report_diff(const mu_sc_tree_diff *d, int with_sample, const char *p
         if (isfinite(v[i]) && (i == 0 || with_sample)) mu_summary_result_real(keys[i], v[i]);
 }
 
+/* The first generated month (given, or the month after the record) into
+ * *hist_end; the record must hold p_max months before it. Local status. */
+static int start_month(const mu_sc_cfg *c, const mu_sc_hist *h, const mu_sc_model *md,
+                       int64_t *hist_end) {
+    int64_t rec_months = (int64_t)h->nyears * 12;
+    *hist_end =
+        c->start_year ? ((int64_t)c->start_year - h->first_year) * 12 + c->start_month : rec_months;
+    int rc = 0;
+    if (*hist_end < md->pmax || *hist_end > rec_months)
+        rc = mu_error("--start=%d-%02d: the record (%d-01 to %d-12) must hold the %d months "
+                      "before it (p_max) and reach the month before it",
+                      c->start_year, c->start_month + 1, h->first_year,
+                      h->first_year + h->nyears - 1, md->pmax);
+    return rc;
+}
+
+/* The run's context, its log and summary lines, and the model's JSON.
+ * Local status. */
+static int setup(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, mu_sc_tree *tree,
+                 int64_t hist_end, mu_sc_ctx *x) {
+    int rc = 0;
+    if (app->rank == 0) log_fit(h, md);
+    x->c = c;
+    x->h = h;
+    x->md = md;
+    x->hist_end = hist_end;
+    x->start_m = (int)(hist_end % 12);
+    x->tree = tree;
+    x->use_gpu = app->dev.use_gpu;
+    char why[256];
+    x->threads = mu_threads_per_rank(&app->dev, c->threads, why, sizeof why);
+    if (!c->comb)
+        mu_info("scenarios: %d host thread(s) per rank on a stage's nodes (%s)", x->threads, why);
+    mu_summary_int("threads_per_rank", x->threads);
+    mu_summary_int("stations", h->nst);
+    mu_summary_int("record_years", h->nyears);
+    if (app->rank == 0 && c->model_json) {
+        mu_timer_begin("output");
+        rc = mu_sc_write_model(c->model_json, h, md, &c->fit);
+        mu_timer_end("output");
+    }
+    return rc;
+}
+
+/* The comb's and the statistics' steps return 1 when the run stops there, and
+ * leave in *rc this rank's own status, which the run returns. */
+
+/* --comb: independent series from the start month, into *comb on rank 0 and its CSV. */
+static int run_comb(mu_app *app, mu_sc_ctx *x, double **comb, int *rc) {
+    const mu_sc_cfg *c = x->c;
+    const mu_sc_hist *h = x->h;
+    int64_t hist_end = x->hist_end;
+    int sy = (int)((hist_end) / 12) + h->first_year, sm = (int)(hist_end % 12);
+    mu_info("scenarios: comb: %lld independent series over %d months from %d-%02d",
+            (long long)c->series, c->horizon, sy, sm + 1);
+    if (app->rank == 0) {
+        *comb = malloc((size_t)c->series * c->horizon * h->nst * sizeof **comb);
+        if (!*comb) *rc = mu_error("out of memory for the comb");
+    }
+    if (mu_error_collective(app->comm, *rc)) return 1;
+    mu_timer_begin("comb");
+    *rc = mu_sc_comb(app, x, c->series, c->horizon, 0, *comb);
+    mu_timer_end("comb");
+    if (*rc) return 1;
+    if (app->rank == 0 && c->out_csv) {
+        mu_timer_begin("output");
+        *rc = write_comb(c->out_csv, h, *comb, c->series, c->horizon, hist_end);
+        mu_timer_end("output");
+    }
+    return mu_error_collective(app->comm, *rc);
+}
+
+/* The statistics sample: S comb series of H months into *sample on rank 0. */
+static int run_stats(mu_app *app, mu_sc_ctx *x, int64_t S, int H, double **sample, int *rc) {
+    if (app->rank == 0) {
+        *sample = malloc((size_t)S * H * x->h->nst * sizeof **sample);
+        if (!*sample) *rc = mu_error("out of memory for the statistics sample");
+    }
+    if (mu_error_collective(app->comm, *rc)) return 1;
+    mu_timer_begin("statistics");
+    *rc = mu_sc_comb(app, x, S, H, 1, *sample);
+    mu_timer_end("statistics");
+    return *rc != 0;
+}
+
+/* Rank 0: the answer line, the summary, the files and the tree's differences.
+ * Returns rank 0's local status. */
+static int report(const mu_sc_ctx *x, const mu_sc_tree *tree, int64_t clamped, const double *sample,
+                  int64_t S, int H) {
+    const mu_sc_cfg *c = x->c;
+    const mu_sc_hist *h = x->h;
+    int rc = 0;
+    mu_timer_begin("output");
+    if (!c->comb) {
+        double psum = 0;
+        int64_t leaves = tree->n - tree->stage_first[c->nstages];
+        for (int64_t v = tree->stage_first[c->nstages]; v < tree->n; v++) psum += tree->pprob[v];
+        printf("scenarios: tree %s: %lld nodes, %lld leaves, M=%d, stations=%d, "
+               "leaf probability sum=%.15f, clamped draws=%lld\n",
+               c->tree_text, (long long)tree->n, (long long)leaves, c->m, h->nst, psum,
+               (long long)clamped);
+        mu_summary_result_int("nodes", tree->n);
+        mu_summary_result_int("leaves", leaves);
+        mu_summary_result_int("clamped", clamped);
+        mu_summary_result_real("leaf_probability_sum", psum);
+        if (c->out_csv || c->out_json)
+            rc = mu_sc_write_tree(c->out_csv, c->out_json, h, tree, (int)x->hist_end);
+    } else {
+        printf("scenarios: comb: %lld series x %d months, stations=%d, clamped draws=%lld\n",
+               (long long)c->series, c->horizon, h->nst, (long long)clamped);
+        mu_summary_result_int("series", c->series);
+        mu_summary_result_int("clamped", clamped);
+    }
+    if (!rc && sample)
+        rc = mu_sc_write_stats(c->stats_path, h, x->md, sample, S, H, 12, x->start_m);
+    if (!rc && !c->comb) {
+        mu_sc_tree_diff d;
+        mu_sc_tree_node_diff(tree, c->nstages, h->nst, &d);
+        /* Appended after the atomic write: the file is complete either way. */
+        if (sample)
+            rc = mu_sc_tree_stats(c->stats_path, h, tree, c->nstages, x->start_m, sample, S, H, &d);
+        if (!rc) report_diff(&d, sample != NULL, c->stats_path);
+    }
+    mu_timer_end("output");
+    if (!rc && c->plot && !c->comb) {
+        mu_timer_begin("plot");
+        rc = mu_sc_plot(c->plot, h, tree, c->plot_stations, (int)x->hist_end);
+        mu_timer_end("plot");
+    }
+    fflush(stdout);
+    return rc;
+}
+
 int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     mu_sc_hist h;
     mu_sc_model md;
@@ -214,61 +347,17 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
         mu_sc_hist_free(&h);
         return 1;
     }
-    /* The first generated month: given, or the month after the record. */
-    int64_t rec_months = (int64_t)h.nyears * 12;
-    int64_t hist_end =
-        c->start_year ? ((int64_t)c->start_year - h.first_year) * 12 + c->start_month : rec_months;
-    int rc = 0;
-    if (hist_end < md.pmax || hist_end > rec_months)
-        rc = mu_error("--start=%d-%02d: the record (%d-01 to %d-12) must hold the %d months "
-                      "before it (p_max) and reach the month before it",
-                      c->start_year, c->start_month + 1, h.first_year, h.first_year + h.nyears - 1,
-                      md.pmax);
+    int64_t hist_end = 0;
+    int rc = start_month(c, &h, &md, &hist_end);
     if (mu_error_collective(app->comm, rc)) goto out;
-    if (app->rank == 0) log_fit(&h, &md);
-    x.c = c;
-    x.h = &h;
-    x.md = &md;
-    x.hist_end = hist_end;
-    x.start_m = (int)(hist_end % 12);
-    x.tree = &tree;
-    x.use_gpu = app->dev.use_gpu;
-    char why[256];
-    x.threads = mu_threads_per_rank(&app->dev, c->threads, why, sizeof why);
-    if (!c->comb)
-        mu_info("scenarios: %d host thread(s) per rank on a stage's nodes (%s)", x.threads, why);
-    mu_summary_int("threads_per_rank", x.threads);
-    mu_summary_int("stations", h.nst);
-    mu_summary_int("record_years", h.nyears);
-    if (app->rank == 0 && c->model_json) {
-        mu_timer_begin("output");
-        rc = mu_sc_write_model(c->model_json, &h, &md, &c->fit);
-        mu_timer_end("output");
-    }
+    rc = setup(app, c, &h, &md, &tree, hist_end, &x);
     if (mu_error_collective(app->comm, rc)) goto out;
 
     int64_t rows = c->comb ? STATS_BATCH : c->m;
     if (rows < STATS_BATCH) rows = STATS_BATCH;
     if (alloc_scratch(app, &x, rows, 1)) goto out;
-    int sy = (int)((hist_end) / 12) + h.first_year, sm = (int)(hist_end % 12);
     if (c->comb) {
-        mu_info("scenarios: comb: %lld independent series over %d months from %d-%02d",
-                (long long)c->series, c->horizon, sy, sm + 1);
-        if (app->rank == 0) {
-            comb = malloc((size_t)c->series * c->horizon * h.nst * sizeof *comb);
-            if (!comb) rc = mu_error("out of memory for the comb");
-        }
-        if (mu_error_collective(app->comm, rc)) goto out;
-        mu_timer_begin("comb");
-        rc = mu_sc_comb(app, &x, c->series, c->horizon, 0, comb);
-        mu_timer_end("comb");
-        if (rc) goto out;
-        if (app->rank == 0 && c->out_csv) {
-            mu_timer_begin("output");
-            rc = write_comb(c->out_csv, &h, comb, c->series, c->horizon, hist_end);
-            mu_timer_end("output");
-        }
-        if (mu_error_collective(app->comm, rc)) goto out;
+        if (run_comb(app, &x, &comb, &rc)) goto out;
     } else {
         mu_info("scenarios: representatives: %s", mu_sc_rep_name(c->rep));
         rc = build_tree(app, &x);
@@ -285,17 +374,7 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     int H = 12 * (c->stats_years + 1);
     free(x.Dnode); /* the statistics sample uses each month's own factor */
     x.Dnode = NULL;
-    if (S > 0 && c->stats_path) {
-        if (app->rank == 0) {
-            sample = malloc((size_t)S * H * h.nst * sizeof *sample);
-            if (!sample) rc = mu_error("out of memory for the statistics sample");
-        }
-        if (mu_error_collective(app->comm, rc)) goto out;
-        mu_timer_begin("statistics");
-        rc = mu_sc_comb(app, &x, S, H, 1, sample);
-        mu_timer_end("statistics");
-        if (rc) goto out;
-    }
+    if (S > 0 && c->stats_path && run_stats(app, &x, S, H, &sample, &rc)) goto out;
     int64_t clamped = 0;
     MPI_Reduce(&x.clamped, &clamped, 1, MPI_INT64_T, MPI_SUM, 0, app->comm);
     if (c->out) { /* a library call: the tree to the caller, nothing printed or written */
@@ -307,47 +386,7 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
         memset(&tree, 0, sizeof tree);
         goto out;
     }
-    if (app->rank == 0) {
-        mu_timer_begin("output");
-        if (!c->comb) {
-            double psum = 0;
-            int64_t leaves = tree.n - tree.stage_first[c->nstages];
-            for (int64_t v = tree.stage_first[c->nstages]; v < tree.n; v++) psum += tree.pprob[v];
-            printf("scenarios: tree %s: %lld nodes, %lld leaves, M=%d, stations=%d, "
-                   "leaf probability sum=%.15f, clamped draws=%lld\n",
-                   c->tree_text, (long long)tree.n, (long long)leaves, c->m, h.nst, psum,
-                   (long long)clamped);
-            mu_summary_result_int("nodes", tree.n);
-            mu_summary_result_int("leaves", leaves);
-            mu_summary_result_int("clamped", clamped);
-            mu_summary_result_real("leaf_probability_sum", psum);
-            if (c->out_csv || c->out_json)
-                rc = mu_sc_write_tree(c->out_csv, c->out_json, &h, &tree, (int)hist_end);
-        } else {
-            printf("scenarios: comb: %lld series x %d months, stations=%d, clamped draws=%lld\n",
-                   (long long)c->series, c->horizon, h.nst, (long long)clamped);
-            mu_summary_result_int("series", c->series);
-            mu_summary_result_int("clamped", clamped);
-        }
-        if (!rc && sample)
-            rc = mu_sc_write_stats(c->stats_path, &h, &md, sample, S, H, 12, x.start_m);
-        if (!rc && !c->comb) {
-            mu_sc_tree_diff d;
-            mu_sc_tree_node_diff(&tree, c->nstages, h.nst, &d);
-            /* Appended after the atomic write: the file is complete either way. */
-            if (sample)
-                rc = mu_sc_tree_stats(c->stats_path, &h, &tree, c->nstages, x.start_m, sample, S, H,
-                                      &d);
-            if (!rc) report_diff(&d, sample != NULL, c->stats_path);
-        }
-        mu_timer_end("output");
-        if (!rc && c->plot && !c->comb) {
-            mu_timer_begin("plot");
-            rc = mu_sc_plot(c->plot, &h, &tree, c->plot_stations, (int)hist_end);
-            mu_timer_end("plot");
-        }
-        fflush(stdout);
-    }
+    if (app->rank == 0) rc = report(&x, &tree, clamped, sample, S, H);
     rc = mu_error_collective(app->comm, rc);
 out:
     free_scratch(&x);

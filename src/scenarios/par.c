@@ -130,14 +130,9 @@ static void warn_dependent(const mu_sc_hist *h, unsigned months, const unsigned 
             ndep == 1 ? "it" : "them", ndep == 1 ? "it" : "them");
 }
 
-int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
-    memset(md, 0, sizeof *md);
-    int N = h->nyears, nst = h->nst, P = cfg->pmax;
-    if (P < 1 || P > 12) return mu_error("--pmax=%d: must be 1..12", P);
-    md->nst = nst;
-    md->pmax = P;
-    md->nyears = N;
-    size_t ms = (size_t)12 * nst, T = (size_t)N * 12;
+/* The model's arrays; nonzero when one of them could not be had. */
+static int model_alloc(mu_sc_model *md, int nst, int P, size_t T) {
+    size_t ms = (size_t)12 * nst;
     md->mu = calloc(ms, sizeof *md->mu);
     md->sd = calloc(ms, sizeof *md->sd);
     md->order = calloc(ms, sizeof *md->order);
@@ -149,136 +144,146 @@ int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
     md->factor = calloc(ms * nst, sizeof *md->factor);
     md->resid = calloc(T * nst, sizeof *md->resid);
     md->radius = calloc((size_t)nst, sizeof *md->radius);
-    double *z = malloc(T * sizeof *z), *rho = malloc((size_t)12 * P * sizeof *rho);
-    if (!md->mu || !md->sd || !md->order || !md->phi || !md->rho || !md->pacf || !md->sig_a ||
-        !md->corr || !md->factor || !md->resid || !md->radius || !z || !rho) {
-        free(z);
-        free(rho);
-        mu_sc_model_free(md);
-        return mu_error("out of memory for the PAR(p) model of %d stations", nst);
+    return !md->mu || !md->sd || !md->order || !md->phi || !md->rho || !md->pacf || !md->sig_a ||
+           !md->corr || !md->factor || !md->resid || !md->radius;
+}
+
+/* Station s: each month's mean and deviation, the standardised series z and
+ * rho^m(k) over pairs (t, t-k) with t in month m and t-k >= 0. */
+static void station_acf(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md, int s,
+                        double *z, double *rho) {
+    int N = h->nyears, nst = h->nst, P = cfg->pmax;
+    size_t T = (size_t)N * 12;
+    for (int m = 0; m < 12; m++) {
+        double sum = 0, ss = 0;
+        for (int y = 0; y < N; y++) sum += h->q[((size_t)y * 12 + m) * nst + s];
+        double mu = sum / N;
+        for (int y = 0; y < N; y++) {
+            double d = h->q[((size_t)y * 12 + m) * nst + s] - mu;
+            ss += d * d;
+        }
+        md->mu[m * nst + s] = mu;
+        md->sd[m * nst + s] = sqrt(ss / (cfg->sd_n1 ? N - 1 : N));
     }
-    double limit = cfg->pacf_conf / sqrt((double)N);
-    int rc = 0;
-    for (int s = 0; s < nst && !rc; s++) {
-        for (int m = 0; m < 12; m++) {
-            double sum = 0, ss = 0;
-            for (int y = 0; y < N; y++) sum += h->q[((size_t)y * 12 + m) * nst + s];
-            double mu = sum / N;
+    for (size_t t = 0; t < T; t++) {
+        int m = (int)(t % 12);
+        z[t] = (h->q[t * nst + s] - md->mu[m * nst + s]) / md->sd[m * nst + s];
+    }
+    for (int m = 0; m < 12; m++)
+        for (int k = 1; k <= P; k++) {
+            double acc = 0;
+            int pairs = 0;
             for (int y = 0; y < N; y++) {
-                double d = h->q[((size_t)y * 12 + m) * nst + s] - mu;
-                ss += d * d;
+                long t = (long)y * 12 + m;
+                if (t - k < 0) continue;
+                acc += z[t] * z[t - k];
+                pairs++;
             }
-            md->mu[m * nst + s] = mu;
-            md->sd[m * nst + s] = sqrt(ss / (cfg->sd_n1 ? N - 1 : N));
+            rho[m * P + k - 1] = acc / (cfg->acf_pairs ? pairs : N);
         }
-        for (size_t t = 0; t < T; t++) {
-            int m = (int)(t % 12);
-            z[t] = (h->q[t * nst + s] - md->mu[m * nst + s]) / md->sd[m * nst + s];
+}
+
+/* Station s, month m: the partial autocorrelations, the order (the last lag
+ * past the confidence limit), its coefficients and the noise deviation. */
+static int station_month(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md, int s,
+                         int m, const double *rho, double limit) {
+    int nst = h->nst, P = cfg->pmax;
+    double phi[12];
+    size_t ix = (size_t)m * nst + s;
+    memcpy(md->rho + ix * P, rho + m * P, (size_t)P * sizeof *rho);
+    int p = 0;
+    for (int k = 1; k <= P; k++) {
+        if (yule_walker(rho, P, m, k, phi))
+            return mu_error("%s: station %s, month %d: the Yule-Walker system of order %d "
+                            "is singular",
+                            h->path, h->names[s], m + 1, k);
+        md->pacf[ix * P + k - 1] = phi[k - 1];
+        if (fabs(phi[k - 1]) > limit) p = k;
+    }
+    md->order[ix] = p;
+    double va = 1;
+    if (p > 0) {
+        yule_walker(rho, P, m, p, phi);
+        for (int i = 0; i < p; i++) {
+            md->phi[ix * P + i] = phi[i];
+            va -= phi[i] * rho[m * P + i];
         }
-        /* rho^m(k): pairs (t, t-k) with t in month m and t-k >= 0. */
-        for (int m = 0; m < 12; m++)
-            for (int k = 1; k <= P; k++) {
-                double acc = 0;
-                int pairs = 0;
-                for (int y = 0; y < N; y++) {
-                    long t = (long)y * 12 + m;
-                    if (t - k < 0) continue;
-                    acc += z[t] * z[t - k];
-                    pairs++;
-                }
-                rho[m * P + k - 1] = acc / (cfg->acf_pairs ? pairs : N);
-            }
-        for (int m = 0; m < 12 && !rc; m++) {
-            double phi[12];
-            size_t ix = (size_t)m * nst + s;
-            memcpy(md->rho + ix * P, rho + m * P, (size_t)P * sizeof *rho);
-            int p = 0;
-            for (int k = 1; k <= P; k++) {
-                if (yule_walker(rho, P, m, k, phi)) {
-                    rc = mu_error("%s: station %s, month %d: the Yule-Walker system of order %d "
-                                  "is singular",
-                                  h->path, h->names[s], m + 1, k);
-                    break;
-                }
-                md->pacf[ix * P + k - 1] = phi[k - 1];
-                if (fabs(phi[k - 1]) > limit) p = k;
-            }
-            if (rc) break;
-            md->order[ix] = p;
-            double va = 1;
-            if (p > 0) {
-                yule_walker(rho, P, m, p, phi);
-                for (int i = 0; i < p; i++) {
-                    md->phi[ix * P + i] = phi[i];
-                    va -= phi[i] * rho[m * P + i];
-                }
-            }
-            if (!(va > 1e-8)) {
-                if (!cfg->quiet)
-                    mu_warn("scenarios: station %s, month %d: noise variance %.3g from order %d is "
-                            "not positive; using 1e-8",
-                            h->names[s], m + 1, va, p);
-                va = 1e-8;
-            }
-            md->sig_a[ix] = sqrt(va);
+    }
+    if (!(va > 1e-8)) {
+        if (!cfg->quiet)
+            mu_warn("scenarios: station %s, month %d: noise variance %.3g from order %d is "
+                    "not positive; using 1e-8",
+                    h->names[s], m + 1, va, p);
+        va = 1e-8;
+    }
+    md->sig_a[ix] = sqrt(va);
+    return 0;
+}
+
+/* Station s: residuals where every lag exists, and the year's spectral radius. */
+static void station_resid(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md, int s,
+                          const double *z) {
+    int nst = h->nst, P = cfg->pmax;
+    size_t T = (size_t)h->nyears * 12;
+    for (size_t t = 0; t < T; t++) {
+        int m = (int)(t % 12);
+        size_t ix = (size_t)m * nst + s;
+        int p = md->order[ix];
+        double a = NAN;
+        if ((long)t - p >= 0) {
+            a = z[t];
+            for (int i = 0; i < p; i++) a -= md->phi[ix * P + i] * z[t - 1 - i];
         }
-        /* Residuals where every lag exists. */
-        for (size_t t = 0; t < T; t++) {
-            int m = (int)(t % 12);
-            size_t ix = (size_t)m * nst + s;
-            int p = md->order[ix];
-            double a = NAN;
-            if ((long)t - p >= 0) {
-                a = z[t];
-                for (int i = 0; i < p; i++) a -= md->phi[ix * P + i] * z[t - 1 - i];
-            }
-            md->resid[t * nst + s] = a;
-        }
-        double phis[12 * 12];
-        for (int m = 0; m < 12; m++)
-            for (int i = 0; i < P; i++) phis[m * P + i] = md->phi[((size_t)m * nst + s) * P + i];
-        md->radius[s] = year_radius(phis, P);
-        if (!(md->radius[s] < 1)) {
-            md->nonstationary++;
-            if (!cfg->quiet)
-                mu_warn(
-                    "scenarios: station %s: the fitted PAR model is not periodically stationary "
+        md->resid[t * nst + s] = a;
+    }
+    double phis[12 * 12];
+    for (int m = 0; m < 12; m++)
+        for (int i = 0; i < P; i++) phis[m * P + i] = md->phi[((size_t)m * nst + s) * P + i];
+    md->radius[s] = year_radius(phis, P);
+    if (!(md->radius[s] < 1)) {
+        md->nonstationary++;
+        if (!cfg->quiet)
+            mu_warn("scenarios: station %s: the fitted PAR model is not periodically stationary "
                     "(spectral radius of the year's companion product %.4f >= 1)",
                     h->names[s], md->radius[s]);
+    }
+}
+
+/* Month m: the cross-station residual correlation over years 2..N (every lag
+ * exists there since p_max <= 12) into R. */
+static void month_corr(const mu_sc_model *md, int N, int nst, int m, double *R, double *mean,
+                       double *val) {
+    for (int i = 0; i < nst; i++) {
+        double acc = 0;
+        for (int y = 1; y < N; y++) acc += md->resid[((size_t)y * 12 + m) * nst + i];
+        mean[i] = acc / (N - 1);
+    }
+    for (int i = 0; i < nst; i++)
+        for (int j = 0; j <= i; j++) {
+            double acc = 0;
+            for (int y = 1; y < N; y++) {
+                const double *r = md->resid + ((size_t)y * 12 + m) * nst;
+                acc += (r[i] - mean[i]) * (r[j] - mean[j]);
+            }
+            R[i * nst + j] = R[j * nst + i] = acc;
         }
-    }
-    free(z);
-    free(rho);
-    if (rc) {
-        mu_sc_model_free(md);
-        return rc;
-    }
-    /* Cross-station residual correlation per month over years 2..N (every lag
-     * exists there since p_max <= 12), and its factor. */
+    for (int i = 0; i < nst; i++) val[i] = sqrt(R[i * nst + i]);
+    for (int i = 0; i < nst; i++)
+        for (int j = 0; j < nst; j++)
+            R[i * nst + j] = i == j ? 1 : R[i * nst + j] / (val[i] * val[j]);
+}
+
+/* Each month's residual correlation and its factor; the months without a
+ * Cholesky factor, and the stations dependent there, are reported. */
+static int fit_corr(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
+    int N = h->nyears, nst = h->nst, rc = 0;
     double *val = malloc((size_t)nst * sizeof *val), *mean = malloc((size_t)nst * sizeof *mean);
     unsigned char *dep = calloc(2 * (size_t)nst, 1), *anydep = dep + nst;
     unsigned months = 0; /* bit m: month m + 1 has no Cholesky factor */
     if (!val || !mean || !dep) rc = mu_error("out of memory");
     for (int m = 0; m < 12 && !rc; m++) {
         double *R = md->corr + (size_t)m * nst * nst, *D = md->factor + (size_t)m * nst * nst;
-        for (int i = 0; i < nst; i++) {
-            double acc = 0;
-            for (int y = 1; y < N; y++) acc += md->resid[((size_t)y * 12 + m) * nst + i];
-            mean[i] = acc / (N - 1);
-        }
-        for (int i = 0; i < nst; i++)
-            for (int j = 0; j <= i; j++) {
-                double acc = 0;
-                for (int y = 1; y < N; y++) {
-                    const double *r = md->resid + ((size_t)y * 12 + m) * nst;
-                    acc += (r[i] - mean[i]) * (r[j] - mean[j]);
-                }
-                R[i * nst + j] = R[j * nst + i] = acc;
-            }
-        for (int i = 0; i < nst; i++) val[i] = sqrt(R[i * nst + i]);
-        for (int i = 0; i < nst; i++)
-            for (int j = 0; j < nst; j++)
-                R[i * nst + j] = i == j ? 1 : R[i * nst + j] / (val[i] * val[j]);
+        month_corr(md, N, nst, m, R, mean, val);
         int neg = 0;
         double smallest = 0;
         if (mu_sc_factor(R, nst, D, &md->lower[m], &neg, &smallest)) {
@@ -308,6 +313,39 @@ int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
     free(val);
     free(mean);
     free(dep);
+    return rc;
+}
+
+int mu_sc_fit(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
+    memset(md, 0, sizeof *md);
+    int N = h->nyears, nst = h->nst, P = cfg->pmax;
+    if (P < 1 || P > 12) return mu_error("--pmax=%d: must be 1..12", P);
+    md->nst = nst;
+    md->pmax = P;
+    md->nyears = N;
+    size_t T = (size_t)N * 12;
+    int bad = model_alloc(md, nst, P, T);
+    double *z = malloc(T * sizeof *z), *rho = malloc((size_t)12 * P * sizeof *rho);
+    if (bad || !z || !rho) {
+        free(z);
+        free(rho);
+        mu_sc_model_free(md);
+        return mu_error("out of memory for the PAR(p) model of %d stations", nst);
+    }
+    double limit = cfg->pacf_conf / sqrt((double)N);
+    int rc = 0;
+    for (int s = 0; s < nst && !rc; s++) {
+        station_acf(h, cfg, md, s, z, rho);
+        for (int m = 0; m < 12 && !rc; m++) rc = station_month(h, cfg, md, s, m, rho, limit);
+        station_resid(h, cfg, md, s, z); /* (after an error too, as it always was) */
+    }
+    free(z);
+    free(rho);
+    if (rc) {
+        mu_sc_model_free(md);
+        return rc;
+    }
+    rc = fit_corr(h, cfg, md);
     if (rc) mu_sc_model_free(md);
     return rc;
 }

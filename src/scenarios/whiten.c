@@ -23,25 +23,9 @@
 
 #include "scenarios/whiten.h"
 
-int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, size_t errlen) {
-    *rank = 0;
-    for (size_t t = 0; t < (size_t)m * (size_t)d; t++)
-        if (!isfinite(x[t])) {
-            snprintf(err, errlen, "scenario %zu, station %zu is not a finite number", t / (size_t)d,
-                     t % (size_t)d);
-            return 1;
-        }
-    if (m < 2) return 0;
-    double *mean = calloc((size_t)d, sizeof(double)), *sd = calloc((size_t)d, sizeof(double));
-    int *keep = malloc(sizeof(int) * (size_t)d), *piv = malloc(sizeof(int) * (size_t)d);
-    double *z = malloc(sizeof(double) * (size_t)m * (size_t)d);
-    double *r = calloc((size_t)d * (size_t)d, sizeof(double));
-    int rc = 0;
-    if (!mean || !sd || !keep || !piv || !z || !r) {
-        snprintf(err, errlen, "out of memory whitening %d x %d scenarios", m, d);
-        rc = 1;
-        goto done;
-    }
+/* Stations kept (not constant over the scenarios): their means and standard
+ * deviations, their indices in keep; returns how many. */
+static int kept_stations(const double *x, int m, int d, double *mean, double *sd, int *keep) {
     for (int i = 0; i < m; i++)
         for (int j = 0; j < d; j++) mean[j] += x[(size_t)i * d + j];
     for (int j = 0; j < d; j++) mean[j] /= m;
@@ -55,7 +39,12 @@ int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, si
         sd[j] = sqrt(sd[j] / (m - 1));
         if (sd[j] > MU_WHITEN_CONST * fabs(mean[j]) && sd[j] > 0.0) keep[q++] = j;
     }
-    /* z: standardised kept stations (m x q); r: their correlation matrix. */
+    return q;
+}
+
+/* z: standardised kept stations (m x q); r: their correlation matrix. */
+static void correlation(const double *x, int m, int d, const double *mean, const double *sd,
+                        const int *keep, int q, double *z, double *r) {
     for (int i = 0; i < m; i++)
         for (int s = 0; s < q; s++) {
             int j = keep[s];
@@ -71,8 +60,12 @@ int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, si
             r[(size_t)s * q + u] /= (m - 1);
             r[(size_t)u * q + s] = r[(size_t)s * q + u];
         }
-    /* Pivoted Cholesky in place (lower triangle, rows and columns swapped as
-     * pivots are chosen); piv[s] = kept-station slot in position s. */
+}
+
+/* Pivoted Cholesky in place (lower triangle, rows and columns swapped as
+ * pivots are chosen); piv[s] = kept-station slot in position s. Returns the
+ * numerical rank. */
+static int pivoted_cholesky(double *r, int q, int *piv) {
     for (int s = 0; s < q; s++) piv[s] = s;
     int rk = 0;
     for (int s = 0; s < q; s++) {
@@ -105,16 +98,16 @@ int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, si
             }
         rk++;
     }
-    /* y_i = L^-1 (z_i in pivot order), by forward substitution: WB points side
-     * by side (yb[s][t]), each point's chain of subtractions in the order u = 0..s-1
-     * as one point alone would do them, but WB independent chains at a time. */
-    enum { WB = 8 };
-    double *yb = malloc(sizeof(double) * WB * (size_t)(rk > 0 ? rk : 1));
-    if (!yb) {
-        snprintf(err, errlen, "out of memory whitening %d x %d scenarios", m, d);
-        rc = 1;
-        goto done;
-    }
+    return rk;
+}
+
+enum { WB = 8 };
+
+/* y_i = L^-1 (z_i in pivot order), by forward substitution: WB points side
+ * by side (yb[s][t]), each point's chain of subtractions in the order u = 0..s-1
+ * as one point alone would do them, but WB independent chains at a time. */
+static void whiten_points(const double *z, const double *r, const int *piv, int m, int d, int q,
+                          int rk, double *yb, double *y) {
     for (int i0 = 0; i0 < m; i0 += WB) {
         int nb = m - i0 < WB ? m - i0 : WB;
         for (int s = 0; s < rk; s++) {
@@ -133,6 +126,37 @@ int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, si
             for (int s = rk; s < d; s++) yi[s] = 0.0;
         }
     }
+}
+
+int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, size_t errlen) {
+    *rank = 0;
+    for (size_t t = 0; t < (size_t)m * (size_t)d; t++)
+        if (!isfinite(x[t])) {
+            snprintf(err, errlen, "scenario %zu, station %zu is not a finite number", t / (size_t)d,
+                     t % (size_t)d);
+            return 1;
+        }
+    if (m < 2) return 0;
+    double *mean = calloc((size_t)d, sizeof(double)), *sd = calloc((size_t)d, sizeof(double));
+    int *keep = malloc(sizeof(int) * (size_t)d), *piv = malloc(sizeof(int) * (size_t)d);
+    double *z = malloc(sizeof(double) * (size_t)m * (size_t)d);
+    double *r = calloc((size_t)d * (size_t)d, sizeof(double));
+    int rc = 0;
+    if (!mean || !sd || !keep || !piv || !z || !r) {
+        snprintf(err, errlen, "out of memory whitening %d x %d scenarios", m, d);
+        rc = 1;
+        goto done;
+    }
+    int q = kept_stations(x, m, d, mean, sd, keep);
+    correlation(x, m, d, mean, sd, keep, q, z, r);
+    int rk = pivoted_cholesky(r, q, piv);
+    double *yb = malloc(sizeof(double) * WB * (size_t)(rk > 0 ? rk : 1));
+    if (!yb) {
+        snprintf(err, errlen, "out of memory whitening %d x %d scenarios", m, d);
+        rc = 1;
+        goto done;
+    }
+    whiten_points(z, r, piv, m, d, q, rk, yb, y);
     free(yb);
     *rank = rk;
 done:
