@@ -43,6 +43,12 @@ variant("zerovar.csv", zv)
 variant("partial.csv", lambda r: r.pop())                       # ends in November
 PY
 
+# A comb too large for rank 0's memory: one message, status 1 on every rank and
+# no rank left waiting in a collective (the others used to return 0 and hang).
+rm -rf "$WORK/out" && mkdir -p "$WORK/out"
+check_failure "comb beyond memory" "out of memory for the comb" nonzero "$WORK/out/*" \
+    "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" scenarios --device=cpu --input="$WORK/ok.csv" \
+    --mode=comb --series=100000000 --horizon=1200 --output="$WORK/out/c.csv" || true
 bad "missing file" "cannot open input '$WORK/nope.csv'" --input="$WORK/nope.csv"
 bad "no input" "no input: give --input=FILE" --tree=1,3
 bad "gap" "gap.csv:41: gap in the record: 1953-05 follows 1953-03 (1953-04 is missing)" \

@@ -355,9 +355,16 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
 
     int64_t rows = c->comb ? STATS_BATCH : c->m;
     if (rows < STATS_BATCH) rows = STATS_BATCH;
-    if (alloc_scratch(app, &x, rows, 1)) goto out;
+    /* The failures below are agreed by every rank: each returns 1. */
+    if (alloc_scratch(app, &x, rows, 1)) {
+        rc = 1;
+        goto out;
+    }
     if (c->comb) {
-        if (run_comb(app, &x, &comb, &rc)) goto out;
+        if (run_comb(app, &x, &comb, &rc)) {
+            rc = 1;
+            goto out;
+        }
     } else {
         mu_info("scenarios: representatives: %s", mu_sc_rep_name(c->rep));
         rc = build_tree(app, &x);
@@ -374,7 +381,10 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     int H = 12 * (c->stats_years + 1);
     free(x.Dnode); /* the statistics sample uses each month's own factor */
     x.Dnode = NULL;
-    if (S > 0 && c->stats_path && run_stats(app, &x, S, H, &sample, &rc)) goto out;
+    if (S > 0 && c->stats_path && run_stats(app, &x, S, H, &sample, &rc)) {
+        rc = 1;
+        goto out;
+    }
     int64_t clamped = 0;
     MPI_Reduce(&x.clamped, &clamped, 1, MPI_INT64_T, MPI_SUM, 0, app->comm);
     if (c->out) { /* a library call: the tree to the caller, nothing printed or written */
