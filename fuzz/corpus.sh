@@ -7,9 +7,10 @@ set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$1 out=$2
 for t in mtx fuzzy_csv maxsub_text maxsub_bin fasta scenarios_csv advect_wind advect_init \
-    advect_checkpoint cg_checkpoint; do
+    advect_checkpoint cg_checkpoint deck; do
     mkdir -p "$out/$t"
 done
+cp "$src"/inputs/*/*.ini "$out/deck/"
 cp "$src"/inputs/cg/{LF10,LFAT5,mesh1e1,nos1,494_bus}.mtx "$out/mtx/"
 # The reader takes gzip streams by their magic: a whole one and a cut one.
 gzip -c "$src/inputs/cg/LF10.mtx" >"$out/mtx/LF10.mtx.gz"

@@ -104,190 +104,213 @@ static int pick_columns(const char *path, char **hdr, int ncols, const mu_sc_sel
     return 0;
 }
 
+/* The reader's state: the header, the selected columns and the rows so far. */
+typedef struct {
+    const char *path;
+    int lineno, ncols, nsel, *cols;
+    char **hdr, **fld;
+    double *q;  /* rows x nsel */
+    int *lines; /* line of each month row, for the checks after reading */
+    int64_t rows, rcap;
+    long prev_y, prev_m, first_y;
+} sc_reader;
+
+static void reader_free(sc_reader *r) {
+    if (r->hdr)
+        for (int j = 0; j < r->ncols; j++) free(r->hdr[j]);
+    free(r->hdr);
+    free(r->fld);
+    free(r->cols);
+    free(r->q);
+    free(r->lines);
+}
+
+/* The header line s of n fields: year,month,<station>...; picks the columns. */
+static int read_header(sc_reader *r, char *s, int n, const mu_sc_select *sel) {
+    r->ncols = n;
+    r->hdr = calloc((size_t)n, sizeof *r->hdr);
+    r->fld = calloc((size_t)n + 1, sizeof *r->fld);
+    if (!r->hdr || !r->fld) return mu_error("out of memory");
+    split(s, r->fld, n);
+    for (int j = 0; j < n; j++)
+        if (!(r->hdr[j] = strdup(r->fld[j]))) return mu_error("out of memory");
+    if (n < 3 || strcasecmp(r->hdr[0], "year") || strcasecmp(r->hdr[1], "month"))
+        return mu_error("%s:%d: header must be year,month,<station>,... (got '%s,%s%s')", r->path,
+                        r->lineno, r->hdr[0], n > 1 ? r->hdr[1] : "", n > 2 ? ",..." : "");
+    return pick_columns(r->path, r->hdr, n, sel, &r->cols, &r->nsel);
+}
+
+/* Month y-m follows the previous row: January first, then no gap, in order. */
+static int check_month(sc_reader *r, long y, long m) {
+    if (r->rows == 0) {
+        if (m != 1)
+            return mu_error("%s:%d: the record starts in %ld-%02ld: it must start in January "
+                            "(whole years)",
+                            r->path, r->lineno, y, m);
+        r->first_y = y;
+    } else {
+        long want_y = r->prev_m == 12 ? r->prev_y + 1 : r->prev_y, want_m = r->prev_m % 12 + 1;
+        long have = y * 12 + m, want = want_y * 12 + want_m;
+        if (have > want)
+            return mu_error("%s:%d: gap in the record: %ld-%02ld follows %ld-%02ld (%ld-%02ld "
+                            "is missing)",
+                            r->path, r->lineno, y, m, r->prev_y, r->prev_m, want_y, want_m);
+        if (have < want)
+            return mu_error("%s:%d: months out of order: %ld-%02ld after %ld-%02ld (expected "
+                            "%ld-%02ld)",
+                            r->path, r->lineno, y, m, r->prev_y, r->prev_m, want_y, want_m);
+    }
+    r->prev_y = y;
+    r->prev_m = m;
+    return 0;
+}
+
+/* Room for one more row (storage grows with what was read). */
+static int grow_rows(sc_reader *r) {
+    if (r->rows < r->rcap) return 0;
+    r->rcap = r->rcap ? 2 * r->rcap : 1024;
+    double *nq = realloc(r->q, (size_t)(r->rcap * r->nsel) * sizeof *r->q);
+    if (nq) r->q = nq;
+    int *nl = realloc(r->lines, (size_t)r->rcap * sizeof *r->lines);
+    if (nl) r->lines = nl;
+    return nq && nl ? 0 : mu_error("out of memory reading '%s'", r->path);
+}
+
+/* The selected stations' inflows of month y-m (the fields in r->fld). */
+static int read_values(sc_reader *r, long y, long m) {
+    for (int k = 0; k < r->nsel; k++) {
+        const char *v = r->fld[r->cols[k]], *name = r->hdr[r->cols[k]];
+        if (!*v)
+            return mu_error("%s:%d: station %s, %ld-%02ld: no value (a gap in the record)", r->path,
+                            r->lineno, name, y, m);
+        double x = 0;
+        mu_num kind = mu_num_parse(v, &x);
+        if (kind != MU_NUM_OK)
+            return mu_error("%s:%d: station %s, %ld-%02ld: '%s' %s", r->path, r->lineno, name, y, m,
+                            v,
+                            kind == MU_NUM_UNDERFLOW ? mu_num_why(kind) : "is not a finite number");
+        if (x < 0)
+            return mu_error("%s:%d: station %s, %ld-%02ld: negative inflow %s (natural inflows "
+                            "are >= 0; incremental series are not supported)",
+                            r->path, r->lineno, name, y, m, v);
+        r->q[r->rows * r->nsel + k] = x;
+    }
+    return 0;
+}
+
+/* A month row s of n fields. */
+static int read_row(sc_reader *r, char *s, int n) {
+    if (n != r->ncols)
+        return mu_error("%s:%d: %d field(s), expected %d (as in the header)%s", r->path, r->lineno,
+                        n, r->ncols, n < r->ncols ? ": a short row is a gap in the record" : "");
+    split(s, r->fld, r->ncols);
+    long y, m;
+    if (!parse_int(r->fld[0], &y) || !parse_int(r->fld[1], &m) || m < 1 || m > 12)
+        return mu_error("%s:%d: year '%s' and month '%s' must be integers, month 1..12", r->path,
+                        r->lineno, r->fld[0], r->fld[1]);
+    MU_TRY(check_month(r, y, m));
+    MU_TRY(grow_rows(r));
+    r->lines[r->rows] = r->lineno;
+    MU_TRY(read_values(r, y, m));
+    r->rows++;
+    return 0;
+}
+
+/* Every line of the file: the header, then a row a month. */
+static int read_lines(sc_reader *r, mu_lines *in, const mu_sc_select *sel) {
+    int got;
+    while ((got = mu_lines_next(in)) != 0) {
+        if (got < 0) return 1;
+        r->lineno = (int)in->lineno;
+        char *s = trim(in->line);
+        if (!*s || *s == '#') continue;
+        int n = count_fields(s);
+        if (n > SC_FIELDS_MAX)
+            return mu_error("%s:%d: %d fields: at most %d columns are supported", r->path,
+                            r->lineno, n, SC_FIELDS_MAX);
+        MU_TRY(r->hdr ? read_row(r, s, n) : read_header(r, s, n, sel));
+    }
+    return 0;
+}
+
+/* The stations kept: --skip-zero, then the first --nstations. */
+static int select_stations(const sc_reader *r, const mu_sc_select *sel, int *keep, int *nkeep) {
+    *nkeep = 0;
+    for (int k = 0; k < r->nsel; k++) {
+        int zero = 0;
+        for (int64_t i = 0; i < r->rows; i++) zero |= r->q[i * r->nsel + k] == 0;
+        if (sel->skip_zero && zero) continue;
+        if (sel->nstations > 0 && *nkeep == sel->nstations) break;
+        keep[(*nkeep)++] = k;
+    }
+    if (sel->nstations > 0 && *nkeep < sel->nstations)
+        return mu_error("%s: --nstations=%d but only %d station(s) qualify", r->path,
+                        sel->nstations, *nkeep);
+    return 0;
+}
+
+/* Zero variance in a month: the standardization divides by it. */
+static int check_variance(const sc_reader *r, const int *keep, int nkeep, int nyears) {
+    for (int kk = 0; kk < nkeep; kk++) {
+        int k = keep[kk];
+        for (int m = 0; m < 12; m++) {
+            double v0 = r->q[(int64_t)m * r->nsel + k];
+            int same = 1;
+            for (int y = 1; y < nyears && same; y++)
+                same = r->q[((int64_t)y * 12 + m) * r->nsel + k] == v0;
+            if (same)
+                return mu_error("%s:%d: station %s has zero variance in month %d (%g in every "
+                                "year): its standardized series is undefined",
+                                r->path, r->lines[m], r->hdr[r->cols[k]], m + 1, v0);
+        }
+    }
+    return 0;
+}
+
+/* The kept stations' names and inflows into h. */
+static int fill_hist(const sc_reader *r, const int *keep, int nkeep, mu_sc_hist *h) {
+    h->nyears = (int)(r->rows / 12);
+    h->nst = nkeep;
+    h->first_year = (int)r->first_y;
+    h->names = calloc((size_t)nkeep, sizeof *h->names);
+    h->q = malloc((size_t)(r->rows * nkeep) * sizeof *h->q);
+    if (!h->names || !h->q) return mu_error("out of memory");
+    for (int kk = 0; kk < nkeep; kk++) {
+        h->names[kk] = strdup(r->hdr[r->cols[keep[kk]]]);
+        for (int64_t i = 0; i < r->rows; i++) h->q[i * nkeep + kk] = r->q[i * r->nsel + keep[kk]];
+    }
+    return 0;
+}
+
+/* After the last line: whole years, enough of them, the stations kept. */
+static int finish_record(const sc_reader *r, const mu_sc_select *sel, mu_sc_hist *h) {
+    if (!r->hdr) return mu_error("%s: no data (the file is empty)", r->path);
+    if (r->rows % 12 != 0)
+        return mu_error("%s:%d: the record ends in %ld-%02ld: it must end in December (whole "
+                        "years)",
+                        r->path, r->lineno, r->prev_y, r->prev_m);
+    int nyears = (int)(r->rows / 12), nkeep = 0;
+    if (nyears < sel->min_years)
+        return mu_error("%s: short record: %d year(s), the fit needs at least %d", r->path, nyears,
+                        sel->min_years);
+    int *keep = malloc((size_t)r->nsel * sizeof *keep);
+    int rc = keep ? select_stations(r, sel, keep, &nkeep) : mu_error("out of memory");
+    if (!rc) rc = check_variance(r, keep, nkeep, nyears);
+    if (!rc) rc = fill_hist(r, keep, nkeep, h);
+    free(keep);
+    return rc;
+}
+
 int mu_sc_read(const char *path, const mu_sc_select *sel, mu_sc_hist *h) {
     memset(h, 0, sizeof *h);
     snprintf(h->path, sizeof h->path, "%s", path);
     mu_lines in;
     MU_TRY(mu_lines_open(&in, path, "input", SC_LINE_MAX));
-    int rc = 0, lineno = 0, ncols = 0, *cols = NULL, nsel = 0, got;
-    char **hdr = NULL, **fld = NULL;
-    double *q = NULL;
-    int *lines = NULL; /* line of each month row, for the checks after reading */
-    int64_t rows = 0, rcap = 0;
-    long prev_y = 0, prev_m = 0, first_y = 0;
-    while (!rc && (got = mu_lines_next(&in)) != 0) {
-        if (got < 0) {
-            rc = 1;
-            break;
-        }
-        lineno = (int)in.lineno;
-        char *s = trim(in.line);
-        if (!*s || *s == '#') continue;
-        int n = count_fields(s);
-        if (n > SC_FIELDS_MAX) {
-            rc = mu_error("%s:%d: %d fields: at most %d columns are supported", path, lineno, n,
-                          SC_FIELDS_MAX);
-            break;
-        }
-        if (!hdr) {
-            ncols = n;
-            hdr = calloc((size_t)ncols, sizeof *hdr);
-            fld = calloc((size_t)ncols + 1, sizeof *fld);
-            if (!hdr || !fld) {
-                rc = mu_error("out of memory");
-                break;
-            }
-            split(s, fld, ncols);
-            for (int j = 0; j < ncols && !rc; j++)
-                if (!(hdr[j] = strdup(fld[j]))) rc = mu_error("out of memory");
-            if (rc) break;
-            if (ncols < 3 || strcasecmp(hdr[0], "year") || strcasecmp(hdr[1], "month")) {
-                rc =
-                    mu_error("%s:%d: header must be year,month,<station>,... (got '%s,%s%s')", path,
-                             lineno, hdr[0], ncols > 1 ? hdr[1] : "", ncols > 2 ? ",..." : "");
-                break;
-            }
-            rc = pick_columns(path, hdr, ncols, sel, &cols, &nsel);
-            continue;
-        }
-        if (n == ncols) split(s, fld, ncols);
-        if (n != ncols) {
-            rc = mu_error("%s:%d: %d field(s), expected %d (as in the header)%s", path, lineno, n,
-                          ncols, n < ncols ? ": a short row is a gap in the record" : "");
-            break;
-        }
-        long y, m;
-        if (!parse_int(fld[0], &y) || !parse_int(fld[1], &m) || m < 1 || m > 12) {
-            rc = mu_error("%s:%d: year '%s' and month '%s' must be integers, month 1..12", path,
-                          lineno, fld[0], fld[1]);
-            break;
-        }
-        if (rows == 0) {
-            if (m != 1) {
-                rc = mu_error("%s:%d: the record starts in %ld-%02ld: it must start in January "
-                              "(whole years)",
-                              path, lineno, y, m);
-                break;
-            }
-            first_y = y;
-        } else {
-            long want_y = prev_m == 12 ? prev_y + 1 : prev_y, want_m = prev_m % 12 + 1;
-            long have = y * 12 + m, want = want_y * 12 + want_m;
-            if (have > want) {
-                rc = mu_error("%s:%d: gap in the record: %ld-%02ld follows %ld-%02ld (%ld-%02ld "
-                              "is missing)",
-                              path, lineno, y, m, prev_y, prev_m, want_y, want_m);
-                break;
-            }
-            if (have < want) {
-                rc = mu_error("%s:%d: months out of order: %ld-%02ld after %ld-%02ld (expected "
-                              "%ld-%02ld)",
-                              path, lineno, y, m, prev_y, prev_m, want_y, want_m);
-                break;
-            }
-        }
-        prev_y = y;
-        prev_m = m;
-        if (rows == rcap) {
-            rcap = rcap ? 2 * rcap : 1024;
-            double *nq = realloc(q, (size_t)(rcap * nsel) * sizeof *q);
-            int *nl = realloc(lines, (size_t)rcap * sizeof *lines);
-            if (!nq || !nl) {
-                free(nq ? nq : q);
-                free(nl ? nl : lines);
-                q = NULL;
-                lines = NULL;
-                rc = mu_error("out of memory reading '%s'", path);
-                break;
-            }
-            q = nq;
-            lines = nl;
-        }
-        lines[rows] = lineno;
-        for (int k = 0; k < nsel && !rc; k++) {
-            const char *v = fld[cols[k]];
-            if (!*v) {
-                rc = mu_error("%s:%d: station %s, %ld-%02ld: no value (a gap in the record)", path,
-                              lineno, hdr[cols[k]], y, m);
-                break;
-            }
-            double x = 0;
-            mu_num kind = mu_num_parse(v, &x);
-            if (kind != MU_NUM_OK) {
-                rc = mu_error(
-                    "%s:%d: station %s, %ld-%02ld: '%s' %s", path, lineno, hdr[cols[k]], y, m, v,
-                    kind == MU_NUM_UNDERFLOW ? mu_num_why(kind) : "is not a finite number");
-                break;
-            }
-            if (x < 0) {
-                rc = mu_error("%s:%d: station %s, %ld-%02ld: negative inflow %s (natural inflows "
-                              "are >= 0; incremental series are not supported)",
-                              path, lineno, hdr[cols[k]], y, m, v);
-                break;
-            }
-            q[rows * nsel + k] = x;
-        }
-        rows++;
-    }
+    sc_reader r = {.path = path};
+    int rc = read_lines(&r, &in, sel);
     mu_lines_close(&in);
-    if (!rc && !hdr) rc = mu_error("%s: no data (the file is empty)", path);
-    if (!rc && rows % 12 != 0)
-        rc = mu_error("%s:%d: the record ends in %ld-%02ld: it must end in December (whole years)",
-                      path, lineno, prev_y, prev_m);
-    int nyears = (int)(rows / 12);
-    if (!rc && nyears < sel->min_years)
-        rc = mu_error("%s: short record: %d year(s), the fit needs at least %d", path, nyears,
-                      sel->min_years);
-    /* Station selection by zeros, then count. */
-    int *keep = NULL, nkeep = 0;
-    if (!rc) {
-        keep = malloc((size_t)nsel * sizeof *keep);
-        if (!keep) rc = mu_error("out of memory");
-        for (int k = 0; k < nsel && !rc; k++) {
-            int zero = 0;
-            for (int64_t r = 0; r < rows; r++) zero |= q[r * nsel + k] == 0;
-            if (sel->skip_zero && zero) continue;
-            if (sel->nstations > 0 && nkeep == sel->nstations) break;
-            keep[nkeep++] = k;
-        }
-        if (!rc && sel->nstations > 0 && nkeep < sel->nstations)
-            rc = mu_error("%s: --nstations=%d but only %d station(s) qualify", path, sel->nstations,
-                          nkeep);
-    }
-    /* Zero variance in a month: the standardization divides by it. */
-    for (int kk = 0; kk < nkeep && !rc; kk++) {
-        int k = keep[kk];
-        for (int m = 0; m < 12 && !rc; m++) {
-            double v0 = q[(int64_t)m * nsel + k];
-            int same = 1;
-            for (int y = 1; y < nyears && same; y++)
-                same = q[((int64_t)y * 12 + m) * nsel + k] == v0;
-            if (same)
-                rc = mu_error("%s:%d: station %s has zero variance in month %d (%g in every "
-                              "year): its standardized series is undefined",
-                              path, lines[m], hdr[cols[k]], m + 1, v0);
-        }
-    }
-    if (!rc) {
-        h->nyears = nyears;
-        h->nst = nkeep;
-        h->first_year = (int)first_y;
-        h->names = calloc((size_t)nkeep, sizeof *h->names);
-        h->q = malloc((size_t)(rows * nkeep) * sizeof *h->q);
-        if (!h->names || !h->q) rc = mu_error("out of memory");
-        for (int kk = 0; kk < nkeep && !rc; kk++) {
-            h->names[kk] = strdup(hdr[cols[keep[kk]]]);
-            for (int64_t r = 0; r < rows; r++) h->q[r * nkeep + kk] = q[r * nsel + keep[kk]];
-        }
-    }
-    if (hdr)
-        for (int j = 0; j < ncols; j++) free(hdr[j]);
-    free(hdr);
-    free(fld);
-    free(cols);
-    free(q);
-    free(lines);
-    free(keep);
+    if (!rc) rc = finish_record(&r, sel, h);
+    reader_free(&r);
     if (rc) mu_sc_hist_free(h);
     return rc;
 }
