@@ -43,10 +43,11 @@ variant("zerovar.csv", zv)
 variant("partial.csv", lambda r: r.pop())                       # ends in November
 PY
 
-# A comb too large for rank 0's memory: one message, status 1 on every rank and
-# no rank left waiting in a collective (the others used to return 0 and hang).
+# A comb too large for rank 0's memory, refused before allocating: one message,
+# status 1 on every rank and none left waiting in a collective (they used to
+# return 0 and hang).
 rm -rf "$WORK/out" && mkdir -p "$WORK/out"
-check_failure "comb beyond memory" "out of memory for the comb" nonzero "$WORK/out/*" \
+check_failure "comb beyond memory" "the comb needs 1.79e+03 GiB on rank 0, more than the" nonzero "$WORK/out/*" \
     "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" scenarios --device=cpu --input="$WORK/ok.csv" \
     --mode=comb --series=100000000 --horizon=1200 --output="$WORK/out/c.csv" || true
 bad "missing file" "cannot open input '$WORK/nope.csv'" --input="$WORK/nope.csv"

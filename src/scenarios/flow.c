@@ -6,6 +6,7 @@
 #include "scenarios/run.h"
 #include "mpi/binding.h"
 #include "core/error.h"
+#include "core/memory.h"
 #include "core/log.h"
 #include "core/output.h"
 #include "core/signals.h"
@@ -248,6 +249,24 @@ static int setup(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md
  * leave in *rc this rank's own status, which the run returns. */
 
 /* --comb: independent series from the start month, into *comb on rank 0 and its CSV. */
+/* Rank 0's buffer of series x months x stations doubles (*out), refused with a
+ * message when it is more than the rank may use (checked before allocating). */
+static int rank0_buffer(mu_app *app, int64_t series, int months, int nst, const char *what,
+                        double **out) {
+    int rc = 0;
+    if (app->rank == 0) {
+        double need = (double)series * months * nst * sizeof **out;
+        double have = mu_mem_rank_available(app->dev.local_size);
+        if (need > have)
+            rc = mu_error("the %s needs %.3g GiB on rank 0, more than the %.3g GiB it may use "
+                          "(available memory over the node's ranks, and ulimit -v)",
+                          what, need / 1073741824.0, have / 1073741824.0);
+        else if (!(*out = malloc((size_t)need)))
+            rc = mu_error("out of memory for the %s", what);
+    }
+    return mu_error_collective(app->comm, rc);
+}
+
 static int run_comb(mu_app *app, mu_sc_ctx *x, double **comb, int *rc) {
     const mu_sc_cfg *c = x->c;
     const mu_sc_hist *h = x->h;
@@ -255,11 +274,7 @@ static int run_comb(mu_app *app, mu_sc_ctx *x, double **comb, int *rc) {
     int sy = (int)((hist_end) / 12) + h->first_year, sm = (int)(hist_end % 12);
     mu_info("scenarios: comb: %lld independent series over %d months from %d-%02d",
             (long long)c->series, c->horizon, sy, sm + 1);
-    if (app->rank == 0) {
-        *comb = malloc((size_t)c->series * c->horizon * h->nst * sizeof **comb);
-        if (!*comb) *rc = mu_error("out of memory for the comb");
-    }
-    if (mu_error_collective(app->comm, *rc)) return 1;
+    if (rank0_buffer(app, c->series, c->horizon, h->nst, "comb", comb)) return 1;
     mu_timer_begin("comb");
     *rc = mu_sc_comb(app, x, c->series, c->horizon, 0, *comb);
     mu_timer_end("comb");
@@ -274,11 +289,7 @@ static int run_comb(mu_app *app, mu_sc_ctx *x, double **comb, int *rc) {
 
 /* The statistics sample: S comb series of H months into *sample on rank 0. */
 static int run_stats(mu_app *app, mu_sc_ctx *x, int64_t S, int H, double **sample, int *rc) {
-    if (app->rank == 0) {
-        *sample = malloc((size_t)S * H * x->h->nst * sizeof **sample);
-        if (!*sample) *rc = mu_error("out of memory for the statistics sample");
-    }
-    if (mu_error_collective(app->comm, *rc)) return 1;
+    if (rank0_buffer(app, S, H, x->h->nst, "statistics sample", sample)) return 1;
     mu_timer_begin("statistics");
     *rc = mu_sc_comb(app, x, S, H, 1, *sample);
     mu_timer_end("statistics");
