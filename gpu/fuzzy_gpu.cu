@@ -272,6 +272,19 @@ __global__ void __launch_bounds__(kAccept)
     if (threadIdx.x == 0) nproto[blockIdx.x] = m;
 }
 
+#include "gpu/fuzzy_fast.h"
+
+typedef void (*fast_fn)(const double *, int, const range_d *, const double *, unsigned long long *,
+                        double, double, long long, int, double *, long long *, int *);
+
+/* slots: starts a group iterates at once (1 or 2; 2 only up to 4 features). */
+fast_fn pick_fast(int F, int slots) {
+    if (F == 2) return slots == 2 ? fast::fm_kernel<2, 2> : fast::fm_kernel<2, 1>;
+    if (F <= 4) return slots == 2 ? fast::fm_kernel<4, 2> : fast::fm_kernel<4, 1>;
+    if (F <= 8) return fast::fm_kernel<8, 1>;
+    return fast::fm_kernel<MU_GPU_FM_MAX_FEATURES, 1>;
+}
+
 } // namespace
 
 struct mu_gpu_fm {
@@ -289,6 +302,10 @@ struct mu_gpu_fm {
     double *proto; /* device acceptance outputs: cap_out starts, cap_ranges counts */
     long long *from, *nproto;
     cudaEvent_t t0, t1;
+    int fast;           /* mu_gpu_fm_set_fast: the fast kernel */
+    int fast_per_sm[2]; /* resident blocks of its kernels with 1 and 2 slots */
+    double *xs, *mid;   /* fast: the shifted rows (n x (F + 1)); cap_ranges x F centres */
+    int cap_mid;
 };
 
 static int grow(mu_gpu_fm *c, int nranges, int64_t starts) {
@@ -367,8 +384,130 @@ done:
     return 0;
 }
 
+int mu_gpu_fm_set_fast(mu_gpu_fm *c, int fast) {
+    if (!fast || c->fast) {
+        c->fast = fast;
+        return 0;
+    }
+    const int F = c->F;
+    size_t shared = (size_t)fast::tile_rows(F) * (size_t)(F + 1) * sizeof(double);
+    for (int slots = 1; slots <= 2; slots++) {
+        fast_fn fn = pick_fast(F, slots);
+        int *per_sm = &c->fast_per_sm[slots - 1];
+        if (shared > 48 * 1024)
+            MU_CUDA(cudaFuncSetAttribute((const void *)fn,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+        MU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, fn, fast::kBlock, shared));
+        if (*per_sm < 1) *per_sm = 1;
+    }
+    MU_CUDA(cudaMalloc(&c->xs, (size_t)(c->n * (F + 1)) * sizeof *c->xs));
+    c->fast = 1;
+    return 0;
+}
+
 int64_t mu_gpu_fm_resident(const mu_gpu_fm *ctx) {
-    return ctx ? (int64_t)ctx->sms * ctx->blocks_per_sm * kThreads : 0;
+    if (!ctx) return 0;
+    if (ctx->fast) return (int64_t)ctx->sms * ctx->fast_per_sm[0] * (fast::kBlock / fast::kLanes);
+    return (int64_t)ctx->sms * ctx->blocks_per_sm * kThreads;
+}
+
+static int by_rows(const void *a, const void *b) {
+    const mu_gpu_fm_range *x = (const mu_gpu_fm_range *)a, *y = (const mu_gpu_fm_range *)b;
+    if (x->row0 != y->row0) return x->row0 < y->row0 ? -1 : 1;
+    return x->rows < y->rows ? -1 : x->rows > y->rows;
+}
+
+/* Ranges of the fast form share their rows' centre: equal or disjoint. */
+static int fast_ranges_ok(const mu_gpu_fm_range *g, int n) {
+    mu_gpu_fm_range *s = (mu_gpu_fm_range *)malloc((size_t)n * sizeof *s);
+    if (!s) return mu_gpu_fail("out of memory for %d ranges", n);
+    memcpy(s, g, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, by_rows);
+    int bad = 0;
+    for (int i = 1; i < n && !bad; i++)
+        bad = by_rows(&s[i - 1], &s[i]) != 0 && s[i - 1].row0 + s[i - 1].rows > s[i].row0;
+    free(s);
+    return bad ? mu_gpu_fail("the fast form: two ranges share only part of their rows") : 0;
+}
+
+/* The ranges checked against the copy, in device form (outputs packed). */
+static int device_ranges(const mu_gpu_fm *c, const mu_gpu_fm_range *ranges, int nranges, range_d *h,
+                         int64_t *total, int64_t *most) {
+    *total = *most = 0;
+    for (int i = 0; i < nranges; i++) {
+        const mu_gpu_fm_range *g = &ranges[i];
+        if (g->row0 < 0 || g->rows < 1 || g->row0 + g->rows > c->n || g->first < 0 ||
+            g->count < 0 || g->first + g->count > g->rows)
+            return mu_gpu_fail("range %d (rows %lld+%lld, starts %lld+%lld) outside the %lld rows",
+                               i, (long long)g->row0, (long long)g->rows, (long long)g->first,
+                               (long long)g->count, (long long)c->n);
+        h[i] = range_d{g->row0, g->rows, g->first, g->count, *total};
+        *total += g->count;
+        if (g->count > *most) *most = g->count;
+    }
+    return c->fast ? fast_ranges_ok(ranges, nranges) : 0;
+}
+
+/* Blocks per range: enough for its starts (threads each), at most an even
+ * share of what the device holds at once (finished starts take the next). */
+static unsigned blocks_x(int64_t most, int threads, int block, int64_t resident_blocks,
+                         int nranges) {
+    int64_t share = (resident_blocks + nranges - 1) / nranges;
+    int64_t bx = (most * threads + block - 1) / block;
+    if (bx > share) bx = share;
+    return (unsigned)(bx < 1 ? 1 : bx);
+}
+
+static int launch_bitwise(mu_gpu_fm *c, int nranges, int64_t most, double r2, double eps1,
+                          int64_t max_it, int64_t sum_block) {
+    const int F = c->F;
+    size_t shared = F == 2 ? 0 : (size_t)kTile * (size_t)F * sizeof(double);
+    unsigned bx = blocks_x(most, 1, kThreads, (int64_t)c->sms * c->blocks_per_sm, nranges);
+    for (int y0 = 0; y0 < nranges; y0 += 65535) {
+        dim3 grid(bx, (unsigned)(nranges - y0 < 65535 ? nranges - y0 : 65535));
+        if (F == 2)
+            fm2_kernel<<<grid, kThreads>>>((const double2 *)c->x, c->ranges + y0, c->ctr + y0, r2,
+                                           eps1, (long long)max_it, (long long)sum_block, c->v,
+                                           c->its, c->conv);
+        else
+            pick_fmf(F)<<<grid, kThreads, shared>>>(c->x, F, c->ranges + y0, c->ctr + y0, r2, eps1,
+                                                    (long long)max_it, (long long)sum_block, c->v,
+                                                    c->its, c->conv);
+        MU_LAUNCHED();
+    }
+    return 0;
+}
+
+static int launch_fast(mu_gpu_fm *c, int nranges, int64_t most, double r2, double eps1,
+                       int64_t max_it) {
+    const int F = c->F;
+    if (nranges > c->cap_mid) {
+        MU_CUDA(cudaFree(c->mid));
+        c->mid = NULL;
+        c->cap_mid = 0;
+        MU_CUDA(cudaMalloc(&c->mid, (size_t)nranges * F * sizeof *c->mid));
+        c->cap_mid = nranges;
+    }
+    size_t shared = (size_t)fast::tile_rows(F) * (size_t)(F + 1) * sizeof(double);
+    /* Two slots where the starts fill the device many times over (each
+     * start then takes twice as long, which only a long queue hides). */
+    int64_t held = (int64_t)c->sms * c->fast_per_sm[0] * (fast::kBlock / fast::kLanes);
+    int slots = F <= 4 && most >= 8 * held ? 2 : 1;
+    unsigned bx = blocks_x(most, fast::kLanes / slots, fast::kBlock,
+                           (int64_t)c->sms * c->fast_per_sm[slots - 1], nranges);
+    for (int y0 = 0; y0 < nranges; y0 += 65535) {
+        unsigned ny = (unsigned)(nranges - y0 < 65535 ? nranges - y0 : 65535);
+        fast::centre_kernel<<<ny, 256>>>(c->x, F, c->ranges + y0, c->mid + (size_t)y0 * F);
+        MU_LAUNCHED();
+        fast::shift_kernel<<<dim3((unsigned)c->sms * 4, ny), 256>>>(
+            c->x, F, c->ranges + y0, c->mid + (size_t)y0 * F, r2, c->xs);
+        MU_LAUNCHED();
+        pick_fast(F, slots)<<<dim3(bx, ny), fast::kBlock, shared>>>(
+            c->xs, F, c->ranges + y0, c->mid + (size_t)y0 * F, c->ctr + y0, r2, eps1,
+            (long long)max_it, fast::tile_rows(F), c->v, c->its, c->conv);
+        MU_LAUNCHED();
+    }
+    return 0;
 }
 
 /* The iteration over the ranges, end points left on the device; *total: the starts. */
@@ -381,53 +520,18 @@ static int launch(mu_gpu_fm *c, const mu_gpu_fm_range *ranges, int nranges, doub
     range_d *h = (range_d *)malloc((size_t)nranges * sizeof *h);
     if (!h) return mu_gpu_fail("out of memory for %d ranges", nranges);
     int64_t total = 0, most = 0;
-    for (int i = 0; i < nranges; i++) {
-        const mu_gpu_fm_range *g = &ranges[i];
-        if (g->row0 < 0 || g->rows < 1 || g->row0 + g->rows > c->n || g->first < 0 ||
-            g->count < 0 || g->first + g->count > g->rows) {
-            free(h);
-            return mu_gpu_fail("range %d (rows %lld+%lld, starts %lld+%lld) outside the %lld rows",
-                               i, (long long)g->row0, (long long)g->rows, (long long)g->first,
-                               (long long)g->count, (long long)c->n);
-        }
-        h[i].row0 = g->row0;
-        h[i].rows = g->rows;
-        h[i].first = g->first;
-        h[i].count = g->count;
-        h[i].out0 = total;
-        total += g->count;
-        if (g->count > most) most = g->count;
-    }
-    int rc = grow(c, nranges, total > 0 ? total : 1);
+    int rc = device_ranges(c, ranges, nranges, h, &total, &most);
+    if (!rc) rc = grow(c, nranges, total > 0 ? total : 1);
     if (rc) {
         free(h);
         return rc;
     }
-    const int F = c->F;
-    size_t shared = F == 2 ? 0 : (size_t)kTile * (size_t)F * sizeof(double);
-    /* Blocks per range: enough for its starts, at most an even share of what
-     * the device holds at once (finished threads take the range's next start). */
-    int64_t resident = (int64_t)c->sms * c->blocks_per_sm;
-    int64_t share = (resident + nranges - 1) / nranges;
-    int64_t bx = (most + kThreads - 1) / kThreads;
-    if (bx > share) bx = share;
-    if (bx < 1) bx = 1;
     MU_CUDA_GOTO(cudaMemcpy(c->ranges, h, (size_t)nranges * sizeof *h, cudaMemcpyHostToDevice));
     MU_CUDA_GOTO(cudaMemset(c->ctr, 0, (size_t)nranges * sizeof *c->ctr));
     MU_CUDA_GOTO(cudaEventRecord(c->t0));
-    for (int y0 = 0; y0 < nranges; y0 += 65535) {
-        int ny = nranges - y0 < 65535 ? nranges - y0 : 65535;
-        dim3 grid((unsigned)bx, (unsigned)ny);
-        if (F == 2)
-            fm2_kernel<<<grid, kThreads>>>((const double2 *)c->x, c->ranges + y0, c->ctr + y0, r2,
-                                           eps1, (long long)max_it, (long long)sum_block, c->v,
-                                           c->its, c->conv);
-        else
-            pick_fmf(F)<<<grid, kThreads, shared>>>(c->x, F, c->ranges + y0, c->ctr + y0, r2, eps1,
-                                                    (long long)max_it, (long long)sum_block, c->v,
-                                                    c->its, c->conv);
-        MU_LAUNCHED_GOTO();
-    }
+    rc = c->fast ? launch_fast(c, nranges, most, r2, eps1, max_it)
+                 : launch_bitwise(c, nranges, most, r2, eps1, max_it, sum_block);
+    if (rc) goto done;
     MU_CUDA_GOTO(cudaEventRecord(c->t1));
     MU_CUDA_GOTO(cudaEventSynchronize(c->t1));
     if (kernel_ms) MU_CUDA_GOTO(cudaEventElapsedTime(kernel_ms, c->t0, c->t1));
@@ -531,6 +635,8 @@ void mu_gpu_fm_destroy(mu_gpu_fm *c) {
     MU_CUDA_KEEP(cudaFree(c->proto));
     MU_CUDA_KEEP(cudaFree(c->from));
     MU_CUDA_KEEP(cudaFree(c->nproto));
+    MU_CUDA_KEEP(cudaFree(c->xs));
+    MU_CUDA_KEEP(cudaFree(c->mid));
     if (c->t0) MU_CUDA_KEEP(cudaEventDestroy(c->t0));
     if (c->t1) MU_CUDA_KEEP(cudaEventDestroy(c->t1));
     (void)rc;

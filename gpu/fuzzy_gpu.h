@@ -21,6 +21,8 @@ extern "C" {
 
 /* Features above this run on the CPU (the per-thread state lives in registers). */
 #define MU_GPU_FM_MAX_FEATURES 32
+/* Threads that share a start's sums in the fast form. */
+#define MU_GPU_FM_FAST_LANES 8
 /* Summation blocks must be a multiple of this (the tile of rows in shared memory). */
 #define MU_GPU_FM_TILE 256
 
@@ -62,6 +64,13 @@ int mu_gpu_fm_run_accept(mu_gpu_fm *ctx, const mu_gpu_fm_range *ranges, int nran
  * as mu_fm_accept. For tests of the rule on chosen candidates. */
 int mu_gpu_fm_accept(mu_gpu_fm *ctx, const double *v, const int *converged, int64_t count,
                      double eps2, double *proto, int64_t *from, int64_t *m);
+
+/* fast != 0: the fast form from now on (src/fuzzy's --arith=fast; see
+ * gpu/fuzzy_fast.h): fused multiply-adds, an approximate reciprocal refined
+ * once, each range moved to its centre, each start over kLanes threads. Not
+ * the CPU's bits; a start's trajectory still depends only on the data and the
+ * device. sum_block is then ignored. 0: back to the bitwise form. */
+int mu_gpu_fm_set_fast(mu_gpu_fm *ctx, int fast);
 
 /* Starts the device holds at once (threads resident): a good smallest chunk. */
 int64_t mu_gpu_fm_resident(const mu_gpu_fm *ctx);

@@ -34,7 +34,12 @@
  * this kernel cannot use; both are printed. The kernel does no FMA (it keeps
  * the CPU's rounding), so half the CUDA-core peak is its ceiling.
  *
- * Options: --reps=3 --no-cpu --big[=1000000] --big-blobs */
+ * --arith=fast: the GPU runs take the command's --arith=fast form (fused
+ * multiply-adds, refined approximate reciprocal, split sums; see
+ * gpu/fuzzy_fast.h): the same 14 operations a pair are counted, so the rates
+ * compare with the bitwise form's; (c) then reports DIFFERENT by design.
+ *
+ * Options: --reps=3 --no-cpu --big[=1000000] --big-blobs --arith=bitwise|fast */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -52,6 +57,7 @@
 enum { FLOPS_PER_PAIR = 14 };
 
 static double peak_cuda = 0; /* FLOP/s, CUDA cores */
+static int arith_fast = 0;   /* --arith=fast */
 
 typedef struct {
     double total_s, kernel_s, flops;
@@ -69,6 +75,14 @@ static void outcome_free(outcome *o) {
 static void die(const char *what) {
     fprintf(stderr, "bench_fuzzy: %s: %s\n", what, mu_gpu_error());
     exit(1);
+}
+
+/* The device copy of the set, in the form the run asked for. */
+static mu_gpu_fm *device_set(const double *x, int64_t n, int F) {
+    mu_gpu_fm *ctx;
+    if (mu_gpu_fm_create(x, n, F, &ctx)) die("create");
+    if (arith_fast && mu_gpu_fm_set_fast(ctx, 1)) die("fast form");
+    return ctx;
 }
 
 /* r (density form) as the command solves it; returns the seconds it took. */
@@ -116,8 +130,7 @@ static void run(const double *x, int64_t n, int F, double r, double r_s, int p, 
     double *v = malloc((size_t)(n * F) * sizeof *v);
     mu_fm_stat *st = malloc((size_t)n * sizeof *st);
     if (gpu) {
-        mu_gpu_fm *ctx;
-        if (mu_gpu_fm_create(set, n, F, &ctx)) die("create");
+        mu_gpu_fm *ctx = device_set(set, n, F);
         mu_gpu_fm_range *g = malloc((size_t)parts * sizeof *g);
         for (int j = 0; j < parts; j++)
             g[j] = (mu_gpu_fm_range){start[j], start[j + 1] - start[j], 0, start[j + 1] - start[j]};
@@ -301,8 +314,7 @@ static void big(int64_t n, int blobs, int rank, int size) {
     solve_r(d.x, n, F, &r);
     double r2 = r * r, eps1 = (1e-6 / r) * (1e-6 / r), eps2 = (0.5 / r) * (0.5 / r);
     int64_t a = n * rank / size, b = n * (rank + 1) / size, cnt = b - a;
-    mu_gpu_fm *ctx;
-    if (mu_gpu_fm_create(d.x, n, F, &ctx)) die("create");
+    mu_gpu_fm *ctx = device_set(d.x, n, F);
     mu_gpu_fm_range g = {0, n, a, cnt};
     double *rec = malloc((size_t)(cnt * 4) * sizeof *rec), *v = malloc((size_t)(cnt * F) * 8);
     int64_t *its = malloc((size_t)cnt * sizeof *its);
@@ -389,8 +401,13 @@ int main(int argc, char **argv) {
             big_n = atoll(argv[i] + 6);
         else if (!strcmp(argv[i], "--big-blobs"))
             big_blobs = 1;
+        else if (!strcmp(argv[i], "--arith=fast"))
+            arith_fast = 1;
+        else if (!strcmp(argv[i], "--arith=bitwise"))
+            arith_fast = 0;
         else {
-            fprintf(stderr, "usage: bench_fuzzy [--reps=3] [--no-cpu] [--big[=N]] [--big-blobs]\n");
+            fprintf(stderr, "usage: bench_fuzzy [--reps=3] [--no-cpu] [--big[=N]] [--big-blobs] "
+                            "[--arith=bitwise|fast]\n");
             return 2;
         }
     }
@@ -414,9 +431,10 @@ int main(int argc, char **argv) {
                size);
         printf("FP64 peak used: %d SMs x %.3f GHz x %d FP64 units/SM x 2 = %.2f TFLOP/s (CUDA "
                "cores); the documented 67 TFLOP/s of the H100 SXM is its FP64 Tensor Core peak "
-               "(%.1f%% of it = the CUDA-core peak above). No FMA here: half the CUDA-core peak "
-               "is this kernel's ceiling.\n",
-               info.sm_count, clock_khz * 1e-6, units, peak_cuda * 1e-12, 100 * peak_cuda / 67e12);
+               "(%.1f%% of it = the CUDA-core peak above). %s\n",
+               info.sm_count, clock_khz * 1e-6, units, peak_cuda * 1e-12, 100 * peak_cuda / 67e12,
+               arith_fast ? "--arith=fast: fused multiply-adds, 14 operations a pair counted."
+                          : "No FMA here: half the CUDA-core peak is this kernel's ceiling.");
     }
     if (big_blobs && !big_n) big_n = 1000000;
     if (big_n > 0) {

@@ -33,6 +33,12 @@ add_executable(test_gpu_fuzzy ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_fuzzy.c)
 target_link_libraries(test_gpu_fuzzy PRIVATE mutirao_lib)
 add_test(NAME gpu_fuzzy COMMAND test_gpu_fuzzy)
 set_tests_properties(gpu_fuzzy PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900)
+# The fast form (--arith=fast): layout independence bitwise, the bitwise
+# form within 1e-4/r (test_gpu_fuzzy_fast).
+add_executable(test_gpu_fuzzy_fast ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_fuzzy_fast.c)
+target_link_libraries(test_gpu_fuzzy_fast PRIVATE mutirao_lib)
+add_test(NAME gpu_fuzzy_fast COMMAND test_gpu_fuzzy_fast)
+set_tests_properties(gpu_fuzzy_fast PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
 add_test(NAME gpu_fuzzy_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzzy_gpu.sh)
 set_tests_properties(gpu_fuzzy_cli PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
                      ENVIRONMENT "${MPI_TEST_ENV}")

@@ -15,6 +15,9 @@ what it compared; otherwise it prints why and exits 1.
                                           virginica:29|virginica:21" (groups in any order)
   fuzzy_check.py same A B RTOL            prototypes and memberships of prefixes A and B
                                           agree within RTOL relative; labels identical
+  fuzzy_check.py near A B PTOL MTOL SHARE the same number of prototypes, in order, each
+                                          coordinate within PTOL; memberships within
+                                          MTOL; at least SHARE of the labels the same
 """
 import csv
 import sys
@@ -101,6 +104,27 @@ def main(argv):
         if rows(prefix + "labels.csv") != rows(other + "labels.csv"):
             fail("labels differ")
         print("same prototypes and memberships (%g relative) and labels" % rtol)
+    elif cmd == "near":
+        other, ptol, mtol, share = argv[3], float(argv[4]), float(argv[5]), float(argv[6])
+        pa, _ = protos(prefix)
+        pb, _ = protos(other)
+        if len(pa) != len(pb):
+            fail("%d prototypes against %d" % (len(pa), len(pb)))
+        dp = max((abs(x - y) for ra, rb in zip(pa, pb) for x, y in zip(ra, rb)), default=0.0)
+        _, ma = rows(prefix + "memberships.csv")
+        _, mb = rows(other + "memberships.csv")
+        if len(ma) != len(mb):
+            fail("memberships: %d rows against %d" % (len(ma), len(mb)))
+        dm = max((abs(float(x) - float(y)) for ra, rb in zip(ma, mb) for x, y in zip(ra[1:], rb[1:])),
+                 default=0.0)
+        _, la = rows(prefix + "labels.csv")
+        _, lb = rows(other + "labels.csv")
+        same = sum(1 for ra, rb in zip(la, lb) if ra[1] == rb[1]) / max(len(la), 1)
+        msg = "%d prototypes, largest difference %.3g (limit %.3g); memberships %.3g (limit %.3g); " \
+              "labels %.5f the same (at least %g)" % (len(pa), dp, ptol, dm, mtol, same, share)
+        if dp > ptol or dm > mtol or same < share:
+            fail(msg)
+        print(msg)
     else:
         fail("unknown check " + cmd)
 

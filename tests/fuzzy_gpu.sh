@@ -8,7 +8,11 @@
 # ranks) and partitioned mode (all of a rank's partitions in one launch), on 1
 # and 2 ranks with --device=gpu; the accepted (raw) prototypes bitwise, which
 # in partitioned mode checks the device acceptance against mu_fm_accept on the
-# bundled sets. Exit 77 (skipped) without a CUDA device.
+# bundled sets. --arith=fast against the bitwise GPU run: the same prototype
+# count, prototypes within 1e-4/r (a hundred times the eps1 step), memberships
+# within 1e-4, at least 99.9 % of the labels the same; and the fast run's files
+# byte for byte the same on 1 and 3 ranks (its sums do not depend on the
+# layout). Exit 77 (skipped) without a CUDA device.
 source "$(dirname "$0")/lib.sh"
 IN=$SRCDIR/inputs/fuzzy
 CHECK="python3 $SRCDIR/tests/fuzzy_check.py"
@@ -80,6 +84,30 @@ cpu_gpu blobs10k --gen=blobs --n=10000 --seed=2017
 cpu_gpu blobs10k-p8 --gen=blobs --n=10000 --seed=2017 --mode=partitioned --partitions=8
 cpu_gpu blobs10k-p3 --gen=blobs --n=10000 --seed=2017 --mode=partitioned --partitions=3
 cpu_gpu blobs5k-sum256 --gen=blobs --n=5000 --seed=9 --sum-block=256 --farm-chunk=700
+# fast NAME ARGS...: --arith=fast on 1 and 3 ranks against NAME's bitwise GPU run.
+fast() {
+    local name=$1
+    shift
+    one "$name-fast1" gpu 1 --arith=fast "$@" || return
+    one "$name-fast3" gpu 3 --arith=fast "$@" || return
+    grep -q "arith=fast: fused" "$WORK/$name-fast1.err" || fail "$name: the fast form did not run"
+    local r out f
+    r=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['r'])" "$WORK/$name-gpu1.json")
+    if out=$($CHECK near "$WORK/$name-gpu1-" "$WORK/$name-fast1-" "$(python3 -c "print(1e-4 / $r)")" 1e-4 0.999); then
+        echo "ok: $name, fast against bitwise: $out"
+    else
+        fail "$name, fast against bitwise: $out"
+    fi
+    for f in prototypes memberships labels raw; do
+        cmp -s "$WORK/$name-fast1-$f.csv" "$WORK/$name-fast3-$f.csv" ||
+            fail "$name: fast $f.csv differs between 1 and 3 ranks"
+    done
+}
+fast xclara --input="$IN/xclara.csv"
+fast iris-density --input="$IN/iris.csv" --label-column=Species --eps2=0.1 --merge=yes
+fast blobs10k --gen=blobs --n=10000 --seed=2017
+fast blobs10k-p3 --gen=blobs --n=10000 --seed=2017 --mode=partitioned --partitions=3
+
 # The seeded 10000-point set: 3 prototypes at the study's centres.
 if check_out=$($CHECK protos "$WORK/blobs10k-gpu1-" "400,400;400,1090;1125,750" 30); then
     echo "ok: blobs 10k exact on the GPU: $check_out"

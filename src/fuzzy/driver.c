@@ -68,6 +68,10 @@ static const mu_opt_spec fuzzy_opts[] = {
     {"sum-block", MU_OPT_INT, "65536", 0,
      "rows per summation block of the FM sums (a multiple of 256; 0: one block): the order "
      "the CPU, the GPU and the ring share, so they give the same bits"},
+    {"arith", MU_OPT_CHOICE, "bitwise", "bitwise|fast",
+     "bitwise: the CPU's arithmetic in its order, the same bits on every device and layout; "
+     "fast: on GPUs, fused multiply-adds, a refined approximate reciprocal and split sums "
+     "(about twice the rate, answers within a stated tolerance; needs a GPU on every rank)"},
     {"checkpoint", MU_OPT_PATH, "fuzzy.ckpt", 0,
      "exact: checkpoint file, written on SIGTERM/SIGUSR1 and every --checkpoint-every starts"},
     {"checkpoint-every", MU_OPT_INT, "0", 0,
@@ -161,6 +165,7 @@ int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
     if (c->sum_block < 0 || c->sum_block % 256 != 0)
         return mu_error("--sum-block=%lld: must be 0 or a multiple of 256",
                         (long long)c->sum_block);
+    c->arith_fast = is(o, "arith", "fast");
     c->checkpoint = mu_opt_str(o, "checkpoint");
     c->checkpoint_every = mu_opt_int(o, "checkpoint-every");
     c->restart = mu_opt_flag(o, "restart");

@@ -33,7 +33,31 @@ typedef struct {
     int64_t row0;   /* the set's first row in the device copy */
     int64_t base;   /* task farm: task t is start base + t */
     double gpu_ms;  /* kernel time on this rank */
+    int fast;       /* --arith=fast in force (every rank on a GPU) */
 } fm_ctx;
+
+/* --arith=fast: the fast form on every rank's GPU, or the bitwise form on all
+ * (a start's answer must not depend on which rank ran it). Collective. */
+static int set_arith_fast(mu_app *app, fm_ctx *ctx, int gpus) {
+    if (gpus < app->size) {
+        if (app->rank == 0)
+            mu_warn("fuzzy: --arith=fast needs a GPU on every rank (%d of %d have one): the "
+                    "bitwise form runs",
+                    gpus, app->size);
+        mu_summary_str("arith", "bitwise");
+        return 0;
+    }
+    int rc = 0;
+    if (mu_gpu_fm_set_fast(ctx->gpu, 1))
+        rc = mu_error("the fast FM iteration on the GPU: %s", mu_gpu_error());
+    if (mu_error_collective(app->comm, rc)) return 1;
+    ctx->fast = 1;
+    mu_info("fuzzy: --arith=fast: fused multiply-adds, a refined approximate reciprocal, sums "
+            "split over %d threads a start; not the CPU's bits",
+            MU_GPU_FM_FAST_LANES);
+    mu_summary_str("arith", "fast");
+    return 0;
+}
 
 /* Runs the device over ranges and turns its outputs into mu_fm_stat. With
  * proto, the acceptance runs on the device too (the same prototypes as
@@ -462,6 +486,7 @@ static int fm_exact(mu_app *app, const mu_fz_cfg *c, fz_state *s, fm_ctx *ctx, d
     uint64_t fp = 0;
     int64_t done = 0;
     if (app->rank == 0) fp = mu_fz_fingerprint(s->z, n, F, &ctx->set);
+    if (ctx->fast) fp ^= 0x6661737466617374ULL; /* a fast run's checkpoint is not a bitwise one's */
     if (c->restart) {
         if (app->rank == 0) rc = mu_fz_ckpt_read(c->checkpoint, n, F, fp, &done, rec);
         if (mu_error_collective(app->comm, rc)) {
@@ -967,6 +992,12 @@ int mu_fz_run(mu_app *app, const mu_fz_cfg *c) {
         mu_info("fuzzy: the FM iteration runs on the GPU of %d of %d rank(s)", gpus, app->size);
     else if (app->dev.use_gpu && s.ring)
         mu_info("fuzzy: the ring runs on the CPU of every rank");
+    if (!c->arith_fast) mu_summary_str("arith", "bitwise");
+    if (c->arith_fast && set_arith_fast(app, &ctx, gpus)) {
+        mu_gpu_fm_destroy(ctx.gpu);
+        state_free(&s);
+        return 1;
+    }
     int stopped = 0;
     mu_timer_begin("fm");
     rc =
