@@ -1,5 +1,5 @@
 # Tests of the scenario aggregation's k-means (issue 4). Included from tests/CMakeLists.txt.
-# unit_kmeans: whitening, fixed points, probabilities, K > M, duplicates (cmocka).
+# unit_kmeans: whitening, fixed points, probabilities, K > M, duplicates.
 # kmeans_r: Hartigan-Wong equal to R's kmeans() on 15 data sets (skipped, 77, without Rscript).
 # gpu_kmeans: the device's distance and assignment kernels and whole aggregations
 # bit for bit equal to the CPU (label gpu, 77 without a device).

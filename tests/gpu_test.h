@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "gpu/gpu.h"
+#include "mu_test.h"
 
 static void gpu_test_begin(int *argc, char ***argv, mu_gpu_info *info) {
     MPI_Init(argc, argv);
@@ -14,10 +15,9 @@ static void gpu_test_begin(int *argc, char ***argv, mu_gpu_info *info) {
         MPI_Finalize();
         exit(77);
     }
-    if (mu_gpu_select(0, info)) {
-        printf("FAIL: select device 0: %s\n", mu_gpu_error());
+    if (!CHECK(mu_gpu_select(0, info) == 0, "select device 0: %s", mu_gpu_error())) {
         MPI_Finalize();
-        exit(1);
+        exit(mu_report(NULL));
     }
     printf("device 0: %s (sm_%d%d, %d SMs, %.1f GiB), CUDA %s\n", info->name, info->cc_major,
            info->cc_minor, info->sm_count, info->mem_gib, mu_gpu_versions());

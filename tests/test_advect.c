@@ -4,15 +4,13 @@
  * transcription of the corrected 1-D routine (report §1.4: forward loop, then
  * backward loop) on random lines with random wind signs. Built without FMA
  * contraction, like the engine. */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mu_test.h"
 #include "advect/engine.h"
 #include "core/log.h"
 #include "core/philox.h"
@@ -98,8 +96,7 @@ static void letters(const adv_seg *s, const uint8_t *cls, int n, char *out) {
     out[n] = '\0';
 }
 
-static void figure3(void **state) {
-    (void)state;
+static void figure3(void) {
     /* Velocity at positions 1..10 (the right face of each cell): > > < < > > > < < < */
     static const float vel[10] = {1, 1, -1, -1, 1, 1, 1, -1, -1, -1};
     float u[11];
@@ -110,23 +107,23 @@ static void figure3(void **state) {
     adv_seg_init(&s, cls, u, 10, 1, 1, 0, 1, 1);
     char got[11];
     letters(&s, cls, 10, got);
-    assert_string_equal(got, "ADFECDDFEB");
+    CHECK_STR_EQ(got, "ADFECDDFEB");
     /* Table 1, 1-based: independent AD (1,2) = border + head; ECDD (4..7) rooted
      * at the C cell 5; EB (9,10) = tail + border; dependent F (3) and F (8). */
-    assert_int_equal(s.a, 1);
-    assert_int_equal(s.h, 2); /* head: cell 2 */
-    assert_int_equal(s.t, 7); /* tail: cells 8 (F) and 9 */
-    assert_int_equal(cls[s.t], ADV_F);
+    CHECK_INT_EQ(s.a, 1);
+    CHECK_INT_EQ(s.h, 2); /* head: cell 2 */
+    CHECK_INT_EQ(s.t, 7); /* tail: cells 8 (F) and 9 */
+    CHECK_INT_EQ(cls[s.t], ADV_F);
     adv_task tasks[10];
     int32_t fc[20];
     int64_t nt = 0, nf = 0;
-    assert_int_equal(adv_seg_tasks(cls, 0, s.h, s.t, tasks, &nt, fc, &nf), 0);
-    assert_int_equal(nt, 1);
-    assert_int_equal(tasks[0].lo + 1, 4);
-    assert_int_equal(tasks[0].hi, 7); /* 1-based 4..7 */
-    assert_int_equal(tasks[0].root + 1, 5);
-    assert_int_equal(nf, 1);
-    assert_int_equal(fc[1] + 1, 3);
+    CHECK_INT_EQ(adv_seg_tasks(cls, 0, s.h, s.t, tasks, &nt, fc, &nf), 0);
+    CHECK_INT_EQ(nt, 1);
+    CHECK_INT_EQ(tasks[0].lo + 1, 4);
+    CHECK_INT_EQ(tasks[0].hi, 7); /* 1-based 4..7 */
+    CHECK_INT_EQ(tasks[0].root + 1, 5);
+    CHECK_INT_EQ(nf, 1);
+    CHECK_INT_EQ(fc[1] + 1, 3);
 }
 
 /* ---- engine against the reference --------------------------------------------------- */
@@ -137,8 +134,7 @@ static float uni(uint64_t key, uint32_t ctr, uint32_t k) {
     return (float)(r[0] >> 8) / 16777216.0f;
 }
 
-static void engine_vs_reference(void **state) {
-    (void)state;
+static void engine_vs_reference(void) {
     enum { N = 41, TRIALS = 2000 };
     int differ = 0, clamped = 0, dataflow_differ = 0;
     for (uint32_t trial = 0; trial < TRIALS; trial++) {
@@ -185,7 +181,7 @@ static void engine_vs_reference(void **state) {
                 adv_task tasks[N];
                 int32_t fc[2 * N];
                 int64_t nt = 0, nf = 0;
-                assert_int_equal(adv_seg_tasks(cls, 0, s.h, s.t, tasks, &nt, fc, &nf), 0);
+                CHECK_INT_EQ(adv_seg_tasks(cls, 0, s.h, s.t, tasks, &nt, fc, &nf), 0);
                 for (int64_t k = nt - 1; k >= 0; k--) adv_run_task(&l, cls, &tasks[k]);
                 for (int64_t k = 0; k < nf; k++)
                     adv_backward(&l, fc[2 * k + 1], cls[fc[2 * k + 1]]);
@@ -200,23 +196,21 @@ static void engine_vs_reference(void **state) {
             if (i > 0 && i < N - 1) {
                 adv_bounds(&l, i, &lo, &hi);
                 if (qn[i] == lo || qn[i] == hi) clamped++;
-                assert_true(qn[i] >= lo && qn[i] <= hi); /* no new extrema */
+                CHECK_TRUE(qn[i] >= lo && qn[i] <= hi); /* no new extrema */
             }
         }
     }
     printf("engine vs reference: %d lines of %d cells, %d values at a bound, %d (lines) and %d "
            "(dataflow) differing bits\n",
            TRIALS, N, clamped, differ, dataflow_differ);
-    assert_int_equal(differ, 0);
-    assert_int_equal(dataflow_differ, 0);
-    assert_true(clamped > 1000); /* the limiter was exercised */
+    CHECK_INT_EQ(differ, 0);
+    CHECK_INT_EQ(dataflow_differ, 0);
+    CHECK_TRUE(clamped > 1000); /* the limiter was exercised */
 }
 
 int main(void) {
     mu_log_init(0, 1);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(figure3),
-        cmocka_unit_test(engine_vs_reference),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    MU_RUN(figure3);
+    MU_RUN(engine_vs_reference);
+    return mu_report("test_advect");
 }

@@ -10,14 +10,12 @@
  * inside the walk, which stay untouched; loading a cell ahead or not (ahead); zero stretches
  * walked without parameters where the line allows it (zok) or with them. Built without FMA
  * contraction, like the engine. */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mu_test.h"
 #include "gpu/advect_walk.h"
 
 static uint64_t rs_state = 88172645463325252ull;
@@ -134,21 +132,18 @@ static int one_case(int dir, int keep, int ahead, long *cells) {
     return 0;
 }
 
-static void walks_vs_ranges(void **state) {
-    (void)state;
+static void walks_vs_ranges(void) {
     long cells = 0;
     int bad = 0;
     for (int t = 0; t < 20000; t++)
         for (int keep = 0; keep < 2; keep++)
             for (int ahead = 0; ahead < 2; ahead++)
                 bad += one_case(1, keep, ahead, &cells) + one_case(-1, keep, ahead, &cells);
-    assert_int_equal(bad, 0);
-    assert_true(cells > 400000); /* the ranges were not all empty */
+    CHECK_INT_EQ(bad, 0);
+    CHECK_TRUE(cells > 400000); /* the ranges were not all empty */
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(walks_vs_ranges),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    MU_RUN(walks_vs_ranges);
+    return mu_report("test_advect_walk");
 }

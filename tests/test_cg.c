@@ -2,11 +2,8 @@
  * Matrix Market reader (every bundled matrix, gzip, malformed files) and the
  * Poisson generators against an independent dense construction. */
 #define _POSIX_C_SOURCE 200809L
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 #include <fenv.h>
 #include <float.h>
 #include <math.h>
@@ -15,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "mu_test.h"
 #include "cg/mmio.h"
 #include "cg/poisson.h"
 #include "core/error.h"
@@ -55,10 +53,6 @@ static double xsum_of(const double *v, size_t n) {
     return mu_xsum_round(&s, NULL);
 }
 
-static int same_bits(double a, double b) {
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
 static void shuffle(double *v, size_t n) {
     for (size_t i = n - 1; i > 0; i--) {
         size_t j = (size_t)(next_u64() % (i + 1));
@@ -69,8 +63,7 @@ static void shuffle(double *v, size_t n) {
 }
 
 /* Any order and any split into partial accumulators gives the same bits. */
-static void xsum_order_independent(void **state) {
-    (void)state;
+static void xsum_order_independent(void) {
     enum { N = 20000 };
     double *v = malloc(N * sizeof *v);
     for (int i = 0; i < N; i++) v[i] = random_double(-1080, 1000);
@@ -78,7 +71,7 @@ static void xsum_order_independent(void **state) {
     double ref = xsum_of(v, N);
     for (int trial = 0; trial < 20; trial++) {
         shuffle(v, N);
-        assert_true(same_bits(xsum_of(v, N), ref));
+        CHECK_BITS(xsum_of(v, N), ref);
         /* Split into k parts, each normalized, merged in reverse. */
         int k = 1 + trial;
         mu_xsum total, part;
@@ -91,7 +84,7 @@ static void xsum_order_independent(void **state) {
             mu_xsum_normalize(&part);
             mu_xsum_merge(&total, &part);
         }
-        assert_true(same_bits(mu_xsum_round(&total, NULL), ref));
+        CHECK_BITS(mu_xsum_round(&total, NULL), ref);
     }
     free(v);
 }
@@ -99,8 +92,7 @@ static void xsum_order_independent(void **state) {
 /* Against an independent exact reference: values m 2^e with e in [-40, 20]
  * summed as 128-bit integers in units of 2^-92, converted once (GCC rounds
  * __int128 to double to nearest, ties to even). */
-static void xsum_matches_int128_reference(void **state) {
-    (void)state;
+static void xsum_matches_int128_reference(void) {
     for (int trial = 0; trial < 200; trial++) {
         int n = 1 + (int)(next_u64() % 2000);
         __int128 exact = 0;
@@ -121,10 +113,10 @@ static void xsum_matches_int128_reference(void **state) {
         __int128 total = exact < 0 ? -exact : exact;
         double want = ldexp((double)total, -92) * (exact < 0 ? -1 : 1);
         double got = mu_xsum_round(&s, NULL);
-        assert_true(same_bits(got, want));
+        CHECK_BITS(got, want);
         /* The long-double compensated sum agrees to within an ulp or so. */
-        assert_true(fabsl((long double)got - kahan) <=
-                    2 * (long double)fabs(nextafter(got, INFINITY) - got) + 1e-300L);
+        CHECK_TRUE(fabsl((long double)got - kahan) <=
+                   2 * (long double)fabs(nextafter(got, INFINITY) - got) + 1e-300L);
     }
 }
 
@@ -137,57 +129,53 @@ static double sum3(double a, double b, double c, mu_xsum_status *st) {
     return mu_xsum_round(&s, st);
 }
 
-static void xsum_exact_cases(void **state) {
-    (void)state;
+static void xsum_exact_cases(void) {
     mu_xsum_status st;
-    assert_true(same_bits(sum3(1e300, 1.0, -1e300, &st), 1.0));
-    assert_int_equal(st, MU_XSUM_FINITE);
-    assert_true(same_bits(sum3(1.0, 1e-300, -1.0, &st), 1e-300));
-    assert_true(same_bits(sum3(-1e300, -1.0, 1e300, &st), -1.0));
-    assert_true(same_bits(sum3(0.0, -0.0, 0.0, &st), 0.0));
+    CHECK_BITS(sum3(1e300, 1.0, -1e300, &st), 1.0);
+    CHECK_INT_EQ(st, MU_XSUM_FINITE);
+    CHECK_BITS(sum3(1.0, 1e-300, -1.0, &st), 1e-300);
+    CHECK_BITS(sum3(-1e300, -1.0, 1e300, &st), -1.0);
+    CHECK_BITS(sum3(0.0, -0.0, 0.0, &st), 0.0);
     /* Ties go to even; anything beyond the tie rounds away. */
     double u = ldexp(1.0, -53);
-    assert_true(same_bits(sum3(1.0, u, 0.0, &st), 1.0));
-    assert_true(same_bits(sum3(1.0, u, ldexp(1.0, -300), &st), nextafter(1.0, 2.0)));
-    assert_true(
-        same_bits(sum3(nextafter(1.0, 2.0), u, 0.0, &st), nextafter(nextafter(1.0, 2.0), 2.0)));
-    assert_true(same_bits(sum3(-1.0, -u, -ldexp(1.0, -1074), &st), -nextafter(1.0, 2.0)));
+    CHECK_BITS(sum3(1.0, u, 0.0, &st), 1.0);
+    CHECK_BITS(sum3(1.0, u, ldexp(1.0, -300), &st), nextafter(1.0, 2.0));
+    CHECK_BITS(sum3(nextafter(1.0, 2.0), u, 0.0, &st), nextafter(nextafter(1.0, 2.0), 2.0));
+    CHECK_BITS(sum3(-1.0, -u, -ldexp(1.0, -1074), &st), -nextafter(1.0, 2.0));
     /* Subnormals, and the normal/subnormal boundary. */
     double tiny = ldexp(1.0, -1074);
-    assert_true(same_bits(sum3(tiny, tiny, tiny, &st), 3 * tiny));
-    assert_true(same_bits(sum3(DBL_MIN, -tiny, 0.0, &st), DBL_MIN - tiny));
-    assert_true(same_bits(sum3(DBL_MIN / 2, DBL_MIN / 2, 0.0, &st), DBL_MIN));
+    CHECK_BITS(sum3(tiny, tiny, tiny, &st), 3 * tiny);
+    CHECK_BITS(sum3(DBL_MIN, -tiny, 0.0, &st), DBL_MIN - tiny);
+    CHECK_BITS(sum3(DBL_MIN / 2, DBL_MIN / 2, 0.0, &st), DBL_MIN);
     /* No overflow in between: only the final sum counts. */
-    assert_true(same_bits(sum3(DBL_MAX, DBL_MAX, -DBL_MAX, &st), DBL_MAX));
-    assert_int_equal(st, MU_XSUM_FINITE);
+    CHECK_BITS(sum3(DBL_MAX, DBL_MAX, -DBL_MAX, &st), DBL_MAX);
+    CHECK_INT_EQ(st, MU_XSUM_FINITE);
     double big = sum3(DBL_MAX, DBL_MAX, 0.0, &st);
-    assert_true(isinf(big) && big > 0);
-    assert_int_equal(st, MU_XSUM_OVERFLOW);
+    CHECK_TRUE(isinf(big) && big > 0);
+    CHECK_INT_EQ(st, MU_XSUM_OVERFLOW);
     big = sum3(-DBL_MAX, -DBL_MAX, 0.0, &st);
-    assert_true(isinf(big) && big < 0);
+    CHECK_TRUE(isinf(big) && big < 0);
     /* Rounding just below the overflow threshold stays finite. */
-    assert_true(same_bits(sum3(DBL_MAX, ldexp(1.0, 969), 0.0, &st), DBL_MAX));
-    assert_int_equal(st, MU_XSUM_FINITE);
+    CHECK_BITS(sum3(DBL_MAX, ldexp(1.0, 969), 0.0, &st), DBL_MAX);
+    CHECK_INT_EQ(st, MU_XSUM_FINITE);
 }
 
-static void xsum_specials_flagged(void **state) {
-    (void)state;
+static void xsum_specials_flagged(void) {
     mu_xsum_status st;
-    assert_true(isnan(sum3(1.0, NAN, 2.0, &st)));
-    assert_int_equal(st, MU_XSUM_HAS_NAN);
-    assert_true(isnan(sum3(INFINITY, -INFINITY, 2.0, &st)));
-    assert_int_equal(st, MU_XSUM_HAS_NAN);
+    CHECK_TRUE(isnan(sum3(1.0, NAN, 2.0, &st)));
+    CHECK_INT_EQ(st, MU_XSUM_HAS_NAN);
+    CHECK_TRUE(isnan(sum3(INFINITY, -INFINITY, 2.0, &st)));
+    CHECK_INT_EQ(st, MU_XSUM_HAS_NAN);
     double v = sum3(INFINITY, 1.0, -1e308, &st);
-    assert_true(isinf(v) && v > 0);
-    assert_int_equal(st, MU_XSUM_HAS_INF);
+    CHECK_TRUE(isinf(v) && v > 0);
+    CHECK_INT_EQ(st, MU_XSUM_HAS_INF);
     v = sum3(-INFINITY, 1.0, 0.0, &st);
-    assert_true(isinf(v) && v < 0);
-    assert_int_equal(st, MU_XSUM_HAS_INF);
+    CHECK_TRUE(isinf(v) && v < 0);
+    CHECK_INT_EQ(st, MU_XSUM_HAS_INF);
 }
 
 /* The split form (for device atomics) adds the same words as mu_xsum_add. */
-static void xsum_split_matches_add(void **state) {
-    (void)state;
+static void xsum_split_matches_add(void) {
     mu_xsum a, b;
     mu_xsum_zero(&a);
     mu_xsum_zero(&b);
@@ -197,10 +185,10 @@ static void xsum_split_matches_add(void **state) {
         int k = -1;
         int64_t d[3] = {0, 0, 0};
         int what = mu_xsum_split(x, &k, d);
-        assert_int_equal(what, 1);
+        CHECK_INT_EQ(what, 1);
         for (int j = 0; j < 3; j++) b.w[k + j] += d[j];
     }
-    assert_memory_equal(a.w, b.w, sizeof a.w);
+    CHECK_MEM_EQ(a.w, b.w, sizeof a.w);
 }
 
 /* add_array against value-by-value adds on v[0..n), normalized words compared,
@@ -216,8 +204,8 @@ static void expect_array_words(const double *v, int n, const char *what) {
         mu_xsum_zero(&b);
         mu_xsum_add_array(&b, v, n);
         mu_xsum_normalize(&b);
-        if (memcmp(a.w, b.w, sizeof a.w) != 0)
-            fail_msg("%s, n = %d, %d lanes: words differ", what, n, lanes);
+        CHECK(memcmp(a.w, b.w, sizeof a.w) == 0, "%s, n = %d, %d lanes: words differ", what, n,
+              lanes);
     }
     mu_xsum_lanes(0);
 }
@@ -225,8 +213,7 @@ static void expect_array_words(const double *v, int n, const char *what) {
 /* The block fast path adds exactly the same words as value-by-value adds, in
  * every regime: narrow (two levels), medium (three), wide spreads and extreme
  * exponents (value by value), zeros, subnormals, NaN and Inf, ragged lengths. */
-static void xsum_array_matches_add(void **state) {
-    (void)state;
+static void xsum_array_matches_add(void) {
     const int spans[][2] = {{-3, 3},        {-40, 0},     {-80, 0},    {-200, 100}, {1000, 1023},
                             {-1074, -1000}, {-900, -860}, {980, 1016}, {0, 0}};
     for (size_t t = 0; t < sizeof spans / sizeof spans[0]; t++)
@@ -251,15 +238,14 @@ static void xsum_array_matches_add(void **state) {
  * cannot, the ends of the exponent range it accepts, signed zeros (a -0
  * remainder is no remainder), NaN among zeros, Inf, exact cancellation; in every
  * rounding mode and with subnormals flushed (where the fast path must step aside). */
-static void xsum_array_edges(void **state) {
-    (void)state;
+static void xsum_array_edges(void) {
     enum { N = 300 };
     static const int modes[] = {FE_TONEAREST, FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO};
     static const int tops[] = {-882, -881, -880, -879, -500, 0, 1013, 1014, 1015, 1023};
     static const int gaps[] = {1, 36, 37, 38, 39, 81, 82, 83, 84, 120};
     double v[N];
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-        assert_int_equal(fesetround(modes[m]), 0);
+        CHECK_INT_EQ(fesetround(modes[m]), 0);
         for (size_t t = 0; t < sizeof tops / sizeof tops[0]; t++)
             for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
                 for (int n = 250; n <= N; n += 7) {
@@ -289,7 +275,7 @@ static void xsum_array_edges(void **state) {
             expect_array_words(v, n, "Inf");
         }
     }
-    assert_int_equal(fesetround(FE_TONEAREST), 0);
+    CHECK_INT_EQ(fesetround(FE_TONEAREST), 0);
 #ifdef __SSE2__
     /* Flush-to-zero and denormals-are-zero (MXCSR): subnormals still count. */
     unsigned csr = _mm_getcsr();
@@ -305,15 +291,14 @@ static void xsum_array_edges(void **state) {
 }
 
 /* Many large terms: carries grow into the top words and come back. */
-static void xsum_many_terms(void **state) {
-    (void)state;
+static void xsum_many_terms(void) {
     mu_xsum s;
     mu_xsum_zero(&s);
     for (int i = 0; i < 1 << 20; i++) mu_xsum_add(&s, ldexp(1.0, 1000));
     mu_xsum_normalize(&s);
     for (int i = 0; i < 1 << 20; i++) mu_xsum_add(&s, -ldexp(1.0, 1000));
     mu_xsum_add(&s, 0.1);
-    assert_true(same_bits(mu_xsum_round(&s, NULL), 0.1));
+    CHECK_BITS(mu_xsum_round(&s, NULL), 0.1);
 }
 
 /* ---- Matrix Market ------------------------------------------------------ */
@@ -324,7 +309,7 @@ static const char *write_file(const char *name, const char *text) {
     static char path[512];
     snprintf(path, sizeof path, "%s/%s", tmpdir, name);
     FILE *f = fopen(path, "w");
-    assert_non_null(f);
+    CHECK_TRUE(f != NULL);
     fputs(text, f);
     fclose(f);
     return path;
@@ -343,9 +328,9 @@ static void xsum_expect_sparse(const mu_xsum *s, const char *what, int k) {
     uint64_t ba, bb;
     memcpy(&ba, &ra, 8);
     memcpy(&bb, &rb, 8);
-    if (ba != bb || sa != sb)
-        fail_msg("%s #%d: sparse rounding %a (status %d), mu_xsum_round %a (status %d)", what, k,
-                 rb, (int)sb, ra, (int)sa);
+    CHECK(ba == bb && sa == sb,
+          "%s #%d: sparse rounding %a (status %d), mu_xsum_round %a (status %d)", what, k, rb,
+          (int)sb, ra, (int)sa);
 }
 
 static double random_term(int emin, int emax, int sign) {
@@ -356,8 +341,7 @@ static double random_term(int emin, int emax, int sign) {
     return sign * v;
 }
 
-static void xsum_sparse_round_matches(void **state) {
-    (void)state;
+static void xsum_sparse_round_matches(void) {
     static const int ranges[][2] = {{-3, 3},      {-60, 60},   {-1074, -1020}, {-1080, -900},
                                     {1000, 1023}, {-400, 400}, {-1074, 1023},  {0, 0}};
     for (int k = 0; k < 4000; k++) {
@@ -430,8 +414,7 @@ static void xsum_sparse_round_matches(void **state) {
     xsum_expect_sparse(&s, "zero", 0);
 }
 
-static void mm_bundled_matrices(void **state) {
-    (void)state;
+static void mm_bundled_matrices(void) {
     static const struct {
         const char *name;
         int64_t n, stored, full;
@@ -451,44 +434,43 @@ static void mm_bundled_matrices(void **state) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s.mtx", MU_TEST_CG_INPUTS, table[t].name);
         cg_mm m;
-        if (cg_mm_read(path, &m)) fail_msg("%s: %s", path, mu_error_message());
-        assert_int_equal(m.n, table[t].n);
-        assert_int_equal(m.entries, table[t].stored);
-        assert_int_equal(m.nnz, table[t].full);
-        assert_int_equal(m.symmetric, 1);
-        assert_int_equal(m.duplicates, 0);
+        CHECK(cg_mm_read(path, &m) == 0, "%s: %s", path, mu_error_message());
+        CHECK_INT_EQ(m.n, table[t].n);
+        CHECK_INT_EQ(m.entries, table[t].stored);
+        CHECK_INT_EQ(m.nnz, table[t].full);
+        CHECK_INT_EQ(m.symmetric, 1);
+        CHECK_INT_EQ(m.duplicates, 0);
         int64_t r, c;
-        assert_int_equal(cg_mm_asymmetry(&m, &r, &c), 0);
+        CHECK_INT_EQ(cg_mm_asymmetry(&m, &r, &c), 0);
         for (int64_t i = 0; i < m.n; i++)
             for (int64_t p = m.rowptr[i] + 1; p < m.rowptr[i + 1]; p++)
-                assert_true(m.col[p - 1] < m.col[p]);
-        if (!strcmp(table[t].name, "Trefethen_2000")) assert_string_equal(m.field, "integer");
+                CHECK_TRUE(m.col[p - 1] < m.col[p]);
+        if (!strcmp(table[t].name, "Trefethen_2000")) CHECK_STR_EQ(m.field, "integer");
         cg_mm_free(&m);
     }
 }
 
 /* A gzip copy made here reads into the same matrix. */
-static void mm_gzip(void **state) {
-    (void)state;
+static void mm_gzip(void) {
     char src[512], gz[512];
     snprintf(src, sizeof src, "%s/nos5.mtx", MU_TEST_CG_INPUTS);
     snprintf(gz, sizeof gz, "%s/nos5.mtx.gz", tmpdir);
     FILE *in = fopen(src, "rb");
     gzFile out = gzopen(gz, "wb");
-    assert_non_null(in);
-    assert_non_null(out);
+    CHECK_TRUE(in != NULL);
+    CHECK_TRUE(out != NULL);
     char buf[4096];
     size_t k;
     while ((k = fread(buf, 1, sizeof buf, in)) > 0) gzwrite(out, buf, (unsigned)k);
     fclose(in);
     gzclose(out);
     cg_mm a, b;
-    assert_int_equal(cg_mm_read(src, &a), 0);
-    assert_int_equal(cg_mm_read(gz, &b), 0);
-    assert_int_equal(a.nnz, b.nnz);
-    assert_memory_equal(a.rowptr, b.rowptr, (size_t)(a.n + 1) * sizeof *a.rowptr);
-    assert_memory_equal(a.col, b.col, (size_t)a.nnz * sizeof *a.col);
-    assert_memory_equal(a.val, b.val, (size_t)a.nnz * sizeof *a.val);
+    CHECK_INT_EQ(cg_mm_read(src, &a), 0);
+    CHECK_INT_EQ(cg_mm_read(gz, &b), 0);
+    CHECK_INT_EQ(a.nnz, b.nnz);
+    CHECK_MEM_EQ(a.rowptr, b.rowptr, (size_t)(a.n + 1) * sizeof *a.rowptr);
+    CHECK_MEM_EQ(a.col, b.col, (size_t)a.nnz * sizeof *a.col);
+    CHECK_ARRAY_BITS(a.val, b.val, a.nnz);
     cg_mm_free(&a);
     cg_mm_free(&b);
     /* A corrupt gzip stream is an error, not a short matrix. */
@@ -496,65 +478,62 @@ static void mm_gzip(void **state) {
     fseek(f, 200, SEEK_SET);
     for (int i = 0; i < 64; i++) fputc(0x55, f);
     fclose(f);
-    assert_int_not_equal(cg_mm_read(gz, &a), 0);
+    CHECK_INT_NE(cg_mm_read(gz, &a), 0);
 }
 
 /* The report's 5 x 5 example (section 2.1): COO in arbitrary order to CSR. */
-static void mm_report_example(void **state) {
-    (void)state;
+static void mm_report_example(void) {
     const char *p = write_file("ex5.mtx", "%%MatrixMarket matrix coordinate real general\n"
                                           "% the report's example\n5 5 12\n"
                                           "5 5 12\n3 5 9\n3 3 7\n2 4 5\n1 1 1\n1 4 2\n"
                                           "4 4 11\n2 1 3\n3 1 6\n2 2 4\n3 4 8\n4 3 10\n");
     cg_mm m;
-    assert_int_equal(cg_mm_read(p, &m), 0);
+    CHECK_INT_EQ(cg_mm_read(p, &m), 0);
     const int64_t ia[] = {0, 2, 5, 9, 11, 12};
     const int32_t ja[] = {0, 3, 0, 1, 3, 0, 2, 3, 4, 2, 3, 4};
     const double aa[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-    assert_memory_equal(m.rowptr, ia, sizeof ia);
-    assert_memory_equal(m.col, ja, sizeof ja);
-    assert_memory_equal(m.val, aa, sizeof aa);
+    CHECK_MEM_EQ(m.rowptr, ia, sizeof ia);
+    CHECK_MEM_EQ(m.col, ja, sizeof ja);
+    CHECK_ARRAY_BITS(m.val, aa, sizeof aa / sizeof *aa);
     int64_t r = -1, c = -1;
-    assert_true(cg_mm_asymmetry(&m, &r, &c) > 0);
-    assert_int_equal(r, 0);
-    assert_int_equal(c, 3);
+    CHECK_TRUE(cg_mm_asymmetry(&m, &r, &c) > 0);
+    CHECK_INT_EQ(r, 0);
+    CHECK_INT_EQ(c, 3);
     cg_mm_free(&m);
 }
 
-static void mm_variants(void **state) {
-    (void)state;
+static void mm_variants(void) {
     cg_mm m;
     /* Pattern, comments and blank lines anywhere, upper-case banner words. */
     const char *p = write_file("pat.mtx", "%%MatrixMarket MATRIX Coordinate PATTERN Symmetric\n"
                                           "%c1\n\n%c2\n3 3 4\n1 1\n\n2 1\n%mid\n2 2\n3 3\n");
-    assert_int_equal(cg_mm_read(p, &m), 0);
-    assert_int_equal(m.nnz, 5);
-    for (int k = 0; k < 5; k++) assert_true(m.val[k] == 1.0);
+    CHECK_INT_EQ(cg_mm_read(p, &m), 0);
+    CHECK_INT_EQ(m.nnz, 5);
+    for (int k = 0; k < 5; k++) CHECK_TRUE(m.val[k] == 1.0);
     cg_mm_free(&m);
     /* Duplicates are summed in file order; the mirror of a symmetric entry too. */
     p = write_file("dup.mtx", "%%MatrixMarket matrix coordinate real symmetric\n"
                               "2 2 4\n1 1 1.5\n2 1 -1\n2 1 -0.25\n2 2 2\n");
-    assert_int_equal(cg_mm_read(p, &m), 0);
-    assert_int_equal(m.nnz, 4);
-    assert_int_equal(m.duplicates, 2);
-    assert_true(m.val[1] == -1.25 && m.val[2] == -1.25);
+    CHECK_INT_EQ(cg_mm_read(p, &m), 0);
+    CHECK_INT_EQ(m.nnz, 4);
+    CHECK_INT_EQ(m.duplicates, 2);
+    CHECK_TRUE(m.val[1] == -1.25 && m.val[2] == -1.25);
     cg_mm_free(&m);
     /* Integer field; exponents and signs in real values. */
     p = write_file("int.mtx", "%%MatrixMarket matrix coordinate integer general\n"
                               "2 2 2\n1 1 7\n2 2 -3\n");
-    assert_int_equal(cg_mm_read(p, &m), 0);
-    assert_true(m.val[0] == 7 && m.val[1] == -3);
+    CHECK_INT_EQ(cg_mm_read(p, &m), 0);
+    CHECK_TRUE(m.val[0] == 7 && m.val[1] == -3);
     cg_mm_free(&m);
     p = write_file("real.mtx", "%%MatrixMarket matrix coordinate real general\n"
                                "1 1 1\n 1   1   -2.5E+03  \r\n");
-    assert_int_equal(cg_mm_read(p, &m), 0);
-    assert_true(m.val[0] == -2500);
+    CHECK_INT_EQ(cg_mm_read(p, &m), 0);
+    CHECK_TRUE(m.val[0] == -2500);
     cg_mm_free(&m);
 }
 
 /* Each malformed file: an error naming the file, the line and the problem. */
-static void mm_malformed(void **state) {
-    (void)state;
+static void mm_malformed(void) {
     static const struct {
         const char *name, *text, *want;
     } cases[] = {
@@ -607,25 +586,24 @@ static void mm_malformed(void **state) {
         const char *p = write_file(cases[t].name, cases[t].text);
         cg_mm m;
         mu_error_clear();
-        if (cg_mm_read(p, &m) == 0) fail_msg("%s: accepted", cases[t].name);
-        if (!strstr(mu_error_message(), cases[t].want))
-            fail_msg("%s: message '%s' lacks '%s'", cases[t].name, mu_error_message(),
-                     cases[t].want);
-        assert_null(m.rowptr);
+        CHECK(cg_mm_read(p, &m) != 0, "%s: accepted", cases[t].name);
+        CHECK(strstr(mu_error_message(), cases[t].want) != NULL, "%s: message '%s' lacks '%s'",
+              cases[t].name, mu_error_message(), cases[t].want);
+        CHECK_TRUE(m.rowptr == NULL);
     }
     char path[600];
     snprintf(path, sizeof path, "%s/none.mtx", tmpdir);
     cg_mm m;
-    assert_int_not_equal(cg_mm_read(path, &m), 0);
-    assert_non_null(strstr(mu_error_message(), "cannot open matrix"));
+    CHECK_INT_NE(cg_mm_read(path, &m), 0);
+    CHECK_TRUE(strstr(mu_error_message(), "cannot open matrix") != NULL);
     /* A line too long for the reader. */
     char *longline = malloc(3000);
     snprintf(longline, 3000,
              "%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 %02000d\n", 1);
     const char *p = write_file("long.mtx", longline);
     free(longline);
-    assert_int_not_equal(cg_mm_read(p, &m), 0);
-    assert_non_null(strstr(mu_error_message(), "long.mtx:3: line longer than"));
+    CHECK_INT_NE(cg_mm_read(p, &m), 0);
+    CHECK_TRUE(strstr(mu_error_message(), "long.mtx:3: line longer than") != NULL);
 }
 
 /* ---- Poisson ------------------------------------------------------------ */
@@ -640,8 +618,7 @@ static double dense_entry(const cg_grid *g, int64_t r, int64_t c) {
     return di + dj + dk == 1 ? -1 : 0;
 }
 
-static void poisson_vs_dense(void **state) {
-    (void)state;
+static void poisson_vs_dense(void) {
     const cg_grid grids[] = {{CG_POISSON_2D5, 5, 4, 1},  {CG_POISSON_2D5, 1, 6, 1},
                              {CG_POISSON_3D7, 4, 3, 5},  {CG_POISSON_3D7, 2, 2, 2},
                              {CG_POISSON_3D27, 4, 5, 3}, {CG_POISSON_3D27, 3, 1, 2}};
@@ -655,7 +632,7 @@ static void poisson_vs_dense(void **state) {
             int32_t cols[CG_POISSON_MAX_ROW];
             double vals[CG_POISSON_MAX_ROW];
             int k = cg_poisson_row(g, r, cols, vals);
-            assert_int_equal(k, cg_poisson_row_nnz(g, r));
+            CHECK_INT_EQ(k, cg_poisson_row_nnz(g, r));
             total += k;
             /* Every nonzero of the dense row, in ascending order, and nothing else. */
             int q = 0;
@@ -663,26 +640,26 @@ static void poisson_vs_dense(void **state) {
             for (int64_t c = 0; c < n; c++) {
                 double a = dense_entry(g, r, c);
                 if (a == 0) continue;
-                assert_true(q < k);
-                assert_int_equal(cols[q], c);
-                assert_true(vals[q] == a);
+                CHECK_TRUE(q < k);
+                CHECK_INT_EQ(cols[q], c);
+                CHECK_TRUE(vals[q] == a);
                 y += vals[q] * x[cols[q]];
                 yd += a * x[c];
                 q++;
             }
-            assert_int_equal(q, k);
-            assert_true(y == yd);
+            CHECK_INT_EQ(q, k);
+            CHECK_TRUE(y == yd);
         }
         /* Streamed bounds equal mu_block_by_weight on the prefix. */
         int64_t *prefix = malloc((size_t)(n + 1) * sizeof *prefix);
         prefix[0] = 0;
         for (int64_t r = 0; r < n; r++) prefix[r + 1] = prefix[r] + cg_poisson_row_nnz(g, r);
-        assert_int_equal(prefix[n], total);
+        CHECK_INT_EQ(prefix[n], total);
         for (int parts = 1; parts <= 9; parts++) {
             int64_t a[10], b[10];
             mu_block_by_weight(prefix, n, parts, a);
             cg_poisson_bounds(g, parts, b);
-            assert_memory_equal(a, b, (size_t)(parts + 1) * sizeof a[0]);
+            CHECK_MEM_EQ(a, b, (size_t)(parts + 1) * sizeof a[0]);
         }
         free(prefix);
         free(x);
@@ -694,24 +671,22 @@ int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "%s/mutirao_test_cg.XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(tmpdir)) return 1;
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(xsum_order_independent),
-        cmocka_unit_test(xsum_matches_int128_reference),
-        cmocka_unit_test(xsum_exact_cases),
-        cmocka_unit_test(xsum_specials_flagged),
-        cmocka_unit_test(xsum_split_matches_add),
-        cmocka_unit_test(xsum_array_matches_add),
-        cmocka_unit_test(xsum_array_edges),
-        cmocka_unit_test(xsum_many_terms),
-        cmocka_unit_test(xsum_sparse_round_matches),
-        cmocka_unit_test(mm_bundled_matrices),
-        cmocka_unit_test(mm_gzip),
-        cmocka_unit_test(mm_report_example),
-        cmocka_unit_test(mm_variants),
-        cmocka_unit_test(mm_malformed),
-        cmocka_unit_test(poisson_vs_dense),
-    };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    MU_RUN(xsum_order_independent);
+    MU_RUN(xsum_matches_int128_reference);
+    MU_RUN(xsum_exact_cases);
+    MU_RUN(xsum_specials_flagged);
+    MU_RUN(xsum_split_matches_add);
+    MU_RUN(xsum_array_matches_add);
+    MU_RUN(xsum_array_edges);
+    MU_RUN(xsum_many_terms);
+    MU_RUN(xsum_sparse_round_matches);
+    MU_RUN(mm_bundled_matrices);
+    MU_RUN(mm_gzip);
+    MU_RUN(mm_report_example);
+    MU_RUN(mm_variants);
+    MU_RUN(mm_malformed);
+    MU_RUN(poisson_vs_dense);
+    int rc = mu_report("test_cg");
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) rc = rc ? rc : 1;

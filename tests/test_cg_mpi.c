@@ -16,17 +16,7 @@
 #include "core/exactsum.h"
 #include "mpi/halo.h"
 #include "mpi/partition.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "test_cg_mpi: FAILED (%s:%d): ", __FILE__, __LINE__);                  \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "mu_test.h"
 
 static uint64_t hash64(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -134,7 +124,7 @@ static void xsum_tests(MPI_Comm comm) {
     for (int64_t i = lo; i < hi; i++) mu_xsum_add(&mine, v[i]);
     mu_xsum_allreduce(&mine, 1, comm);
     double got = mu_xsum_round(&mine, NULL);
-    CHECK(memcmp(&got, &want, sizeof got) == 0, "reduced sum %.17g != %.17g", got, want);
+    CHECK_BITS(got, want); /* the reduced sum */
     free(v);
 }
 
@@ -206,9 +196,7 @@ int main(int argc, char **argv) {
     const char *names[] = {"LF10.mtx", "nos1.mtx", "494_bus.mtx", "gr_30_30.mtx", "bcsstm25.mtx"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         for (int fp32 = 0; fp32 <= 1; fp32++) spmv_test(MPI_COMM_WORLD, argv[1], names[k], fp32);
-    int total = 0;
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) printf("test_cg_mpi: %s (%d failure(s))\n", total ? "FAILED" : "passed", total);
+    const int status = mu_report_all("test_cg_mpi", MPI_COMM_WORLD);
     MPI_Finalize();
-    return total ? 1 : 0;
+    return status;
 }

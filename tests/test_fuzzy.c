@@ -5,16 +5,14 @@
  * iteration and acceptance, dealing, single linkage against the study's matrix
  * algorithm, cuts, accuracy measures, the reader and its errors. */
 #define _POSIX_C_SOURCE 200809L
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "mu_test.h"
 #include "core/eigen.h"
 #include "core/error.h"
 #include "core/log.h"
@@ -32,7 +30,7 @@ static const char *write_tmp(const char *name, const char *text) {
     static char path[512];
     snprintf(path, sizeof path, "%s/%s", tmpdir, name);
     FILE *f = fopen(path, "w");
-    assert_non_null(f);
+    CHECK_TRUE(f != NULL);
     fputs(text, f);
     fclose(f);
     return path;
@@ -40,8 +38,7 @@ static const char *write_tmp(const char *name, const char *text) {
 
 /* ---- report 6.3: Table 5.1 from r = 0.892701 and the unrounded prototypes ---- */
 
-static void membership_table_5_1(void **state) {
-    (void)state;
+static void membership_table_5_1(void) {
     /* (x, y, mu to P1, mu to P2), Table 5.1 = Table 5.2. */
     static const double t[27][4] = {
         {1, 4, 0.36437, 0.01118},  {1, 5, 0.49978, 0.01137},  {1, 6, 0.35074, 0.01135},
@@ -66,11 +63,11 @@ static void membership_table_5_1(void **state) {
         for (int j = 0; j < 2; j++) {
             double e = fabs(mu[2 * i + j] - t[i][2 + j]);
             if (e > worst) worst = e;
-            assert_true(e < 1e-5);
+            CHECK_TRUE(e < 1e-5);
         }
-    print_message("Table 5.1: max |mu - printed| = %.2e over 54 values (report: 5.8e-6)\n", worst);
+    printf("Table 5.1: max |mu - printed| = %.2e over 54 values (report: 5.8e-6)\n", worst);
     /* Hard labels: the 9 small-group objects to P1, the rest to P2. */
-    for (int i = 0; i < 27; i++) assert_int_equal(lab[i], t[i][0] <= 3 ? 0 : 1);
+    for (int i = 0; i < 27; i++) CHECK_INT_EQ(lab[i], t[i][0] <= 3 ? 0 : 1);
 }
 
 /* ---- report 6.4: the merge of Table 5.3's per-block prototypes ------------- */
@@ -80,39 +77,37 @@ static void merge_vectors(const double *v, int m, const double *heights, int nh,
     mu_fz_merge *mg = malloc((size_t)(m - 1) * sizeof *mg);
     int64_t group[32], members[32];
     double out[2 * 32];
-    assert_int_equal(mu_fz_linkage(v, m, 2, mg), 0);
-    for (int s = 1; s < m - 1; s++) assert_true(mg[s].height >= mg[s - 1].height);
+    CHECK_INT_EQ(mu_fz_linkage(v, m, 2, mg), 0);
+    for (int s = 1; s < m - 1; s++) CHECK_TRUE(mg[s].height >= mg[s - 1].height);
     for (int k = 0; k < nh; k++) /* the last nh heights */
-        assert_true(fabs(mg[m - 1 - nh + k].height - heights[k]) < 6e-4);
-    assert_int_equal(mg[m - 2].size, m);
+        CHECK_TRUE(fabs(mg[m - 1 - nh + k].height - heights[k]) < 6e-4);
+    CHECK_INT_EQ(mg[m - 2].size, m);
     int64_t g = mu_fz_cut(mg, m, MU_FZ_CUT_GAP, 0, group);
-    assert_int_equal(g, 2);
+    CHECK_INT_EQ(g, 2);
     mu_fz_group_means(v, m, 2, group, g, out, members);
-    for (int k = 0; k < 4; k++) assert_true(fabs(out[k] - means[k]) < 5e-4);
+    for (int k = 0; k < 4; k++) CHECK_TRUE(fabs(out[k] - means[k]) < 5e-4);
     /* Any threshold inside the last gap, and k = 2, give the same groups. */
     double mid = 0.5 * (mg[m - 3].height + mg[m - 2].height);
     int64_t g2[32];
-    assert_int_equal(mu_fz_cut(mg, m, MU_FZ_CUT_THRESHOLD, mid, g2), 2);
-    assert_memory_equal(group, g2, (size_t)m * sizeof *g2);
-    assert_int_equal(mu_fz_cut(mg, m, MU_FZ_CUT_K, 2, g2), 2);
-    assert_memory_equal(group, g2, (size_t)m * sizeof *g2);
-    assert_int_equal(mu_fz_cut(mg, m, MU_FZ_CUT_K, 1, g2), 1);
-    assert_int_equal(mu_fz_cut(mg, m, MU_FZ_CUT_K, m + 5, g2), m);
-    assert_int_equal(mu_fz_cut(mg, m, MU_FZ_CUT_NONE, 0, g2), m);
-    assert_int_equal(mu_fz_cut(mg, m, MU_FZ_CUT_THRESHOLD, 0, g2), m);
+    CHECK_INT_EQ(mu_fz_cut(mg, m, MU_FZ_CUT_THRESHOLD, mid, g2), 2);
+    CHECK_MEM_EQ(group, g2, (size_t)m * sizeof *g2);
+    CHECK_INT_EQ(mu_fz_cut(mg, m, MU_FZ_CUT_K, 2, g2), 2);
+    CHECK_MEM_EQ(group, g2, (size_t)m * sizeof *g2);
+    CHECK_INT_EQ(mu_fz_cut(mg, m, MU_FZ_CUT_K, 1, g2), 1);
+    CHECK_INT_EQ(mu_fz_cut(mg, m, MU_FZ_CUT_K, m + 5, g2), m);
+    CHECK_INT_EQ(mu_fz_cut(mg, m, MU_FZ_CUT_NONE, 0, g2), m);
+    CHECK_INT_EQ(mu_fz_cut(mg, m, MU_FZ_CUT_THRESHOLD, 0, g2), m);
     free(mg);
 }
 
-static void merge_two_blocks(void **state) {
-    (void)state;
+static void merge_two_blocks(void) {
     const double v[] = {1.57, 4.78, 8.72, 1.76, 11.13, 6.27, 3.00, 4.80, 9.90, 3.84, 14.12, 7.32};
     const double h[] = {1.430, 2.391, 2.724, 3.169, 6.478};
     const double means[] = {2.285, 4.790, 10.9675, 4.7975};
     merge_vectors(v, 6, h, 5, means);
 }
 
-static void merge_four_blocks(void **state) {
-    (void)state;
+static void merge_four_blocks(void) {
     const double v[] = {1.06,  4.56, 8.07, 1.08,  9.94, 6.59, 14.93, 8.92, 1.07,
                         5.91,  8.75, 1.90, 11.35, 7.08, 2.03, 5.44,  9.36, 3.17,
                         13.16, 7.24, 3.04, 4.47,  9.85, 4.74, 15.09, 7.78};
@@ -123,8 +118,7 @@ static void merge_four_blocks(void **state) {
 
 /* Algorithm 8 as the study implemented it (matrix, index vector, swap-remove):
  * its merge heights must equal the minimum-spanning-tree linkage's. */
-static void linkage_matches_algorithm_8(void **state) {
-    (void)state;
+static void linkage_matches_algorithm_8(void) {
     enum { M = 40 };
     double v[M * 3];
     uint64_t s = 12345;
@@ -160,34 +154,33 @@ static void linkage_matches_algorithm_8(void **state) {
         idx[br] = idx[--len];
     }
     mu_fz_merge mg[M - 1];
-    assert_int_equal(mu_fz_linkage(v, M, 3, mg), 0);
-    for (int k = 0; k < M - 1; k++) assert_true(fabs(mg[k].height - ref[k]) < 1e-12);
+    CHECK_INT_EQ(mu_fz_linkage(v, M, 3, mg), 0);
+    for (int k = 0; k < M - 1; k++) CHECK_TRUE(fabs(mg[k].height - ref[k]) < 1e-12);
 }
 
 /* ---- moments, Cholesky, r -------------------------------------------------- */
 
-static void moments_and_logdet(void **state) {
-    (void)state;
+static void moments_and_logdet(void) {
     const double x[] = {1, 2, 3, 5, 4, 4, 6, 9, 2, 1};
     double mean[2], cov[4], ld;
     int bad = -1;
     mu_fz_moments(x, 5, 2, 5, MPI_COMM_NULL, mean, cov);
-    assert_true(fabs(mean[0] - 3.2) < 1e-15 && fabs(mean[1] - 4.2) < 1e-15);
+    CHECK_TRUE(fabs(mean[0] - 3.2) < 1e-15 && fabs(mean[1] - 4.2) < 1e-15);
     /* By hand: sum dx^2 = 14.8, sum dy^2 = 38.8, sum dx dy = 21.8, over n - 1 = 4. */
-    assert_true(fabs(cov[0] - 3.7) < 1e-14 && fabs(cov[3] - 9.7) < 1e-14);
-    assert_true(fabs(cov[1] - 5.45) < 1e-14 && cov[1] == cov[2]);
-    assert_int_equal(mu_fz_logdet(cov, 2, &ld, &bad), 0);
-    assert_true(fabs(ld - log(3.7 * 9.7 - 5.45 * 5.45)) < 1e-13);
+    CHECK_TRUE(fabs(cov[0] - 3.7) < 1e-14 && fabs(cov[3] - 9.7) < 1e-14);
+    CHECK_TRUE(fabs(cov[1] - 5.45) < 1e-14 && cov[1] == cov[2]);
+    CHECK_INT_EQ(mu_fz_logdet(cov, 2, &ld, &bad), 0);
+    CHECK_TRUE(fabs(ld - log(3.7 * 9.7 - 5.45 * 5.45)) < 1e-13);
     /* Rows split in any way give the same bits (exact sums). */
     double m2[2], c2[4];
     mu_fz_moments(x, 5, 2, 5, MPI_COMM_NULL, m2, c2);
-    assert_memory_equal(mean, m2, sizeof mean);
+    CHECK_ARRAY_BITS(mean, m2, 2);
     /* A collinear column: singular. */
     const double col[] = {1, 2, 3, 2, 4, 6, 5, 1, 6, 0, 0, 0, 3, 3, 6};
     double C[9], mm[3];
     mu_fz_moments(col, 5, 3, 5, MPI_COMM_NULL, mm, C);
-    assert_int_equal(mu_fz_logdet(C, 3, &ld, &bad), 1);
-    assert_int_equal(bad, 2);
+    CHECK_INT_EQ(mu_fz_logdet(C, 3, &ld, &bad), 1);
+    CHECK_INT_EQ(bad, 2);
 }
 
 /* g(r) of Eq. 3.9 in plain double, for checking the solver's root. */
@@ -202,29 +195,28 @@ static void solve_r_on(const double *x, int64_t n, int F, int printed, double wa
     double *d2 = malloc((size_t)n * sizeof *d2), ld;
     int bad;
     mu_fz_moments(x, n, F, n, MPI_COMM_NULL, mean, cov);
-    assert_int_equal(mu_fz_logdet(cov, F, &ld, &bad), 0);
+    CHECK_INT_EQ(mu_fz_logdet(cov, F, &ld, &bad), 0);
     for (int64_t i = 0; i < n; i++) {
         d2[i] = 0;
         for (int f = 0; f < F; f++) d2[i] += (x[i * F + f] - mean[f]) * (x[i * F + f] - mean[f]);
     }
     mu_fz_rinfo info;
-    assert_int_equal(mu_fz_solve_r(d2, n, n, F, ld, printed ? MU_FZ_R_PRINTED : MU_FZ_R_DENSITY,
-                                   1e-12, MPI_COMM_NULL, &info),
-                     0);
-    print_message("r (%s) = %.9f in %d steps, %d evaluations; want %.6f\n",
-                  printed ? "printed" : "density", info.r, info.steps, info.evals, want);
-    assert_true(fabs(info.r - want) < tol);
-    assert_true(fabs(eq_3_9(d2, n, F, ld, printed, info.r)) < 1e-12);
+    CHECK_INT_EQ(mu_fz_solve_r(d2, n, n, F, ld, printed ? MU_FZ_R_PRINTED : MU_FZ_R_DENSITY, 1e-12,
+                               MPI_COMM_NULL, &info),
+                 0);
+    printf("r (%s) = %.9f in %d steps, %d evaluations; want %.6f\n",
+           printed ? "printed" : "density", info.r, info.steps, info.evals, want);
+    CHECK_TRUE(fabs(info.r - want) < tol);
+    CHECK_TRUE(fabs(eq_3_9(d2, n, F, ld, printed, info.r)) < 1e-12);
     /* The root is unique: f changes sign around it. */
-    assert_true(eq_3_9(d2, n, F, ld, printed, info.r * 0.999) > 0);
-    assert_true(eq_3_9(d2, n, F, ld, printed, info.r * 1.001) < 0);
+    CHECK_TRUE(eq_3_9(d2, n, F, ld, printed, info.r * 0.999) > 0);
+    CHECK_TRUE(eq_3_9(d2, n, F, ld, printed, info.r * 1.001) < 0);
     free(mean);
     free(cov);
     free(d2);
 }
 
-static void factor_r_grid90(void **state) {
-    (void)state;
+static void factor_r_grid90(void) {
     /* The report's stand-in for the 90-object example: 3 x 3 plus 9 x 9 grids. */
     double x[180];
     int k = 0;
@@ -242,13 +234,12 @@ static void factor_r_grid90(void **state) {
     solve_r_on(x, 90, 2, 1, 0.2401, 5e-5); /* and 0.2401 with it */
 }
 
-static void factor_r_iris(void **state) {
-    (void)state;
+static void factor_r_iris(void) {
     mu_fz_data d;
-    assert_int_equal(mu_fz_read(MU_TEST_FUZZY_INPUTS "/iris.csv", "auto", "Species", &d), 0);
-    assert_int_equal(d.n, 150);
-    assert_int_equal(d.F, 4);
-    assert_int_equal(d.nlabels, 3);
+    CHECK_INT_EQ(mu_fz_read(MU_TEST_FUZZY_INPUTS "/iris.csv", "auto", "Species", &d), 0);
+    CHECK_INT_EQ(d.n, 150);
+    CHECK_INT_EQ(d.F, 4);
+    CHECK_INT_EQ(d.nlabels, 3);
     solve_r_on(d.x, d.n, d.F, 1, 1.446719, 5e-7); /* report 8.5 */
     solve_r_on(d.x, d.n, d.F, 0, 3.60561, 5e-6);
     mu_fz_free(&d);
@@ -256,16 +247,15 @@ static void factor_r_iris(void **state) {
 
 /* ---- the FM iteration and acceptance ------------------------------------- */
 
-static void fm_fixed_point(void **state) {
-    (void)state;
+static void fm_fixed_point(void) {
     /* Two tight pairs far apart, r = 1: each start ends at its pair's centre. */
     const double x[] = {0, 0, 0.2, 0, 10, 10, 10, 10.4};
     mu_fm_set set = {x, 4, 2, 1.0, 1e-24, 1000, 0};
     double v[8];
     mu_fm_stat st[4];
-    assert_int_equal(mu_fm_run_cpu(&set, 0, 4, v, st), 0);
+    CHECK_INT_EQ(mu_fm_run_cpu(&set, 0, 4, v, st), 0);
     for (int k = 0; k < 4; k++) {
-        assert_true(st[k].converged);
+        CHECK_TRUE(st[k].converged);
         /* The end point satisfies Eq. 3.12: v = sum mu^2 x / sum mu^2. */
         double sw = 0, s0 = 0, s1 = 0;
         for (int j = 0; j < 4; j++) {
@@ -275,110 +265,106 @@ static void fm_fixed_point(void **state) {
             s0 += u * u * x[2 * j];
             s1 += u * u * x[2 * j + 1];
         }
-        assert_true(fabs(s0 / sw - v[2 * k]) < 1e-11 && fabs(s1 / sw - v[2 * k + 1]) < 1e-11);
+        CHECK_TRUE(fabs(s0 / sw - v[2 * k]) < 1e-11 && fabs(s1 / sw - v[2 * k + 1]) < 1e-11);
     }
-    assert_true(fabs(v[0] - v[2]) < 1e-11 && fabs(v[4] - v[6]) < 1e-11);
-    assert_true(fabs(v[0] - 0.1) < 0.01 && fabs(v[5] - 10.2) < 0.01);
+    CHECK_TRUE(fabs(v[0] - v[2]) < 1e-11 && fabs(v[4] - v[6]) < 1e-11);
+    CHECK_TRUE(fabs(v[0] - 0.1) < 0.01 && fabs(v[5] - 10.2) < 0.01);
     /* The same in the general-F loop (3-D, third coordinate 0). */
     const double x3[] = {0, 0, 0, 0.2, 0, 0, 10, 10, 0, 10, 10.4, 0};
     mu_fm_set set3 = {x3, 4, 3, 1.0, 1e-24, 1000, 0};
     double v3[12];
-    assert_int_equal(mu_fm_run_cpu(&set3, 1, 3, v3, st), 0);
+    CHECK_INT_EQ(mu_fm_run_cpu(&set3, 1, 3, v3, st), 0);
     for (int k = 0; k < 3; k++) {
-        assert_true(fabs(v3[3 * k] - v[2 * (k + 1)]) < 1e-10);
-        assert_true(fabs(v3[3 * k + 1] - v[2 * (k + 1) + 1]) < 1e-10);
+        CHECK_TRUE(fabs(v3[3 * k] - v[2 * (k + 1)]) < 1e-10);
+        CHECK_TRUE(fabs(v3[3 * k + 1] - v[2 * (k + 1) + 1]) < 1e-10);
     }
     /* Acceptance in start order: the first of each pair wins. */
     double proto[8];
     int64_t from[4];
-    assert_int_equal(mu_fm_accept(v, st, 4, 2, 0.01, proto, from), 2);
-    assert_int_equal(from[0], 0);
-    assert_int_equal(from[1], 2);
+    CHECK_INT_EQ(mu_fm_accept(v, st, 4, 2, 0.01, proto, from), 2);
+    CHECK_INT_EQ(from[0], 0);
+    CHECK_INT_EQ(from[1], 2);
     /* An iteration cap: counted, not accepted. */
     mu_fm_set capped = {x, 4, 2, 1.0, 1e-300, 2, 0};
-    assert_int_equal(mu_fm_run_cpu(&capped, 0, 4, v, st), 0);
+    CHECK_INT_EQ(mu_fm_run_cpu(&capped, 0, 4, v, st), 0);
     for (int k = 0; k < 4; k++) {
-        assert_false(st[k].converged);
-        assert_int_equal(st[k].iterations, 2);
+        CHECK_TRUE(!st[k].converged);
+        CHECK_INT_EQ(st[k].iterations, 2);
     }
-    assert_int_equal(mu_fm_accept(v, st, 4, 2, 0.01, proto, from), 0);
+    CHECK_INT_EQ(mu_fm_accept(v, st, 4, 2, 0.01, proto, from), 0);
     /* eps2 is strict: a point at exactly sqrt(eps2) from a prototype is rejected. */
     const double pts[] = {0, 0, 0.5, 0, 1.5, 0};
     mu_fm_stat ok[3] = {{1, 1}, {1, 1}, {1, 1}};
-    assert_int_equal(mu_fm_accept(pts, ok, 3, 2, 0.25, proto, from), 2);
-    assert_int_equal(from[1], 2);
+    CHECK_INT_EQ(mu_fm_accept(pts, ok, 3, 2, 0.25, proto, from), 2);
+    CHECK_INT_EQ(from[1], 2);
 }
 
 /* ---- partitions ---------------------------------------------------------- */
 
-static void deal_round_robin(void **state) {
-    (void)state;
+static void deal_round_robin(void) {
     /* 7 objects, p = 3: sorted order 3,1,5,0,6,2,4 (ties 1 and 5 in input order). */
     const double x[] = {4, 0, 2, 1, 6, 0, 1, 5, 9, 9, 2, 1, 5, 5};
     int64_t order[7], start[4];
-    assert_int_equal(mu_fz_deal(x, 7, 2, 3, order, start), 0);
+    CHECK_INT_EQ(mu_fz_deal(x, 7, 2, 3, order, start), 0);
     const int64_t want_start[] = {0, 3, 5, 7}, want[] = {3, 0, 4, 1, 6, 5, 2};
-    assert_memory_equal(start, want_start, sizeof want_start);
-    assert_memory_equal(order, want, sizeof want);
+    CHECK_MEM_EQ(start, want_start, sizeof want_start);
+    CHECK_MEM_EQ(order, want, sizeof want);
 }
 
 /* ---- accuracy measures and the eigen-solver -------------------------------- */
 
-static void accuracy_measures(void **state) {
-    (void)state;
+static void accuracy_measures(void) {
     const int32_t a[] = {0, 0, 1, 1, 2, 2}, same[] = {1, 1, 2, 2, 0, 0}, b[] = {0, 0, 0, 1, 1, 1};
-    assert_true(fabs(mu_fz_ari(a, 3, same, 3, 6) - 1) < 1e-15);
-    assert_true(fabs(mu_fz_purity(a, 3, same, 3, 6) - 1) < 1e-15);
+    CHECK_TRUE(fabs(mu_fz_ari(a, 3, same, 3, 6) - 1) < 1e-15);
+    CHECK_TRUE(fabs(mu_fz_purity(a, 3, same, 3, 6) - 1) < 1e-15);
     /* sklearn's adjusted_rand_score([0,0,1,1,2,2], [0,0,0,1,1,1]) = 0.24242424... */
-    assert_true(fabs(mu_fz_ari(a, 3, b, 2, 6) - 8.0 / 33.0) < 1e-12);
-    assert_true(fabs(mu_fz_purity(a, 3, b, 2, 6) - 5.0 / 6.0) < 1e-15);
-    assert_true(fabs(mu_fz_purity(b, 2, a, 3, 6) - 4.0 / 6.0) < 1e-15);
+    CHECK_TRUE(fabs(mu_fz_ari(a, 3, b, 2, 6) - 8.0 / 33.0) < 1e-12);
+    CHECK_TRUE(fabs(mu_fz_purity(a, 3, b, 2, 6) - 5.0 / 6.0) < 1e-15);
+    CHECK_TRUE(fabs(mu_fz_purity(b, 2, a, 3, 6) - 4.0 / 6.0) < 1e-15);
 }
 
-static void eigen_jacobi(void **state) {
-    (void)state;
+static void eigen_jacobi(void) {
     const double A[] = {4, 1, 0, 1, 3, 1, 0, 1, 2};
     double val[3], vec[9];
-    assert_int_equal(mu_sym_eigen(A, 3, val, vec), 0);
+    CHECK_INT_EQ(mu_sym_eigen(A, 3, val, vec), 0);
     /* Eigenvalues 3 + sqrt(3), 3, 3 - sqrt(3); A v = lambda v for each column. */
-    assert_true(fabs(val[0] - (3 + sqrt(3))) < 1e-12 && fabs(val[1] - 3) < 1e-12 &&
-                fabs(val[2] - (3 - sqrt(3))) < 1e-12);
+    CHECK_TRUE(fabs(val[0] - (3 + sqrt(3))) < 1e-12 && fabs(val[1] - 3) < 1e-12 &&
+               fabs(val[2] - (3 - sqrt(3))) < 1e-12);
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < 3; i++) {
             double av = 0;
             for (int j = 0; j < 3; j++) av += A[i * 3 + j] * vec[j * 3 + k];
-            assert_true(fabs(av - val[k] * vec[i * 3 + k]) < 1e-12);
+            CHECK_TRUE(fabs(av - val[k] * vec[i * 3 + k]) < 1e-12);
         }
 }
 
 /* ---- the reader ------------------------------------------------------------ */
 
-static void reader_formats(void **state) {
-    (void)state;
+static void reader_formats(void) {
     mu_fz_data d;
     const char *p = write_tmp("ws.txt", "# comment\n1 2.5\n\n3\t4e1\n  -5   6 \n");
-    assert_int_equal(mu_fz_read(p, "auto", NULL, &d), 0);
-    assert_int_equal(d.n, 3);
-    assert_int_equal(d.F, 2);
-    assert_true(d.x[1] == 2.5 && d.x[3] == 40 && d.x[4] == -5);
-    assert_string_equal(d.names[1], "x2");
-    assert_int_equal(d.first_line, 2);
+    CHECK_INT_EQ(mu_fz_read(p, "auto", NULL, &d), 0);
+    CHECK_INT_EQ(d.n, 3);
+    CHECK_INT_EQ(d.F, 2);
+    CHECK_TRUE(d.x[1] == 2.5 && d.x[3] == 40 && d.x[4] == -5);
+    CHECK_STR_EQ(d.names[1], "x2");
+    CHECK_INT_EQ(d.first_line, 2);
     mu_fz_free(&d);
     p = write_tmp("lab.csv", "\"a\",\"kind\",\"b\"\n1,x,2\n3,y,4\n5,x,7\n");
-    assert_int_equal(mu_fz_read(p, "auto", "kind", &d), 0);
-    assert_int_equal(d.F, 2);
-    assert_string_equal(d.names[0], "a");
-    assert_string_equal(d.names[1], "b");
-    assert_int_equal(d.nlabels, 2);
-    assert_true(d.label[0] == 0 && d.label[1] == 1 && d.label[2] == 0);
-    assert_true(d.x[5] == 7);
+    CHECK_INT_EQ(mu_fz_read(p, "auto", "kind", &d), 0);
+    CHECK_INT_EQ(d.F, 2);
+    CHECK_STR_EQ(d.names[0], "a");
+    CHECK_STR_EQ(d.names[1], "b");
+    CHECK_INT_EQ(d.nlabels, 2);
+    CHECK_TRUE(d.label[0] == 0 && d.label[1] == 1 && d.label[2] == 0);
+    CHECK_TRUE(d.x[5] == 7);
     mu_fz_free(&d);
-    assert_int_equal(mu_fz_read(p, "auto", "2", &d), 0); /* by number */
-    assert_int_equal(d.nlabels, 2);
+    CHECK_INT_EQ(mu_fz_read(p, "auto", "2", &d), 0); /* by number */
+    CHECK_INT_EQ(d.nlabels, 2);
     mu_fz_free(&d);
     p = write_tmp("nohead.csv", "1;2\n3;4\n");
-    assert_int_equal(mu_fz_read(p, "no", NULL, &d), 0);
-    assert_int_equal(d.n, 2);
+    CHECK_INT_EQ(mu_fz_read(p, "no", NULL, &d), 0);
+    CHECK_INT_EQ(d.n, 2);
     mu_fz_free(&d);
 }
 
@@ -391,13 +377,12 @@ static void expect_error(const char *name, const char *text, const char *label, 
         rc = mu_fz_check_columns(p, &d);
         mu_fz_free(&d);
     }
-    assert_int_equal(rc, 1);
-    if (!strstr(mu_error_message(), want))
-        fail_msg("%s: message '%s' lacks '%s'", name, mu_error_message(), want);
+    CHECK_INT_EQ(rc, 1);
+    CHECK(strstr(mu_error_message(), want) != NULL, "%s: message '%s' lacks '%s'", name,
+          mu_error_message(), want);
 }
 
-static void reader_errors(void **state) {
-    (void)state;
+static void reader_errors(void) {
     expect_error("nonnum.csv", "a,b\n1,2\n3,x5\n", NULL,
                  "nonnum.csv:3: column 2 ('b'): 'x5' is not a number");
     expect_error("ragged.csv", "a,b\n1,2\n3\n", NULL, "ragged.csv:3: 1 field(s), expected 2");
@@ -416,28 +401,28 @@ static void reader_errors(void **state) {
     expect_error("label.csv", "a,s\n1,x\n2,y\n", NULL, "(a label column? see --label-column)");
     mu_fz_data d;
     mu_error_clear();
-    assert_int_equal(mu_fz_read("/nonexistent/x.csv", "auto", NULL, &d), 1);
-    assert_non_null(strstr(mu_error_message(), "cannot open input"));
+    CHECK_INT_EQ(mu_fz_read("/nonexistent/x.csv", "auto", NULL, &d), 1);
+    CHECK_TRUE(strstr(mu_error_message(), "cannot open input") != NULL);
 }
 
-static void blobs_deterministic(void **state) {
-    (void)state;
+static void blobs_deterministic(void) {
     mu_fz_data a, b;
-    assert_int_equal(mu_fz_gen_blobs(3000, 7, "400,400;400,1090;1125,750", 110, &a), 0);
-    assert_int_equal(mu_fz_gen_blobs(3000, 7, "400,400;400,1090;1125,750", 110, &b), 0);
-    assert_memory_equal(a.x, b.x, 3000 * 2 * sizeof *a.x);
+    CHECK_INT_EQ(mu_fz_gen_blobs(3000, 7, "400,400;400,1090;1125,750", 110, &a), 0);
+    CHECK_INT_EQ(mu_fz_gen_blobs(3000, 7, "400,400;400,1090;1125,750", 110, &b), 0);
+    CHECK_ARRAY_BITS(a.x, b.x, 3000 * 2);
     int count[3] = {0, 0, 0};
     double mx[3] = {0, 0, 0};
     for (int i = 0; i < 3000; i++) {
         count[a.label[i]]++;
         mx[a.label[i]] += a.x[2 * i];
-        assert_true(a.x[2 * i] == nearbyint(a.x[2 * i])); /* integers */
+        CHECK_TRUE(a.x[2 * i] == nearbyint(a.x[2 * i])); /* integers */
     }
-    for (int k = 0; k < 3; k++) assert_in_range(count[k], 900, 1100);
-    assert_true(fabs(mx[2] / count[2] - 1125) < 15);
+    for (int k = 0; k < 3; k++)
+        CHECK(count[k] >= 900 && count[k] <= 1100, "count[%d] = %d", k, count[k]);
+    CHECK_TRUE(fabs(mx[2] / count[2] - 1125) < 15);
     mu_fz_free(&a);
     mu_fz_free(&b);
-    assert_int_equal(mu_fz_gen_blobs(10, 1, "1,2;3", 1, &a), 1);
+    CHECK_INT_EQ(mu_fz_gen_blobs(10, 1, "1,2;3", 1, &a), 1);
 }
 
 /* ---- summation blocks, the ring's pieces, checkpoints ---------------------- */
@@ -455,8 +440,7 @@ static void fill_points(double *x, int64_t n, int F, unsigned seed) {
 /* One block as large as the set is the one-block order; a step summed chunk by
  * chunk (mu_fm_partials on whole blocks, mu_fm_combine in block order) is the
  * step of mu_fm_run_cpu with those blocks, bit for bit: what the ring relies on. */
-static void summation_blocks(void **state) {
-    (void)state;
+static void summation_blocks(void) {
     for (int F = 2; F <= 3; F++) {
         const int64_t n = 1000, B = 256;
         double *x = malloc((size_t)(n * F) * sizeof *x), v1[8], v2[8], v3[8], step[8], acc[8];
@@ -466,30 +450,29 @@ static void summation_blocks(void **state) {
         mu_fm_set one = {x, n, F, 0.5, 1e-20, 1000, 0}, big = one, blk = one;
         big.sum_block = 4096;
         blk.sum_block = B;
-        assert_int_equal(mu_fm_run_cpu(&one, 17, 1, v1, &st1), 0);
-        assert_int_equal(mu_fm_run_cpu(&big, 17, 1, v2, &st2), 0);
-        assert_memory_equal(v1, v2, (size_t)F * sizeof *v1);
-        assert_int_equal(st1.iterations, st2.iterations);
+        CHECK_INT_EQ(mu_fm_run_cpu(&one, 17, 1, v1, &st1), 0);
+        CHECK_INT_EQ(mu_fm_run_cpu(&big, 17, 1, v2, &st2), 0);
+        CHECK_ARRAY_BITS(v1, v2, F);
+        CHECK_INT_EQ(st1.iterations, st2.iterations);
         /* One step with blocks of 256, by hand in two chunks (512 + 488 rows). */
         blk.max_it = 1;
-        assert_int_equal(mu_fm_run_cpu(&blk, 17, 1, v3, &st1), 0);
+        CHECK_INT_EQ(mu_fm_run_cpu(&blk, 17, 1, v3, &st1), 0);
         int64_t nb = mu_fm_partials(x, 512, F, 0.5, B, x + 17 * F, part);
-        assert_int_equal(nb, 2);
+        CHECK_INT_EQ(nb, 2);
         nb += mu_fm_partials(x + 512 * F, n - 512, F, 0.5, B, x + 17 * F, part + nb * (F + 1));
-        assert_int_equal(nb, 4);
+        CHECK_INT_EQ(nb, 4);
         mu_fm_combine(part, nb, F, acc, step);
-        assert_memory_equal(step, v3, (size_t)F * sizeof *v3);
+        CHECK_ARRAY_BITS(step, v3, F);
         /* Blocks change the order, so the step differs from the one-block one in the last bits
          * only. */
         one.max_it = 1;
-        assert_int_equal(mu_fm_run_cpu(&one, 17, 1, v1, &st1), 0);
-        for (int f = 0; f < F; f++) assert_true(fabs(v1[f] - v3[f]) <= 1e-12 * fabs(v1[f]));
+        CHECK_INT_EQ(mu_fm_run_cpu(&one, 17, 1, v1, &st1), 0);
+        for (int f = 0; f < F; f++) CHECK_TRUE(fabs(v1[f] - v3[f]) <= 1e-12 * fabs(v1[f]));
         free(x);
     }
 }
 
-static void checkpoint_files(void **state) {
-    (void)state;
+static void checkpoint_files(void) {
     const int64_t n = 50;
     const int F = 2;
     double x[100], rec[50 * 4], back[50 * 4];
@@ -499,27 +482,27 @@ static void checkpoint_files(void **state) {
     uint64_t fp = mu_fz_fingerprint(x, n, F, &set);
     char path[512];
     snprintf(path, sizeof path, "%s/fz.ckpt", tmpdir);
-    assert_int_equal(mu_fz_ckpt_write(path, n, F, fp, 30, rec), 0);
+    CHECK_INT_EQ(mu_fz_ckpt_write(path, n, F, fp, 30, rec), 0);
     int64_t done = -1;
-    assert_int_equal(mu_fz_ckpt_read(path, n, F, fp, &done, back), 0);
-    assert_int_equal(done, 30);
-    assert_memory_equal(back, rec, 30 * 4 * sizeof *rec);
+    CHECK_INT_EQ(mu_fz_ckpt_read(path, n, F, fp, &done, back), 0);
+    CHECK_INT_EQ(done, 30);
+    CHECK_ARRAY_BITS(back, rec, 30 * 4);
     /* Other settings, other data, another size: refused with a message. */
     mu_fm_set other = set;
     other.eps1 = 1e-11;
-    assert_true(mu_fz_fingerprint(x, n, F, &other) != fp);
-    assert_int_equal(mu_fz_ckpt_read(path, n, F, fp ^ 1, &done, back), 1);
-    assert_non_null(strstr(mu_error_message(), "other data or settings"));
-    assert_int_equal(mu_fz_ckpt_read(path, n + 1, F, fp, &done, back), 1);
-    assert_non_null(strstr(mu_error_message(), "50 objects of 2 features"));
+    CHECK_TRUE(mu_fz_fingerprint(x, n, F, &other) != fp);
+    CHECK_INT_EQ(mu_fz_ckpt_read(path, n, F, fp ^ 1, &done, back), 1);
+    CHECK_TRUE(strstr(mu_error_message(), "other data or settings") != NULL);
+    CHECK_INT_EQ(mu_fz_ckpt_read(path, n + 1, F, fp, &done, back), 1);
+    CHECK_TRUE(strstr(mu_error_message(), "50 objects of 2 features") != NULL);
     /* A truncated file. */
     FILE *f = fopen(path, "r+b");
-    assert_non_null(f);
-    assert_int_equal(ftruncate(fileno(f), 64 + 8 * 10), 0);
+    CHECK_TRUE(f != NULL);
+    CHECK_INT_EQ(ftruncate(fileno(f), 64 + 8 * 10), 0);
     fclose(f);
-    assert_int_equal(mu_fz_ckpt_read(path, n, F, fp, &done, back), 1);
-    assert_non_null(strstr(mu_error_message(), "truncated"));
-    assert_int_equal(mu_fz_ckpt_read("/nonexistent/fz.ckpt", n, F, fp, &done, back), 1);
+    CHECK_INT_EQ(mu_fz_ckpt_read(path, n, F, fp, &done, back), 1);
+    CHECK_TRUE(strstr(mu_error_message(), "truncated") != NULL);
+    CHECK_INT_EQ(mu_fz_ckpt_read("/nonexistent/fz.ckpt", n, F, fp, &done, back), 1);
     mu_error_clear();
 }
 
@@ -528,17 +511,23 @@ int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "%s/mutirao_test_fuzzy.XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(tmpdir)) return 1;
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(membership_table_5_1), cmocka_unit_test(merge_two_blocks),
-        cmocka_unit_test(merge_four_blocks),    cmocka_unit_test(linkage_matches_algorithm_8),
-        cmocka_unit_test(moments_and_logdet),   cmocka_unit_test(factor_r_grid90),
-        cmocka_unit_test(factor_r_iris),        cmocka_unit_test(fm_fixed_point),
-        cmocka_unit_test(deal_round_robin),     cmocka_unit_test(accuracy_measures),
-        cmocka_unit_test(eigen_jacobi),         cmocka_unit_test(reader_formats),
-        cmocka_unit_test(reader_errors),        cmocka_unit_test(blobs_deterministic),
-        cmocka_unit_test(summation_blocks),     cmocka_unit_test(checkpoint_files),
-    };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    MU_RUN(membership_table_5_1);
+    MU_RUN(merge_two_blocks);
+    MU_RUN(merge_four_blocks);
+    MU_RUN(linkage_matches_algorithm_8);
+    MU_RUN(moments_and_logdet);
+    MU_RUN(factor_r_grid90);
+    MU_RUN(factor_r_iris);
+    MU_RUN(fm_fixed_point);
+    MU_RUN(deal_round_robin);
+    MU_RUN(accuracy_measures);
+    MU_RUN(eigen_jacobi);
+    MU_RUN(reader_formats);
+    MU_RUN(reader_errors);
+    MU_RUN(blobs_deterministic);
+    MU_RUN(summation_blocks);
+    MU_RUN(checkpoint_files);
+    int rc = mu_report("test_fuzzy");
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) rc = rc ? rc : 1;

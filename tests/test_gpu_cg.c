@@ -41,7 +41,7 @@
 #include "gpu/cg_gpu.h"
 #include "gpu/gpu.h"
 
-#include "check.h"
+#include "mu_test.h"
 
 static mu_app app;
 static char tmpdir[256];
@@ -595,7 +595,7 @@ int main(int argc, char **argv) {
     snprintf(ck, sizeof ck, "%s/cg.ckpt", tmpdir);
     unlink(ck);
     if (strstr(tmpdir, "test_gpu_cg.")) rmdir(tmpdir);
-    printf("%ld checks, %ld failed\n", checks, failures);
+    const int status = mu_report("test_gpu_cg");
     MPI_Finalize();
-    return failures ? 1 : 0;
+    return status;
 }

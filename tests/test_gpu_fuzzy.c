@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "mu_test.h"
 #include "gpu_test.h"
 #include "fuzzy/fm.h"
 #include "gpu/fuzzy_gpu.h"
@@ -327,7 +327,7 @@ int main(int argc, char **argv) {
               "a summation block of 100 rows accepted");
         mu_gpu_fm_destroy(ctx);
     }
-    printf("%s: %ld checks, %ld failed\n", failures ? "FAIL" : "PASS", checks, failures);
+    const int status = mu_report("test_gpu_fuzzy");
     MPI_Finalize();
-    return failures ? 1 : 0;
+    return status;
 }

@@ -35,7 +35,7 @@ static int32_t rnd(int64_t lo, int64_t hi) {
     return (int32_t)(lo + (int64_t)(xs() % span));
 }
 
-#include "check.h"
+#include "mu_test.h"
 #include "gpu_test.h"
 
 static double now(void) {
@@ -153,7 +153,7 @@ static void test1d_case(const int32_t *x, int64_t n, int64_t base, int empty, co
         if (rc == 0 && !same_summary(&got, &ref)) {
             CHECK(0, "device %s n=%lld base=%lld empty=%d shift=%d differs", what, (long long)n,
                   (long long)base, empty, sh);
-            if (failures <= 30) {
+            if (mu_failures <= 30) {
                 print_summary("cpu", &ref);
                 print_summary("gpu", &got);
             }
@@ -168,7 +168,7 @@ static void test1d_case(const int32_t *x, int64_t n, int64_t base, int empty, co
     if (rc == 0 && !same_summary(&got, &ref)) {
         CHECK(0, "host pipeline %s n=%lld base=%lld empty=%d differs", what, (long long)n,
               (long long)base, empty);
-        if (failures <= 30) {
+        if (mu_failures <= 30) {
             print_summary("cpu", &ref);
             print_summary("gpu", &got);
         }
@@ -188,7 +188,7 @@ static void test1d(void) {
         return;
     }
     double t0 = now();
-    long c0 = checks;
+    long c0 = mu_checks;
     for (int si = 0; si < ns; si++)
         for (int k = 0; k < K_NKINDS; k++)
             for (int empty = 0; empty <= 1; empty++) {
@@ -213,7 +213,7 @@ static void test1d(void) {
     /* n = 0: the identity of the CPU scan. */
     test1d_case(x, 0, 42, 0, "empty", 0);
     test1d_case(x, 0, 42, 1, "empty", 0);
-    printf("1-D: %ld checks in %.1f s\n", checks - c0, now() - t0);
+    printf("1-D: %ld checks in %.1f s\n", mu_checks - c0, now() - t0);
     free(x);
 }
 
@@ -332,7 +332,7 @@ static void test2d(void) {
                                         {257, 191}, {700, 300}, {300, 700}, {45, 33}};
     const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
     double t0 = now();
-    long c0 = checks;
+    long c0 = mu_checks;
     int32_t *k = malloc(sizeof(int32_t) * 700 * 700);
     if (!k) {
         CHECK(0, "out of memory");
@@ -361,7 +361,7 @@ static void test2d(void) {
         fill2d(k, narrow[s][0] * narrow[s][1], 6);
         test2d_case(k, narrow[s][0], narrow[s][1], 6);
     }
-    printf("2-D: %ld checks in %.1f s\n", checks - c0, now() - t0);
+    printf("2-D: %ld checks in %.1f s\n", mu_checks - c0, now() - t0);
     free(k);
 }
 
@@ -381,7 +381,7 @@ int main(int argc, char **argv) {
 #ifdef MUTIRAO_HAVE_CUDA
     if (dev_buf) cudaFree(dev_buf);
 #endif
-    printf("%s: %ld checks, %ld failed\n", failures ? "FAIL" : "PASS", checks, failures);
+    const int status = mu_report("test_gpu_maxsub");
     MPI_Finalize();
-    return failures ? 1 : 0;
+    return status;
 }

@@ -15,7 +15,7 @@
 #include "gpu/maxsub_gpu.h"
 #include "maxsub/gen.h"
 #include "maxsub/strip2d.h"
-#include "check.h"
+#include "mu_test.h"
 #include "gpu_test.h"
 
 static const mu_philox_spec specs[] = {
@@ -135,7 +135,7 @@ int main(int argc, char **argv) {
     test_values();
     test_1d();
     test_2d();
-    printf("%s: %ld checks, %ld failed\n", failures ? "FAIL" : "PASS", checks, failures);
+    const int status = mu_report("test_gpu_maxsub_gen");
     MPI_Finalize();
-    return failures ? 1 : 0;
+    return status;
 }

@@ -5,13 +5,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "mu_test.h"
 #include "core/error.h"
 #include "maxsub/fasta.h"
 #include "maxsub/hydro.h"
@@ -28,15 +27,15 @@ static const char *write_temp(const char *content, size_t len) {
     const char *dir = getenv("TMPDIR");
     snprintf(tmp_path, sizeof tmp_path, "%s/mu_hydro_XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(tmp_path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, content, len), (ssize_t)len);
+    CHECK_TRUE(fd >= 0);
+    CHECK_INT_EQ(write(fd, content, len), (ssize_t)len);
     close(fd);
     return tmp_path;
 }
 
-static void assert_contains(const char *haystack, const char *needle) {
-    if (!strstr(haystack, needle))
-        fail_msg("message \"%s\" does not contain \"%s\"", haystack, needle);
+static void check_contains(const char *haystack, const char *needle) {
+    CHECK(strstr(haystack, needle) != NULL, "message \"%s\" does not contain \"%s\"", haystack,
+          needle);
 }
 
 /* Writes content to a temp file, expects mu_fasta_read to fail, and checks that
@@ -50,16 +49,16 @@ static void expect_fasta_error(const char *content, const char *loc, ...) {
     int rc = mu_fasta_read(path, &recs, &count);
     const char *msg = mu_error_message();
     unlink(path);
-    if (rc == 0) fail_msg("mu_fasta_read accepted bad input: \"%s\"", content);
-    assert_null(recs);
-    assert_int_equal(count, 0);
+    CHECK(rc != 0, "mu_fasta_read accepted bad input: \"%s\"", content);
+    CHECK_TRUE(recs == NULL);
+    CHECK_INT_EQ(count, 0);
     char prefix[320];
     snprintf(prefix, sizeof prefix, "%s:%s", path, loc ? loc : "");
-    if (strncmp(msg, prefix, strlen(prefix)) != 0)
-        fail_msg("message \"%s\" does not start with \"%s\"", msg, prefix);
+    CHECK(strncmp(msg, prefix, strlen(prefix)) == 0, "message \"%s\" does not start with \"%s\"",
+          msg, prefix);
     va_list ap;
     va_start(ap, loc);
-    for (const char *s; (s = va_arg(ap, const char *));) assert_contains(msg, s);
+    for (const char *s; (s = va_arg(ap, const char *));) check_contains(msg, s);
     va_end(ap);
 }
 
@@ -111,8 +110,8 @@ static int64_t ref_maximal(const int32_t *x, int64_t lo, int64_t hi, mu_segment 
 static int64_t ref_p1p2(const int32_t *x, int64_t n, mu_segment *out) {
     int64_t *pre = malloc((size_t)(n + 1) * sizeof *pre);
     char *p1 = calloc((size_t)(n * n + 1), 1);
-    assert_non_null(pre);
-    assert_non_null(p1);
+    CHECK_TRUE(pre != NULL);
+    CHECK_TRUE(p1 != NULL);
     pre[0] = 0;
     for (int64_t i = 0; i < n; i++) pre[i + 1] = pre[i] + x[i];
 #define SUM(a, b) (pre[(b) + 1] - pre[(a)])
@@ -163,30 +162,30 @@ static void ref_max_subarray(const int32_t *x, int64_t n, int64_t *best, int64_t
     }
 }
 
-static void assert_segments_equal(const mu_segment *a, int64_t na, const mu_segment *b, int64_t nb,
-                                  const int32_t *x, int64_t n) {
+static void check_segments_equal(const mu_segment *a, int64_t na, const mu_segment *b, int64_t nb,
+                                 const int32_t *x, int64_t n) {
     int same = na == nb;
     for (int64_t t = 0; same && t < na; t++)
         same = a[t].start == b[t].start && a[t].end == b[t].end && a[t].score == b[t].score;
-    if (same) return;
-    fprintf(stderr, "x =");
-    for (int64_t i = 0; i < n; i++) fprintf(stderr, " %d", (int)x[i]);
-    fprintf(stderr, "\ngot %lld:", (long long)na);
-    for (int64_t t = 0; t < na; t++)
-        fprintf(stderr, " [%lld,%lld]=%lld", (long long)a[t].start, (long long)a[t].end,
-                (long long)a[t].score);
-    fprintf(stderr, "\nwant %lld:", (long long)nb);
-    for (int64_t t = 0; t < nb; t++)
-        fprintf(stderr, " [%lld,%lld]=%lld", (long long)b[t].start, (long long)b[t].end,
-                (long long)b[t].score);
-    fprintf(stderr, "\n");
-    fail_msg("segments differ");
+    if (!same) {
+        fprintf(stderr, "x =");
+        for (int64_t i = 0; i < n; i++) fprintf(stderr, " %d", (int)x[i]);
+        fprintf(stderr, "\ngot %lld:", (long long)na);
+        for (int64_t t = 0; t < na; t++)
+            fprintf(stderr, " [%lld,%lld]=%lld", (long long)a[t].start, (long long)a[t].end,
+                    (long long)a[t].score);
+        fprintf(stderr, "\nwant %lld:", (long long)nb);
+        for (int64_t t = 0; t < nb; t++)
+            fprintf(stderr, " [%lld,%lld]=%lld", (long long)b[t].start, (long long)b[t].end,
+                    (long long)b[t].score);
+        fprintf(stderr, "\n");
+    }
+    CHECK(same, "segments differ");
 }
 
 /* ------------------------------------------------------------ FASTA tests */
 
-static void test_fasta_good(void **state) {
-    (void)state;
+static void test_fasta_good(void) {
     static const char content[] = "\n"
                                   ">sp|P1|A_HUMAN First protein  \r\n"
                                   "ACDEF ghikl\r\n"
@@ -204,91 +203,83 @@ static void test_fasta_good(void **state) {
     mu_error_clear();
     int rc = mu_fasta_read(path, &recs, &count);
     unlink(path);
-    if (rc) fail_msg("%s", mu_error_message());
-    assert_int_equal(count, 3);
-    assert_string_equal(recs[0].id, "sp|P1|A_HUMAN");
-    assert_string_equal(recs[0].desc, "First protein");
-    assert_string_equal(recs[0].seq, "ACDEFGHIKLMNPQRSTVWY");
-    assert_int_equal(recs[0].len, 20);
-    assert_int_equal(recs[0].line, 2);
-    assert_string_equal(recs[1].id, "id2");
-    assert_string_equal(recs[1].desc, "");
-    assert_string_equal(recs[1].seq, "BZ");
-    assert_int_equal(recs[1].len, 2);
-    assert_int_equal(recs[1].line, 7);
-    assert_string_equal(recs[2].id, "id3");
-    assert_string_equal(recs[2].desc, "spaced   desc");
-    assert_string_equal(recs[2].seq, "MI");
-    assert_int_equal(recs[2].len, 2);
-    assert_int_equal(recs[2].line, 9);
+    CHECK(rc == 0, "%s", mu_error_message());
+    CHECK_INT_EQ(count, 3);
+    CHECK_STR_EQ(recs[0].id, "sp|P1|A_HUMAN");
+    CHECK_STR_EQ(recs[0].desc, "First protein");
+    CHECK_STR_EQ(recs[0].seq, "ACDEFGHIKLMNPQRSTVWY");
+    CHECK_INT_EQ(recs[0].len, 20);
+    CHECK_INT_EQ(recs[0].line, 2);
+    CHECK_STR_EQ(recs[1].id, "id2");
+    CHECK_STR_EQ(recs[1].desc, "");
+    CHECK_STR_EQ(recs[1].seq, "BZ");
+    CHECK_INT_EQ(recs[1].len, 2);
+    CHECK_INT_EQ(recs[1].line, 7);
+    CHECK_STR_EQ(recs[2].id, "id3");
+    CHECK_STR_EQ(recs[2].desc, "spaced   desc");
+    CHECK_STR_EQ(recs[2].seq, "MI");
+    CHECK_INT_EQ(recs[2].len, 2);
+    CHECK_INT_EQ(recs[2].line, 9);
     mu_fasta_free(recs, count);
     mu_fasta_free(NULL, 0);
 }
 
-static void test_fasta_bom(void **state) {
-    (void)state;
+static void test_fasta_bom(void) {
     static const char content[] = "\xEF\xBB\xBF>a\nAC\n";
     const char *path = write_temp(content, sizeof content - 1);
     mu_fasta_record *recs = NULL;
     int64_t count = 0;
     int rc = mu_fasta_read(path, &recs, &count);
     unlink(path);
-    if (rc) fail_msg("%s", mu_error_message());
-    assert_int_equal(count, 1);
-    assert_string_equal(recs[0].id, "a");
-    assert_string_equal(recs[0].seq, "AC");
+    CHECK(rc == 0, "%s", mu_error_message());
+    CHECK_INT_EQ(count, 1);
+    CHECK_STR_EQ(recs[0].id, "a");
+    CHECK_STR_EQ(recs[0].seq, "AC");
     mu_fasta_free(recs, count);
 }
 
-static void test_fasta_missing_file(void **state) {
-    (void)state;
+static void test_fasta_missing_file(void) {
     const char *path = "/nonexistent-mu-hydro-dir/proteins.fa";
     mu_fasta_record *recs = (mu_fasta_record *)1;
     int64_t count = -1;
     mu_error_clear();
-    assert_int_not_equal(mu_fasta_read(path, &recs, &count), 0);
-    assert_null(recs);
-    assert_int_equal(count, 0);
-    assert_contains(mu_error_message(), path);
-    assert_contains(mu_error_message(), strerror(ENOENT));
+    CHECK_INT_NE(mu_fasta_read(path, &recs, &count), 0);
+    CHECK_TRUE(recs == NULL);
+    CHECK_INT_EQ(count, 0);
+    check_contains(mu_error_message(), path);
+    check_contains(mu_error_message(), strerror(ENOENT));
 }
 
-static void test_fasta_directory(void **state) {
-    (void)state;
+static void test_fasta_directory(void) {
     mu_fasta_record *recs = NULL;
     int64_t count = 0;
     mu_error_clear();
-    assert_int_not_equal(mu_fasta_read("/", &recs, &count), 0);
-    assert_null(recs);
-    assert_contains(mu_error_message(), "/:");
+    CHECK_INT_NE(mu_fasta_read("/", &recs, &count), 0);
+    CHECK_TRUE(recs == NULL);
+    check_contains(mu_error_message(), "/:");
 }
 
-static void test_fasta_empty(void **state) {
-    (void)state;
+static void test_fasta_empty(void) {
     expect_fasta_error("", " ", "empty file", NULL);
     expect_fasta_error("\n  \n\t\r\n", " ", "only blank lines", NULL);
 }
 
-static void test_fasta_before_header(void **state) {
-    (void)state;
+static void test_fasta_before_header(void) {
     expect_fasta_error("\nACDE\n>x\nAC\n", "2: ", "before the first header", "'>'", NULL);
 }
 
-static void test_fasta_empty_sequence(void **state) {
-    (void)state;
+static void test_fasta_empty_sequence(void) {
     expect_fasta_error(">a\nAC\n>b desc\n\n>c\nMM\n", "3: ", "'b'", "empty sequence", NULL);
     expect_fasta_error(">a\nAC\n>last\n", "3: ", "'last'", "empty sequence", NULL);
     expect_fasta_error(">star\n*\n", "1: ", "'star'", "empty sequence", NULL);
 }
 
-static void test_fasta_no_id(void **state) {
-    (void)state;
+static void test_fasta_no_id(void) {
     expect_fasta_error(">a\nAC\n>\nAC\n", "3: ", "no identifier", NULL);
     expect_fasta_error(">a\nAC\n> \t\nAC\n", "3: ", "no identifier", NULL);
 }
 
-static void test_fasta_invalid_characters(void **state) {
-    (void)state;
+static void test_fasta_invalid_characters(void) {
     expect_fasta_error(">sp|P02699|OPSD_BOVIN Rhodopsin\nMNGTE\nGPJNF\n", "3:3: ", "'J'",
                        "'sp|P02699|OPSD_BOVIN'", "20 amino-acid letters", NULL);
     expect_fasta_error(">a\nMN\n>b\nAC1D\n", "4:3: ", "unexpected character '1'", "'b'", NULL);
@@ -302,88 +293,84 @@ static void test_fasta_invalid_characters(void **state) {
 
 /* -------------------------------------------------------------- KD tests */
 
-static void test_kd_scale(void **state) {
-    (void)state;
+static void test_kd_scale(void) {
     /* Kyte & Doolittle 1982 (report 002 section 4.6), times ten. */
     static const char letters[] = "IVLFCMAGTSWYPHEQDNKR";
     static const int32_t values[] = {45, 42,  38,  28,  25,  19,  18,  -4,  -7,  -8,
                                      -9, -13, -16, -32, -35, -35, -35, -35, -39, -45};
     for (int i = 0; i < 20; i++) {
-        assert_int_equal(mu_kd_tenths(letters[i]), values[i]);
-        assert_int_equal(mu_kd_tenths(letters[i] - 'A' + 'a'), values[i]);
+        CHECK_INT_EQ(mu_kd_tenths(letters[i]), values[i]);
+        CHECK_INT_EQ(mu_kd_tenths(letters[i] - 'A' + 'a'), values[i]);
     }
-    assert_int_equal(mu_kd_tenths('B'), (mu_kd_tenths('D') + mu_kd_tenths('N')) / 2);
-    assert_int_equal(mu_kd_tenths('Z'), (mu_kd_tenths('E') + mu_kd_tenths('Q')) / 2);
+    CHECK_INT_EQ(mu_kd_tenths('B'), (mu_kd_tenths('D') + mu_kd_tenths('N')) / 2);
+    CHECK_INT_EQ(mu_kd_tenths('Z'), (mu_kd_tenths('E') + mu_kd_tenths('Q')) / 2);
     const char *none = "XJUOxjuo*-. 1\n";
-    for (const char *p = none; *p; p++) assert_int_equal(mu_kd_tenths(*p), MU_KD_NONE);
-    assert_int_equal(mu_kd_tenths(0), MU_KD_NONE);
-    assert_int_equal(mu_kd_tenths(200), MU_KD_NONE);
+    for (const char *p = none; *p; p++) CHECK_INT_EQ(mu_kd_tenths(*p), MU_KD_NONE);
+    CHECK_INT_EQ(mu_kd_tenths(0), MU_KD_NONE);
+    CHECK_INT_EQ(mu_kd_tenths(200), MU_KD_NONE);
 }
 
-static void test_kd_scores(void **state) {
-    (void)state;
+static void test_kd_scores(void) {
     int32_t out[8];
-    assert_int_equal(mu_kd_scores("IRbz", 4, -10, out), 0);
-    assert_int_equal(out[0], 35);
-    assert_int_equal(out[1], -55);
-    assert_int_equal(out[2], -45);
-    assert_int_equal(out[3], -45);
-    assert_int_equal(mu_kd_scores("A", 0, 0, out), 0);
+    CHECK_INT_EQ(mu_kd_scores("IRbz", 4, -10, out), 0);
+    CHECK_INT_EQ(out[0], 35);
+    CHECK_INT_EQ(out[1], -55);
+    CHECK_INT_EQ(out[2], -45);
+    CHECK_INT_EQ(out[3], -45);
+    CHECK_INT_EQ(mu_kd_scores("A", 0, 0, out), 0);
     mu_error_clear();
-    assert_int_not_equal(mu_kd_scores("ACXD", 4, 0, out), 0);
-    assert_contains(mu_error_message(), "residue 3");
-    assert_contains(mu_error_message(), "'X'");
+    CHECK_INT_NE(mu_kd_scores("ACXD", 4, 0, out), 0);
+    check_contains(mu_error_message(), "residue 3");
+    check_contains(mu_error_message(), "'X'");
     mu_error_clear();
-    assert_int_not_equal(mu_kd_scores("AC-D", 4, 0, out), 0);
-    assert_contains(mu_error_message(), "residue 3");
+    CHECK_INT_NE(mu_kd_scores("AC-D", 4, 0, out), 0);
+    check_contains(mu_error_message(), "residue 3");
     mu_error_clear();
-    assert_int_not_equal(mu_kd_scores("A", 1, INT32_MAX, out), 0);
-    assert_contains(mu_error_message(), "offset");
+    CHECK_INT_NE(mu_kd_scores("A", 1, INT32_MAX, out), 0);
+    check_contains(mu_error_message(), "offset");
 }
 
 /* ---------------------------------------------------- Ruzzo-Tompa tests */
 
 static void check_rt(const int32_t *x, int64_t n) {
     mu_segment got[64], want[64];
-    assert_true(n <= 64);
+    CHECK_TRUE(n <= 64);
     int64_t ng = mu_ruzzo_tompa(x, n, got);
     int64_t nw = ref_maximal(x, 0, n, want, 0);
-    assert_true(ng >= 0);
-    assert_segments_equal(got, ng, want, nw, x, n);
+    CHECK_TRUE(ng >= 0);
+    check_segments_equal(got, ng, want, nw, x, n);
 }
 
-static void test_rt_examples(void **state) {
-    (void)state;
+static void test_rt_examples(void) {
     /* Report 002 section 1.1: the maximum subsequence is (5, 7, 2, -3, 10) = 21. */
     static const int32_t thesis[] = {3, 5, 10, -5, -30, 5, 7, 2, -3, 10, -7, 5};
     mu_segment s[12];
-    assert_int_equal(mu_ruzzo_tompa(thesis, 12, s), 3);
+    CHECK_INT_EQ(mu_ruzzo_tompa(thesis, 12, s), 3);
     mu_segment want[] = {{0, 2, 18}, {5, 9, 21}, {11, 11, 5}};
-    assert_segments_equal(s, 3, want, 3, thesis, 12);
+    check_segments_equal(s, 3, want, 3, thesis, 12);
     /* The example of Ruzzo & Tompa: (4), (3) and (1, 2, -2, 2, -2, 1, 5). */
     static const int32_t rtex[] = {4, -5, 3, -3, 1, 2, -2, 2, -2, 1, 5};
     mu_segment want2[] = {{0, 0, 4}, {2, 2, 3}, {4, 10, 7}};
-    assert_int_equal(mu_ruzzo_tompa(rtex, 11, s), 3);
-    assert_segments_equal(s, 3, want2, 3, rtex, 11);
+    CHECK_INT_EQ(mu_ruzzo_tompa(rtex, 11, s), 3);
+    check_segments_equal(s, 3, want2, 3, rtex, 11);
     /* Edge cases. */
-    assert_int_equal(mu_ruzzo_tompa(NULL, 0, s), 0);
+    CHECK_INT_EQ(mu_ruzzo_tompa(NULL, 0, s), 0);
     static const int32_t neg[] = {-1, 0, -3, 0};
-    assert_int_equal(mu_ruzzo_tompa(neg, 4, s), 0);
+    CHECK_INT_EQ(mu_ruzzo_tompa(neg, 4, s), 0);
     static const int32_t pos[] = {1, 2, 3};
-    assert_int_equal(mu_ruzzo_tompa(pos, 3, s), 1);
-    assert_int_equal(s[0].start, 0);
-    assert_int_equal(s[0].end, 2);
-    assert_int_equal(s[0].score, 6);
+    CHECK_INT_EQ(mu_ruzzo_tompa(pos, 3, s), 1);
+    CHECK_INT_EQ(s[0].start, 0);
+    CHECK_INT_EQ(s[0].end, 2);
+    CHECK_INT_EQ(s[0].score, 6);
     static const int32_t ties[] = {0, 1, -1, 1, 0};
     check_rt(ties, 5); /* [1] and [3], not [1..3] */
-    assert_int_equal(mu_ruzzo_tompa(ties, 5, s), 2);
+    CHECK_INT_EQ(mu_ruzzo_tompa(ties, 5, s), 2);
     mu_error_clear();
-    assert_int_equal(mu_ruzzo_tompa(pos, -1, s), -1);
-    assert_contains(mu_error_message(), "negative");
+    CHECK_INT_EQ(mu_ruzzo_tompa(pos, -1, s), -1);
+    check_contains(mu_error_message(), "negative");
 }
 
-static void test_rt_random_vs_recursive(void **state) {
-    (void)state;
+static void test_rt_random_vs_recursive(void) {
     int32_t x[40];
     static const int32_t ranges[][2] = {{-3, 3}, {-1, 1}, {-10, 10}, {-55, 35}, {-5, 2}, {0, 3}};
     for (int iter = 0; iter < 30000; iter++) {
@@ -394,8 +381,7 @@ static void test_rt_random_vs_recursive(void **state) {
     }
 }
 
-static void test_rt_random_vs_p1p2(void **state) {
-    (void)state;
+static void test_rt_random_vs_p1p2(void) {
     int32_t x[14];
     mu_segment got[14], want[14], rec[14];
     for (int iter = 0; iter < 3000; iter++) {
@@ -405,35 +391,34 @@ static void test_rt_random_vs_p1p2(void **state) {
         int64_t ng = mu_ruzzo_tompa(x, n, got);
         int64_t nw = ref_p1p2(x, n, want);
         int64_t nr = ref_maximal(x, 0, n, rec, 0);
-        assert_segments_equal(got, ng, want, nw, x, n);
-        assert_segments_equal(rec, nr, want, nw, x, n);
+        check_segments_equal(got, ng, want, nw, x, n);
+        check_segments_equal(rec, nr, want, nw, x, n);
     }
 }
 
 /* Invariants on a long random input: disjoint, non-adjacent, increasing, scores
  * equal to the sums, positive ends, and the top one is the maximum subarray. */
-static void test_rt_large(void **state) {
-    (void)state;
+static void test_rt_large(void) {
     const int64_t n = 2000000;
     int32_t *x = malloc((size_t)n * sizeof *x);
     int64_t *pre = malloc((size_t)(n + 1) * sizeof *pre);
     mu_segment *s = malloc((size_t)n * sizeof *s);
-    assert_non_null(x);
-    assert_non_null(pre);
-    assert_non_null(s);
+    CHECK_TRUE(x != NULL);
+    CHECK_TRUE(pre != NULL);
+    CHECK_TRUE(s != NULL);
     pre[0] = 0;
     for (int64_t i = 0; i < n; i++) {
         x[i] = rng_range(-55, 35);
         pre[i + 1] = pre[i] + x[i];
     }
     int64_t m = mu_ruzzo_tompa(x, n, s);
-    assert_true(m > 0);
+    CHECK_TRUE(m > 0);
     int64_t top = 0;
     for (int64_t t = 0; t < m; t++) {
-        assert_true(s[t].start <= s[t].end);
-        if (t) assert_true(s[t].start > s[t - 1].end + 1);
-        assert_int_equal(s[t].score, pre[s[t].end + 1] - pre[s[t].start]);
-        assert_true(x[s[t].start] > 0 && x[s[t].end] > 0);
+        CHECK_TRUE(s[t].start <= s[t].end);
+        if (t) CHECK_TRUE(s[t].start > s[t - 1].end + 1);
+        CHECK_INT_EQ(s[t].score, pre[s[t].end + 1] - pre[s[t].start]);
+        CHECK_TRUE(x[s[t].start] > 0 && x[s[t].end] > 0);
         if (s[t].score > s[top].score) top = t;
     }
     /* Kadane with the tie rule: largest sum, smallest end, largest start. */
@@ -453,81 +438,79 @@ static void test_rt_large(void **state) {
             be = j;
         }
     }
-    assert_int_equal(s[top].score, best);
-    assert_int_equal(s[top].end, be);
-    assert_int_equal(s[top].start, bs);
+    CHECK_INT_EQ(s[top].score, best);
+    CHECK_INT_EQ(s[top].end, be);
+    CHECK_INT_EQ(s[top].start, bs);
     free(x);
     free(pre);
     free(s);
 }
 
-static void test_segments_filter(void **state) {
-    (void)state;
+static void test_segments_filter(void) {
     mu_segment s[] = {{0, 4, 50}, {6, 6, 200}, {8, 30, 99}, {40, 59, 100}};
-    assert_int_equal(mu_segments_filter(s, 4, 100, 5), 1);
-    assert_int_equal(s[0].start, 40);
+    CHECK_INT_EQ(mu_segments_filter(s, 4, 100, 5), 1);
+    CHECK_INT_EQ(s[0].start, 40);
     mu_segment t[] = {{0, 4, 50}, {6, 6, 200}};
-    assert_int_equal(mu_segments_filter(t, 2, 0, 0), 2);
-    assert_int_equal(mu_segments_filter(t, 2, 0, 2), 1);
-    assert_int_equal(t[0].score, 50);
+    CHECK_INT_EQ(mu_segments_filter(t, 2, 0, 0), 2);
+    CHECK_INT_EQ(mu_segments_filter(t, 2, 0, 2), 1);
+    CHECK_INT_EQ(t[0].score, 50);
 }
 
 /* ------------------------------------------------- the bundled proteins */
 
-static void test_proteins(void **state) {
-    (void)state;
+static void test_proteins(void) {
     mu_fasta_record *recs = NULL;
     int64_t count = 0;
     mu_error_clear();
-    if (mu_fasta_read(MU_TEST_PROTEINS, &recs, &count)) fail_msg("%s", mu_error_message());
-    assert_int_equal(count, 3);
-    assert_string_equal(recs[0].id, "sp|P02699|OPSD_BOVIN");
-    assert_int_equal(recs[0].len, 348);
-    assert_string_equal(recs[1].id, "sp|P02945|BACR_HALSA");
-    assert_int_equal(recs[1].len, 262);
-    assert_string_equal(recs[2].id, "sp|P01308|INS_HUMAN");
-    assert_int_equal(recs[2].len, 110);
+    CHECK(mu_fasta_read(MU_TEST_PROTEINS, &recs, &count) == 0, "%s", mu_error_message());
+    CHECK_INT_EQ(count, 3);
+    CHECK_STR_EQ(recs[0].id, "sp|P02699|OPSD_BOVIN");
+    CHECK_INT_EQ(recs[0].len, 348);
+    CHECK_STR_EQ(recs[1].id, "sp|P02945|BACR_HALSA");
+    CHECK_INT_EQ(recs[1].len, 262);
+    CHECK_STR_EQ(recs[2].id, "sp|P01308|INS_HUMAN");
+    CHECK_INT_EQ(recs[2].len, 110);
     const int32_t offset = MU_HYDRO_DEFAULT_OFFSET;
     for (int64_t r = 0; r < count; r++) {
         int64_t n = recs[r].len;
         int32_t *x = malloc((size_t)n * sizeof *x);
         mu_segment *got = malloc((size_t)n * sizeof *got);
         mu_segment *want = malloc((size_t)n * sizeof *want);
-        assert_non_null(x);
-        assert_non_null(got);
-        assert_non_null(want);
-        assert_int_equal(mu_kd_scores(recs[r].seq, n, offset, x), 0);
+        CHECK_TRUE(x != NULL);
+        CHECK_TRUE(got != NULL);
+        CHECK_TRUE(want != NULL);
+        CHECK_INT_EQ(mu_kd_scores(recs[r].seq, n, offset, x), 0);
         int64_t ng = mu_ruzzo_tompa(x, n, got);
         int64_t nw = ref_maximal(x, 0, n, want, 0);
-        assert_segments_equal(got, ng, want, nw, x, n);
+        check_segments_equal(got, ng, want, nw, x, n);
         /* The top maximal segment (leftmost among equal scores) is the 1-D maximum
          * subarray under the tie rule. */
         int64_t best, bs, be, top = 0;
         ref_max_subarray(x, n, &best, &bs, &be);
-        assert_true(ng > 0);
+        CHECK_TRUE(ng > 0);
         for (int64_t t = 1; t < ng; t++)
             if (got[t].score > got[top].score) top = t;
-        assert_int_equal(got[top].score, best);
-        assert_int_equal(got[top].start, bs);
-        assert_int_equal(got[top].end, be);
+        CHECK_INT_EQ(got[top].score, best);
+        CHECK_INT_EQ(got[top].start, bs);
+        CHECK_INT_EQ(got[top].end, be);
         /* The convenience wrapper agrees with the pieces. */
         mu_segment *f = NULL;
         int64_t nf = 0;
-        assert_int_equal(mu_hydro_segments(recs[r].seq, n, offset, MU_HYDRO_DEFAULT_MIN_SCORE,
-                                           MU_HYDRO_DEFAULT_MIN_LEN, &f, &nf),
-                         0);
+        CHECK_INT_EQ(mu_hydro_segments(recs[r].seq, n, offset, MU_HYDRO_DEFAULT_MIN_SCORE,
+                                       MU_HYDRO_DEFAULT_MIN_LEN, &f, &nf),
+                     0);
         int64_t nk =
             mu_segments_filter(got, ng, MU_HYDRO_DEFAULT_MIN_SCORE, MU_HYDRO_DEFAULT_MIN_LEN);
-        assert_segments_equal(f, nf, got, nk, x, n);
-        print_message("%s (%lld aa), offset %d, min score %d, min length %d: %lld of %lld "
-                      "maximal segments\n",
-                      recs[r].id, (long long)n, (int)offset, (int)MU_HYDRO_DEFAULT_MIN_SCORE,
-                      (int)MU_HYDRO_DEFAULT_MIN_LEN, (long long)nf, (long long)ng);
+        check_segments_equal(f, nf, got, nk, x, n);
+        printf("%s (%lld aa), offset %d, min score %d, min length %d: %lld of %lld "
+               "maximal segments\n",
+               recs[r].id, (long long)n, (int)offset, (int)MU_HYDRO_DEFAULT_MIN_SCORE,
+               (int)MU_HYDRO_DEFAULT_MIN_LEN, (long long)nf, (long long)ng);
         for (int64_t t = 0; t < nf; t++)
-            print_message("  %4lld-%-4lld len %3lld score %6.1f  %.*s\n", (long long)f[t].start + 1,
-                          (long long)f[t].end + 1, (long long)(f[t].end - f[t].start + 1),
-                          (double)f[t].score / 10.0, (int)(f[t].end - f[t].start + 1),
-                          recs[r].seq + f[t].start);
+            printf("  %4lld-%-4lld len %3lld score %6.1f  %.*s\n", (long long)f[t].start + 1,
+                   (long long)f[t].end + 1, (long long)(f[t].end - f[t].start + 1),
+                   (double)f[t].score / 10.0, (int)(f[t].end - f[t].start + 1),
+                   recs[r].seq + f[t].start);
         free(f);
         free(x);
         free(got);
@@ -537,24 +520,22 @@ static void test_proteins(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fasta_good),
-        cmocka_unit_test(test_fasta_bom),
-        cmocka_unit_test(test_fasta_missing_file),
-        cmocka_unit_test(test_fasta_directory),
-        cmocka_unit_test(test_fasta_empty),
-        cmocka_unit_test(test_fasta_before_header),
-        cmocka_unit_test(test_fasta_empty_sequence),
-        cmocka_unit_test(test_fasta_no_id),
-        cmocka_unit_test(test_fasta_invalid_characters),
-        cmocka_unit_test(test_kd_scale),
-        cmocka_unit_test(test_kd_scores),
-        cmocka_unit_test(test_rt_examples),
-        cmocka_unit_test(test_rt_random_vs_recursive),
-        cmocka_unit_test(test_rt_random_vs_p1p2),
-        cmocka_unit_test(test_rt_large),
-        cmocka_unit_test(test_segments_filter),
-        cmocka_unit_test(test_proteins),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    MU_RUN(test_fasta_good);
+    MU_RUN(test_fasta_bom);
+    MU_RUN(test_fasta_missing_file);
+    MU_RUN(test_fasta_directory);
+    MU_RUN(test_fasta_empty);
+    MU_RUN(test_fasta_before_header);
+    MU_RUN(test_fasta_empty_sequence);
+    MU_RUN(test_fasta_no_id);
+    MU_RUN(test_fasta_invalid_characters);
+    MU_RUN(test_kd_scale);
+    MU_RUN(test_kd_scores);
+    MU_RUN(test_rt_examples);
+    MU_RUN(test_rt_random_vs_recursive);
+    MU_RUN(test_rt_random_vs_p1p2);
+    MU_RUN(test_rt_large);
+    MU_RUN(test_segments_filter);
+    MU_RUN(test_proteins);
+    return mu_report("test_hydro");
 }

@@ -3,16 +3,14 @@
  * the dense linear algebra, non-negative generation under a hostile model, and
  * the moments of 100000 generated years against the fitted model. */
 #define _POSIX_C_SOURCE 200809L
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "mu_test.h"
 #include "core/eigen.h"
 #include "core/error.h"
 #include "core/log.h"
@@ -27,8 +25,6 @@
 #include "gpu/gpu.h"
 #include "gpu/scenarios_gen.h"
 
-static long gchecks, gfails;
-
 /* Relative difference of two inflow tables, and equal clamp counts. */
 static void compare(const char *what, const double *a, const double *b, int64_t n, int64_t ca,
                     int64_t cb) {
@@ -38,15 +34,11 @@ static void compare(const char *what, const double *a, const double *b, int64_t 
         if (a[i] == b[i]) d = 0;
         if (d > worst) worst = d;
     }
-    gchecks++;
-    if (!(worst <= 1e-12) || ca != cb) {
-        gfails++;
-        printf("FAIL %s: largest relative difference %.3g, clamped %lld vs %lld\n", what, worst,
-               (long long)ca, (long long)cb);
-    } else {
+    if (CHECK(worst <= 1e-12 && ca == cb,
+              "%s: largest relative difference %.3g, clamped %lld vs %lld", what, worst,
+              (long long)ca, (long long)cb))
         printf("ok: %s: %lld values, largest relative difference %.3g, clamped %lld\n", what,
                (long long)n, worst, (long long)ca);
-    }
 }
 
 int main(int argc, char **argv) {
@@ -58,26 +50,26 @@ int main(int argc, char **argv) {
         return 77;
     }
     mu_gpu_info info;
-    if (mu_gpu_select(0, &info)) {
-        printf("FAIL: select device 0: %s\n", mu_gpu_error());
-        return 1;
-    }
+    if (!CHECK(mu_gpu_select(0, &info) == 0, "select device 0: %s", mu_gpu_error()))
+        return mu_report("test_gpu_scenarios");
     printf("device: %s\n", info.name);
     const char *sets[2] = {"all", "p006,p074,p047,p061,p092"}; /* eigen and Cholesky factors */
     for (int set = 0; set < 2; set++) {
         mu_sc_hist h;
         mu_sc_select sel = {sets[set], 0, 0, 10};
-        if (mu_sc_read(MU_TEST_SCENARIOS_INPUTS "/ons_inflows_64.csv", &sel, &h)) return 1;
+        if (!CHECK(mu_sc_read(MU_TEST_SCENARIOS_INPUTS "/ons_inflows_64.csv", &sel, &h) == 0, "%s",
+                   mu_error_message()))
+            return mu_report("test_gpu_scenarios");
         mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
         mu_sc_model md;
-        if (mu_sc_fit(&h, &fc, &md)) return 1;
+        if (!CHECK(mu_sc_fit(&h, &fc, &md) == 0, "%s", mu_error_message()))
+            return mu_report("test_gpu_scenarios");
         int nst = h.nst, P = md.pmax;
         enum { M = 3000 };
         mu_sc_gpu *g1 = NULL, *g2 = NULL;
-        if (mu_sc_gpu_create(nst, P, M, 0, &g1) || mu_sc_gpu_create(nst, P, M, 1, &g2)) {
-            printf("FAIL: create: %s\n", mu_gpu_error());
-            return 1;
-        }
+        if (!CHECK(!mu_sc_gpu_create(nst, P, M, 0, &g1) && !mu_sc_gpu_create(nst, P, M, 1, &g2),
+                   "create: %s", mu_gpu_error()))
+            return mu_report("test_gpu_scenarios");
         double *zp = malloc((size_t)M * P * nst * sizeof *zp);
         double *zc = malloc((size_t)M * nst * sizeof *zc),
                *zg = malloc((size_t)M * nst * sizeof *zg);
@@ -97,10 +89,9 @@ int main(int argc, char **argv) {
             mu_sc_gen_draw d = {11, (uint64_t)(1000 + m), 17, M, zp, 0};
             int64_t cc = 0, cg = 0;
             mu_sc_gen_cpu(&g, &d, zc, &cc);
-            if (mu_sc_gpu_generate(g1, &g, &d, zg, &cg, NULL)) {
-                printf("FAIL: generate: %s\n", mu_gpu_error());
-                return 1;
-            }
+            if (!CHECK(mu_sc_gpu_generate(g1, &g, &d, zg, &cg, NULL) == 0, "generate: %s",
+                       mu_gpu_error()))
+                return mu_report("test_gpu_scenarios");
             char what[160];
             snprintf(what, sizeof what, "%d stations (%s), month %d, shared past", nst,
                      md.lower[m] ? "Cholesky" : "eigen", m + 1);
@@ -115,10 +106,9 @@ int main(int argc, char **argv) {
             mu_sc_gen_draw dc = {11, (uint64_t)(2000 + m), 0, M, zp, (int64_t)P * nst};
             cc = cg = 0;
             mu_sc_gen_cpu(&g, &dc, zc, &cc);
-            if (mu_sc_gpu_generate(g2, &g, &dc, zg, &cg, NULL)) {
-                printf("FAIL: generate: %s\n", mu_gpu_error());
-                return 1;
-            }
+            if (!CHECK(mu_sc_gpu_generate(g2, &g, &dc, zg, &cg, NULL) == 0, "generate: %s",
+                       mu_gpu_error()))
+                return mu_report("test_gpu_scenarios");
             snprintf(what, sizeof what, "%d stations, month %d, a past per scenario", nst, m + 1);
             compare(what, zc, zg, (int64_t)M * nst, cc, cg);
         }
@@ -130,8 +120,7 @@ int main(int argc, char **argv) {
         mu_sc_model_free(&md);
         mu_sc_hist_free(&h);
     }
-    printf("%ld checks, %ld failures\n", gchecks, gfails);
-    return gfails ? 1 : 0;
+    return mu_report("test_gpu_scenarios");
 }
 #else
 
@@ -141,7 +130,7 @@ static const char *write_tmp(const char *name, const char *text) {
     static char path[512];
     snprintf(path, sizeof path, "%s/%s", tmpdir, name);
     FILE *f = fopen(path, "w");
-    assert_non_null(f);
+    CHECK_TRUE(f != NULL);
     fputs(text, f);
     fclose(f);
     return path;
@@ -169,7 +158,7 @@ static mu_sc_select sel_all(void) {
 /* Replaces the first occurrence of `from` in text by `to` (same buffer, enough room). */
 static char *edit(const char *text, const char *from, const char *to) {
     const char *p = strstr(text, from);
-    assert_non_null(p);
+    CHECK_TRUE(p != NULL);
     size_t n = strlen(text) + strlen(to) + 1;
     char *out = malloc(n);
     snprintf(out, n, "%.*s%s%s", (int)(p - text), text, to, p + strlen(from));
@@ -181,22 +170,19 @@ static void expect_read_error(const char *name, const char *text, const char *ms
     mu_sc_hist h;
     mu_sc_select sel = sel_all();
     mu_error_clear();
-    assert_int_equal(mu_sc_read(path, &sel, &h), 1);
-    if (!strstr(mu_error_message(), msg)) {
-        printf("message '%s' lacks '%s'\n", mu_error_message(), msg);
-        fail();
-    }
+    CHECK_INT_EQ(mu_sc_read(path, &sel, &h), 1);
+    CHECK(strstr(mu_error_message(), msg) != NULL, "message '%s' lacks '%s'", mu_error_message(),
+          msg);
 }
 
-static void reader_errors(void **state) {
-    (void)state;
+static void reader_errors(void) {
     char *ok = make_record(12);
     mu_sc_hist h;
     mu_sc_select sel = sel_all();
-    assert_int_equal(mu_sc_read(write_tmp("ok.csv", ok), &sel, &h), 0);
-    assert_int_equal(h.nyears, 12);
-    assert_int_equal(h.nst, 2);
-    assert_int_equal(h.first_year, 1950);
+    CHECK_INT_EQ(mu_sc_read(write_tmp("ok.csv", ok), &sel, &h), 0);
+    CHECK_INT_EQ(h.nyears, 12);
+    CHECK_INT_EQ(h.nst, 2);
+    CHECK_INT_EQ(h.first_year, 1950);
     mu_sc_hist_free(&h);
 
     char *gap = edit(ok, "1951,4,", "1951,5,");
@@ -242,27 +228,26 @@ static void reader_errors(void **state) {
     free(nan);
 }
 
-static void linalg(void **state) {
-    (void)state;
+static void linalg(void) {
     const double A[9] = {4, 2, 0.6, 2, 5, 1, 0.6, 1, 3}, b[3] = {1, 2, 3};
     double x[3], L[9], val[3], V[9];
-    assert_int_equal(mu_sc_solve(A, b, 3, x), 0);
+    CHECK_INT_EQ(mu_sc_solve(A, b, 3, x), 0);
     for (int i = 0; i < 3; i++) {
         double r = -b[i];
         for (int j = 0; j < 3; j++) r += A[i * 3 + j] * x[j];
-        assert_true(fabs(r) < 1e-14);
+        CHECK_TRUE(fabs(r) < 1e-14);
     }
-    assert_int_equal(mu_sc_cholesky(A, 3, L), 0);
+    CHECK_INT_EQ(mu_sc_cholesky(A, 3, L), 0);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double s = 0;
             for (int k = 0; k < 3; k++) s += L[i * 3 + k] * L[j * 3 + k];
-            assert_true(fabs(s - A[i * 3 + j]) < 1e-14);
+            CHECK_TRUE(fabs(s - A[i * 3 + j]) < 1e-14);
         }
     const double S[9] = {1, 1, 0, 1, 1, 0, 0, 0, 1}; /* singular */
-    assert_int_equal(mu_sc_cholesky(S, 3, L), 1);
-    assert_int_equal(mu_sym_eigen(S, 3, val, V), 0);
-    assert_true(fabs(val[0] - 2) < 1e-14 && fabs(val[1] - 1) < 1e-14 && fabs(val[2]) < 1e-14);
+    CHECK_INT_EQ(mu_sc_cholesky(S, 3, L), 1);
+    CHECK_INT_EQ(mu_sym_eigen(S, 3, val, V), 0);
+    CHECK_TRUE(fabs(val[0] - 2) < 1e-14 && fabs(val[1] - 1) < 1e-14 && fabs(val[2]) < 1e-14);
 }
 
 /* Synthetic record: station 0 a periodic PAR(1) z_m = a_m z_{m-1} + e, station
@@ -301,14 +286,13 @@ static void synth(int N, mu_sc_hist *h) {
     }
 }
 
-static void fit_recovers_coefficients(void **state) {
-    (void)state;
+static void fit_recovers_coefficients(void) {
     const int N = 20000;
     mu_sc_hist h;
     synth(N, &h);
     mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
     mu_sc_model md;
-    assert_int_equal(mu_sc_fit(&h, &fc, &md), 0);
+    CHECK_INT_EQ(mu_sc_fit(&h, &fc, &md), 0);
     double var[12];
     for (int m = 0; m < 12; m++) var[m] = 1;
     for (int it = 0; it < 2000; it++)
@@ -317,27 +301,24 @@ static void fit_recovers_coefficients(void **state) {
     for (int m = 0; m < 12; m++) {
         double want = a_m[m] * sqrt(var[(m + 11) % 12] / var[m]);
         const double *phi = md.phi + (size_t)(m * 2 + 0) * 6;
-        assert_true(md.order[m * 2] >= 1);
-        if (fabs(phi[0] - want) > tol) {
-            printf("month %d: phi1 %.4f, want %.4f\n", m + 1, phi[0], want);
-            fail();
-        }
-        for (int i = 1; i < 6; i++) assert_true(fabs(phi[i]) < tol);
+        CHECK_TRUE(md.order[m * 2] >= 1);
+        CHECK(!(fabs(phi[0] - want) > tol), "month %d: phi1 %.4f, want %.4f", m + 1, phi[0], want);
+        for (int i = 1; i < 6; i++) CHECK_TRUE(fabs(phi[i]) < tol);
         /* Noise variance in standardized units: 1 / var_m. */
         double sa2 = md.sig_a[m * 2] * md.sig_a[m * 2];
-        assert_true(fabs(sa2 - 1 / var[m]) < 4 * tol);
+        CHECK_TRUE(fabs(sa2 - 1 / var[m]) < 4 * tol);
         const double *p2 = md.phi + (size_t)(m * 2 + 1) * 6;
-        assert_true(md.order[m * 2 + 1] >= 2);
-        assert_true(fabs(p2[0] - ar2[0]) < tol && fabs(p2[1] - ar2[1]) < tol);
-        for (int i = 2; i < 6; i++) assert_true(fabs(p2[i]) < tol);
+        CHECK_TRUE(md.order[m * 2 + 1] >= 2);
+        CHECK_TRUE(fabs(p2[0] - ar2[0]) < tol && fabs(p2[1] - ar2[1]) < tol);
+        for (int i = 2; i < 6; i++) CHECK_TRUE(fabs(p2[i]) < tol);
         /* PACF beyond the true order is insignificant on average. */
     }
-    assert_int_equal(md.nonstationary, 0);
-    assert_true(md.radius[0] < 1 && md.radius[1] < 1);
+    CHECK_INT_EQ(md.nonstationary, 0);
+    CHECK_TRUE(md.radius[0] < 1 && md.radius[1] < 1);
     /* Independent noises: residual correlation near 0, Cholesky used. */
     for (int m = 0; m < 12; m++) {
-        assert_true(fabs(md.corr[m * 4 + 1]) < tol);
-        assert_int_equal(md.lower[m], 1);
+        CHECK_TRUE(fabs(md.corr[m * 4 + 1]) < tol);
+        CHECK_INT_EQ(md.lower[m], 1);
     }
     mu_sc_model_free(&md);
     mu_sc_hist_free(&h);
@@ -345,8 +326,7 @@ static void fit_recovers_coefficients(void **state) {
 
 /* A hostile month: mean small against the spread and a strongly negative past,
  * so the lower bound is clamped often; inflows must stay >= 0. */
-static void generation_nonnegative(void **state) {
-    (void)state;
+static void generation_nonnegative(void) {
     enum { NST = 3, P = 2, M = 20000 };
     double mu[NST] = {10, 1, 50}, sd[NST] = {30, 5, 40},
            phi[NST * P] = {0.9, 0.3, 0.5, 0, 1.2, -0.4}, sa[NST] = {0.4, 0.9, 0.2},
@@ -358,13 +338,13 @@ static void generation_nonnegative(void **state) {
     mu_sc_gen_cpu(&g, &d, Z, &clamped);
     double mn = INFINITY;
     for (int k = 0; k < M * NST; k++) mn = fmin(mn, Z[k]);
-    assert_true(mn >= 0);
-    assert_true(clamped > 0);
+    CHECK_TRUE(mn >= 0);
+    CHECK_TRUE(clamped > 0);
     /* The same draws for a slice: keyed by scenario, not by position. */
     double Z2[5 * NST];
     mu_sc_gen_draw d2 = {5, 42, 777, 5, zp, 0};
     mu_sc_gen_cpu(&g, &d2, Z2, NULL);
-    assert_memory_equal(Z2, Z + 777 * NST, sizeof Z2);
+    CHECK_ARRAY_BITS(Z2, Z + 777 * NST, 5 * NST);
     free(Z);
 }
 
@@ -374,8 +354,7 @@ static void generation_nonnegative(void **state) {
  * node-like draw of 200000 scenarios of three stations with a strongly skewed
  * noise (small conditional mean): sample correlation of a within 0.01 of R with
  * the transform; the plain normal-space factor is farther off. */
-static void lognormal_correlation(void **state) {
-    (void)state;
+static void lognormal_correlation(void) {
     enum { NST = 3, P = 1, M = 200000 };
     double mu[NST] = {100, 80, 120}, sd[NST] = {60, 70, 50}, phi[NST * P] = {0.5, 0.6, 0.4},
            sa[NST] = {0.8, 0.7, 0.9};
@@ -383,21 +362,21 @@ static void lognormal_correlation(void **state) {
     double D[NST * NST], Dn[NST * NST];
     int lower = 0, neg;
     double smallest;
-    assert_int_equal(mu_sc_factor(R, NST, Dn, &lower, &neg, &smallest), 0);
-    assert_int_equal(lower, 1);
+    CHECK_INT_EQ(mu_sc_factor(R, NST, Dn, &lower, &neg, &smallest), 0);
+    CHECK_INT_EQ(lower, 1);
     double zp[P * NST] = {-1.2, -0.8, -1.5}, *Z = malloc((size_t)M * NST * sizeof *Z);
     mu_sc_gen_month g = {NST, P, mu, sd, phi, sa, Dn, 1, 0.05};
     double err[2];
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
-            assert_int_equal(mu_sc_lognormal_factor(&g, R, zp, D, &lower), 0);
+            CHECK_INT_EQ(mu_sc_lognormal_factor(&g, R, zp, D, &lower), 0);
             g.D = D;
             g.lower = lower;
         }
         mu_sc_gen_draw d = {8, 3, 0, M, zp, 0};
         int64_t clamped = 0;
         mu_sc_gen_cpu(&g, &d, Z, &clamped);
-        assert_int_equal(clamped, 0);
+        CHECK_INT_EQ(clamped, 0);
         /* a_s = Z_s / sd_s - mu_s / sd_s - cond_s */
         double s1[NST] = {0}, s2[NST] = {0}, sx[NST][NST] = {{0}};
         for (int64_t k = 0; k < M; k++) {
@@ -413,8 +392,8 @@ static void lognormal_correlation(void **state) {
         err[pass] = 0;
         for (int i = 0; i < NST; i++) {
             double mi = s1[i] / M, vi = s2[i] / M - mi * mi;
-            assert_true(fabs(mi) < 0.02);
-            assert_true(fabs(sqrt(vi) / sa[i] - 1) < 0.03);
+            CHECK_TRUE(fabs(mi) < 0.02);
+            CHECK_TRUE(fabs(sqrt(vi) / sa[i] - 1) < 0.03);
             for (int j = 0; j < i; j++) {
                 double mj = s1[j] / M, vj = s2[j] / M - mj * mj;
                 double r = (sx[i][j] / M - mi * mj) / sqrt(vi * vj);
@@ -424,8 +403,8 @@ static void lognormal_correlation(void **state) {
         printf("noise correlation, %s: largest |r - R| %.4f\n",
                pass ? "lognormal transform" : "normal-space factor", err[pass]);
     }
-    assert_true(err[1] < 0.01);
-    assert_true(err[0] > err[1]);
+    CHECK_TRUE(err[1] < 0.01);
+    CHECK_TRUE(err[0] > err[1]);
     free(Z);
 }
 
@@ -473,14 +452,13 @@ static void model_moments(const mu_sc_model *md, int s, double var[12], double l
  * standard deviations within 0.03 (about 5 standard errors for these skewed
  * values; p047 in June, a dry month where the lower bound is clamped now and
  * then, report 2.4, comes out 2.5% low), lag-1 correlations within 0.015 (4). */
-static void generated_moments(void **state) {
-    (void)state;
+static void generated_moments(void) {
     mu_sc_hist h;
     mu_sc_select sel = {"p006,p074,p047", 0, 0, 10};
-    assert_int_equal(mu_sc_read(MU_TEST_SCENARIOS_INPUTS "/ons_inflows_64.csv", &sel, &h), 0);
+    CHECK_INT_EQ(mu_sc_read(MU_TEST_SCENARIOS_INPUTS "/ons_inflows_64.csv", &sel, &h), 0);
     mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
     mu_sc_model md;
-    assert_int_equal(mu_sc_fit(&h, &fc, &md), 0);
+    CHECK_INT_EQ(mu_sc_fit(&h, &fc, &md), 0);
     enum { S = 1000, YEARS = 100, BURN = 2 };
     int nst = h.nst, P = md.pmax;
     double *zp = malloc((size_t)S * P * nst * sizeof *zp), *Z = malloc((size_t)S * nst * sizeof *Z);
@@ -500,7 +478,7 @@ static void generated_moments(void **state) {
             memmove(z + nst, z, (size_t)(P - 1) * nst * sizeof *z);
             for (int s = 0; s < nst; s++) {
                 double q = Z[k * nst + s];
-                assert_true(q >= 0);
+                CHECK_TRUE(q >= 0);
                 z[s] = (q - md.mu[m * nst + s]) / md.sd[m * nst + s];
                 if (t >= 12 * BURN) {
                     sum[m][s] += z[s];
@@ -512,7 +490,7 @@ static void generated_moments(void **state) {
         }
         if (t >= 12 * BURN && m == 0) cnt += S;
     }
-    assert_int_equal(cnt, 100000);
+    CHECK_INT_EQ(cnt, 100000);
     for (int s = 0; s < nst; s++) {
         double mvar[12], mlag[12];
         model_moments(&md, s, mvar, mlag);
@@ -528,7 +506,7 @@ static void generated_moments(void **state) {
                        "%.4f, record %.4f)\n",
                        h.names[s], m + 1, mean, sqrt(var), sqrt(mvar[m]), r1, mlag[m],
                        md.rho[((size_t)m * nst + s) * P]);
-            assert_false(bad);
+            CHECK_TRUE(!bad);
         }
     }
     free(zp);
@@ -542,32 +520,31 @@ static void generated_moments(void **state) {
  * (in inflow units), scaled the nearest members times one factor per station;
  * the probability-weighted children give back the sample mean for the last
  * two, and a station whose nearest members are all 0 takes that mean. */
-static void representatives(void **state) {
-    (void)state;
+static void representatives(void) {
     const double x[5 * 2] = {1, 0, 3, 0, 5, 4, 10, 0, 20, 6}; /* m = 5, d = 2 */
     int group[5] = {0, 0, 0, 1, 1}, rep[2] = {1, 3};
     double prob[2] = {0.6, 0.4}, out[4], mean[2];
     mu_agg_result ar = {.k = 2, .rep = rep, .prob = prob, .group = group};
-    assert_int_equal(mu_sc_represent(MU_SC_REP_NEAREST, x, 5, 2, &ar, out, mean), 0);
-    assert_true(out[0] == 3 && out[1] == 0 && out[2] == 10 && out[3] == 0);
-    assert_true(mean[0] == 39.0 / 5 && mean[1] == 10.0 / 5);
-    assert_int_equal(mu_sc_represent(MU_SC_REP_CENTROID, x, 5, 2, &ar, out, mean), 0);
-    assert_true(out[0] == 3 && fabs(out[1] - 4.0 / 3) < 1e-15 && out[2] == 15 && out[3] == 3);
+    CHECK_INT_EQ(mu_sc_represent(MU_SC_REP_NEAREST, x, 5, 2, &ar, out, mean), 0);
+    CHECK_TRUE(out[0] == 3 && out[1] == 0 && out[2] == 10 && out[3] == 0);
+    CHECK_TRUE(mean[0] == 39.0 / 5 && mean[1] == 10.0 / 5);
+    CHECK_INT_EQ(mu_sc_represent(MU_SC_REP_CENTROID, x, 5, 2, &ar, out, mean), 0);
+    CHECK_TRUE(out[0] == 3 && fabs(out[1] - 4.0 / 3) < 1e-15 && out[2] == 15 && out[3] == 3);
     for (int form = MU_SC_REP_CENTROID; form <= MU_SC_REP_SCALED; form++) {
-        assert_int_equal(mu_sc_represent((mu_sc_rep)form, x, 5, 2, &ar, out, mean), 0);
+        CHECK_INT_EQ(mu_sc_represent((mu_sc_rep)form, x, 5, 2, &ar, out, mean), 0);
         for (int s = 0; s < 2; s++) {
             double w = prob[0] * out[s] + prob[1] * out[2 + s];
-            assert_true(fabs(w / mean[s] - 1) < 1e-15);
-            assert_true(out[s] >= 0 && out[2 + s] >= 0);
+            CHECK_TRUE(fabs(w / mean[s] - 1) < 1e-15);
+            CHECK_TRUE(out[s] >= 0 && out[2 + s] >= 0);
         }
     }
     /* scaled: station 0 times 7.8 / (0.6 * 3 + 0.4 * 10); station 1 (nearest all 0): the mean. */
-    assert_int_equal(mu_sc_represent(MU_SC_REP_SCALED, x, 5, 2, &ar, out, mean), 0);
-    assert_true(fabs(out[0] - 3 * 7.8 / 5.8) < 1e-14 && fabs(out[2] - 10 * 7.8 / 5.8) < 1e-14);
-    assert_true(out[1] == 2 && out[3] == 2);
-    assert_int_equal(mu_sc_rep_parse("centroid"), MU_SC_REP_CENTROID);
-    assert_int_equal(mu_sc_rep_parse("median"), -1);
-    assert_string_equal(mu_sc_rep_name(MU_SC_REP_SCALED), "scaled");
+    CHECK_INT_EQ(mu_sc_represent(MU_SC_REP_SCALED, x, 5, 2, &ar, out, mean), 0);
+    CHECK_TRUE(fabs(out[0] - 3 * 7.8 / 5.8) < 1e-14 && fabs(out[2] - 10 * 7.8 / 5.8) < 1e-14);
+    CHECK_TRUE(out[1] == 2 && out[3] == 2);
+    CHECK_INT_EQ(mu_sc_rep_parse("centroid"), MU_SC_REP_CENTROID);
+    CHECK_INT_EQ(mu_sc_rep_parse("median"), -1);
+    CHECK_STR_EQ(mu_sc_rep_name(MU_SC_REP_SCALED), "scaled");
 }
 
 int main(void) {
@@ -575,16 +552,14 @@ int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "%s/mutirao_test_scenarios.XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(tmpdir)) return 1;
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(reader_errors),
-        cmocka_unit_test(linalg),
-        cmocka_unit_test(fit_recovers_coefficients),
-        cmocka_unit_test(generation_nonnegative),
-        cmocka_unit_test(lognormal_correlation),
-        cmocka_unit_test(generated_moments),
-        cmocka_unit_test(representatives),
-    };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    MU_RUN(reader_errors);
+    MU_RUN(linalg);
+    MU_RUN(fit_recovers_coefficients);
+    MU_RUN(generation_nonnegative);
+    MU_RUN(lognormal_correlation);
+    MU_RUN(generated_moments);
+    MU_RUN(representatives);
+    int rc = mu_report("test_scenarios");
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) rc = rc ? rc : 1;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include "core/error.h"
 #include "mpi/taskfarm.h"
+#include "mu_test.h"
 
 typedef struct {
     int64_t fail_at; /* task id that fails, or -1 */
@@ -36,14 +37,9 @@ static int square_tasks(int64_t first, int64_t count, void *results, void *vctx)
     return 0;
 }
 
-static int check(int cond, const char *what) {
-    if (!cond) fprintf(stderr, "test_taskfarm: FAILED: %s\n", what);
-    return !cond;
-}
-
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
-    int rank, size, bad = 0;
+    int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const int64_t ntasks = 1001;
@@ -57,19 +53,19 @@ int main(int argc, char **argv) {
         mu_farm_stats st;
         int rc = mu_taskfarm_run(MPI_COMM_WORLD, ntasks, 2 * sizeof(int64_t), square_tasks, &ctx,
                                  &cfg, res, &st);
-        bad |= check(rc == 0, "farm run returned an error");
+        CHECK(rc == 0, "farm run returned an error");
         int64_t done = 0;
         MPI_Reduce(&st.tasks_done_by_me, &done, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         if (rank == 0) {
-            bad |= check(done == ntasks, "every task computed exactly once");
+            CHECK(done == ntasks, "every task computed exactly once");
             for (int64_t i = 0; i < ntasks; i++)
-                bad |= check(res[2 * i] == value_of(i), "result placed by task id");
+                CHECK(res[2 * i] == value_of(i), "result placed by task id");
             if (size > 1 && !master_works)
                 for (int64_t i = 0; i < ntasks; i++)
-                    bad |= check(res[2 * i + 1] != 0, "master computes nothing when told not to");
+                    CHECK(res[2 * i + 1] != 0, "master computes nothing when told not to");
         }
         if (!master_works && size > 1)
-            bad |= check(rank == 0 ? st.tasks_done_by_me == 0 : 1, "master idle");
+            CHECK(rank == 0 ? st.tasks_done_by_me == 0 : 1, "master idle");
     }
 
     /* A failing task: every rank gets a non-zero return and the same message. */
@@ -77,17 +73,17 @@ int main(int argc, char **argv) {
     mu_farm_cfg cfg = {.min_chunk = 2, .master_works = 1};
     int rc = mu_taskfarm_run(MPI_COMM_WORLD, ntasks, 2 * sizeof(int64_t), square_tasks, &ctx, &cfg,
                              res, NULL);
-    bad |= check(rc != 0, "failure reported on every rank");
-    bad |= check(strstr(mu_error_message(), "task 500 failed") != NULL, "failure message shared");
+    CHECK(rc != 0, "failure reported on every rank");
+    CHECK(strstr(mu_error_message(), "task 500 failed") != NULL, "failure message shared");
 
     /* Zero tasks. */
     rc = mu_taskfarm_run(MPI_COMM_WORLD, 0, 8, square_tasks, &ctx, &cfg, res, NULL);
-    bad |= check(rc == 0, "zero tasks");
+    CHECK(rc == 0, "zero tasks");
 
-    int any = 0;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-    if (rank == 0) printf("test_taskfarm on %d rank(s): %s\n", size, any ? "FAILED" : "ok");
+    char name[64];
+    snprintf(name, sizeof name, "test_taskfarm on %d rank(s)", size);
+    const int status = mu_report_all(name, MPI_COMM_WORLD);
     free(res);
     MPI_Finalize();
-    return any ? 1 : 0;
+    return status;
 }
