@@ -40,6 +40,7 @@ typedef struct {
     double cut_value; /* threshold (per units_abs) or k */
     int64_t farm_chunk;
     int64_t sum_block; /* rows per summation block (fuzzy/fm.h) */
+    int arith_fast;    /* --arith=fast: GPU ranks run the fast form */
     /* exact mode: checkpoints and the ring */
     const char *checkpoint;
     int64_t checkpoint_every; /* starts per round (0: auto) */
