@@ -19,7 +19,6 @@
 #include "gpu/advect_walcek.h"
 #include "gpu/advect_walk.h"
 #include "gpu/check.h"
-#include "core/knobs.h"
 
 struct mu_gpu_adv {
     float *q, *qn, *flux, *buf;
@@ -36,7 +35,6 @@ struct mu_gpu_adv {
     float *au[3], *acn[3], *ad0[3], *ad1[3];
     uint8_t *acls[3]; /* and classes and segments (open sweeps are classified there too) */
     adv_seg *aseg[3];
-    int *azb[3]; /* and per line: 1 if a cell or face fails adv_zero_params (wind_cell) */
     /* Sweeps of segments alone on their lines (seg_alone) keep their classes
      * and segments from one step to the next: the density kernels mark a line
      * whose classes would change (adirty[a], per line), and only those are
@@ -51,7 +49,6 @@ struct mu_gpu_adv {
     cudaEvent_t ready[3], freed[3];
     uint8_t *cls;
     adv_seg *seg;
-    int *zb; /* the current axis's azb */
     adv_task *tasks;
     int32_t *fcells;
     int *cyc;
@@ -110,26 +107,13 @@ double since(clk::time_point t0) {
 
 struct dgeom {
     int axis, m, G, N, wrap, periodic, first, last, nxl, nyl, nz, sx, eb0, eb1;
-    int zero; /* the walks' zero paths on (adv_zero_paths) */
     long long qs, glo, gn;
     float dt, dx;
     double tf, dtdx;
 };
 
-/* The walks' zero paths (skipping cells whose q, fluxes and neighbours are
- * +0) are off unless MUTIRAO_ADV_ZERO=1: they speed up the first steps of
- * plumes on a zero background (2.01 against 2.22 ms a step on an H100), but
- * once the plumes' tails of tiny values spread, the warps switch between
- * them and the arithmetic and a run's steps took 3.13-3.16 ms against
- * 2.21 ms without them (the same results either way). */
-int adv_zero_paths() {
-    const char *s = mu_knob("MUTIRAO_ADV_ZERO");
-    return s && s[0] == '1';
-}
-
 dgeom to_dev(const mu_gpu_adv_geom *w) {
     dgeom d;
-    d.zero = adv_zero_paths();
     d.axis = w->axis;
     d.m = w->m;
     d.G = w->G;
@@ -160,7 +144,6 @@ struct bufs {
     float *wd0, *wd1, *buf, *wcn;
     uint8_t *cls;
     adv_seg *seg;
-    const int *zb;
     adv_task *tasks;
     int32_t *fcells;
     int *cyc;
@@ -168,8 +151,8 @@ struct bufs {
 };
 
 bufs of(const mu_gpu_adv *g) {
-    return bufs{g->q,   g->qn,  g->flux, g->wu, g->wrs,   g->wd0,    g->wd1, g->buf,
-                g->wcn, g->cls, g->seg,  g->zb, g->tasks, g->fcells, g->cyc, g->counters};
+    return bufs{g->q,   g->qn,  g->flux, g->wu,    g->wrs,    g->wd0, g->wd1,     g->buf,
+                g->wcn, g->cls, g->seg,  g->tasks, g->fcells, g->cyc, g->counters};
 }
 
 /* The column (x, y) or row (z, y / z, x) of a sweep's line g: its first cell. */
@@ -210,7 +193,6 @@ struct wargs {
     float *u, *cn, *d0, *d1;
     int *pn; /* periodic: 2 sign flags per line, else NULL */
     unsigned long long *stat;
-    int *zb; /* per line, cleared before: set to 1 where a cell fails adv_zero_params */
     const uint8_t *cls_prev; /* the open sweep's stored classes, or NULL (all lines classified) */
     int *dirty;              /* per line, cleared before: 1 where a class differs from cls_prev */
 };
@@ -260,12 +242,6 @@ __device__ __forceinline__ void wind_cell(const dgeom &w, const wargs &r, const 
     r.d0[k] = a;
     r.d1[k] = b;
     if (!(b > 0)) acc->nbad++;
-    /* both faces as the walks see them (the left face's Courant number has
-     * the bits the cell to the left stores); only the zero paths read them,
-     * and the two divisions are most of this kernel's arithmetic */
-    if (w.zero && (!adv_zero_params(adv_courant(ur, w.dt, w.dx), v.rr, a, b) ||
-                   !adv_zero_params(adv_courant(ul, w.dt, w.dx), v.rl, a, b)))
-        r.zb[g] = 1; /* rare, and every writer stores 1 */
     /* the class k_classify would store now (fixed outside adv_seg_ends's [a, b)) */
     if (r.cls_prev) {
         int a0 = w.first ? 1 : 0, b0 = w.last ? w.m - 1 : w.m; /* an open sweep */
@@ -466,15 +442,6 @@ __global__ void k_diag(const float *q, int N, int nxl, int nz, long long nv, con
     }
 }
 
-/* The walks' zok of line g (gpu/advect_walk.h): -1 with the zero paths off;
- * 0 where a cell or face fails the zero test's parameter checks; else 2 on
- * short lines (the Z sweep's), 1 on long ones (16-cell zero steps took the
- * paper case's Z sweep from 0.552 to 0.530 ms on an H100, and its X sweep
- * from 0.75 to 0.78 ms). */
-__device__ int line_zok(const dgeom &w, const bufs &b, int g) {
-    return !w.zero ? -1 : b.zb[g] ? 0 : w.m <= 64 ? 2 : 1;
-}
-
 __device__ adv_line view(const dgeom &w, const bufs &b, int g, int f) {
     long long off = line_off(w, g);
     adv_line l;
@@ -632,18 +599,18 @@ __global__ void k_tasks(dgeom w, bufs b) {
  * faster then (1.48x to 1.60x against 1.49x without; k_local read 22-27 % more
  * from DRAM), all of it measured on mostly zero fields; with every cell
  * arithmetic, L2 prefetches 4 cells ahead are kept (ADV_PREFETCH). With the
- * wide zero stretches (ADV_ZW, 2.02-2.04 ms a step against 2.21-2.25) the
- * stalls left were on the line's arrays in the arithmetic cells; loading q
- * two cells ahead, the loads as ordered volatile asm (the arrays before q)
- * and L2 prefetches of q 5 or 8 cells ahead gave 2.02-2.09 ms against
- * 2.02-2.06 in the same leases: no clear gain, removed. Likewise k_local in
- * blocks of 32, 64 or 256 threads (2.04-2.08 ms; 256: within the noise), the
- * Z sweep's classification a thread per line (2.09-2.11 ms against
- * 2.05-2.08: its strided loads and byte stores slowed the Y sweep it runs
- * beside) and k_dens_tz capped at 64 registers (2.08-2.13 ms against
- * 2.08-2.09); and L2 prefetches of the next one or two wide zero steps' q
- * (2.12 / 2.19-2.21 ms against 2.03-2.05: the zero stretches are not waiting
- * on latency alone). */
+ * wide zero stretches (since removed with the zero paths; 2.02-2.04 ms a
+ * step against 2.21-2.25) the stalls left were on the line's arrays in the
+ * arithmetic cells; loading q two cells ahead, the loads as ordered volatile
+ * asm (the arrays before q) and L2 prefetches of q 5 or 8 cells ahead gave
+ * 2.02-2.09 ms against 2.02-2.06 in the same leases: no clear gain, removed.
+ * Likewise k_local in blocks of 32, 64 or 256 threads (2.04-2.08 ms; 256:
+ * within the noise), the Z sweep's classification a thread per line
+ * (2.09-2.11 ms against 2.05-2.08: its strided loads and byte stores slowed
+ * the Y sweep it runs beside) and k_dens_tz capped at 64 registers
+ * (2.08-2.13 ms against 2.08-2.09); and L2 prefetches of the next one or two
+ * wide zero steps' q (2.12 / 2.19-2.21 ms against 2.03-2.05: the zero
+ * stretches are not waiting on latency alone). */
 /* The lines schedule's segment that waits for no flux from another rank or
  * around the line (one rank along the axis, open borders): its backward walks
  * follow its forward ones in the same thread (they touch only the thread's line
@@ -651,15 +618,6 @@ __global__ void k_tasks(dgeom w, bufs b) {
  * is still in L2 and k_backward is not launched. */
 __device__ __host__ inline int lines_alone(const dgeom &w, int dataflow) {
     return !dataflow && w.first && w.last && !w.periodic;
-}
-
-/* The walks load the next cell's inputs a cell ahead (adv_forward_walk's
- * ahead); MUTIRAO_ADV_AHEAD=0 gives k_local the previous form, for a
- * benchmark to compare (the same results). Read on every call (a getenv is
- * cheap next to a sweep). */
-int adv_ahead() {
-    const char *s = mu_knob("MUTIRAO_ADV_AHEAD");
-    return !(s && s[0] == '0');
 }
 
 /* The cells a sweep leaves alone: the fixed open-border cells of every line,
@@ -693,7 +651,7 @@ __device__ __forceinline__ int part_line(const line_part &p, int j) {
  * halos are filled again before they are read, so the fields are not copied
  * whole (the CPU's memcpy); the fixed cells' copy is each thread's own line
  * and field, not a kernel of its own. */
-template <int WRAP, int AHEAD, int MINB>
+template <int WRAP, int MINB>
 __global__ void __launch_bounds__(128, MINB)
     k_local(dgeom w, bufs b, int lines, fixed_cells fx, line_part lp) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -702,7 +660,6 @@ __global__ void __launch_bounds__(128, MINB)
     const adv_seg s = b.seg[g];
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const float *cn = b.wcn + (long long)g * (w.m + 1);
-    const int zok = line_zok(w, b, g);
     adv_line l = view(w, b, g, f);
     if (fx.c0 >= 0) l.qn[fx.c0 * l.qs] = l.q[fx.c0 * l.qs];
     if (fx.c1 >= 0) l.qn[fx.c1 * l.qs] = l.q[fx.c1 * l.qs];
@@ -713,47 +670,43 @@ __global__ void __launch_bounds__(128, MINB)
 #pragma unroll 1
     for (int part = 0; part < 2; part++)
         if (part ? lines : s.src_l)
-            adv_forward_walk(&l, cls, cn, zok, part ? s.h : s.a, part ? s.b : s.h, WRAP, 0, AHEAD);
+            adv_forward_walk(&l, cls, cn, part ? s.h : s.a, part ? s.b : s.h, WRAP, 0);
     if (lines < 2) return;
 #pragma unroll 1
     for (int part = 0; part < 2; part++)
         if (!part || s.src_r)
-            adv_backward_walk(&l, cls, cn, zok, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, AHEAD);
+            adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0);
 }
 
-/* k_local on grid blocks of 128 threads: the variant of wrap and adv_ahead,
- * and its blocks an SM: ADV_ZMINB on short lines (at most 64 cells, the Z
- * sweep's), ADV_XMINB on the others. The walks' rings (gpu/advect_walk.h)
- * hold more registers than the one-cell loop did. On one H100, the paper
- * case's step back to back: rings with 8 / 7 blocks (X and Y / Z) 1.88 ms,
- * with 8 / 6 1.85 ms, 7 / 6 1.81 ms (Y sweep 0.58 -> 0.51 ms), 8 / 5 1.84 ms,
- * 8 / 8 1.90-1.92 ms; the one-cell loop with 8 / 7 2.02 ms. */
+/* k_local on grid blocks of 128 threads: the variant of wrap, and its
+ * blocks an SM: ADV_ZMINB on short lines (at most 64 cells, the Z sweep's),
+ * ADV_XMINB on the others. The walks' rings (gpu/advect_walk.h) hold more
+ * registers than the one-cell loop did. On one H100, the paper case's step
+ * back to back: rings with 8 / 7 blocks (X and Y / Z) 1.88 ms, with 8 / 6
+ * 1.85 ms, 7 / 6 1.81 ms (Y sweep 0.58 -> 0.51 ms), 8 / 5 1.84 ms, 8 / 8
+ * 1.90-1.92 ms; the one-cell loop with 8 / 7 2.02 ms. */
 #ifndef ADV_ZMINB
 #define ADV_ZMINB 6
 #endif
 #ifndef ADV_XMINB
 #define ADV_XMINB 7
 #endif
-template <int WRAP, int AHEAD>
+template <int WRAP>
 void launch_wa(const dgeom &w, const bufs &b, int lines, fixed_cells fx, line_part lp, int grid,
                cudaStream_t st) {
     if (w.m <= 64)
-        k_local<WRAP, AHEAD, ADV_ZMINB><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
+        k_local<WRAP, ADV_ZMINB><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
     else
-        k_local<WRAP, AHEAD, ADV_XMINB><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
+        k_local<WRAP, ADV_XMINB><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
 }
 void launch_local(const dgeom &w, const bufs &b, int lines, fixed_cells fx, line_part lp,
                   cudaStream_t st) {
-    const int ahead = adv_ahead(), grid = (int)(((long long)lp.n * w.N + 127) / 128);
+    const int grid = (int)(((long long)lp.n * w.N + 127) / 128);
     if (lp.n < 1) return;
-    if (w.wrap && ahead)
-        launch_wa<1, 1>(w, b, lines, fx, lp, grid, st);
-    else if (w.wrap)
-        launch_wa<1, 0>(w, b, lines, fx, lp, grid, st);
-    else if (ahead)
-        launch_wa<0, 1>(w, b, lines, fx, lp, grid, st);
+    if (w.wrap)
+        launch_wa<1>(w, b, lines, fx, lp, grid, st);
     else
-        launch_wa<0, 0>(w, b, lines, fx, lp, grid, st);
+        launch_wa<0>(w, b, lines, fx, lp, grid, st);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
@@ -763,13 +716,12 @@ __global__ void __launch_bounds__(128, 6) k_streams(dgeom w, bufs b, long long n
     int lane = threadIdx.x % 32;
     if (t >= nt) return;
     adv_task k = b.tasks[t];
-    const int zok = line_zok(w, b, k.g);
     for (int f = lane; f < w.N; f += 32) {
         adv_line l = view(w, b, k.g, f);
         const uint8_t *cls = b.cls + (long long)k.g * w.m;
         const float *cn = b.wcn + (long long)k.g * (w.m + 1);
-        adv_forward_walk(&l, cls, cn, zok, k.root, k.hi, WRAP, 0, 1); /* adv_run_task */
-        adv_backward_walk(&l, cls, cn, zok, k.lo, k.root + 1, WRAP, 0, 1);
+        adv_forward_walk(&l, cls, cn, k.root, k.hi, WRAP, 0); /* adv_run_task */
+        adv_backward_walk(&l, cls, cn, k.lo, k.root + 1, WRAP, 0);
     }
 }
 
@@ -801,16 +753,15 @@ template <int WRAP> __global__ void __launch_bounds__(128, 8) k_unpack(dgeom w, 
     const float *rb = b.buf + (long long)g * (w.N + 1);
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const float *cn = b.wcn + (long long)g * (w.m + 1);
-    const int zok = line_zok(w, b, g);
     adv_line l = view(w, b, g, f);
     if (dir > 0) {
         if (!s.need_l || s.head_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.a) = rb[f];
-        adv_forward_walk(&l, cls, cn, zok, s.a, s.h, WRAP, 0, 1);
+        adv_forward_walk(&l, cls, cn, s.a, s.h, WRAP, 0);
     } else {
         if (!s.need_r || s.tail_done || rb[w.N] == 0) return;
         ADV_FLUX(&l, s.b) = rb[f];
-        adv_backward_walk(&l, cls, cn, zok, s.t, s.b, WRAP, 0, 1);
+        adv_backward_walk(&l, cls, cn, s.t, s.b, WRAP, 0);
     }
 }
 
@@ -847,13 +798,12 @@ __global__ void __launch_bounds__(128, 8) k_backward(dgeom w, bufs b, int lines)
     const adv_seg s = b.seg[g];
     const uint8_t *cls = b.cls + (long long)g * w.m;
     const float *cn = b.wcn + (long long)g * (w.m + 1);
-    const int zok = line_zok(w, b, g);
     adv_line l = view(w, b, g, f);
     if (!lines && w.last && b.cyc[g] > 0) adv_backward(&l, s.b - 1, ADV_K);
 #pragma unroll 1
     for (int part = 0; part < 2; part++) /* [a, t) (lines), then [t, b): the walk's code once */
         if (part ? s.src_r : lines)
-            adv_backward_walk(&l, cls, cn, zok, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0, 1);
+            adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0);
 }
 
 __global__ void k_fcells(dgeom w, bufs b, long long nf) {
@@ -902,13 +852,6 @@ __global__ void k_halo(float *q, float *buf, int axis, int nxl, int nyl, int nz,
         q[idx] = buf[k];
     else
         buf[k] = q[idx];
-}
-
-/* MUTIRAO_ADV_SIDE=0: the winds and densities on the main stream, for a
- * benchmark to compare (the same results). */
-int adv_side() {
-    const char *s = mu_knob("MUTIRAO_ADV_SIDE");
-    return !(s && s[0] == '0');
 }
 
 int blocks(long long n, int t) {
@@ -968,10 +911,7 @@ extern "C" int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, in
     int least = 0, greatest = 0;
     MU_CUDA_GOTO(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     MU_CUDA_GOTO(cudaStreamCreateWithPriority(&g->st, cudaStreamNonBlocking, greatest));
-    if (adv_side()) /* else the side stream's work queues on the main stream */
-        MU_CUDA_GOTO(cudaStreamCreateWithPriority(&g->side, cudaStreamNonBlocking, least));
-    else
-        g->side = g->st;
+    MU_CUDA_GOTO(cudaStreamCreateWithPriority(&g->side, cudaStreamNonBlocking, least));
     MU_CUDA_GOTO(cudaStreamCreateWithPriority(&g->cp, cudaStreamNonBlocking, greatest));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->hsrc, cudaEventDisableTiming));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->hpacked, cudaEventDisableTiming));
@@ -1026,14 +966,14 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     for (void *x : p)
         if (x) cudaFree(x);
     for (int a = 0; a < 3; a++) {
-        void *pa[] = {g->au[a],   g->acn[a],  g->ad0[a], g->ad1[a],
-                      g->acls[a], g->aseg[a], g->azb[a], g->adirty[a]};
+        void *pa[] = {g->au[a],   g->acn[a],  g->ad0[a],   g->ad1[a],
+                      g->acls[a], g->aseg[a], g->adirty[a]};
         for (void *x : pa)
             if (x) cudaFree(x);
         if (g->ready[a]) cudaEventDestroy(g->ready[a]);
         if (g->freed[a]) cudaEventDestroy(g->freed[a]);
     }
-    if (g->side && g->side != g->st) cudaStreamDestroy(g->side);
+    if (g->side) cudaStreamDestroy(g->side);
     for (int k = 0; k < 2; k++) {
         for (cudaEvent_t e : g->ev[k])
             if (e) cudaEventDestroy(e);
@@ -1107,7 +1047,6 @@ extern "C" int mu_gpu_adv_wind_put(mu_gpu_adv *g, int axis, const mu_gpu_adv_wta
     if (!g->rc[axis]) MU_CUDA(cudaMalloc(&g->rc[axis], (size_t)faces * sizeof(float)));
     if (!g->acls[axis]) MU_CUDA(cudaMalloc(&g->acls[axis], (size_t)faces)); /* cells < faces */
     if (!g->aseg[axis]) MU_CUDA(cudaMalloc(&g->aseg[axis], (size_t)g->gmax * sizeof(adv_seg)));
-    if (!g->azb[axis]) MU_CUDA(cudaMalloc(&g->azb[axis], (size_t)g->gmax * sizeof(int)));
     if (!g->adirty[axis]) MU_CUDA(cudaMalloc(&g->adirty[axis], (size_t)g->gmax * sizeof(int)));
     float **pa[] = {&g->au[axis], &g->acn[axis], &g->ad0[axis], &g->ad1[axis]};
     for (float **x : pa) /* (the cells, for D0 and D1, are fewer than the faces) */
@@ -1175,7 +1114,6 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
     r.d1 = g->ad1[a];
     r.pn = pn;
     r.stat = stat;
-    r.zb = g->azb[a];
     /* a sweep of segments alone on their lines (whose segments no flux round
      * changes) over the lines of the axis's last classification compares with
      * its classes; any other classifies every line */
@@ -1188,7 +1126,6 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
     dim3 th(32, 8);
     MU_CUDA(cudaStreamWaitEvent(g->side, g->freed[a], 0));
     if (pn) MU_CUDA(cudaMemsetAsync(pn, 0, (size_t)(2 * w.G) * sizeof(int), g->side));
-    if (w.zero) MU_CUDA(cudaMemsetAsync(r.zb, 0, (size_t)w.G * sizeof(int), g->side));
     if (keep) MU_CUDA(cudaMemsetAsync(r.dirty, 0, (size_t)w.G * sizeof(int), g->side));
     if (p < 0 || p == a) {
         dim3 grid((unsigned)((w.G + 31) / 32), (unsigned)((w.m + 31) / 32));
@@ -1213,7 +1150,6 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
         b.wu = r.u;
         b.cls = g->acls[a];
         b.seg = g->aseg[a];
-        b.zb = g->azb[a];
         k_classify<<<blocks((long long)w.G * 32, 128), 128, 0, g->side>>>(w, b, 0,
                                                                           keep ? r.dirty : nullptr);
         MU_LAUNCHED();
@@ -1234,7 +1170,6 @@ int dens_use(mu_gpu_adv *g, int a) {
     g->wd1 = g->ad1[a];
     g->cls = g->acls[a];
     g->seg = g->aseg[a];
-    g->zb = g->azb[a];
     g->dsrc = -2;
     return 0;
 }
@@ -1242,9 +1177,9 @@ int dens_use(mu_gpu_adv *g, int a) {
 /* Two sweep geometries that give the same winds and densities (bit for bit). */
 bool same_geom(const dgeom &a, const dgeom &b) {
     return a.axis == b.axis && a.m == b.m && a.G == b.G && a.N == b.N && a.wrap == b.wrap &&
-           a.zero == b.zero && a.periodic == b.periodic && a.first == b.first && a.last == b.last &&
-           a.nxl == b.nxl && a.nyl == b.nyl && a.nz == b.nz && a.sx == b.sx && a.eb0 == b.eb0 &&
-           a.eb1 == b.eb1 && a.qs == b.qs && a.glo == b.glo && a.gn == b.gn &&
+           a.periodic == b.periodic && a.first == b.first && a.last == b.last && a.nxl == b.nxl &&
+           a.nyl == b.nyl && a.nz == b.nz && a.sx == b.sx && a.eb0 == b.eb0 && a.eb1 == b.eb1 &&
+           a.qs == b.qs && a.glo == b.glo && a.gn == b.gn &&
            !std::memcmp(&a.dt, &b.dt, sizeof a.dt) && !std::memcmp(&a.dx, &b.dx, sizeof a.dx) &&
            !std::memcmp(&a.tf, &b.tf, sizeof a.tf) && !std::memcmp(&a.dtdx, &b.dtdx, sizeof a.dtdx);
 }

@@ -26,8 +26,8 @@
  * backward: whole lines of them where the wind keeps its sign), whose ends are
  * found by scanning the classes four at a time; the loop over a stretch then
  * tests no class, stores no flux but the last, and loads each input with one
- * address operation (adv_fwd_d_run, adv_bwd_e_run; without the zero paths,
- * the default, in rings of 6 cells: adv_fwd_d_ring, adv_bwd_e_ring). */
+ * address operation (adv_fwd_d_run, adv_bwd_e_run; unless wrapping, in rings
+ * of 6 cells: adv_fwd_d_ring, adv_bwd_e_ring). */
 #ifndef MU_GPU_ADVECT_WALK_H
 #define MU_GPU_ADVECT_WALK_H
 #include <stdlib.h>
@@ -205,55 +205,6 @@ MU_HD const float *adv_base(const float *p) {
     return p;
 }
 
-/* The zero cells (adv_fwd_d_run, adv_bwd_e_run): a D or E cell whose q and
- * neighbours' q and incoming flux are +0 (the bits 0) gets qn = +0 and passes
- * the flux +0 on, whatever its extremum flags, when its Courant number and
- * rho* are finite, its d0 is +0 or positive and finite, its d1 positive,
- * finite and normal and dx positive, finite and normal (so 1 / d1 and 1 / dx
- * are positive and finite): the cell's operations then give those zeros (the
- * face value is q clamped between +0 and +0; +0 * d0, Courant number * face
- * value * rho* and +0 * (1 / dx) are zeros; +0 - (either zero) is +0; +0 *
- * (1 / d1) is +0; dx * (+0 - +0) + (+0) = +0). So the zero background of a
- * plume's fields is walked storing zeros, with none of the cell arithmetic;
- * any other value (-0 too) takes the arithmetic. */
-MU_HD uint32_t adv_bits(float x) {
-    uint32_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-MU_HD int adv_zero_params(float x1, float rs, float d0, float d1) {
-    uint32_t a = adv_bits(x1) & 0x7fffffffu, b = adv_bits(rs) & 0x7fffffffu, c = adv_bits(d0);
-    uint32_t mx = a > b ? a : b;
-    mx = mx > c ? mx : c;
-    return mx < 0x7f800000u && adv_bits(d1) - 0x00800000u < 0x7f000000u;
-}
-MU_HD int adv_zero_dx(float dx) {
-    return adv_bits(dx) - 0x00800000u < 0x7f000000u;
-}
-/* v[k] = p[o + k], k = 0 .. 3 (o a constant): four cells' entries of a line's
- * array (ADV_LDK), the loads issued together. */
-#define ADV_LD4(v, p, o)                                                                           \
-    do {                                                                                           \
-        ADV_LDK((v)[0], p, (o));                                                                   \
-        ADV_LDK((v)[1], p, (o) + 1);                                                               \
-        ADV_LDK((v)[2], p, (o) + 2);                                                               \
-        ADV_LDK((v)[3], p, (o) + 3);                                                               \
-    } while (0)
-
-/* adv_zero_params of four cells: x (Courant numbers) and r (rho*) finite by
- * their sum (an overflow only sends the cells to the arithmetic), d0 and d1
- * by their bits (d0 not the largest float either, d1 normal). */
-MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, const float *d1) {
-    float sum = x[0] + x[1] + x[2] + x[3] + r[0] + r[1] + r[2] + r[3];
-    uint32_t mx = 0, md = 0;
-    for (int k = 0; k < 4; k++) {
-        uint32_t u = adv_bits(d0[k]), v = adv_bits(d1[k]) - 0x00800000u;
-        mx = mx > u ? mx : u;
-        md = md > v ? md : v;
-    }
-    return sum - sum == 0.f && mx < 0x7f7fffffu && md < 0x7f000000u;
-}
-
 /* In the stretches (adv_fwd_d_run, adv_bwd_e_run, whose locals they use):
  * the line's arrays' entries of cell i + o (o a constant): its Courant number
  * and rho* (its right face's forward, its left face's backward), d0 and d1;
@@ -295,88 +246,14 @@ MU_HD int adv_zero_params4(const float *x, const float *r, const float *d0, cons
 #else
 #define ADV_PF(p) ((void)(p))
 #endif
-#define ADV_PF_CELL(o)                                                                             \
-    do {                                                                                           \
-        ADV_PF(cnl + i + (o));                                                                     \
-        ADV_PF(rsl + i + (o));                                                                     \
-        ADV_PF(d0l + i + (o));                                                                     \
-        ADV_PF(d1l + i + (o));                                                                     \
-    } while (0)
-#define ADV_PF_FWD()                                                                               \
-    do {                                                                                           \
-        if (ADV_PREFETCH && !wrap && i + ADV_PREFETCH + 1 < e) {                                   \
-            ADV_PF(q3 + (ADV_PREFETCH - 3) * qs);                                                  \
-            ADV_PF_CELL(ADV_PREFETCH);                                                             \
-        }                                                                                          \
-    } while (0)
-#define ADV_PF_BWD()                                                                               \
-    do {                                                                                           \
-        if (ADV_PREFETCH && !wrap && i - ADV_PREFETCH > lo) {                                      \
-            ADV_PF(q3 - (ADV_PREFETCH - 3) * qs);                                                  \
-            ADV_PF_CELL(-ADV_PREFETCH);                                                            \
-        }                                                                                          \
-    } while (0)
 
-/* The zero cells of a line whose every cell and face pass adv_zero_params
- * (zok nonzero, found where its densities are computed) need no parameters:
- * the stretches then walk them ADV_ZW at a time loading only q (zok 2: first
- * 2 ADV_ZW at a time, which short lines gain from), so that a warp has ADV_ZW
- * rows of q in flight per wait instead of four (the zero background is most of
- * a plume's cells, and its walk waited on memory once per four). zok -1:
- * no zero paths at all, every cell through the arithmetic (the default:
- * adv_zero_paths in gpu/advect_gpu.cu). */
-#ifndef ADV_ZW
-#define ADV_ZW 8
-#endif
-
-/* The wide zero steps of K cells while on (in adv_fwd_d_run, adv_bwd_e_run,
- * whose locals they use): cells i .. i + K - 1 stored as zeros while cells
- * i + 1 .. i + K are zero cells too (q_{i+2} .. q_{i+K+1} are +0), and the
- * same downwards. */
-#define ADV_ZERO_FWD(K, on)                                                                        \
-    ADV_ONE_AT_A_TIME                                                                              \
-    while ((on) && i + (K) + 1 <= e) {                                                             \
-        float a[K];                                                                                \
-        for (int k = 0; k < (K); k++) a[k] = wrap ? *adv_qat(l, i + 3 + k, wrap) : q3[k * qs];     \
-        uint32_t nz = adv_bits(p2);                                                                \
-        for (int k = 0; k + 1 < (K); k++) nz |= adv_bits(a[k]);                                    \
-        if (nz) break;                                                                             \
-        for (int k = 0; k < (K); k++) {                                                            \
-            qn[k * qs] = 0.f;                                                                      \
-            if (keep) F[(i + 1 + k) * fs] = 0.f;                                                   \
-        }                                                                                          \
-        qn += (K)*qs;                                                                              \
-        q3 += (K)*qs;                                                                              \
-        i += (K);                                                                                  \
-        p2 = a[(K)-1]; /* q_{i+2} */                                                               \
-    }
-#define ADV_ZERO_BWD(K, on)                                                                        \
-    ADV_ONE_AT_A_TIME                                                                              \
-    while ((on) && i - (K) > lo) {                                                                 \
-        float a[K];                                                                                \
-        for (int k = 0; k < (K); k++) a[k] = wrap ? *adv_qat(l, i - 3 - k, wrap) : q3[-k * qs];    \
-        uint32_t nz = adv_bits(m2);                                                                \
-        for (int k = 0; k + 1 < (K); k++) nz |= adv_bits(a[k]);                                    \
-        if (nz) break;                                                                             \
-        for (int k = 0; k < (K); k++) {                                                            \
-            qn[-k * qs] = 0.f;                                                                     \
-            if (keep) F[(i - k) * fs] = 0.f;                                                       \
-        }                                                                                          \
-        qn -= (K)*qs;                                                                              \
-        q3 -= (K)*qs;                                                                              \
-        i -= (K);                                                                                  \
-        moved = 1;                                                                                 \
-        m2 = a[(K)-1]; /* q_{i-2}; q_{i-1} .. q_{i+2} are +0 */                                    \
-        m1 = c = p1 = 0.f;                                                                         \
-    }
-
-/* The arithmetic stretches without the zero paths (the default) in rings:
+/* The arithmetic stretches without wrapping in rings:
  * each q of the window and each cell's inputs stay in one register from their
  * load to their last use, the loop unrolled over ADV_RING = 6 cells (q_j in
  * Q[j mod 6], the extremum flags in E[j mod 3], a cell's inputs in X, R, A,
  * B[j mod 2]), so that no register copy at the loop's end waits for a load
- * (in the one-cell loops of adv_fwd_d_run and adv_bwd_e_run, still used with
- * the zero paths, wrapping or without loads ahead, the copies x1 = x1n, ...
+ * (in the one-cell loops of adv_fwd_d_run and adv_bwd_e_run, still used
+ * while wrapping, the copies x1 = x1n, ...
  * and of the window waited for the loads of the same cell). q_{k+4} is loaded
  * at cell k and first read at cell k + 2 (the flag of cell k + 3, computed
  * where cell k + 2 needs it), cell k + 1's inputs at cell k. The line's arrays
@@ -489,7 +366,7 @@ MU_HD void adv_ring_step(adv_ring *r, int n) {
         }                                                                                          \
     } while (0)
 
-/* adv_fwd_d_run's stretch [i, e) without zero paths or wrapping; q_j is in
+/* adv_fwd_d_run's stretch [i, e) without wrapping; q_j is in
  * r.Q[(j - i0 + 1) mod 6] for the first cell i0, so r.Q[0..3] start as q_{i-1..i+2}. */
 MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, int i, int e,
                           float f, int keep) {
@@ -547,7 +424,7 @@ MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, 
         }                                                                                          \
     } while (0)
 
-/* adv_bwd_e_run's stretch [lo, i] without zero paths or wrapping. */
+/* adv_bwd_e_run's stretch [lo, i] without wrapping. */
 MU_HD float adv_bwd_e_ring(const adv_line *l, const float *cn, adv_win *w, int i, int lo, float f,
                            int keep) {
     const int eb = l->eb0;
@@ -576,15 +453,16 @@ MU_HD float adv_bwd_e_ring(const adv_line *l, const float *cn, adv_win *w, int i
  * end of the walk reads). The stretch's length is known (a scan of the
  * classes), so the loop tests no class; the line's arrays are read by the cell
  * index (ADV_LDK), q and qn through pointers stepped by the cell stride.
- * ahead = 1: the next cell's inputs (Courant number, rho*, d0, d1, the q
- * entering the window) are loaded before this cell's flux chain, so that the
- * wait for them overlaps its arithmetic (the last cell loads none). A D cell's
+ * The next cell's inputs (Courant number, rho*, d0, d1, the q entering the
+ * window) are loaded before this cell's flux chain, so that the wait for
+ * them overlaps its arithmetic (the last cell loads none); without wrapping
+ * the stretch runs in rings (adv_fwd_d_ring). A D cell's
  * winds are both >= 0 (its class): it is given 0 for them (the same selections
  * in adv_clamp_v) and loads neither. The fixed open-border cells are a line's
  * first and last (eb0 is 0 or none, eb1 m - 1 or none): the flags the loop
  * computes are of cells > 1, so only eb1 is tested. */
-MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_win *w, int i,
-                         int e, float f, int wrap, int keep, int ahead) {
+MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, int i, int e,
+                         float f, int wrap, int keep) {
     const ptrdiff_t qs = l->qs;
     const float dx = l->dx, rdx = l->rdx;
     float *F = l->F;
@@ -597,71 +475,18 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
     ADV_CELL_FWD(x1, rs, d0, d1, 0);
-    const uint32_t znot = zok < 0 || !adv_zero_dx(dx); /* no zero paths: nonzero */
-    if (znot && !wrap && ahead) {
+    if (!wrap) {
         adv_fwd_d_ring(l, cn, w, i, e, f, keep);
         return;
     }
     ADV_ONE_AT_A_TIME
     for (;; i++) {
-        if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
-            adv_zero_params(x1, rs, d0, d1)) {
-            /* zero cells from i on: in wide steps where zok allows
-             * (ADV_ZERO_FWD), four at a time with their parameters checked
-             * while cells i + 1 .. i + 4 are zero cells too (q_{i+2} ..
-             * q_{i+5} are +0), then one at a time; the window and the flags
-             * again where they end */
-            ADV_ZERO_FWD(2 * ADV_ZW, zok > 1);
-            ADV_ZERO_FWD(ADV_ZW, zok);
-            ADV_ONE_AT_A_TIME
-            while (i + 5 <= e) {
-                float a[4], xb[4], rb[4], d0b[4], d1b[4];
-                for (int k = 0; k < 4; k++) a[k] = wrap ? *adv_qat(l, i + 3 + k, wrap) : q3[k * qs];
-                ADV_LD4(xb, cnl + i, 2); /* cells i + 1 .. i + 4 */
-                ADV_LD4(rb, rsl + i, 2);
-                ADV_LD4(d0b, d0l + i, 1);
-                ADV_LD4(d1b, d1l + i, 1);
-                int ok = adv_zero_params4(xb, rb, d0b, d1b);
-                if (adv_bits(p2) | adv_bits(a[0]) | adv_bits(a[1]) | adv_bits(a[2]) | (uint32_t)!ok)
-                    break;
-                for (int k = 0; k < 4; k++) {
-                    qn[k * qs] = 0.f;
-                    if (keep) F[(i + 1 + k) * fs] = 0.f;
-                }
-                qn += 4 * qs;
-                q3 += 4 * qs;
-                i += 4;
-                p2 = a[3]; /* q_{i+2}; q_{i-1} .. q_{i+1} are +0 (the loop below
-                            * stores cell i without its parameters) */
-            }
-            ADV_ONE_AT_A_TIME
-            for (;;) {
-                *qn = 0.f;
-                if (keep) F[(i + 1) * fs] = 0.f;
-                qn += qs;
-                if (++i >= e) {
-                    *Fe = 0.f;
-                    return;
-                }
-                p1 = p2; /* q_{i+1}; q_{i-1} and q_i are +0 */
-                p2 = wrap ? *adv_qat(l, i + 2, wrap) : *q3;
-                q3 += qs;
-                ADV_CELL_FWD(x1, rs, d0, d1, 0);
-                if (adv_bits(p1) || !adv_zero_params(x1, rs, d0, d1)) break;
-            }
-            m1 = c = f = 0.f;
-            em1 = adv_extw(l, i - 1, 0.f, 0.f, 0.f);
-            e0 = adv_extw(l, i, 0.f, 0.f, p1);
-            ep1 = adv_extw(l, i + 1, 0.f, p1, p2);
-        }
         if (i + 1 >= e) break;
         float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, p3 = 0.f;
-        if (ahead) ADV_NEXT_FWD();
-        ADV_PF_FWD();
+        ADV_NEXT_FWD();
         f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, rdx, f, &qv);
         *qn = qv;
         if (keep) F[(i + 1) * fs] = f;
-        if (!ahead) ADV_NEXT_FWD();
         m1 = c;
         c = p1;
         p1 = p2;
@@ -687,8 +512,8 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, int zok, const adv_
  * < 0: it is given -1 for them (the same selections in adv_bwd_e_v and
  * adv_clamp_v). The flags the loop computes are of cells < m - 2: only eb0 is
  * tested. */
-MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *w, int i, int lo,
-                          float f, int wrap, int keep, int ahead) {
+MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i, int lo, float f,
+                          int wrap, int keep) {
     const ptrdiff_t qs = l->qs;
     const float dx = l->dx, rdx = l->rdx;
     float *F = l->F;
@@ -701,73 +526,9 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
     ADV_CELL_BWD(x1, rs, d0, d1, 0);
-    const uint32_t znot = zok < 0 || !adv_zero_dx(dx); /* no zero paths: nonzero */
-    if (znot && !wrap && ahead) return adv_bwd_e_ring(l, cn, w, i, lo, f, keep);
+    if (!wrap) return adv_bwd_e_ring(l, cn, w, i, lo, f, keep);
     ADV_ONE_AT_A_TIME
     for (;; i--) {
-        if (!(adv_bits(m1) | adv_bits(c) | adv_bits(p1) | adv_bits(f) | znot) &&
-            adv_zero_params(x1, rs, d0, d1)) {
-            /* zero cells from i down: in wide steps where zok allows
-             * (ADV_ZERO_BWD), four at a time with their parameters checked
-             * while cells i - 1 .. i - 4 are zero cells too (q_{i-2} ..
-             * q_{i-5} are +0), then one at a time; the flags again where they
-             * end */
-            int moved = 0, done = 0;
-            ADV_ZERO_BWD(2 * ADV_ZW, zok > 1);
-            ADV_ZERO_BWD(ADV_ZW, zok);
-            ADV_ONE_AT_A_TIME
-            while (i - 4 > lo) {
-                float a[4], xb[4], rb[4], d0b[4], d1b[4];
-                for (int k = 0; k < 4; k++)
-                    a[k] = wrap ? *adv_qat(l, i - 3 - k, wrap) : q3[-k * qs];
-                ADV_LD4(xb, cnl + i, -4); /* cells i - 4 .. i - 1 */
-                ADV_LD4(rb, rsl + i, -4);
-                ADV_LD4(d0b, d0l + i, -4);
-                ADV_LD4(d1b, d1l + i, -4);
-                int ok = adv_zero_params4(xb, rb, d0b, d1b);
-                if (adv_bits(m2) | adv_bits(a[0]) | adv_bits(a[1]) | adv_bits(a[2]) | (uint32_t)!ok)
-                    break;
-                for (int k = 0; k < 4; k++) {
-                    qn[-k * qs] = 0.f;
-                    if (keep) F[(i - k) * fs] = 0.f;
-                }
-                qn -= 4 * qs;
-                q3 -= 4 * qs;
-                i -= 4;
-                moved = 1;
-                m2 = a[3]; /* q_{i-2}; q_{i-1} .. q_{i+2} are +0 */
-                m1 = c = p1 = 0.f;
-            }
-            ADV_ONE_AT_A_TIME
-            for (;;) {
-                *qn = 0.f;
-                if (keep) F[i * fs] = 0.f;
-                if (i == lo) {
-                    done = 1;
-                    break;
-                }
-                qn -= qs;
-                i--;
-                moved = 1;
-                p1 = c; /* q_{i+1} and q_i are +0, so was q_{i+2} */
-                c = m1;
-                m1 = m2;
-                m2 = wrap ? *adv_qat(l, i - 2, wrap) : *q3;
-                q3 -= qs;
-                ADV_CELL_BWD(x1, rs, d0, d1, 0);
-                if (adv_bits(m1) || !adv_zero_params(x1, rs, d0, d1)) break;
-            }
-            f = 0.f;
-            if (moved) {
-                ep1 = adv_extw(l, i + 1, 0.f, 0.f, 0.f);
-                e0 = adv_extw(l, i, m1, c, p1);
-                em1 = adv_extw(l, i - 1, m2, m1, c);
-            }
-            if (done) {
-                *Fl = f;
-                break;
-            }
-        }
         if (i <= lo) {
             f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, rdx, f, &qv);
             *qn = qv;
@@ -775,12 +536,10 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
             break;
         }
         float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;
-        if (ahead) ADV_NEXT_BWD();
-        ADV_PF_BWD();
+        ADV_NEXT_BWD();
         f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, rdx, f, &qv);
         *qn = qv;
         if (keep) F[i * fs] = f;
-        if (!ahead) ADV_NEXT_BWD();
         p1 = c;
         c = m1;
         m1 = m2;
@@ -809,8 +568,6 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
 #undef ADV_CELL_BWD
 #undef ADV_NEXT_FWD
 #undef ADV_NEXT_BWD
-#undef ADV_ZERO_FWD
-#undef ADV_ZERO_BWD
 
 /* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of the
  * cells this walk updates is a C cell or a D cell and the D cells after it
@@ -818,8 +575,8 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, int zok, adv_win *
  * or F; any order of classes gives the range's results all the same): it
  * loads the window where it starts, the D cells by adv_fwd_d_run; the cells
  * between runs (the other walk's) are passed over by scans of their classes. */
-MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int zok, int i0,
-                            int i1, int wrap, int keep, int ahead) {
+MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
+                            int wrap, int keep) {
     float *F = l->F;
     const int fs = (int)l->fs;
     for (int i = adv_scan_up(cls, i0, i1, ADV_SCAN_FWD); i < i1;
@@ -840,7 +597,7 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *
             f = F[i * fs]; /* F[i]: read where the run starts */
         }
         int e = adv_scan_up(cls, i, i1, ADV_SCAN_NOT_D);
-        adv_fwd_d_run(l, cn, zok, &v, i, e, f, wrap, keep, ahead);
+        adv_fwd_d_run(l, cn, &v, i, e, f, wrap, keep);
         i = e;
     }
 }
@@ -850,8 +607,8 @@ MU_HD void adv_forward_walk(const adv_line *l, const uint8_t *cls, const float *
  * cells between runs passed over by the scans. A C cell's left wind is < 0
  * and its right one >= 0: it is given -1 and 0 for them; F and K cells load
  * theirs. */
-MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int zok,
-                             int i0, int i1, int wrap, int keep, int ahead) {
+MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float *cn, int i0, int i1,
+                             int wrap, int keep) {
     float *F = l->F;
     const int fs = (int)l->fs;
     const float dx = l->dx, rdx = l->rdx;
@@ -864,7 +621,7 @@ MU_HD void adv_backward_walk(const adv_line *l, const uint8_t *cls, const float 
             float *qn = l->qn + (ptrdiff_t)i * l->qs;
             if (c == ADV_E) {
                 int lo = adv_scan_down(cls, i0, i, ADV_SCAN_NOT_E) + 1;
-                f = adv_bwd_e_run(l, cn, zok, &v, i, lo, f, wrap, keep, ahead);
+                f = adv_bwd_e_run(l, cn, &v, i, lo, f, wrap, keep);
                 i = lo;
             } else if (c == ADV_F || c == ADV_K) {
                 float fl = F[i * fs]; /* stored by no cell: the next cell's F[i + 1] */

@@ -26,8 +26,8 @@
  *    b = max(a + c2, c2), best = max(best, a, b): two VIADDMNMX and one VIMNMX3
  *    for two updates. (In allowed mode ptxas turns the paired form into IADD3 +
  *    VIMNMX on the integer pipe, which is slower than one row at a time.)
- * For benchmarks: MUTIRAO_MSS2D_INT64=1 forces int64; MUTIRAO_MSS2D_KERNEL=pairs,
- * rows or plain (add/max without DPX) forces one int32 kernel for both modes. */
+ * For benchmarks: MUTIRAO_MSS2D_INT64=1 forces int64; MUTIRAO_MSS2D_KERNEL=pairs
+ * or rows forces one int32 kernel for both modes. */
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -107,7 +107,7 @@ template <> struct lim<long long> {
 
 /* Kernel variants of the int32 path (the int64 path has one). VAR_AUTO: rows in
  * allowed mode, pairs in nonempty mode. */
-enum { VAR_PAIRS = 0, VAR_ROWS = 1, VAR_PLAIN = 2, VAR_AUTO = 3 };
+enum { VAR_PAIRS = 0, VAR_ROWS = 1, VAR_AUTO = 2 };
 
 /* One Kadane update of a pair: c = vh - vg. */
 template <bool ALLOWED, int VAR>
@@ -115,23 +115,12 @@ __device__ __forceinline__ void update(int &run, int &best, int vh, int vg) {
     /* Unsigned adds: wrap-around instead of undefined behaviour; the overflow test
      * on the host rejects any result an overflow could have touched. */
     const int c = (int)((unsigned)vh - (unsigned)vg);
-    if (VAR != VAR_PLAIN) {
-        if (ALLOWED) {
-            best = __viaddmax_s32(run, c, best);  /* max(best, run + c) (best >= 0) */
-            run = __viaddmax_s32_relu(run, c, 0); /* max(run + c, 0) */
-        } else {
-            run = __viaddmax_s32(run, c, c); /* max(run, 0) + c = max(run + c, c) */
-            best = max(best, run);
-        }
+    if (ALLOWED) {
+        best = __viaddmax_s32(run, c, best);  /* max(best, run + c) (best >= 0) */
+        run = __viaddmax_s32_relu(run, c, 0); /* max(run + c, 0) */
     } else {
-        if (ALLOWED) {
-            const int t = (int)((unsigned)run + (unsigned)c);
-            run = max(t, 0);
-            best = max(best, t);
-        } else {
-            run = (int)((unsigned)max(run, 0) + (unsigned)c);
-            best = max(best, run);
-        }
+        run = __viaddmax_s32(run, c, c); /* max(run, 0) + c = max(run + c, c) */
+        best = max(best, run);
     }
 }
 
@@ -415,7 +404,6 @@ int ctx_new(int64_t rows, int64_t cols, mu_gpu_mss2d **out) {
     c->variant = !ekern                    ? VAR_AUTO
                  : !strcmp(ekern, "pairs") ? VAR_PAIRS
                  : !strcmp(ekern, "rows")  ? VAR_ROWS
-                 : !strcmp(ekern, "plain") ? VAR_PLAIN
                                            : VAR_AUTO;
     *out = c;
     return 0;
@@ -555,11 +543,6 @@ int launch_range(mu_gpu_mss2d *c, const T *V, long long first, long long n, int 
                        ? launch_tiles<T, true, VAR_ROWS, RB32>(V, rows, cols, ts, first, n, c->recs)
                        : launch_tiles<T, false, VAR_ROWS, RB32>(V, rows, cols, ts, first, n,
                                                                 c->recs);
-        case VAR_PLAIN:
-            return allowed ? launch_tiles<T, true, VAR_PLAIN, RB32>(V, rows, cols, ts, first, n,
-                                                                    c->recs)
-                           : launch_tiles<T, false, VAR_PLAIN, RB32>(V, rows, cols, ts, first, n,
-                                                                     c->recs);
         default:
             return allowed ? launch_tiles<T, true, VAR_PAIRS, RB32>(V, rows, cols, ts, first, n,
                                                                     c->recs)

@@ -355,12 +355,12 @@ static void bench_2d(long long *sizes, int nsizes, int reps, long long check, in
         mu_gpu_mss2d_destroy(ctx);
         if (variants && n >= 8192) {
             /* Each kernel forced for both modes (the default picks per mode). */
-            static const char *names[4] = {"int64 kernel", "int32, rows in pairs",
-                                           "int32, one row at a time", "int32 without DPX"};
-            static const char *var[4] = {"MUTIRAO_MSS2D_INT64", "MUTIRAO_MSS2D_KERNEL",
-                                         "MUTIRAO_MSS2D_KERNEL", "MUTIRAO_MSS2D_KERNEL"};
-            static const char *val[4] = {"1", "pairs", "rows", "plain"};
-            for (int v = 0; v < 4; v++) {
+            static const char *names[3] = {"int64 kernel", "int32, rows in pairs",
+                                           "int32, one row at a time"};
+            static const char *var[3] = {"MUTIRAO_MSS2D_INT64", "MUTIRAO_MSS2D_KERNEL",
+                                         "MUTIRAO_MSS2D_KERNEL"};
+            static const char *val[3] = {"1", "pairs", "rows"};
+            for (int v = 0; v < 3; v++) {
                 setenv(var[v], val[v], 1);
                 GPU(mu_gpu_mss2d_create(k, n, n, &ctx));
                 unsetenv(var[v]);

@@ -7,9 +7,7 @@
  * random stored fluxes where chains start, Courant numbers from adv_courant as the device's. keep =
  * 1: every flux too; keep = 0 (the kernels'): the same new values, and the fluxes except those of
  * the faces between two D cells (forward) or an E cell and the C or E cell to its right (backward)
- * inside the walk, which stay untouched; loading a cell ahead or not (ahead); zero stretches
- * walked without parameters where the line allows it (zok) or with them. Built without FMA
- * contraction, like the engine. */
+ * inside the walk, which stay untouched. Built without FMA contraction, like the engine. */
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
@@ -26,7 +24,7 @@ static double rnd(void) {
     return (double)(rs_state >> 11) * (1.0 / 9007199254740992.0);
 }
 
-enum { PAD = 2, MMAX = 96 }; /* lines longer than a wide zero step (ADV_ZW) several times */
+enum { PAD = 2, MMAX = 96 }; /* lines of many rings (ADV_RING) */
 
 /* Not the same bits; any two NaNs are alike (a Courant number from |u| is +0
  * where the range's from u is -0, so an infinite rho* gives NaNs of either
@@ -36,7 +34,7 @@ static int differ(float a, float b) {
 }
 
 /* One random line and range; returns 1 if the walk and the range differ. */
-static int one_case(int dir, int keep, int ahead, long *cells) {
+static int one_case(int dir, int keep, long *cells) {
     int m = 1 + (int)(rnd() * MMAX), wrap = rnd() < 0.3;
     int qs = 1 + (int)(rnd() * 3), fs = 1 + (int)(rnd() * 3);
     float q[(MMAX + 2 * PAD) * 3], u[MMAX + 1], rs[MMAX + 1], d0[MMAX], d1[MMAX];
@@ -97,14 +95,6 @@ static int one_case(int dir, int keep, int ahead, long *cells) {
     l.fs = fs;
     float cn[MMAX + 1]; /* the kernels' faces' Courant numbers (k_winds) */
     for (int j = 0; j <= m; j++) cn[j] = adv_courant(u[j], l.dt, l.dx);
-    /* zok as the device finds it (wind_cell): 1 or 2 (wider zero steps first),
-     * or 0 (always allowed); or -1, the zero paths off (the default) */
-    int zok = rnd() < 0.8 ? 1 + (rnd() < 0.5) : 0;
-    for (int i = 0; i < m; i++)
-        if (!adv_zero_params(cn[i + 1], rs[i + 1], d0[i], d1[i]) ||
-            !adv_zero_params(cn[i], rs[i], d0[i], d1[i]))
-            zok = 0;
-    if (rnd() < 0.2) zok = -1;
     adv_line a = l, b = l;
     a.qn = qn1 + PAD * qs;
     a.F = F1;
@@ -112,10 +102,10 @@ static int one_case(int dir, int keep, int ahead, long *cells) {
     b.F = F2;
     if (dir > 0) {
         adv_forward_range(&a, cls, i0, i1);
-        adv_forward_walk(&b, cls, cn, zok, i0, i1, wrap, keep, ahead);
+        adv_forward_walk(&b, cls, cn, i0, i1, wrap, keep);
     } else {
         adv_backward_range(&a, cls, i0, i1);
-        adv_backward_walk(&b, cls, cn, zok, i0, i1, wrap, keep, ahead);
+        adv_backward_walk(&b, cls, cn, i0, i1, wrap, keep);
     }
     *cells += i1 - i0;
     for (int i = 0; i < nq; i++)
@@ -137,8 +127,7 @@ static void walks_vs_ranges(void) {
     int bad = 0;
     for (int t = 0; t < 20000; t++)
         for (int keep = 0; keep < 2; keep++)
-            for (int ahead = 0; ahead < 2; ahead++)
-                bad += one_case(1, keep, ahead, &cells) + one_case(-1, keep, ahead, &cells);
+            bad += one_case(1, keep, &cells) + one_case(-1, keep, &cells);
     CHECK_INT_EQ(bad, 0);
     CHECK_TRUE(cells > 400000); /* the ranges were not all empty */
 }

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "mu_test.h"
 #include "gpu_test.h"
 #include "gpu/fuzzy_gpu.h"
 #include "gpu/gpu.h"
@@ -144,7 +144,7 @@ int main(int argc, char **argv) {
     case_f(3, 3001, 1.5);
     case_f(5, 2003, 1.0);
     overlap_refused();
-    printf("%s: %ld checks, %ld failed\n", failures ? "FAIL" : "PASS", checks, failures);
+    const int status = mu_report("test_gpu_fuzzy_fast");
     MPI_Finalize();
-    return failures ? 1 : 0;
+    return status;
 }

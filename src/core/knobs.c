@@ -20,21 +20,15 @@ static const knob knobs[] = {
     {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]"},
     {"MUTIRAO_CG_LANES", "1|2|4|8|16|32", "cg GPU SpMV: lanes per row [by the matrix]"},
     {"MUTIRAO_CG_ROWS", "1|2|4", "cg GPU SpMV: rows per sub-warp [2]"},
-    {"MUTIRAO_CG_DEPTH", "1|4", "cg GPU SpMV: entries per lane loaded ahead [1]"},
-    {"MUTIRAO_CG_SPREAD", "0|1", "cg GPU SpMV: row finishing spread over the lanes [0]"},
     {"MUTIRAO_CG_FUSE", "0|1", "cg GPU: SpMV fused with the direction update [0]"},
     {"MUTIRAO_ADV_HALO_AHEAD", "0|1", "advect: halos packed ahead during the sweep before [1]"},
-    {"MUTIRAO_ADV_AHEAD", "0|1", "advect GPU walks: a cell's loads issued a cell ahead [1]"},
-    {"MUTIRAO_ADV_SIDE", "0|1", "advect GPU: winds and densities on a side stream [1]"},
-    {"MUTIRAO_ADV_ZERO", "0|1", "advect GPU: zero stretches of a line skipped [0]"},
     {"MUTIRAO_ADV_KEEP", "0|1",
      "advect CPU, steady winds: each axis's winds, densities and classes kept between steps "
      "[1 where they fit a quarter of the rank's memory]"},
     {"MUTIRAO_MSS1D_ROUNDS", "1..64", "maxsub 1-D GPU: reduction rounds [16]"},
     {"MUTIRAO_MSS1D_FAST", "0|1", "maxsub 1-D GPU: the fast path where int32 is exact [1]"},
     {"MUTIRAO_MSS2D_INT64", "0|1", "maxsub 2-D GPU: force the int64 kernel [0]"},
-    {"MUTIRAO_MSS2D_KERNEL", "pairs|rows|plain",
-     "maxsub 2-D GPU: the kernel variant [by the size]"},
+    {"MUTIRAO_MSS2D_KERNEL", "pairs|rows", "maxsub 2-D GPU: the kernel variant [by the size]"},
 };
 enum { NKNOBS = sizeof knobs / sizeof knobs[0] };
 
