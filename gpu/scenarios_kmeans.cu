@@ -30,9 +30,15 @@
  *   recompute  the flagged clusters' centres and sums of squares: the host
  *              lists each flagged cluster's members in point order (O(M)),
  *              one thread per (cluster, coordinate) adds them in that order
- *              (row-major copy of the points, coalesced over coordinates), a
- *              thread per point its distance to its new centre, and a thread
- *              per cluster those distances in member order: the CPU's sums.
+ *              (row-major copy of the points), a thread per point its
+ *              distance to its new centre, and a thread per cluster those
+ *              distances in member order: the CPU's sums. Each sum is one
+ *              dependent chain, so its block stages the members through
+ *              shared memory with all its threads, the next tile in flight
+ *              while the few adding threads work on the current one.
+ *
+ * The points are uploaded once per context as the host has them (row-major,
+ * the bookkeeping's layout) and transposed on the device.
  *
  * A destroyed context is parked (one per host thread) and reused by the next
  * create of the same sizes on the same device: the tree makes one per node,
@@ -182,29 +188,67 @@ __global__ void qtest_kernel(const double *__restrict__ pt, int m, int d,
     cand[i] = out;
 }
 
-constexpr int SUMB = 8; /* members loaded ahead of the in-order additions */
+/* The in-order sums of the bookkeeping are latency chains, so what bounds
+ * them is how many of their loads are in flight: a block stages a tile of
+ * members into shared memory with all its threads (the next tile's loads
+ * issued before the current tile is added), and a few threads add the staged
+ * values in member order, each its own chain. */
+constexpr int SUMT = 256; /* threads per block of the staged sums */
+constexpr int CJ = 8;     /* coordinates per centre block (its adding threads) */
+constexpr int CM = 256;   /* members per centre tile */
+constexpr int WM = 1024;  /* members per tile of the sums of squares */
 
-/* Centre rows of the flagged clusters (block l, threads over coordinates):
- * members list[start[l] .. start[l+1]) in point order, added one by one. */
-__global__ void centre_kernel(const double *__restrict__ prow, int d, const int *__restrict__ list,
-                              const int *__restrict__ start, const int *__restrict__ nc,
-                              const unsigned char *__restrict__ flag, double *__restrict__ c) {
-    const int l = blockIdx.x;
-    if (!flag[l]) return;
-    const int p0 = start[l], p1 = start[l + 1];
-    for (int j = threadIdx.x; j < d; j += blockDim.x) {
-        double s = 0.0;
-        int p = p0;
-        for (; p + SUMB <= p1; p += SUMB) {
-            double v[SUMB];
+/* Adding thread w < W of the block: the sum, in member order, of get(p, w)
+ * for members p = 0 .. n-1, staged MT members at a time through tile (2 x
+ * MT x W): the next tile's loads are issued before the current one is added. */
+template <int MT, int W, class Get> __device__ double staged_sum(Get get, int n, double *tile) {
+    constexpr int PER = MT * W / SUMT;
+    const int tid = threadIdx.x;
+    double v[PER], s = 0.0;
+    auto fetch = [&](int t0) {
 #pragma unroll
-            for (int q = 0; q < SUMB; q++) v[q] = prow[(size_t)list[p + q] * d + j];
-#pragma unroll
-            for (int q = 0; q < SUMB; q++) s = __dadd_rn(s, v[q]);
+        for (int q = 0; q < PER; q++) {
+            const int e = tid + q * SUMT;
+            v[q] = get(t0 + e / W, e % W);
         }
-        for (; p < p1; p++) s = __dadd_rn(s, prow[(size_t)list[p] * d + j]);
-        c[(size_t)l * d + j] = nc[l] > 0 ? __ddiv_rn(s, (double)nc[l]) : 0.0;
+    };
+    auto stash = [&](int b) {
+#pragma unroll
+        for (int q = 0; q < PER; q++) tile[b * MT * W + tid + q * SUMT] = v[q];
+    };
+    fetch(0);
+    stash(0);
+    __syncthreads();
+    for (int t0 = 0, b = 0; t0 < n; t0 += MT, b ^= 1) {
+        if (t0 + MT < n) fetch(t0 + MT);
+        if (tid < W) {
+            const int top = n - t0 < MT ? n - t0 : MT;
+            const double *tb = tile + b * MT * W;
+            for (int p = 0; p < top; p++) s = __dadd_rn(s, tb[p * W + tid]);
+        }
+        if (t0 + MT < n) stash(b ^ 1);
+        __syncthreads();
     }
+    return s;
+}
+
+/* Centre rows of the flagged clusters, block (l, coordinates j0 .. j0+CJ-1):
+ * members list[start[l] .. start[l+1]) in point order, added one by one. */
+__global__ void __launch_bounds__(SUMT)
+    centre_kernel(const double *__restrict__ prow, int d, const int *__restrict__ list,
+                  const int *__restrict__ start, const int *__restrict__ nc,
+                  const unsigned char *__restrict__ flag, double *__restrict__ c) {
+    __shared__ double tile[2 * CM * CJ];
+    const int l = blockIdx.x, j0 = blockIdx.y * CJ, tid = threadIdx.x;
+    if (!flag[l]) return;
+    const int p0 = start[l], n = start[l + 1] - p0;
+    auto get = [&](int p, int w) {
+        const int j = j0 + w;
+        return p < n && j < d ? prow[(size_t)list[p0 + p] * d + j] : 0.0;
+    };
+    const double s = staged_sum<CM, CJ>(get, n, tile);
+    if (tid < CJ && j0 + tid < d)
+        c[(size_t)l * d + j0 + tid] = nc[l] > 0 ? __ddiv_rn(s, (double)nc[l]) : 0.0;
 }
 
 /* dd[i] = distance from point i to its (new) centre, for flagged clusters. */
@@ -224,24 +268,35 @@ __global__ void own_kernel(const double *__restrict__ pt, int m, int d,
     dd[i] = s;
 }
 
-/* cw[l] = the flagged cluster's dd in member (point) order. */
-__global__ void wss_kernel(int k, const int *__restrict__ list, const int *__restrict__ start,
-                           const unsigned char *__restrict__ flag, const double *__restrict__ dd,
-                           double *__restrict__ cw) {
-    const int l = blockIdx.x * blockDim.x + threadIdx.x;
-    if (l >= k || !flag[l]) return;
-    const int p0 = start[l], p1 = start[l + 1];
-    double s = 0.0;
-    int p = p0;
-    for (; p + SUMB <= p1; p += SUMB) {
-        double v[SUMB];
-#pragma unroll
-        for (int q = 0; q < SUMB; q++) v[q] = dd[list[p + q]];
-#pragma unroll
-        for (int q = 0; q < SUMB; q++) s = __dadd_rn(s, v[q]);
+/* cw[l] = the flagged cluster's dd in member (point) order (block l). */
+__global__ void __launch_bounds__(SUMT)
+    wss_kernel(const int *__restrict__ list, const int *__restrict__ start,
+               const unsigned char *__restrict__ flag, const double *__restrict__ dd,
+               double *__restrict__ cw) {
+    __shared__ double tile[2 * WM];
+    const int l = blockIdx.x;
+    if (!flag[l]) return;
+    const int p0 = start[l], n = start[l + 1] - p0;
+    auto get = [&](int p, int) { return p < n ? dd[list[p0 + p]] : 0.0; };
+    const double s = staged_sum<WM, 1>(get, n, tile);
+    if (threadIdx.x == 0) cw[l] = s;
+}
+
+/* pt (d x m) = the transpose of prow (m x d), by 32 x 32 tiles through shared
+ * memory so that both sides are read and written coalesced. */
+__global__ void transpose_kernel(const double *__restrict__ prow, int m, int d,
+                                 double *__restrict__ pt) {
+    __shared__ double t[32][33];
+    const int i0 = blockIdx.x * 32, j0 = blockIdx.y * 32;
+    for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+        const int i = i0 + r, j = j0 + threadIdx.x;
+        if (i < m && j < d) t[r][threadIdx.x] = prow[(size_t)i * d + j];
     }
-    for (; p < p1; p++) s = __dadd_rn(s, dd[list[p]]);
-    cw[l] = s;
+    __syncthreads();
+    for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+        const int j = j0 + r, i = i0 + threadIdx.x;
+        if (i < m && j < d) pt[(size_t)j * m + i] = t[threadIdx.x][r];
+    }
 }
 
 } // namespace
@@ -251,17 +306,15 @@ struct mu_gpu_km {
     double *pt, *c, *dist, *an1, *an2, *r1, *r2;
     int *ic1, *ic2, *nc, *l2;
     unsigned char *live;
-    /* Version 2's bookkeeping: row-major points (uploaded on first use), member
-     * lists, per-point and per-cluster sums, candidates, cluster flags. */
+    /* Version 2's bookkeeping: row-major points (as uploaded), member lists,
+     * per-point and per-cluster sums, candidates, cluster flags. */
     double *prow, *dd, *cw;
     int *list, *start, *cand;
     unsigned char *flag;
-    const double *host_pts; /* the caller's points, for the row-major upload */
     /* scan's inputs in one upload (up, staged in pinned up_h) and its results
      * (r1, r2, l2: one block) in one download (pinned dn_h) */
     char *up, *up_h, *dn_h;
     size_t up_bytes;
-    int prow_ok;
     /* host scratch */
     int *h_list, *h_start, *h_pos;
     unsigned char *h_flag;
@@ -296,82 +349,76 @@ extern "C" void mu_gpu_km_destroy(mu_gpu_km *g) {
     parked = g;
 }
 
-extern "C" int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out) {
-    *out = NULL;
-    if (m < 1 || d < 1 || kmax < 1)
-        return mu_gpu_fail("k-means on the GPU: bad sizes m %d, d %d, k %d", m, d, kmax);
-    int rc = 0, dev = 0;
+/* The buffers of a new context of these sizes (host scratch and device). */
+static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
     size_t md = (size_t)m * d;
-    double *tr = NULL;
-    mu_gpu_km *g = NULL;
-    MU_CUDA(cudaGetDevice(&dev));
-    if (parked && parked->m == m && parked->d == d && parked->kmax >= kmax && parked->dev == dev) {
-        g = parked; /* same sizes: only the points change */
-        parked = NULL;
-        g->host_pts = pts;
-        g->prow_ok = 0;
-        tr = (double *)malloc(md * sizeof(double));
-        if (!tr) {
-            rc = mu_gpu_fail("k-means on the GPU: out of host memory");
-            goto done;
-        }
-        goto upload;
-    }
-    g = (mu_gpu_km *)calloc(1, sizeof *g);
-    if (!g) return mu_gpu_fail("k-means on the GPU: out of host memory");
-    g->m = m;
-    g->d = d;
-    g->kmax = kmax;
-    g->dev = dev;
-    g->host_pts = pts;
     g->h_list = (int *)malloc((size_t)m * sizeof(int));
     g->h_start = (int *)malloc(((size_t)kmax + 1) * sizeof(int));
     g->h_pos = (int *)malloc(((size_t)kmax + 1) * sizeof(int));
     g->h_flag = (unsigned char *)malloc((size_t)kmax);
     g->h_c = (double *)malloc((size_t)kmax * d * sizeof(double));
     g->h_cw = (double *)malloc((size_t)kmax * sizeof(double));
-    tr = (double *)malloc(md * sizeof(double));
-    if (!g->h_list || !g->h_start || !g->h_pos || !g->h_flag || !g->h_c || !g->h_cw) {
-        rc = mu_gpu_fail("k-means on the GPU: out of host memory");
-        goto done;
-    }
-    if (!tr) {
-        rc = mu_gpu_fail("k-means on the GPU: out of host memory");
-        goto done;
-    }
-    MU_CUDA_GOTO(cudaMalloc(&g->pt, md * sizeof(double)));
-    MU_CUDA_GOTO(cudaMalloc(&g->c, (size_t)kmax * d * sizeof(double)));
-    MU_CUDA_GOTO(cudaMalloc(&g->dist, (size_t)m * kmax * sizeof(double)));
-    MU_CUDA_GOTO(cudaMalloc(&g->an1, (size_t)kmax * sizeof(double)));
-    MU_CUDA_GOTO(cudaMalloc(&g->an2, (size_t)kmax * sizeof(double)));
+    if (!g->h_list || !g->h_start || !g->h_pos || !g->h_flag || !g->h_c || !g->h_cw)
+        return mu_gpu_fail("k-means on the GPU: out of host memory");
+    MU_CUDA(cudaMalloc(&g->pt, md * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->prow, md * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->c, (size_t)kmax * d * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->dist, (size_t)m * kmax * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->an1, (size_t)kmax * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->an2, (size_t)kmax * sizeof(double)));
     /* r1, r2 and l2 in one block, downloaded at once */
-    MU_CUDA_GOTO(cudaMalloc(&g->r1, (size_t)m * (2 * sizeof(double) + sizeof(int))));
+    MU_CUDA(cudaMalloc(&g->r1, (size_t)m * (2 * sizeof(double) + sizeof(int))));
     g->r2 = g->r1 + m;
     g->l2 = (int *)(g->r1 + 2 * (size_t)m);
-    MU_CUDA_GOTO(cudaMallocHost(&g->dn_h, (size_t)m * (2 * sizeof(double) + sizeof(int))));
+    MU_CUDA(cudaMallocHost(&g->dn_h, (size_t)m * (2 * sizeof(double) + sizeof(int))));
     /* centres, an1, an2 (doubles), ic1, ic2, nc (ints), live (bytes) */
     g->up_bytes = ((size_t)kmax * d + 2 * (size_t)kmax) * sizeof(double) +
                   (2 * (size_t)m + (size_t)kmax) * sizeof(int) + (size_t)kmax;
-    MU_CUDA_GOTO(cudaMalloc(&g->up, g->up_bytes));
-    MU_CUDA_GOTO(cudaMallocHost(&g->up_h, g->up_bytes));
-    MU_CUDA_GOTO(cudaMalloc(&g->ic1, (size_t)m * sizeof(int)));
-    MU_CUDA_GOTO(cudaMalloc(&g->ic2, (size_t)m * sizeof(int)));
-    MU_CUDA_GOTO(cudaMalloc(&g->nc, (size_t)kmax * sizeof(int)));
-    MU_CUDA_GOTO(cudaMalloc(&g->live, (size_t)kmax));
-    MU_CUDA_GOTO(cudaMalloc(&g->dd, (size_t)m * sizeof(double)));
-    MU_CUDA_GOTO(cudaMalloc(&g->cw, (size_t)kmax * sizeof(double)));
-    MU_CUDA_GOTO(cudaMalloc(&g->list, (size_t)m * sizeof(int)));
-    MU_CUDA_GOTO(cudaMalloc(&g->start, ((size_t)kmax + 1) * sizeof(int)));
-    MU_CUDA_GOTO(cudaMalloc(&g->cand, (size_t)m * sizeof(int)));
-    MU_CUDA_GOTO(cudaMalloc(&g->flag, (size_t)kmax));
-upload:
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < d; j++) tr[(size_t)j * m + i] = pts[(size_t)i * d + j];
-    MU_CUDA_GOTO(cudaMemcpy(g->pt, tr, md * sizeof(double), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMalloc(&g->up, g->up_bytes));
+    MU_CUDA(cudaMallocHost(&g->up_h, g->up_bytes));
+    MU_CUDA(cudaMalloc(&g->ic1, (size_t)m * sizeof(int)));
+    MU_CUDA(cudaMalloc(&g->ic2, (size_t)m * sizeof(int)));
+    MU_CUDA(cudaMalloc(&g->nc, (size_t)kmax * sizeof(int)));
+    MU_CUDA(cudaMalloc(&g->live, (size_t)kmax));
+    MU_CUDA(cudaMalloc(&g->dd, (size_t)m * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->cw, (size_t)kmax * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->list, (size_t)m * sizeof(int)));
+    MU_CUDA(cudaMalloc(&g->start, ((size_t)kmax + 1) * sizeof(int)));
+    MU_CUDA(cudaMalloc(&g->cand, (size_t)m * sizeof(int)));
+    MU_CUDA(cudaMalloc(&g->flag, (size_t)kmax));
+    return 0;
+}
+
+extern "C" int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out) {
+    *out = NULL;
+    if (m < 1 || d < 1 || kmax < 1)
+        return mu_gpu_fail("k-means on the GPU: bad sizes m %d, d %d, k %d", m, d, kmax);
+    int rc = 0, dev = 0;
+    mu_gpu_km *g = NULL;
+    MU_CUDA(cudaGetDevice(&dev));
+    if (parked && parked->m == m && parked->d == d && parked->kmax >= kmax && parked->dev == dev) {
+        g = parked; /* same sizes: only the points change */
+        parked = NULL;
+    } else {
+        g = (mu_gpu_km *)calloc(1, sizeof *g);
+        if (!g) return mu_gpu_fail("k-means on the GPU: out of host memory");
+        g->m = m;
+        g->d = d;
+        g->kmax = kmax;
+        g->dev = dev;
+        if (allocate(g, m, d, kmax)) {
+            release(g);
+            return 1;
+        }
+    }
+    /* The points as they are (row-major, the bookkeeping's layout), transposed
+     * on the device for the per-point kernels. */
+    MU_CUDA_GOTO(cudaMemcpy(g->prow, pts, (size_t)m * d * sizeof(double), cudaMemcpyHostToDevice));
+    transpose_kernel<<<dim3((m + 31) / 32, (d + 31) / 32), dim3(32, 8)>>>(g->prow, m, d, g->pt);
+    MU_LAUNCHED_GOTO();
 done:
-    free(tr);
     if (rc) {
-        if (g) release(g);
+        release(g);
         return rc;
     }
     *out = g;
@@ -405,18 +452,25 @@ extern "C" int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1
     return 0;
 }
 
-extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
-                              const int *nc, const double *an1, const double *an2,
-                              const unsigned char *live, double *r1, double *r2, int *l2) {
+/* The per-point tests' inputs, uploaded at once through the pinned staging:
+ * centres, an1, an2, ic1, ic2, nc and a byte per cluster (live or qchg). */
+struct staged {
+    const double *c, *an1, *an2;
+    const int *ic1, *ic2, *nc;
+    const unsigned char *flag;
+};
+
+static int stage(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
+                 const int *nc, const double *an1, const double *an2, const unsigned char *flag,
+                 staged *st) {
     if (!g || k < 1 || k > g->kmax)
         return mu_gpu_fail("k-means on the GPU: %d centres for a context of at most %d", k,
                            g ? g->kmax : 0);
-    /* One upload: centres, an1, an2, ic1, ic2, nc, live (k-sized parts for this k). */
     const size_t m = (size_t)g->m, kk = (size_t)k, kd = kk * g->d;
     const size_t o_an1 = kd * sizeof(double), o_an2 = o_an1 + kk * sizeof(double),
                  o_ic1 = o_an2 + kk * sizeof(double), o_ic2 = o_ic1 + m * sizeof(int),
-                 o_nc = o_ic2 + m * sizeof(int), o_live = o_nc + kk * sizeof(int),
-                 bytes = o_live + kk;
+                 o_nc = o_ic2 + m * sizeof(int), o_flag = o_nc + kk * sizeof(int),
+                 bytes = o_flag + kk;
     char *h = g->up_h, *u = g->up;
     memcpy(h, c, kd * sizeof(double));
     memcpy(h + o_an1, an1, kk * sizeof(double));
@@ -424,20 +478,28 @@ extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *i
     memcpy(h + o_ic1, ic1, m * sizeof(int));
     memcpy(h + o_ic2, ic2, m * sizeof(int));
     memcpy(h + o_nc, nc, kk * sizeof(int));
-    memcpy(h + o_live, live, kk);
+    memcpy(h + o_flag, flag, kk);
     MU_CUDA(cudaMemcpy(u, h, bytes, cudaMemcpyHostToDevice));
-    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
-    dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, (const double *)u, k, g->dist);
-    MU_LAUNCHED();
-    scan_args sa{(const int *)(u + o_ic1),
-                 (const int *)(u + o_ic2),
-                 (const int *)(u + o_nc),
+    *st = staged{(const double *)u,
                  (const double *)(u + o_an1),
                  (const double *)(u + o_an2),
-                 (const unsigned char *)(u + o_live),
-                 g->r1,
-                 g->r2,
-                 g->l2};
+                 (const int *)(u + o_ic1),
+                 (const int *)(u + o_ic2),
+                 (const int *)(u + o_nc),
+                 (const unsigned char *)(u + o_flag)};
+    return 0;
+}
+
+extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
+                              const int *nc, const double *an1, const double *an2,
+                              const unsigned char *live, double *r1, double *r2, int *l2) {
+    staged st;
+    if (stage(g, c, k, ic1, ic2, nc, an1, an2, live, &st)) return 1;
+    const size_t m = (size_t)g->m;
+    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
+    dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, st.c, k, g->dist);
+    MU_LAUNCHED();
+    scan_args sa{st.ic1, st.ic2, st.nc, st.an1, st.an2, st.flag, g->r1, g->r2, g->l2};
     scan_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->dist, g->m, k, sa);
     MU_LAUNCHED();
     /* One download: r1, r2, l2. */
@@ -452,21 +514,13 @@ extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *i
 extern "C" int mu_gpu_km_qtest(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                                const int *nc, const double *an1, const double *an2,
                                const unsigned char *qchg, int *cand) {
-    if (!g || k < 1 || k > g->kmax)
-        return mu_gpu_fail("k-means on the GPU: %d centres for a context of at most %d", k,
-                           g ? g->kmax : 0);
-    size_t m = (size_t)g->m;
-    MU_CUDA(cudaMemcpy(g->c, c, (size_t)k * g->d * sizeof(double), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->ic1, ic1, m * sizeof(int), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->ic2, ic2, m * sizeof(int), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->nc, nc, (size_t)k * sizeof(int), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->an1, an1, (size_t)k * sizeof(double), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->an2, an2, (size_t)k * sizeof(double), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->flag, qchg, (size_t)k, cudaMemcpyHostToDevice));
-    qtest_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->pt, g->m, g->d, g->c, g->ic1, g->ic2,
-                                                           g->nc, g->an1, g->an2, g->flag, g->cand);
+    staged st;
+    if (stage(g, c, k, ic1, ic2, nc, an1, an2, qchg, &st)) return 1;
+    qtest_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->pt, g->m, g->d, st.c, st.ic1, st.ic2,
+                                                           st.nc, st.an1, st.an2, st.flag, g->cand);
     MU_LAUNCHED();
-    MU_CUDA(cudaMemcpy(cand, g->cand, m * sizeof(int), cudaMemcpyDeviceToHost));
+    MU_CUDA(cudaMemcpy(g->dn_h, g->cand, (size_t)g->m * sizeof(int), cudaMemcpyDeviceToHost));
+    memcpy(cand, g->dn_h, (size_t)g->m * sizeof(int));
     return 0;
 }
 
@@ -476,12 +530,6 @@ extern "C" int mu_gpu_km_recompute(mu_gpu_km *g, const int *ic1, const int *nc, 
         return mu_gpu_fail("k-means on the GPU: %d clusters for a context of at most %d", k,
                            g ? g->kmax : 0);
     const int m = g->m, d = g->d;
-    if (!g->prow) MU_CUDA(cudaMalloc(&g->prow, (size_t)m * d * sizeof(double)));
-    if (!g->prow_ok) { /* this context's points, row-major, on first use */
-        MU_CUDA(cudaMemcpy(g->prow, g->host_pts, (size_t)m * d * sizeof(double),
-                           cudaMemcpyHostToDevice));
-        g->prow_ok = 1;
-    }
     /* Members of the flagged clusters, each cluster's in point order. */
     unsigned char *fl = g->h_flag;
     int *start = g->h_start, *pos = g->h_pos, n = 0;
@@ -500,11 +548,12 @@ extern "C" int mu_gpu_km_recompute(mu_gpu_km *g, const int *ic1, const int *nc, 
         MU_CUDA(cudaMemcpy(g->list, g->h_list, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
     MU_CUDA(cudaMemcpy(g->nc, nc, (size_t)k * sizeof(int), cudaMemcpyHostToDevice));
     MU_CUDA(cudaMemcpy(g->ic1, ic1, (size_t)m * sizeof(int), cudaMemcpyHostToDevice));
-    centre_kernel<<<k, 64>>>(g->prow, d, g->list, g->start, g->nc, g->flag, g->c);
+    centre_kernel<<<dim3(k, (d + CJ - 1) / CJ), SUMT>>>(g->prow, d, g->list, g->start, g->nc,
+                                                        g->flag, g->c);
     MU_LAUNCHED();
     own_kernel<<<(m + SELECT - 1) / SELECT, SELECT>>>(g->pt, m, d, g->c, g->ic1, g->flag, g->dd);
     MU_LAUNCHED();
-    wss_kernel<<<(k + SELECT - 1) / SELECT, SELECT>>>(k, g->list, g->start, g->flag, g->dd, g->cw);
+    wss_kernel<<<k, SUMT>>>(g->list, g->start, g->flag, g->dd, g->cw);
     MU_LAUNCHED();
     MU_CUDA(cudaMemcpy(g->h_c, g->c, (size_t)k * d * sizeof(double), cudaMemcpyDeviceToHost));
     MU_CUDA(cudaMemcpy(g->h_cw, g->cw, (size_t)k * sizeof(double), cudaMemcpyDeviceToHost));

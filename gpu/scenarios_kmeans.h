@@ -16,9 +16,7 @@ extern "C" {
 
 typedef struct mu_gpu_km mu_gpu_km;
 
-/* Copies the m points to the current device; kmax bounds k in later calls.
- * pts must stay valid while the context is used (mu_gpu_km_recompute copies
- * them row-major on its first call). */
+/* Copies the m points to the current device; kmax bounds k in later calls. */
 int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out);
 /* NULL is accepted. The context is parked for reuse by the next create of the
  * same sizes on the same device (one per host thread). */

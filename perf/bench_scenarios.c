@@ -174,9 +174,11 @@ static int newave(bench *b, int64_t rec, int m, int stages, double budget) {
         tk += ar.kmeans_s;
         itsum += ar.iterations;
         printf("  stage %2d: generation %.3f s, aggregation %.3f s (distances %.3f, serial %.3f, "
-               "rest %.3f), %d iterations%s\n",
+               "rest %.3f: whitening %.3f, duplicates %.3f, device points %.3f, "
+               "representatives %.3f), %d iterations%s\n",
                st + 1, t2 - t1, t3 - t2, ar.dist_s, ar.kmeans_s - ar.dist_s, t3 - t2 - ar.kmeans_s,
-               ar.iterations, ar.converged ? "" : " (max_iter)");
+               ar.whiten_s, ar.distinct_s, ar.device_s, ar.rep_s, ar.iterations,
+               ar.converged ? "" : " (max_iter)");
         mu_agg_result_free(&ar);
         if (tg + ta > budget && st + 1 < stages) {
             st++;

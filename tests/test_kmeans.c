@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <omp.h>
+
 #include "mu_test.h"
 #include "gpu/gpu.h"
 #include "gpu/scenarios_kmeans.h"
@@ -116,6 +118,24 @@ static void test_whiten_mahalanobis(void) {
 
 /* A station that is a combination of two others, and a constant one: the rank
  * drops by two and the distances are those of the independent stations. */
+/* From 8192 scenarios the whitening runs on threads (each sum still over the
+ * points in order): the same bits with one thread and with several. */
+static void test_whiten_threads(void) {
+    int m = 9001, d = 23, r1 = 0, r2 = 0;
+    double *x = make_data(m, d, 5, 2.0, 0), *y1 = malloc(sizeof(double) * m * d),
+           *y2 = malloc(sizeof(double) * m * d);
+    char err[128];
+    int nt = omp_get_max_threads();
+    omp_set_num_threads(1);
+    CHECK_INT_EQ(mu_whiten(x, m, d, y1, &r1, err, sizeof err), 0);
+    omp_set_num_threads(nt > 1 ? nt : 3);
+    CHECK_INT_EQ(mu_whiten(x, m, d, y2, &r2, err, sizeof err), 0);
+    omp_set_num_threads(nt);
+    CHECK_INT_EQ(r1, r2);
+    CHECK_MEM_EQ(y1, y2, sizeof(double) * m * d);
+    free(x), free(y1), free(y2);
+}
+
 static void test_whiten_singular(void) {
     int m = 200, d0 = 4, d = 6, r0, r;
     double *x0 = make_data(m, d0, 2, 1.5, 0), *x = malloc(sizeof(double) * m * d);
@@ -540,8 +560,8 @@ static int gpu_compare(void) {
     printf("device: %s\n", info.name);
     struct {
         int m, d, k;
-    } cs[] = {{1, 3, 1},       {1000, 1, 7},     {1024, 64, 116}, {1024, 58, 513},
-              {5000, 100, 40}, {100000, 16, 20}, {777, 33, 200}};
+    } cs[] = {{1, 3, 1},        {1000, 1, 7},   {1024, 64, 116}, {1024, 58, 513}, {5000, 100, 40},
+              {100000, 16, 20}, {777, 33, 200}, {30000, 64, 20}, {20000, 67, 3}};
     for (size_t t = 0; t < sizeof cs / sizeof cs[0]; t++) {
         int m = cs[t].m, d = cs[t].d, k = cs[t].k;
         double *a = make_data(m, d, 25, 4.0, 0), *c = malloc(sizeof(double) * k * d);
@@ -653,6 +673,7 @@ int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "--gpu")) return gpu_compare();
     MU_RUN(test_whiten_mahalanobis);
     MU_RUN(test_whiten_singular);
+    MU_RUN(test_whiten_threads);
     MU_RUN(test_fixed_points);
     MU_RUN(test_distance_rows);
     MU_RUN(test_whole_steps_equal);

@@ -65,9 +65,78 @@ static void sort_rows(const double *y, int r, int *idx, int *tmp, int m) {
     }
 }
 
+typedef struct {
+    double v; /* the row's first coordinate */
+    int i;
+} key0;
+
+static int key0_le(key0 a, key0 b) {
+    return a.v < b.v || (a.v == b.v && a.i <= b.i);
+}
+
+/* Bottom-up merge sort of the keys by (first coordinate, index). */
+static void sort_keys(key0 *kv, key0 *tmp, int m) {
+    for (int w = 1; w < m; w *= 2) {
+        for (int lo = 0; lo < m; lo += 2 * w) {
+            int mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
+            int p = lo, q = mid, o = lo;
+            while (p < mid && q < hi) tmp[o++] = key0_le(kv[p], kv[q]) ? kv[p++] : kv[q++];
+            while (p < mid) tmp[o++] = kv[p++];
+            while (q < hi) tmp[o++] = kv[q++];
+        }
+        memcpy(kv, tmp, sizeof(key0) * (size_t)m);
+    }
+}
+
+/* idx = the rows of y in row_cmp order: sorted by first coordinate and index
+ * in a compact array (rows rarely share it), then each run of equal first
+ * coordinates by whole rows. tmp: m ints of scratch. 1: no memory. */
+static int sort_points(const double *y, int r, int *idx, int *tmp, int m) {
+    key0 *kv = malloc(sizeof(key0) * 2 * (size_t)m);
+    if (!kv) return 1;
+    for (int i = 0; i < m; i++) kv[i] = (key0){r > 0 ? y[(size_t)i * r] : 0.0, i};
+    sort_keys(kv, kv + m, m);
+    for (int s = 0; s < m; s++) idx[s] = kv[s].i;
+    for (int s = 0, e; s < m; s = e) {
+        for (e = s + 1; e < m && kv[e].v == kv[s].v;) e++;
+        if (e - s > 1) sort_rows(y, r, idx + s, tmp, e - s);
+    }
+    free(kv);
+    return 0;
+}
+
 static int int_cmp(const void *a, const void *b) {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
+}
+
+/* grp[i] = the id of point i's value among the u distinct rows of y, numbered
+ * by first occurrence; first[v] = the first point of value v. idx, tmp: m
+ * ints of scratch. 1: no memory. */
+static int distinct_ids(const double *y, int m, int r, int *idx, int *tmp, int *grp, int *first,
+                        int *nu) {
+    for (int i = 0; i < m; i++) idx[i] = i;
+    if (sort_points(y, r, idx, tmp, m)) return 1;
+    int u = 0;
+    for (int s = 0; s < m; s++) {
+        int same = 0;
+        if (s > 0) {
+            const double *ya = y + (size_t)idx[s - 1] * r, *yb = y + (size_t)idx[s] * r;
+            same = 1;
+            for (int j = 0; j < r; j++)
+                if (ya[j] != yb[j]) same = 0;
+        }
+        if (!same) first[u++] = idx[s]; /* sorted by index within equal rows */
+        tmp[idx[s]] = u - 1;
+    }
+    /* Number the distinct values by first occurrence. */
+    qsort(first, (size_t)u, sizeof(int), int_cmp);
+    int *rank_of = grp; /* value id (sort order) -> id by first occurrence */
+    for (int v = 0; v < u; v++) rank_of[tmp[first[v]]] = v;
+    for (int i = 0; i < m; i++) idx[i] = rank_of[tmp[i]];
+    memcpy(grp, idx, sizeof(int) * (size_t)m);
+    *nu = u;
+    return 0;
 }
 
 static int fail(char *err, size_t errlen, const char *msg) {
@@ -104,32 +173,18 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
         fail(err, errlen, "out of memory in the aggregation");
         goto done;
     }
+    double t0 = mu_km_now();
     if (mu_whiten(x, m, d, y, &r, err, errlen)) goto done;
     for (int i = 1; i < m; i++) memmove(y + (size_t)i * r, y + (size_t)i * d, sizeof(double) * r);
+    res->whiten_s = mu_km_now() - t0;
+    t0 = mu_km_now();
 
     /* Distinct points: id of each point's value, numbered by first occurrence. */
-    for (int i = 0; i < m; i++) idx[i] = i;
-    sort_rows(y, r, idx, tmp, m);
-    u = 0;
-    for (int s = 0; s < m; s++) {
-        int same = 0;
-        if (s > 0) {
-            const double *ya = y + (size_t)idx[s - 1] * r, *yb = y + (size_t)idx[s] * r;
-            same = 1;
-            for (int j = 0; j < r; j++)
-                if (ya[j] != yb[j]) same = 0;
-        }
-        if (!same) first[u++] = idx[s]; /* sorted by index within equal rows */
-        tmp[idx[s]] = u - 1;
+    if (distinct_ids(y, m, r, idx, tmp, grp, first, &u)) {
+        fail(err, errlen, "out of memory in the aggregation");
+        goto done;
     }
-    /* Number the distinct values by first occurrence. */
-    qsort(first, (size_t)u, sizeof(int), int_cmp);
-    {
-        int *rank_of = grp; /* value id (sort order) -> id by first occurrence */
-        for (int v = 0; v < u; v++) rank_of[tmp[first[v]]] = v;
-        for (int i = 0; i < m; i++) idx[i] = rank_of[tmp[i]];
-    }
-    memcpy(grp, idx, sizeof(int) * (size_t)m); /* grp[i]: distinct id of point i */
+    res->distinct_s = mu_km_now() - t0;
 
     res->converged = 1;
     if (k >= u) {
@@ -179,10 +234,12 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
             sp.may_fail = use_gpu;
             be = &sbe;
         } else if (use_gpu) {
+            t0 = mu_km_now();
             if (mu_gpu_km_create(y, m, r, k, &g)) {
                 snprintf(err, errlen, "aggregation on the GPU: %s", mu_gpu_error());
                 goto done;
             }
+            res->device_s = mu_km_now() - t0;
             /* Version 2's bookkeeping on the device too where M is large (same bits). */
             int book = m >= MU_GPU_KM_BOOK_MIN;
             gbe = mu_km_gpu_backend(g, book, book);
@@ -213,6 +270,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
     }
 
     /* Centroids, representatives (nearest member, lowest index on ties). */
+    t0 = mu_km_now();
     free(c);
     free(nc);
     c = calloc((size_t)kk * (size_t)(r > 0 ? r : 1), sizeof(double));
@@ -257,6 +315,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
         tmp[l] = s; /* old group -> new number */
     }
     for (int i = 0; i < m; i++) res->group[i] = tmp[grp[i]];
+    res->rep_s = mu_km_now() - t0;
     rc = 0;
 done:
     mu_km_split_close(&sp);

@@ -20,8 +20,11 @@ typedef struct {
     int converged; /* 1: the k-means stopped at its fixed point (not at max_iter) */
     int rank;      /* dimension after whitening (< d: singular covariance, see whiten.c) */
     /* Seconds (benchmarks' split): the k-means call, and within it the whole
-     * distance steps (the device's on the GPU); the rest of it is the serial part. */
+     * distance steps (the device's on the GPU); the rest of it is the serial part.
+     * Outside the k-means: whitening, the duplicate search, the device context
+     * (points moved to the device), the centroids and representatives. */
     double kmeans_s, dist_s;
+    double whiten_s, distinct_s, device_s, rep_s;
 } mu_agg_result;
 
 /* Clusters the m scenarios (rows of x, m x d, row-major). Deterministic in

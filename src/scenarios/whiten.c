@@ -17,6 +17,7 @@
  * nothing to any distance. When every station is dropped (all scenarios alike)
  * the rank is 0 and all distances are 0. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,18 +43,54 @@ static int kept_stations(const double *x, int m, int d, double *mean, double *sd
     return q;
 }
 
-/* z: standardised kept stations (m x q); r: their correlation matrix. */
+enum { CT = 4, CB = 64 }; /* correlation tiles: CT x CT entries, CB points at a time */
+
+/* Threads from this many points on: below it the parallel regions' start
+ * costs more than the loops (a tree node has M = 1024). */
+#define PAR_MIN 8192
+
+/* The CT x CT tile of r at (s0, u0) plus the products of points i0 .. i1-1,
+ * each entry's in point order (as one running sum over all the points); z has
+ * row stride zs, a multiple of CT (zero padding). */
+static void corr_tile(const double *z, int zs, int q, int i0, int i1, int s0, int u0, double *r) {
+    int ns = q - s0 < CT ? q - s0 : CT, nu = q - u0 < CT ? q - u0 : CT;
+    double acc[CT][CT] = {{0}};
+    for (int a = 0; a < ns; a++)
+        for (int b = 0; b < nu; b++) acc[a][b] = r[(size_t)(s0 + a) * q + u0 + b];
+    for (int i = i0; i < i1; i++) {
+        const double *za = z + (size_t)i * zs + s0, *zb = z + (size_t)i * zs + u0;
+        for (int a = 0; a < CT; a++)
+            for (int b = 0; b < CT; b++) acc[a][b] += za[a] * zb[b];
+    }
+    for (int a = 0; a < ns; a++)
+        for (int b = 0; b < nu; b++) r[(size_t)(s0 + a) * q + u0 + b] = acc[a][b];
+}
+
+/* z: standardised kept stations (m x q, row stride zs); r: their correlation
+ * matrix. Each entry of the lower triangle is one sum over the points in
+ * order; tiles of entries (independent sums) are split over the threads, and
+ * a tile's sums advance CB points at a time so that the points stay in cache. */
 static void correlation(const double *x, int m, int d, const double *mean, const double *sd,
-                        const int *keep, int q, double *z, double *r) {
-    for (int i = 0; i < m; i++)
+                        const int *keep, int q, int zs, double *z, double *r) {
+#pragma omp parallel for schedule(static) if (m >= PAR_MIN)
+    for (int i = 0; i < m; i++) {
         for (int s = 0; s < q; s++) {
             int j = keep[s];
-            z[(size_t)i * q + s] = (x[(size_t)i * d + j] - mean[j]) / sd[j];
+            z[(size_t)i * zs + s] = (x[(size_t)i * d + j] - mean[j]) / sd[j];
         }
-    for (int i = 0; i < m; i++) {
-        const double *zi = z + (size_t)i * q;
-        for (int s = 0; s < q; s++)
-            for (int u = 0; u <= s; u++) r[(size_t)s * q + u] += zi[s] * zi[u];
+        for (int s = q; s < zs; s++) z[(size_t)i * zs + s] = 0.0;
+    }
+    int nt = (q + CT - 1) / CT, ntiles = nt * (nt + 1) / 2;
+#pragma omp parallel if (m >= PAR_MIN)
+    for (int i0 = 0; i0 < m; i0 += CB) {
+        int i1 = m - i0 < CB ? m : i0 + CB;
+        /* static: each thread keeps its tiles from one block of points to the next */
+#pragma omp for schedule(static) nowait
+        for (int t = 0; t < ntiles; t++) {
+            int a = 0;
+            while ((a + 1) * (a + 2) / 2 <= t) a++;
+            corr_tile(z, zs, q, i0, i1, a * CT, (t - a * (a + 1) / 2) * CT, r);
+        }
     }
     for (int s = 0; s < q; s++)
         for (int u = 0; u <= s; u++) {
@@ -106,26 +143,34 @@ enum { WB = 8 };
 /* y_i = L^-1 (z_i in pivot order), by forward substitution: WB points side
  * by side (yb[s][t]), each point's chain of subtractions in the order u = 0..s-1
  * as one point alone would do them, but WB independent chains at a time. */
-static void whiten_points(const double *z, const double *r, const int *piv, int m, int d, int q,
-                          int rk, double *yb, double *y) {
-    for (int i0 = 0; i0 < m; i0 += WB) {
-        int nb = m - i0 < WB ? m - i0 : WB;
-        for (int s = 0; s < rk; s++) {
-            double v[WB] = {0};
-            for (int t = 0; t < nb; t++) v[t] = z[(size_t)(i0 + t) * q + piv[s]];
-            const double *rs = r + (size_t)s * q;
-            for (int u = 0; u < s; u++) {
-                const double ru = rs[u], *yu = yb + (size_t)u * WB;
-                for (int t = 0; t < WB; t++) v[t] -= ru * yu[t];
-            }
-            for (int t = 0; t < WB; t++) yb[(size_t)s * WB + t] = v[t] / rs[s];
+static void whiten_block(const double *z, int zs, const double *r, const int *piv, int m, int d,
+                         int q, int rk, int i0, double *yb, double *y) {
+    int nb = m - i0 < WB ? m - i0 : WB;
+    for (int s = 0; s < rk; s++) {
+        double v[WB] = {0};
+        for (int t = 0; t < nb; t++) v[t] = z[(size_t)(i0 + t) * zs + piv[s]];
+        const double *rs = r + (size_t)s * q;
+        for (int u = 0; u < s; u++) {
+            const double ru = rs[u], *yu = yb + (size_t)u * WB;
+            for (int t = 0; t < WB; t++) v[t] -= ru * yu[t];
         }
-        for (int t = 0; t < nb; t++) {
-            double *yi = y + (size_t)(i0 + t) * d;
-            for (int s = 0; s < rk; s++) yi[s] = yb[(size_t)s * WB + t];
-            for (int s = rk; s < d; s++) yi[s] = 0.0;
-        }
+        for (int t = 0; t < WB; t++) yb[(size_t)s * WB + t] = v[t] / rs[s];
     }
+    for (int t = 0; t < nb; t++) {
+        double *yi = y + (size_t)(i0 + t) * d;
+        for (int s = 0; s < rk; s++) yi[s] = yb[(size_t)s * WB + t];
+        for (int s = rk; s < d; s++) yi[s] = 0.0;
+    }
+}
+
+/* Every point's block on the threads (points are independent); yb: WB x rk
+ * scratch for each of nthr threads. */
+static void whiten_points(const double *z, int zs, const double *r, const int *piv, int m, int d,
+                          int q, int rk, int nthr, double *yb, double *y) {
+#pragma omp parallel for schedule(static) num_threads(nthr)
+    for (int i0 = 0; i0 < m; i0 += WB)
+        whiten_block(z, zs, r, piv, m, d, q, rk, i0, yb + (size_t)omp_get_thread_num() * WB * rk,
+                     y);
 }
 
 int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, size_t errlen) {
@@ -139,7 +184,7 @@ int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, si
     if (m < 2) return 0;
     double *mean = calloc((size_t)d, sizeof(double)), *sd = calloc((size_t)d, sizeof(double));
     int *keep = malloc(sizeof(int) * (size_t)d), *piv = malloc(sizeof(int) * (size_t)d);
-    double *z = malloc(sizeof(double) * (size_t)m * (size_t)d);
+    double *z = malloc(sizeof(double) * (size_t)m * (size_t)((d + CT - 1) / CT * CT));
     double *r = calloc((size_t)d * (size_t)d, sizeof(double));
     int rc = 0;
     if (!mean || !sd || !keep || !piv || !z || !r) {
@@ -148,15 +193,17 @@ int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, si
         goto done;
     }
     int q = kept_stations(x, m, d, mean, sd, keep);
-    correlation(x, m, d, mean, sd, keep, q, z, r);
+    int zs = (q + CT - 1) / CT * CT;
+    correlation(x, m, d, mean, sd, keep, q, zs, z, r);
     int rk = pivoted_cholesky(r, q, piv);
-    double *yb = malloc(sizeof(double) * WB * (size_t)(rk > 0 ? rk : 1));
+    int nthr = omp_in_parallel() || m < PAR_MIN ? 1 : omp_get_max_threads();
+    double *yb = malloc(sizeof(double) * WB * (size_t)(rk > 0 ? rk : 1) * (size_t)nthr);
     if (!yb) {
         snprintf(err, errlen, "out of memory whitening %d x %d scenarios", m, d);
         rc = 1;
         goto done;
     }
-    whiten_points(z, r, piv, m, d, q, rk, yb, y);
+    whiten_points(z, zs, r, piv, m, d, q, rk, nthr, yb, y);
     free(yb);
     *rank = rk;
 done:
