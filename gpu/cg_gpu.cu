@@ -337,9 +337,11 @@ int mu_cg::grid_for(const void *kernel, long long work, int *blocks) {
 
 struct mu_gpu_cg {
     int fp32, lanes;
-    int rows;  /* rows per sub-warp and SpMV step: 1, 2 or 4 */
-    int fused; /* iterate's form: 1 fused, 0 split */
-    size_t es; /* bytes per vector entry */
+    int rows;   /* rows per sub-warp and SpMV step: 1, 2 or 4 */
+    int fused;  /* iterate's form: 1 fused, 0 split */
+    int spread; /* SpMV rows finished by every lane of a sub-warp (MUTIRAO_CG_SPREAD) */
+    int depth;  /* SpMV entries per lane and row loaded ahead: 1 or 4 (MUTIRAO_CG_DEPTH) */
+    size_t es;  /* bytes per vector entry */
     int64_t nloc, nghost, nnz, ninterior, nboundary, nsend;
     /* A row list that is a range first..first + n - 1 (the usual case: row
      * blocks of a banded matrix) is not uploaded; the SpMV then reads no list. */
@@ -416,11 +418,33 @@ int lanes_env(int fallback) {
  * ncu): the fused SpMV moves the bytes counted but at 2.38 TB/s (58 registers,
  * half occupancy) where the plain one reaches 2.56 TB/s. */
 constexpr int DEFAULT_ROWS = 2, DEFAULT_FUSED = 0;
+/* Entries per lane and row loaded before the first use (MUTIRAO_CG_DEPTH):
+ * 4 puts a 7-point row's whole chain (row pointers, then columns and values,
+ * then the gathers of x) in three waits instead of one wait per entry, but
+ * takes 64 registers; on an H100 at 256^3 (same lease, bench_cg, median of 50
+ * batches) depth 1 with lane-0 row finishing ran 1.048 ms per iteration,
+ * depth 4 with all lanes finishing 1.059-1.061 ms, so 1 and lane 0 are the
+ * defaults (MUTIRAO_CG_SPREAD=1 spreads the finishing over the lanes). */
+/* Both variants lose, but a build without them ran the default iteration
+ * about 2 % slower in an A/B on one H100 (perf/history/RESULTS-2026-11.md,
+ * 2026-11-27), for a reason not found yet: they stay until it is. */
+constexpr int DEFAULT_DEPTH = 1;
 
 int rows_env() {
     const char *s = mu_knob("MUTIRAO_CG_ROWS");
     int v = s ? atoi(s) : 0;
     return v == 1 || v == 2 || v == 4 ? v : DEFAULT_ROWS;
+}
+
+int depth_env() {
+    const char *s = mu_knob("MUTIRAO_CG_DEPTH");
+    int v = s ? atoi(s) : 0;
+    return v == 1 || v == 4 ? v : DEFAULT_DEPTH;
+}
+
+int spread_env() {
+    const char *s = mu_knob("MUTIRAO_CG_SPREAD");
+    return s && s[0] == '1';
 }
 
 int fused_env() {
@@ -515,6 +539,8 @@ template <typename T> spmv_args<T> spmv_base(const mu_gpu_cg *g) {
     a.rowptr = g->rowptr;
     a.col = g->col;
     a.val = (const T *)g->val;
+    a.spread = g->spread;
+    a.depth = g->depth;
     return a;
 }
 
@@ -753,6 +779,21 @@ int mu_gpu_cg_set_tuning(mu_gpu_cg *g, int rows, int fused) {
     return 0;
 }
 
+int mu_gpu_cg_set_depth(mu_gpu_cg *g, int depth) {
+    if (!g) return mu_gpu_fail("mu_gpu_cg_set_depth: no context");
+    if (depth != 1 && depth != 4) return mu_gpu_fail("cg: SpMV depth %d (expected 1 or 4)", depth);
+    g->depth = depth;
+    if (g->gvalid) { /* the graph holds the old kernels */
+        MU_CUDA(cudaGraphExecDestroy(g->graph));
+        g->gvalid = 0;
+    }
+    return 0;
+}
+
+int mu_gpu_cg_depth(const mu_gpu_cg *g) {
+    return g ? g->depth : 0;
+}
+
 int mu_gpu_cg_rows(const mu_gpu_cg *g) {
     return g ? g->rows : 0;
 }
@@ -826,6 +867,8 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     g->lanes = lanes_env(mu_gpu_cg_lanes_for(d->mean_row));
     g->rows = rows_env();
     g->fused = fused_env();
+    g->spread = spread_env();
+    g->depth = depth_env();
     g->interior_first = range_first(d->interior, d->ninterior);
     g->boundary_first = range_first(d->boundary, d->nboundary);
 

@@ -53,7 +53,11 @@ typedef struct {
  * Environment, for benchmarks: MUTIRAO_CG_LANES=1|2|4|8|16|32 overrides the
  * lanes (it changes the bits of A x: give every rank the same);
  * MUTIRAO_CG_ROWS=1|2|4 (rows per sub-warp and step), MUTIRAO_CG_FUSE=0|1
- * (the form of mu_gpu_cg_iterate) change no result. */
+ * (the form of mu_gpu_cg_iterate), MUTIRAO_CG_SPREAD=0|1 (1: each row's
+ * store and dot term by its own lane of the sub-warp; 0, the default: all by
+ * the sub-warp's lane 0), MUTIRAO_CG_DEPTH=1|4 (entries per lane and row
+ * loaded before the first is used; 1 the default; 4 with 1 or 2 rows per
+ * sub-warp) change no result. */
 int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out);
 void mu_gpu_cg_destroy(mu_gpu_cg *g); /* NULL is accepted */
 /* Lanes per row: 1 (CSR-scalar) or 2..32 (CSR-vector). */
@@ -62,6 +66,9 @@ int mu_gpu_cg_set_lanes(mu_gpu_cg *g, int lanes);
 /* rows: 1, 2 or 4 (0: keep); fused: 1 or 0 (-1: keep). Neither changes a result. */
 int mu_gpu_cg_set_tuning(mu_gpu_cg *g, int rows, int fused);
 int mu_gpu_cg_rows(const mu_gpu_cg *g);
+/* SpMV entries per lane and row loaded ahead: 1 or 4 (MUTIRAO_CG_DEPTH). No result changes. */
+int mu_gpu_cg_set_depth(mu_gpu_cg *g, int depth);
+int mu_gpu_cg_depth(const mu_gpu_cg *g);
 int mu_gpu_cg_fused(const mu_gpu_cg *g);
 /* The lanes for a mean row length m: 1 (CSR-scalar) when m < 1.5, else the
  * smallest power of two L >= 2 with L * MU_GPU_CG_ENTRIES_PER_LANE >= m, at

@@ -251,6 +251,8 @@ template <typename T> struct spmv_args {
     dev_status *st;       /* NULL outside iterate; else nothing when st->stop, and the
                            * last block sets alpha (step_alpha) */
     int cur, split;       /* iterate: where p is (step_alpha); split form: clear pending first */
+    int spread;           /* rows finished by all lanes of a sub-warp (else by lane 0): same bits */
+    int depth;            /* entries per lane and row loaded before the first use: 1 or 4 */
     const peer_dev *peer; /* peer form (iterate on several ranks): S1 sums p'Ap over the ranks */
     /* fused (iterate): x_j = zr_j + beta pold_j formed on the fly and written to
      * pnew for the own rows; xsol += alpha pold on them. */

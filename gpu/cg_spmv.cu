@@ -11,9 +11,10 @@
  * Each warp takes S = 32 / L sub-warps times R rows per step (rows of a step
  * are consecutive, so one load instruction of the warp reads S consecutive
  * rows' entries: coalesced), and steps through the rows with a grid stride.
- * The row pointers, then the first entry per lane of all R rows, are loaded
- * before any is used, so R rows' loads are in flight at once; longer rows
- * loop.
+ * The row pointers, then the first D entries per lane of all R rows (D = 1
+ * or 4: MUTIRAO_CG_DEPTH), are loaded before any is used, so R rows' loads
+ * are in flight at once; longer rows loop. The order of a lane's sum is the
+ * same for every D.
  * x is read through the read-only cache.
  *
  * The fused form (mu_gpu_cg_iterate) multiplies by p_new = zr + beta p_old,
@@ -35,7 +36,7 @@ __device__ __forceinline__ T xval(const spmv_args<T> &a, int j, T beta) {
     return __ldg(a.x + j);
 }
 
-template <typename T, int L, int R, bool FUSED>
+template <typename T, int L, int R, int D, bool FUSED>
 __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     __shared__ unsigned long long sh[NWORDS];
     /* Split form: the previous direction pass applied the pending update (also
@@ -68,25 +69,34 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
             s[k] = row[k] >= 0 ? __ldg(a.rowptr + row[k]) : 0;
             e[k] = row[k] >= 0 ? __ldg(a.rowptr + row[k] + 1) : 0;
         }
-        /* The first entry of every row and lane (entry l): all loads issued
-         * before the first use, the gathers of x next. */
-        int c0[R];
-        T v0[R], x0[R];
+        /* The first D entries of every row and lane (entries l, l + L, ...):
+         * all loads issued before the first use, the gathers of x next. */
+        int c0[R][D];
+        T v0[R][D], x0[R][D];
 #pragma unroll
         for (int k = 0; k < R; k++) {
-            const int p = s[k] + l;
-            const bool ok = p < e[k];
-            c0[k] = ok ? __ldg(a.col + p) : 0;
-            v0[k] = ok ? __ldg(a.val + p) : T(0);
+#pragma unroll
+            for (int d = 0; d < D; d++) {
+                const int p = s[k] + l + d * L;
+                const bool ok = p < e[k];
+                c0[k][d] = ok ? __ldg(a.col + p) : 0;
+                v0[k][d] = ok ? __ldg(a.val + p) : T(0);
+            }
         }
 #pragma unroll
-        for (int k = 0; k < R; k++) x0[k] = s[k] + l < e[k] ? xval<T, FUSED>(a, c0[k], beta) : T(0);
+        for (int k = 0; k < R; k++) {
+#pragma unroll
+            for (int d = 0; d < D; d++)
+                x0[k][d] = s[k] + l + d * L < e[k] ? xval<T, FUSED>(a, c0[k][d], beta) : T(0);
+        }
         T sum[R];
 #pragma unroll
         for (int k = 0; k < R; k++) {
             T acc = T(0);
-            if (s[k] + l < e[k]) acc = add_rn(acc, mul_rn(v0[k], x0[k]));
-            for (int p = s[k] + l + L; p < e[k]; p += L)
+#pragma unroll
+            for (int d = 0; d < D; d++)
+                if (s[k] + l + d * L < e[k]) acc = add_rn(acc, mul_rn(v0[k][d], x0[k][d]));
+            for (int p = s[k] + l + D * L; p < e[k]; p += L)
                 acc = add_rn(acc,
                              mul_rn(__ldg(a.val + p), xval<T, FUSED>(a, __ldg(a.col + p), beta)));
             sum[k] = acc;
@@ -100,13 +110,14 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
             }
         }
         /* Every lane of the sub-warp now holds each row's sum (the butterfly adds
-         * the same pairs as a tree into lane 0, each add commutative); lane 0
-         * finishes all R rows (stores, the dot term). */
+         * the same pairs as a tree into lane 0, each add commutative). Spread:
+         * lane l finishes rows k = l, l + L, ... (stores, the dot term), so all
+         * lanes work; else lane 0 finishes all R rows. */
         {
 #pragma unroll
             for (int k = 0; k < R; k++) {
                 const int i = row[k];
-                if (i < 0 || l != 0) continue;
+                if (i < 0 || (a.spread ? k % L != l : l != 0)) continue;
                 a.y[i] = sum[k];
                 T xi;
                 if (FUSED) {
@@ -129,17 +140,26 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     }
 }
 
-template <typename T, int L, int R, bool FUSED>
-int launch_lr(const spmv_args<T> &a, cudaStream_t st, bool dry) {
+template <typename T, int L, int R, int D, bool FUSED>
+int launch_lrd(const spmv_args<T> &a, cudaStream_t st, bool dry) {
     constexpr int STEP = (32 / L) * R;
-    const void *fn = (const void *)k_spmv<T, L, R, FUSED>;
+    const void *fn = (const void *)k_spmv<T, L, R, D, FUSED>;
     const long long warps = ((long long)a.nrows + STEP - 1) / STEP;
     int blocks = 0;
     if (grid_for(fn, warps * 32, &blocks)) return 1;
     if (dry) return 0;
-    k_spmv<T, L, R, FUSED><<<blocks, THREADS, 0, st>>>(a);
+    k_spmv<T, L, R, D, FUSED><<<blocks, THREADS, 0, st>>>(a);
     MU_LAUNCHED();
     return 0;
+}
+
+/* Depth 4 only with 1 or 2 rows per step (4 x 4 entries in flight per lane
+ * would cost too many registers); else depth 1. */
+template <typename T, int L, int R, bool FUSED>
+int launch_lr(const spmv_args<T> &a, cudaStream_t st, bool dry) {
+    constexpr int D4 = R <= 2 ? 4 : 1;
+    if (a.depth == 4) return launch_lrd<T, L, R, D4, FUSED>(a, st, dry);
+    return launch_lrd<T, L, R, 1, FUSED>(a, st, dry);
 }
 
 template <typename T, int L, bool FUSED>

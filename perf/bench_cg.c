@@ -258,27 +258,33 @@ static void sweep(const cg_matrix *A, const char *label, double bw, const int *l
     mu_gpu_cg_traffic(A->nloc, A->nnz, 0, 0, &tb);
     const double spmv_bytes = tb.matrix + 16.0 * (double)A->nloc;
     const double floor_min = tb.minimal / bw;
+    const int def_depth = mu_gpu_cg_depth(g);
     printf("\n(b2) %s: %lld rows, %.2f nonzeros per row; defaults: %d lanes, %d rows per "
-           "sub-warp, %s form\n",
+           "sub-warp, depth %d, %s form\n",
            label, (long long)A->n, (double)A->nnz / (double)A->n, mu_gpu_cg_lanes(g),
-           mu_gpu_cg_rows(g), mu_gpu_cg_fused(g) ? "fused" : "split");
-    printf("  lanes rows | SpMV ms  GB/s  of copy | SpMV+x'y ms | device CG ms/it: split   "
+           mu_gpu_cg_rows(g), def_depth, mu_gpu_cg_fused(g) ? "fused" : "split");
+    printf("  lanes rows depth | SpMV ms  GB/s  of copy | SpMV+x'y ms | device CG ms/it: split   "
            "/min   fused   /min\n");
     for (int li = 0; li < nl; li++)
-        for (int rows = 1; rows <= 4; rows *= 2) {
-            MU(mu_gpu_cg_set_lanes(g, lanes[li]));
-            MU(mu_gpu_cg_set_tuning(g, rows, -1));
-            MU(mu_gpu_cg_vec_fill(g, v[0], 1.0));
-            const double t0 = time_spmv(g, v[0], v[1], 0), t1 = time_spmv(g, v[0], v[1], 1);
-            double tit[2];
-            for (int f = 0; f < 2; f++) {
-                MU(mu_gpu_cg_set_tuning(g, 0, f));
-                tit[f] = time_device(g, v, v[4]);
+        for (int rows = 1; rows <= 4; rows *= 2)
+            for (int depth = 1; depth <= 4; depth += 3) {
+                if (depth == 4 && rows == 4) continue; /* depth 4 runs with 1 or 2 rows only */
+                MU(mu_gpu_cg_set_lanes(g, lanes[li]));
+                MU(mu_gpu_cg_set_tuning(g, rows, -1));
+                MU(mu_gpu_cg_set_depth(g, depth));
+                MU(mu_gpu_cg_vec_fill(g, v[0], 1.0));
+                const double t0 = time_spmv(g, v[0], v[1], 0), t1 = time_spmv(g, v[0], v[1], 1);
+                double tit[2];
+                for (int f = 0; f < 2; f++) {
+                    MU(mu_gpu_cg_set_tuning(g, 0, f));
+                    tit[f] = time_device(g, v, v[4]);
+                }
+                printf(
+                    "  %5d %4d %5d | %7.3f %5.0f %6.1f%% | %11.3f | %21.3f %6.3fx %7.3f %6.3fx\n",
+                    lanes[li], rows, depth, t0 * 1e3, spmv_bytes / t0 * 1e-9,
+                    100.0 * spmv_bytes / t0 / bw, t1 * 1e3, tit[0] * 1e3, tit[0] / floor_min,
+                    tit[1] * 1e3, tit[1] / floor_min);
             }
-            printf("  %5d %4d | %7.3f %5.0f %6.1f%% | %11.3f | %21.3f %6.3fx %7.3f %6.3fx\n",
-                   lanes[li], rows, t0 * 1e3, spmv_bytes / t0 * 1e-9, 100.0 * spmv_bytes / t0 / bw,
-                   t1 * 1e3, tit[0] * 1e3, tit[0] / floor_min, tit[1] * 1e3, tit[1] / floor_min);
-        }
     printf("  (bytes per iteration: minimal %.3f GB, floor %.3f ms; split %.3f GB; fused %.3f "
            "GB)\n",
            tb.minimal * 1e-9, floor_min * 1e3, tb.split * 1e-9, tb.fused * 1e-9);

@@ -6,7 +6,8 @@
  * everything else it computes has the CPU reference's bits. So besides the
  * CPU comparison within rounding, the test emulates that order on the host
  * (the CPU table with its spmv replaced) and asks for the same bits:
- *  - SpMV, every lane count 1..32, 1, 2, 4 rows per sub-warp
+ *  - SpMV, every lane count 1..32, 1, 2, 4 rows per sub-warp, 1 or 4
+ *    entries per lane loaded ahead, rows finished by lane 0 or by every lane
  *    (vector poisoned first): bitwise the emulation; L = 1 bitwise the CPU; the chosen
  *    L within 1e-14 (fp64) or 1e-6 (fp32) of the CPU, relative in the 2-norm;
  *    the fused x'y exact;
@@ -191,8 +192,14 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
             size_t t = u / 3;
             int rows = 1 << (u % 3); /* 1, 2, 4 rows per sub-warp: the same bits */
             int L = lanes[t] ? lanes[t] : chosen_lanes(A);
+            /* Entries loaded ahead (1 or 4) and which lanes finish a row: the same bits. */
+            const int depth = t % 2 ? 1 : 4, spread = t % 3 != 2;
+            tune_env("MUTIRAO_CG_DEPTH", depth, 0);
+            tune_env("MUTIRAO_CG_SPREAD", spread, -1);
             cg_backend *gpu = gpu_tuned(A, fp32, 0, lanes[t], rows, -1),
                        *emu = emulation(A, fp32, 0, L);
+            tune_env("MUTIRAO_CG_DEPTH", 0, 0);
+            tune_env("MUTIRAO_CG_SPREAD", 0, 0);
             if (!gpu || !emu) {
                 if (gpu) gpu->destroy(gpu);
                 if (emu) emu->destroy(emu);
@@ -202,10 +209,11 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
             run_spmv(emu, xh, ye, &se);
             int64_t at = 0;
             CHECK(same_bits(yg, ye, A->nloc, &at),
-                  "%s fp%d L=%d R=%d: SpMV row %lld: GPU %.17g, emulated order %.17g", name,
-                  fp32 ? 32 : 64, L, rows, (long long)at, yg[at], ye[at]);
-            CHECK(same_sum(&sg, &se), "%s fp%d L=%d R=%d: fused x'Ax differs from the emulation",
-                  name, fp32 ? 32 : 64, L, rows);
+                  "%s fp%d L=%d R=%d D=%d S=%d: SpMV row %lld: GPU %.17g, emulated order %.17g",
+                  name, fp32 ? 32 : 64, L, rows, depth, spread, (long long)at, yg[at], ye[at]);
+            CHECK(same_sum(&sg, &se),
+                  "%s fp%d L=%d R=%d D=%d S=%d: fused x'Ax differs from the emulation", name,
+                  fp32 ? 32 : 64, L, rows, depth, spread);
             if (L == 1) {
                 CHECK(same_bits(yg, yc, A->nloc, &at),
                       "%s fp%d CSR-scalar row %lld: %.17g != CPU %.17g", name, fp32 ? 32 : 64,

@@ -20,6 +20,8 @@ static const knob knobs[] = {
     {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]"},
     {"MUTIRAO_CG_LANES", "1|2|4|8|16|32", "cg GPU SpMV: lanes per row [by the matrix]"},
     {"MUTIRAO_CG_ROWS", "1|2|4", "cg GPU SpMV: rows per sub-warp [2]"},
+    {"MUTIRAO_CG_DEPTH", "1|4", "cg GPU SpMV: entries per lane loaded ahead [1]"},
+    {"MUTIRAO_CG_SPREAD", "0|1", "cg GPU SpMV: row finishing spread over the lanes [0]"},
     {"MUTIRAO_CG_FUSE", "0|1", "cg GPU: SpMV fused with the direction update [0]"},
     {"MUTIRAO_ADV_HALO_AHEAD", "0|1", "advect: halos packed ahead during the sweep before [1]"},
     {"MUTIRAO_ADV_KEEP", "0|1",
