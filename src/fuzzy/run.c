@@ -224,7 +224,7 @@ static int load_ring(mu_app *app, const mu_fz_cfg *c, fz_state *s, double bytes)
 /* Rank 0: the partitions' offsets, and (partitioned mode) the rows sorted and
  * dealt into *dealt. Returns rank 0's local status. */
 static int load_deal(const mu_fz_cfg *c, fz_state *s, double **dealt) {
-    int F = s->F, rc = 0;
+    int F = s->F;
     if (s->ring) {
         int64_t B = c->sum_block > 0 && c->sum_block < s->n ? c->sum_block : s->n;
         for (int j = 0; j <= s->p; j++) s->pstart[j] = (int64_t)j * B < s->n ? j * B : s->n;
@@ -237,7 +237,7 @@ static int load_deal(const mu_fz_cfg *c, fz_state *s, double **dealt) {
         for (int64_t k = 0; k < s->n; k++)
             memcpy(*dealt + k * F, s->d.x + s->order[k] * F, (size_t)F * sizeof **dealt);
     }
-    return rc;
+    return 0;
 }
 
 /* Rank 0 sends each rank its partitions' rows from src. MPI counts are int,
