@@ -15,6 +15,9 @@
  *                            free(...);
  *                            return rc;
  *                        (rc is 0 when control reaches done without a jump).
+ *                        A step that must be followed by something before
+ *                        the jump (a timer's end) sets rc, then
+ *                        if (rc) goto done;
  *   MU_GPU(call, fmt, ...)  an expression for a gpu/gpu.h call (0 or nonzero
  *                        with its message in mu_gpu_error()): 0 on success,
  *                        else records "<fmt...>: <mu_gpu_error()>" through
@@ -24,12 +27,14 @@
  *
  * Collective checks (every rank learns of any rank's failure) are
  * mu_error_collective() and mu_error_check_or_exit(), core/error.h:
- * MU_TRY(mu_error_collective(comm, rc)). Where steps are followed by work
- * that must run whatever happened before a collective check, a timer's end,
- * an MPI call every rank makes, the local steps chain as
+ * MU_TRY(mu_error_collective(comm, rc)). Work that every rank must do
+ * whatever happened (the collective check, the summary) may follow done:
+ * at a function's end. Where such work sits between the steps instead (a
+ * collective check or an MPI call every rank makes, a timer's end), the
+ * local steps before it chain as
  *     if (!rc) rc = step();
- * up to that point (a jump past it would hang the other ranks or skew the
- * timers); everywhere else a failure leaves by MU_TRY or MU_TRY_GOTO. */
+ * up to that point: a jump past it would hang the other ranks or skew the
+ * timers. Everywhere else a failure leaves by MU_TRY or MU_TRY_GOTO. */
 #ifndef MU_CORE_MESSAGE_H
 #define MU_CORE_MESSAGE_H
 
