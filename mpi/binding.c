@@ -25,10 +25,9 @@ int mu_device_bind(MPI_Comm comm, const char *mode, mu_device *dev) {
     int rc = 0;
     if (want && dev->visible > 0) {
         int ordinal = dev->local_rank % dev->visible;
-        if (mu_gpu_select(ordinal, &dev->info))
-            rc = mu_error("%s: cannot use GPU %d: %s", dev->host, ordinal, mu_gpu_error());
-        else
-            dev->use_gpu = 1;
+        rc =
+            MU_GPU(mu_gpu_select(ordinal, &dev->info), "%s: cannot use GPU %d", dev->host, ordinal);
+        if (!rc) dev->use_gpu = 1;
     } else if (strcmp(mode, "gpu") == 0) {
         rc = mu_error("--device=gpu but %s sees no CUDA device%s", dev->host,
                       mu_gpu_built() ? "" : " (this build has no CUDA support)");

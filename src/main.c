@@ -139,15 +139,14 @@ int main(int argc, char **argv) {
     if (app.rank == 0) mu_summary_init(cmd->name);
     const char *summary = mu_opt_str(app.opts, "summary");
     rc = app.rank == 0 && summary ? mu_output_check(summary) : 0;
-    rc = mu_error_collective(app.comm, rc);
+    MU_TRY_GOTO(mu_error_collective(app.comm, rc));
     double t1 = seconds_now();
-    if (!rc) rc = mu_device_bind(app.comm, mu_opt_str(app.opts, "device"), &app.dev);
-    if (!rc) report_startup(&app, mpi_init, seconds_now() - t1);
-    if (!rc) {
-        log_environment(&app);
-        rc = cmd->run(&app);
-    }
-    if (!rc) mu_timer_report(app.comm);
+    MU_TRY_GOTO(mu_device_bind(app.comm, mu_opt_str(app.opts, "device"), &app.dev));
+    report_startup(&app, mpi_init, seconds_now() - t1);
+    log_environment(&app);
+    MU_TRY_GOTO(cmd->run(&app));
+    mu_timer_report(app.comm);
+done:
     if (summary && app.rank == 0) rc = write_summary(summary, rc, app.exit_status);
     rc = mu_error_collective(app.comm, rc);
     mu_summary_free();

@@ -14,6 +14,7 @@
 #include "core/options.h"
 #include "core/output.h"
 #include "core/philox.h"
+#include "gpu/gpu.h"
 #include "mpi/partition.h"
 
 /* Random123's published known-answer vectors for Philox4x32-10. */
@@ -321,6 +322,58 @@ static void hdmath_accuracy(void) {
     CHECK_TRUE(fabs(mu_hd_log(0x1p-1074) - log(0x1p-1074)) < 1e-12);
 }
 
+/* The error idiom of core/message.h: MU_TRY_GOTO leaves through done with the
+ * call's code; MU_GPU records "<what>: <mu_gpu_error()>" as the hand-written
+ * mu_error("...: %s", ..., mu_gpu_error()) did, truncation included. */
+static int idiom_steps(int fail_at, int *freed) {
+    int rc = 0;
+    char *p = malloc(16);
+    MU_TRY_GOTO(fail_at == 1 ? mu_error("step %d", 1) : 0);
+    MU_TRY_GOTO(fail_at == 2 ? 7 : 0);
+done:
+    free(p);
+    (*freed)++;
+    return rc;
+}
+
+static int idiom_fake_gpu(int fail) {
+    return fail;
+}
+
+static void error_idiom(void) {
+    int freed = 0;
+    CHECK_INT_EQ(idiom_steps(0, &freed), 0);
+    CHECK_INT_EQ(idiom_steps(1, &freed), 1);
+    CHECK_STR_EQ(mu_error_message(), "step 1");
+    CHECK_INT_EQ(idiom_steps(2, &freed), 7);
+    CHECK_INT_EQ(freed, 3);
+
+    mu_error_clear();
+    CHECK_INT_EQ(MU_GPU(idiom_fake_gpu(0), "rank %d GPU setup", 3), 0);
+    CHECK_STR_EQ(mu_error_message(), "");
+    char want[1024];
+    snprintf(want, sizeof want, "rank %d GPU setup: %s", 3, mu_gpu_error());
+    CHECK_INT_EQ(MU_GPU(idiom_fake_gpu(2), "rank %d GPU setup", 3), 1);
+    CHECK_STR_EQ(mu_error_message(), want);
+    CHECK_INT_EQ(MU_GPU(idiom_fake_gpu(1), "advect on the GPU"), 1);
+    snprintf(want, sizeof want, "advect on the GPU: %s", mu_gpu_error());
+    CHECK_STR_EQ(mu_error_message(), want);
+
+    /* Past the message's 1024 bytes: cut where mu_error would cut. */
+    char longer[1500];
+    memset(longer, 'x', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    mu_error("%.1010s: %s", longer, "the cause");
+    snprintf(want, sizeof want, "%s", mu_error_message());
+    mu_error_cause("the cause", "%.1010s", longer);
+    CHECK_STR_EQ(mu_error_message(), want);
+    mu_error("%s: %s", longer, "the cause");
+    snprintf(want, sizeof want, "%s", mu_error_message());
+    mu_error_cause("the cause", "%s", longer);
+    CHECK_STR_EQ(mu_error_message(), want);
+    mu_error_clear();
+}
+
 int main(void) {
     MU_RUN(philox_known_answers);
     MU_RUN(rng_ranges);
@@ -334,5 +387,6 @@ int main(void) {
     MU_RUN(block_partition);
     MU_RUN(weight_partition);
     MU_RUN(hdmath_accuracy);
+    MU_RUN(error_idiom);
     return mu_report("test_core");
 }

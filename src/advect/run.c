@@ -58,8 +58,8 @@ static int diagnose(adv_state *s, adv_diag *d) {
     int32_t *kmin = mn + s->f0, *kmax = mx + s->f0;
     int rc = 0;
     if (s->gpu && s->stale) {
-        if (mu_gpu_adv_diag(s->gpu, s->nl[0], s->nl[1], nz, rhodv, mine, kmin, kmax))
-            rc = mu_error("advect step log on the GPU: %s", mu_gpu_error());
+        rc = MU_GPU(mu_gpu_adv_diag(s->gpu, s->nl[0], s->nl[1], nz, rhodv, mine, kmin, kmax),
+                    "advect step log on the GPU");
     } else {
         for (int y = 0; y < s->nl[1]; y++)
             for (int x = 0; x < s->nl[0]; x++)
@@ -99,7 +99,7 @@ static int fields_home(adv_state *s) {
     int rc = 0;
     if (s->gpu && s->stale) {
         mu_timer_begin("advect: GPU to host");
-        rc = mu_gpu_adv_get(s->gpu, s->q) ? mu_error("advect: %s", mu_gpu_error()) : 0;
+        rc = MU_GPU(mu_gpu_adv_get(s->gpu, s->q), "advect");
         mu_timer_end("advect: GPU to host");
         if (!rc) s->stale = 0;
     }
@@ -387,7 +387,7 @@ int adv_gpu_open(adv_state *s, int from_host) {
     if (!rc && !from_host)
         rc = mu_gpu_adv_init_fields(s->gpu, s->shape, s->nl[0], s->nl[1], s->nl[2], s->f0,
                                     c->background, c->amp);
-    if (rc) return mu_error("advect on the GPU: %s", mu_gpu_error());
+    MU_TRY(MU_GPU(rc, "advect on the GPU"));
     s->stale = !from_host;
     mu_timer_begin("advect: setup winds");
     rc = adv_gpu_winds(s);
@@ -525,10 +525,7 @@ static int run_finish(mu_app *app, adv_state *s, const adv_diag *d0, const adv_d
     mu_timer_begin("advect: error norms");
     if (!rc) rc = l1 ? norms(s, l1, l2, li) : mu_error("out of memory");
     mu_timer_end("advect: error norms");
-    if (rc) {
-        free(l1);
-        return rc;
-    }
+    if (rc) goto done;
     if (app->rank == 0)
         for (int f = 0; f < N; f++)
             printf("advect: field %d mass0 %.17g mass %.17g change %.3e min %.9g max %.9g "
@@ -550,9 +547,10 @@ static int run_finish(mu_app *app, adv_state *s, const adv_diag *d0, const adv_d
     mu_summary_real("l1_field0", l1[0]);
     mu_summary_real("l2_field0", l2[0]);
     mu_summary_real("linf_field0", li[0]);
-    if (cfg->output) rc = write_answer(app, cfg->output, N, d0, d, l1, l2, li);
-    if (!rc && cfg->dump) rc = adv_write_raw(s, cfg->dump);
-    if (!rc) rc = plot_at(s, "end");
+    if (cfg->output) MU_TRY_GOTO(write_answer(app, cfg->output, N, d0, d, l1, l2, li));
+    if (cfg->dump) MU_TRY_GOTO(adv_write_raw(s, cfg->dump));
+    rc = plot_at(s, "end");
+done:
     free(l1);
     return rc;
 }

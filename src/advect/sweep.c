@@ -315,8 +315,7 @@ static int gpu_recheck(adv_state *s, double t, int upto) {
 static int gpu_check(adv_state *s, double t, int upto, double *cmax) {
     double dc = 0;
     int bad = 0;
-    if (mu_gpu_adv_check(s->gpu, &dc, &bad))
-        return mu_error("advect winds on the GPU: %s", mu_gpu_error());
+    MU_TRY(MU_GPU(mu_gpu_adv_check(s->gpu, &dc, &bad), "advect winds on the GPU"));
     if (dc > *cmax) *cmax = dc;
     return bad ? gpu_recheck(s, t, upto) : 0;
 }
@@ -326,8 +325,8 @@ static int gpu_check(adv_state *s, double t, int upto, double *cmax) {
 static int gpu_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, double t,
                      double *cmax) {
     int ax = w->axis;
-    if (mu_gpu_adv_winds(s->gpu, d, w->periodic ? s->cyc + w->G : NULL))
-        return mu_error("advect winds on the GPU: %s", mu_gpu_error());
+    MU_TRY(MU_GPU(mu_gpu_adv_winds(s->gpu, d, w->periodic ? s->cyc + w->G : NULL),
+                  "advect winds on the GPU"));
     return gpu_step_check(s) ? 0 : gpu_check(s, t, ax, cmax);
 }
 
@@ -361,8 +360,7 @@ int adv_gpu_winds(adv_state *s) {
         t.sy = stride[1];
         t.sz = stride[2];
         face_rho(s, axis, rho);
-        if (mu_gpu_adv_wind_put(s->gpu, axis, &t))
-            rc = mu_error("advect winds on the GPU: %s", mu_gpu_error());
+        rc = MU_GPU(mu_gpu_adv_wind_put(s->gpu, axis, &t), "advect winds on the GPU");
         free(tab);
     }
     free(rho);
@@ -454,7 +452,7 @@ static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_ge
         rc = mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, -ADV_HALO, from_prev, 1);
     if (!rc && next != MPI_PROC_NULL)
         rc = mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, m, from_next, 1);
-    if (rc) *hrc = mu_error("advect halo on the GPU: %s", mu_gpu_error());
+    *hrc = MU_GPU(rc, "advect halo on the GPU");
     return wrc;
 }
 
@@ -542,9 +540,8 @@ static int sweep_gpu_rest(adv_state *s, const sweep_geom *w, const mu_gpu_adv_ge
                           double t, double *cmax) {
     int axis = w->axis;
     int lost = 0;
-    int rc = gpu_sweep(s, w, d, rounds, &lost) || mu_gpu_adv_dens_next(s->gpu, d)
-                 ? mu_error("advect on the GPU: %s", mu_gpu_error())
-                 : 0;
+    int rc = MU_GPU(gpu_sweep(s, w, d, rounds, &lost) || mu_gpu_adv_dens_next(s->gpu, d),
+                    "advect on the GPU");
     /* an open chain after winds that fail the check (not yet read): the check's error */
     if (!rc && lost && gpu_step_check(s)) rc = gpu_check(s, t, axis, cmax);
     if (!rc && lost)
@@ -748,9 +745,8 @@ int adv_step(adv_state *s, int64_t k) {
     int nz = s->nl[2];
     if (s->gpu) { /* the densities live on the device: rho(z) up (sbuf holds >= nz floats) */
         for (int z = 0; z < nz; z++) s->sbuf[z] = (float)adv_rho(c, z);
-        int rc = mu_gpu_adv_dens_reset(s->gpu, s->sbuf, nz, cells)
-                     ? mu_error("advect densities on the GPU: %s", mu_gpu_error())
-                     : 0;
+        int rc = MU_GPU(mu_gpu_adv_dens_reset(s->gpu, s->sbuf, nz, cells),
+                        "advect densities on the GPU");
         if (mu_error_collective(s->comm, rc)) return 1;
     } else if (!s->steady[0]) { /* (kept: every sweep's D0 with the winds) */
         for (int64_t i = 0; i < cells; i++) s->dens[i] = (float)adv_rho(c, (int)(i % nz));
@@ -770,14 +766,11 @@ int adv_step(adv_state *s, int64_t k) {
         memset(&d, 0, sizeof d);
         sweep_setup(s, 0, &w);
         gpu_geom(s, &w, ((double)(k + 1) + 0.5) * c->dt, &d);
-        int rc = mu_gpu_adv_winds_ahead(s->gpu, &d)
-                     ? mu_error("advect on the GPU: %s", mu_gpu_error())
-                     : 0;
+        int rc = MU_GPU(mu_gpu_adv_winds_ahead(s->gpu, &d), "advect on the GPU");
         if (mu_error_collective(s->comm, rc)) return 1;
     }
     if (s->gpu && gpu_step_check(s)) { /* the step's check posted, read once the next is queued */
-        int rc =
-            mu_gpu_adv_check_post(s->gpu) ? mu_error("advect on the GPU: %s", mu_gpu_error()) : 0;
+        int rc = MU_GPU(mu_gpu_adv_check_post(s->gpu), "advect on the GPU");
         if (mu_error_collective(s->comm, rc)) return 1;
         s->pend_step[s->npend++] = k;
         return s->npend > 1 ? adv_confirm(s) : 0;
@@ -794,9 +787,7 @@ int adv_confirm(adv_state *s) {
     double cmax = 0, sec[3];
     int bad = 0;
     mu_timer_begin("advect: GPU step end");
-    int rc = mu_gpu_adv_check_wait(s->gpu, &cmax, &bad, sec)
-                 ? mu_error("advect winds on the GPU: %s", mu_gpu_error())
-                 : 0;
+    int rc = MU_GPU(mu_gpu_adv_check_wait(s->gpu, &cmax, &bad, sec), "advect winds on the GPU");
     mu_timer_end("advect: GPU step end");
     s->pend_step[0] = s->pend_step[1];
     s->npend--;

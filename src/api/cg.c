@@ -99,28 +99,26 @@ static int solve_matrix(mu_app *app, const cg_matrix *A, const double *b_in, dou
                         const mutirao_cg_options *opt, mutirao_cg_info *info) {
     cg_backend *be;
     void *b, *x;
-    int rc = cg_backend_open(app, A, opt->fp32, opt->jacobi, &be, &b, &x);
-    if (!rc) {
-        be->vec_set(be, b, b_in);
-        cg_config cfg = {.variant = CG_STANDARD,
-                         .jacobi = opt->jacobi,
-                         .rtol = opt->rtol,
-                         .atol = opt->atol,
-                         .max_it = opt->max_it};
-        cfg.meta.n = A->n;
-        cfg.meta.nnz = A->nnz;
-        cfg.meta.matrix_hash = A->fingerprint;
-        cg_result res;
-        rc = cg_solve_standard(app, &cfg, A, be, b, x, &res);
-        if (!rc) {
-            double bn = res.bnorm > 0 ? res.bnorm : 1.0;
-            info->converged = res.outcome == CG_CONVERGED;
-            info->iterations = res.iterations;
-            info->residual = res.rnorm / bn;
-            info->true_residual = cg_true_residual(app, be, b, x) / bn;
-            be->vec_get(be, x, x_out);
-        }
-    }
+    int rc = 0;
+    MU_TRY_GOTO(cg_backend_open(app, A, opt->fp32, opt->jacobi, &be, &b, &x));
+    be->vec_set(be, b, b_in);
+    cg_config cfg = {.variant = CG_STANDARD,
+                     .jacobi = opt->jacobi,
+                     .rtol = opt->rtol,
+                     .atol = opt->atol,
+                     .max_it = opt->max_it};
+    cfg.meta.n = A->n;
+    cfg.meta.nnz = A->nnz;
+    cfg.meta.matrix_hash = A->fingerprint;
+    cg_result res;
+    MU_TRY_GOTO(cg_solve_standard(app, &cfg, A, be, b, x, &res));
+    double bn = res.bnorm > 0 ? res.bnorm : 1.0;
+    info->converged = res.outcome == CG_CONVERGED;
+    info->iterations = res.iterations;
+    info->residual = res.rnorm / bn;
+    info->true_residual = cg_true_residual(app, be, b, x) / bn;
+    be->vec_get(be, x, x_out);
+done:
     cg_backend_close(be, b, x);
     return rc;
 }

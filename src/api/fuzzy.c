@@ -178,15 +178,14 @@ int mutirao_fuzzy_cluster(MPI_Comm comm, int64_t nloc, int features, const doubl
     mu_fz_out out;
     memset(&data, 0, sizeof data);
     memset(&out, 0, sizeof out);
-    rc = mu_api_open(comm, "fuzzy", "mutirao_fuzzy_cluster", opt->device, rc, &app);
-    if (!rc) rc = gather(&app, rows, features, x, &data);
-    if (!rc) {
-        cfg.given = &data;
-        cfg.out = &out;
-        rc = mu_fz_run(&app, &cfg);
-    }
-    if (!rc) rc = hand_back(&app, rows, &out, res);
-    if (!rc) res->gpu_ranks = mu_api_gpu_ranks(&app);
+    MU_TRY_GOTO(mu_api_open(comm, "fuzzy", "mutirao_fuzzy_cluster", opt->device, rc, &app));
+    MU_TRY_GOTO(gather(&app, rows, features, x, &data));
+    cfg.given = &data;
+    cfg.out = &out;
+    MU_TRY_GOTO(mu_fz_run(&app, &cfg));
+    MU_TRY_GOTO(hand_back(&app, rows, &out, res));
+    res->gpu_ranks = mu_api_gpu_ranks(&app);
+done:
     if (rc) mutirao_fuzzy_result_free(res);
     mu_fz_free(&data);
     free(out.proto);

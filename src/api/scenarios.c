@@ -145,17 +145,14 @@ int mutirao_scenarios_tree_build(MPI_Comm comm, int nyears, int nstations, int f
     if (!rc && rank == 0)
         rc = take_record(nyears, nstations, first_year, q, names, cfg.sel.min_years, &h);
     mu_app app;
-    rc = mu_api_open(comm, "scenarios", WHO, opt->device, rc, &app);
-    if (!rc) {
-        cfg.given = &h;
-        cfg.out = &out;
-        rc = mu_sc_run(&app, &cfg);
-    }
-    if (!rc) rc = hand_back(&app, &cfg, nstations, &out, tree);
-    if (!rc) {
-        tree->first_year = first_year + (int)(out.hist_end / 12);
-        tree->gpu_ranks = mu_api_gpu_ranks(&app);
-    }
+    MU_TRY_GOTO(mu_api_open(comm, "scenarios", WHO, opt->device, rc, &app));
+    cfg.given = &h;
+    cfg.out = &out;
+    MU_TRY_GOTO(mu_sc_run(&app, &cfg));
+    MU_TRY_GOTO(hand_back(&app, &cfg, nstations, &out, tree));
+    tree->first_year = first_year + (int)(out.hist_end / 12);
+    tree->gpu_ranks = mu_api_gpu_ranks(&app);
+done:
     if (rc) mutirao_scenarios_tree_free(tree);
     mu_sc_tree_free(&out.tree);
     mu_sc_hist_free(&h);

@@ -283,24 +283,23 @@ static int cg_run(mu_app *app) {
 
     cg_answer ans;
     memset(&ans, 0, sizeof ans);
-    if (!rc) {
-        c.solver.meta.n = A.n;
-        c.solver.meta.nnz = A.nnz;
-        c.solver.meta.matrix_hash = A.fingerprint;
-        mu_info("cg: %s CG, pc %s, %s, rhs %s, %s",
-                c.solver.variant == CG_THESIS ? "thesis" : "standard",
-                c.solver.jacobi ? "jacobi" : "none", c.fp32 ? "fp32" : "fp64",
-                mu_opt_str(app->opts, "rhs"),
-                c.solver.variant == CG_THESIS ? "stop at ||r|| < atol"
-                                              : "stop at ||r|| <= max(rtol ||b||, atol)");
-        mu_timer_begin("solve");
-        double t0 = MPI_Wtime();
-        rc = (c.solver.variant == CG_THESIS ? cg_solve_thesis : cg_solve_standard)(
-            app, &c.solver, &A, be, b, x, &ans.res);
-        ans.seconds = MPI_Wtime() - t0;
-        mu_timer_end("solve");
-    }
-    if (!rc && ans.res.outcome != CG_SIGNALLED) {
+    if (rc) goto done;
+    c.solver.meta.n = A.n;
+    c.solver.meta.nnz = A.nnz;
+    c.solver.meta.matrix_hash = A.fingerprint;
+    mu_info(
+        "cg: %s CG, pc %s, %s, rhs %s, %s", c.solver.variant == CG_THESIS ? "thesis" : "standard",
+        c.solver.jacobi ? "jacobi" : "none", c.fp32 ? "fp32" : "fp64", mu_opt_str(app->opts, "rhs"),
+        c.solver.variant == CG_THESIS ? "stop at ||r|| < atol"
+                                      : "stop at ||r|| <= max(rtol ||b||, atol)");
+    mu_timer_begin("solve");
+    double t0 = MPI_Wtime();
+    rc = (c.solver.variant == CG_THESIS ? cg_solve_thesis : cg_solve_standard)(app, &c.solver, &A,
+                                                                               be, b, x, &ans.res);
+    ans.seconds = MPI_Wtime() - t0;
+    mu_timer_end("solve");
+    if (rc) goto done;
+    if (ans.res.outcome != CG_SIGNALLED) {
         mu_timer_begin("check");
         ans.true_res = cg_true_residual(app, be, b, x);
         if (c.rhs == CG_RHS_AONES) ans.error = cg_error_vs_ones(app, &A, be, x);
@@ -309,9 +308,11 @@ static int cg_run(mu_app *app) {
             mu_timer_begin("output");
             rc = cg_write_solution(app, &A, be, x, c.output);
             mu_timer_end("output");
+            if (rc) goto done;
         }
     }
-    if (!rc) report(app, &c, &A, &ans);
+    report(app, &c, &A, &ans);
+done:
     cg_backend_close(be, b, x);
     cg_matrix_free(&A);
     if (rc) return rc;

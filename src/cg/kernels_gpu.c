@@ -233,8 +233,7 @@ static int iterate_one(gpu_impl *c, int64_t count, double tol, void *x, void *r,
     mu_gpu_cg_iter it;
     iter_in(&it, count, tol, *rz, *rr);
     it.seconds = 0.5; /* back to the solver twice a second: progress, signals */
-    if (mu_gpu_cg_iterate(c->g, x, r, p, q, z, &it))
-        return mu_error("cg: GPU iterations failed: %s", mu_gpu_error());
+    MU_TRY(MU_GPU(mu_gpu_cg_iterate(c->g, x, r, p, q, z, &it), "cg: GPU iterations failed"));
     return iter_out(&it, rz, rr, k);
 }
 
@@ -554,8 +553,9 @@ int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
     d.fp32 = fp32;
     c->A = A;
     c->halo_type = fp32 ? MU_HALO_FLOAT : MU_HALO_DOUBLE;
-    if (mu_gpu_cg_create(&d, &c->g) || mu_gpu_cg_halo_wait(c->g, &c->send, &c->ghosts)) {
-        int rc = mu_error("cg: cannot set up the matrix on the GPU: %s", mu_gpu_error());
+    int rc = MU_GPU(mu_gpu_cg_create(&d, &c->g) || mu_gpu_cg_halo_wait(c->g, &c->send, &c->ghosts),
+                    "cg: cannot set up the matrix on the GPU");
+    if (rc) {
         mu_gpu_cg_destroy(c->g);
         free(c);
         free(b);

@@ -1,6 +1,7 @@
 #include "core/message.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 enum { MSG_MAX = 1024 };
 /* Per thread: host threads inside a rank (scenario lanes) fail on their own;
@@ -12,6 +13,16 @@ int mu_error(const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    return 1;
+}
+
+int mu_error_cause(const char *cause, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(message);
+    snprintf(message + len, sizeof message - len, ": %s", cause);
     return 1;
 }
 

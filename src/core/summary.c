@@ -116,12 +116,12 @@ int mu_summary_write(const char *path) {
     char *text = cJSON_Print(root);
     if (!text) return mu_error("out of memory writing the summary");
     mu_output out;
-    int rc = mu_output_open(&out, path);
-    if (!rc) {
-        fputs(text, out.f);
-        fputc('\n', out.f);
-        rc = mu_output_commit(&out);
-    }
+    int rc = 0;
+    MU_TRY_GOTO(mu_output_open(&out, path));
+    fputs(text, out.f);
+    fputc('\n', out.f);
+    rc = mu_output_commit(&out);
+done:
     free(text);
     return rc;
 }

@@ -74,25 +74,23 @@ int mu_fz_ckpt_read(const char *path, int64_t n, int F, uint64_t fp, int64_t *do
     header h;
     int rc = 0;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, MAGIC, sizeof MAGIC) != 0)
-        rc = mu_error("'%s' is not a mutirao fuzzy checkpoint (version 1)", path);
-    else if (h.n != n || h.F != F || h.record != F + 2)
-        rc = mu_error("checkpoint '%s' was written for %lld objects of %lld features; this run "
-                      "has %lld of %d",
-                      path, (long long)h.n, (long long)h.F, (long long)n, F);
-    else if (h.fingerprint != fp)
-        rc = mu_error("checkpoint '%s' was written for other data or settings (r, eps1, "
-                      "--max-it, --sum-block, --zscore)",
-                      path);
-    else if (h.done < 0 || h.done > n)
-        rc = mu_error("checkpoint '%s': bad count of finished starts (%lld)", path,
-                      (long long)h.done);
-    if (!rc) {
-        size_t count = (size_t)(h.done * (F + 2));
-        if (fread(rec, sizeof *rec, count, f) != count)
-            rc = mu_error("checkpoint '%s' is truncated", path);
-        else
-            *done = h.done;
-    }
+        MU_TRY_GOTO(mu_error("'%s' is not a mutirao fuzzy checkpoint (version 1)", path));
+    if (h.n != n || h.F != F || h.record != F + 2)
+        MU_TRY_GOTO(mu_error("checkpoint '%s' was written for %lld objects of %lld features; this "
+                             "run has %lld of %d",
+                             path, (long long)h.n, (long long)h.F, (long long)n, F));
+    if (h.fingerprint != fp)
+        MU_TRY_GOTO(mu_error("checkpoint '%s' was written for other data or settings (r, eps1, "
+                             "--max-it, --sum-block, --zscore)",
+                             path));
+    if (h.done < 0 || h.done > n)
+        MU_TRY_GOTO(mu_error("checkpoint '%s': bad count of finished starts (%lld)", path,
+                             (long long)h.done));
+    size_t count = (size_t)(h.done * (F + 2));
+    if (fread(rec, sizeof *rec, count, f) != count)
+        MU_TRY_GOTO(mu_error("checkpoint '%s' is truncated", path));
+    *done = h.done;
+done:
     fclose(f);
     return rc;
 }

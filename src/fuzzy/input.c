@@ -358,13 +358,10 @@ int mu_fz_gen_blobs(int64_t n, uint64_t seed, const char *centers, double sigma,
     memset(d, 0, sizeof *d);
     double *c = NULL;
     int k = 0, F = 0;
-    int rc = parse_centers(centers, &c, &k, &F);
-    if (!rc && n < 2) rc = mu_error("--n=%lld: need at least 2 objects", (long long)n);
-    if (!rc && !(sigma > 0)) rc = mu_error("--sigma must be positive");
-    if (rc) {
-        free(c);
-        return 1;
-    }
+    int rc = 0;
+    MU_TRY_GOTO(parse_centers(centers, &c, &k, &F));
+    if (n < 2) MU_TRY_GOTO(mu_error("--n=%lld: need at least 2 objects", (long long)n));
+    if (!(sigma > 0)) MU_TRY_GOTO(mu_error("--sigma must be positive"));
     d->n = n;
     d->F = F;
     d->x = malloc((size_t)(n * F) * sizeof *d->x);
@@ -372,9 +369,8 @@ int mu_fz_gen_blobs(int64_t n, uint64_t seed, const char *centers, double sigma,
     d->names = calloc((size_t)F, sizeof *d->names);
     d->label_names = calloc((size_t)k, sizeof *d->label_names);
     if (!d->x || !d->label || !d->names || !d->label_names) {
-        free(c);
         mu_fz_free(d);
-        return mu_error("out of memory for %lld generated objects", (long long)n);
+        MU_TRY_GOTO(mu_error("out of memory for %lld generated objects", (long long)n));
     }
     for (int f = 0; f < F; f++) {
         char buf[16];
@@ -405,8 +401,9 @@ int mu_fz_gen_blobs(int64_t n, uint64_t seed, const char *centers, double sigma,
                 d->x[i * F + f + 1] = nearbyint(c[b * 16 + f + 1] + sigma * rad * sin(th));
         }
     }
+done:
     free(c);
-    return 0;
+    return rc;
 }
 
 /* A stand-in for the study's 40646 US school locations (tests 3-4; the data

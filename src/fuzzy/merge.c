@@ -47,10 +47,8 @@ int mu_fz_linkage(const double *v, int64_t m, int F, mu_fz_merge *merges) {
     int64_t *cluster = malloc((size_t)m * sizeof *cluster);
     int64_t *size = malloc((size_t)m * sizeof *size);
     int rc = 0;
-    if (!best || !from || !in || !e || !parent || !cluster || !size) {
-        rc = mu_error("out of memory linking %lld prototypes", (long long)m);
-        goto done;
-    }
+    if (!best || !from || !in || !e || !parent || !cluster || !size)
+        MU_TRY_GOTO(mu_error("out of memory linking %lld prototypes", (long long)m));
     /* Prim: the minimum spanning tree holds exactly the single-linkage merges. */
     in[0] = 1;
     for (int64_t i = 1; i < m; i++) {

@@ -92,66 +92,56 @@ static int write_files(const char *dir, const mu_fz_result *r, const char *png) 
         free(axis);
         return mu_error("out of memory for the plot");
     }
-    int rc = axes(r, center, axis, names);
+    int rc = 0;
     char path[1200];
     FILE *f = NULL;
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/objects.dat", dir);
-        if (!(f = fopen(path, "w")))
-            rc = mu_error("plot: cannot write '%s': %s", path, strerror(errno));
+    MU_TRY_GOTO(axes(r, center, axis, names));
+    snprintf(path, sizeof path, "%s/objects.dat", dir);
+    if (!(f = fopen(path, "w")))
+        MU_TRY_GOTO(mu_error("plot: cannot write '%s': %s", path, strerror(errno)));
+    for (int64_t i = 0; i < r->d->n; i++) {
+        double xy[2];
+        project(r->z + i * F, F, center, axis, xy);
+        fprintf(f, "%.10g %.10g %d\n", xy[0], xy[1], r->labels[i]);
     }
-    if (!rc) {
-        for (int64_t i = 0; i < r->d->n; i++) {
-            double xy[2];
-            project(r->z + i * F, F, center, axis, xy);
-            fprintf(f, "%.10g %.10g %d\n", xy[0], xy[1], r->labels[i]);
-        }
-        if (fclose(f)) rc = mu_error("plot: error writing '%s'", path);
+    if (fclose(f)) MU_TRY_GOTO(mu_error("plot: error writing '%s'", path));
+    snprintf(path, sizeof path, "%s/prototypes.dat", dir);
+    if (!(f = fopen(path, "w")))
+        MU_TRY_GOTO(mu_error("plot: cannot write '%s': %s", path, strerror(errno)));
+    for (int64_t j = 0; j < r->m; j++) {
+        double xy[2];
+        project(r->proto + j * F, F, center, axis, xy);
+        fprintf(f, "%.10g %.10g %lld\n", xy[0], xy[1], (long long)j);
     }
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/prototypes.dat", dir);
-        if (!(f = fopen(path, "w")))
-            rc = mu_error("plot: cannot write '%s': %s", path, strerror(errno));
-    }
-    if (!rc) {
-        for (int64_t j = 0; j < r->m; j++) {
-            double xy[2];
-            project(r->proto + j * F, F, center, axis, xy);
-            fprintf(f, "%.10g %.10g %lld\n", xy[0], xy[1], (long long)j);
-        }
-        if (fclose(f)) rc = mu_error("plot: error writing '%s'", path);
-    }
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/plot.gp", dir);
-        if (!(f = fopen(path, "w")))
-            rc = mu_error("plot: cannot write '%s': %s", path, strerror(errno));
-    }
-    if (!rc) {
-        fprintf(f, "set terminal pngcairo size 1000,800 noenhanced font ',11'\nset output ");
-        quoted(f, png);
+    if (fclose(f)) MU_TRY_GOTO(mu_error("plot: error writing '%s'", path));
+    snprintf(path, sizeof path, "%s/plot.gp", dir);
+    if (!(f = fopen(path, "w")))
+        MU_TRY_GOTO(mu_error("plot: cannot write '%s': %s", path, strerror(errno)));
+    fprintf(f, "set terminal pngcairo size 1000,800 noenhanced font ',11'\nset output ");
+    quoted(f, png);
+    fprintf(f,
+            "\nset title 'Fuzzy Minimals: %lld objects, %d feature(s), r = %.6g, %lld "
+            "prototype(s)' noenhanced\n",
+            (long long)r->d->n, F, r->r, (long long)r->m);
+    fprintf(f, "set xlabel ");
+    quoted(f, names[0]);
+    fprintf(f, " noenhanced\nset ylabel ");
+    quoted(f, names[1]);
+    fprintf(f, " noenhanced\nset key outside right top\nset grid\ncd ");
+    quoted(f, dir);
+    fprintf(f, "\n");
+    if (r->m <= 16)
         fprintf(f,
-                "\nset title 'Fuzzy Minimals: %lld objects, %d feature(s), r = %.6g, %lld "
-                "prototype(s)' noenhanced\n",
-                (long long)r->d->n, F, r->r, (long long)r->m);
-        fprintf(f, "set xlabel ");
-        quoted(f, names[0]);
-        fprintf(f, " noenhanced\nset ylabel ");
-        quoted(f, names[1]);
-        fprintf(f, " noenhanced\nset key outside right top\nset grid\ncd ");
-        quoted(f, dir);
-        fprintf(f, "\n");
-        if (r->m <= 16)
-            fprintf(f,
-                    "plot for [k=0:%lld] 'objects.dat' using 1:($3==k ? $2 : 1/0) with points pt "
-                    "7 ps 0.6 lc k+1 title sprintf('group %%d', k), \\\n",
-                    (long long)(r->m - 1));
-        else
-            fprintf(f, "plot 'objects.dat' using 1:2:($3+1) with points pt 7 ps 0.6 lc variable "
-                       "notitle, \\\n");
-        fprintf(f, "     'prototypes.dat' using 1:2 with points pt 2 ps 3 lw 3 lc rgb 'black' "
-                   "title 'prototypes'\n");
-        if (fclose(f)) rc = mu_error("plot: error writing '%s'", path);
-    }
+                "plot for [k=0:%lld] 'objects.dat' using 1:($3==k ? $2 : 1/0) with points pt "
+                "7 ps 0.6 lc k+1 title sprintf('group %%d', k), \\\n",
+                (long long)(r->m - 1));
+    else
+        fprintf(f, "plot 'objects.dat' using 1:2:($3+1) with points pt 7 ps 0.6 lc variable "
+                   "notitle, \\\n");
+    fprintf(f, "     'prototypes.dat' using 1:2 with points pt 2 ps 3 lw 3 lc rgb 'black' "
+               "title 'prototypes'\n");
+    if (fclose(f)) rc = mu_error("plot: error writing '%s'", path);
+done:
     free(center);
     free(axis);
     return rc;

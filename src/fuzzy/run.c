@@ -47,9 +47,7 @@ static int set_arith_fast(mu_app *app, fm_ctx *ctx, int gpus) {
         mu_summary_str("arith", "bitwise");
         return 0;
     }
-    int rc = 0;
-    if (mu_gpu_fm_set_fast(ctx->gpu, 1))
-        rc = mu_error("the fast FM iteration on the GPU: %s", mu_gpu_error());
+    int rc = MU_GPU(mu_gpu_fm_set_fast(ctx->gpu, 1), "the fast FM iteration on the GPU");
     if (mu_error_collective(app->comm, rc)) return 1;
     ctx->fast = 1;
     mu_info("fuzzy: --arith=fast: fused multiply-adds, a refined approximate reciprocal, sums "
@@ -73,22 +71,23 @@ static int gpu_ranges(fm_ctx *c, const mu_gpu_fm_range *g, int ng, int64_t total
     int64_t *its = malloc((size_t)(total ? total : 1) * sizeof *its);
     int *conv = malloc((size_t)(total ? total : 1) * sizeof *conv);
     float ms = 0;
-    int rc = !its || !conv ? mu_error("out of memory for %lld starts", (long long)total) : 0;
-    if (!rc && !acc &&
-        mu_gpu_fm_run(c->gpu, g, ng, c->set.r2, c->set.eps1, c->set.max_it, c->set.sum_block, v,
-                      its, conv, &ms))
-        rc = mu_error("the FM iteration on the GPU: %s", mu_gpu_error());
-    if (!rc && acc &&
-        mu_gpu_fm_run_accept(c->gpu, g, ng, c->set.r2, c->set.eps1, c->set.max_it, c->set.sum_block,
-                             acc->eps2, acc->proto, acc->from, acc->nproto, its, conv, &ms))
-        rc = mu_error("the FM iteration and acceptance on the GPU: %s", mu_gpu_error());
-    if (!rc) {
-        c->gpu_ms += ms;
-        for (int64_t k = 0; k < total; k++) {
-            st[k].iterations = its[k];
-            st[k].converged = conv[k];
-        }
+    int rc = 0;
+    if (!its || !conv) MU_TRY_GOTO(mu_error("out of memory for %lld starts", (long long)total));
+    if (!acc)
+        MU_TRY_GOTO(MU_GPU(mu_gpu_fm_run(c->gpu, g, ng, c->set.r2, c->set.eps1, c->set.max_it,
+                                         c->set.sum_block, v, its, conv, &ms),
+                           "the FM iteration on the GPU"));
+    else
+        MU_TRY_GOTO(MU_GPU(mu_gpu_fm_run_accept(c->gpu, g, ng, c->set.r2, c->set.eps1,
+                                                c->set.max_it, c->set.sum_block, acc->eps2,
+                                                acc->proto, acc->from, acc->nproto, its, conv, &ms),
+                           "the FM iteration and acceptance on the GPU"));
+    c->gpu_ms += ms;
+    for (int64_t k = 0; k < total; k++) {
+        st[k].iterations = its[k];
+        st[k].converged = conv[k];
     }
+done:
     free(its);
     free(conv);
     return rc;
@@ -108,16 +107,16 @@ static int farm_task(int64_t first, int64_t count, void *results, void *vctx) {
     int F = c->set.F;
     double *v = malloc((size_t)(count * F) * sizeof *v);
     mu_fm_stat *st = malloc((size_t)count * sizeof *st);
-    int rc = !v || !st ? mu_error("out of memory for %lld starts", (long long)count) : 0;
-    if (!rc) rc = fm_starts(c, c->base + first, count, v, st);
-    if (!rc) {
-        double *out = results;
-        for (int64_t k = 0; k < count; k++) {
-            memcpy(out + k * (F + 2), v + k * F, (size_t)F * sizeof *out);
-            out[k * (F + 2) + F] = (double)st[k].iterations;
-            out[k * (F + 2) + F + 1] = st[k].converged;
-        }
+    int rc = 0;
+    if (!v || !st) MU_TRY_GOTO(mu_error("out of memory for %lld starts", (long long)count));
+    MU_TRY_GOTO(fm_starts(c, c->base + first, count, v, st));
+    double *out = results;
+    for (int64_t k = 0; k < count; k++) {
+        memcpy(out + k * (F + 2), v + k * F, (size_t)F * sizeof *out);
+        out[k * (F + 2) + F] = (double)st[k].iterations;
+        out[k * (F + 2) + F + 1] = st[k].converged;
     }
+done:
     free(v);
     free(st);
     return rc;
@@ -225,7 +224,7 @@ static int load_ring(mu_app *app, const mu_fz_cfg *c, fz_state *s, double bytes)
 /* Rank 0: the partitions' offsets, and (partitioned mode) the rows sorted and
  * dealt into *dealt. Returns rank 0's local status. */
 static int load_deal(const mu_fz_cfg *c, fz_state *s, double **dealt) {
-    int F = s->F, rc = 0;
+    int F = s->F;
     if (s->ring) {
         int64_t B = c->sum_block > 0 && c->sum_block < s->n ? c->sum_block : s->n;
         for (int j = 0; j <= s->p; j++) s->pstart[j] = (int64_t)j * B < s->n ? j * B : s->n;
@@ -233,13 +232,12 @@ static int load_deal(const mu_fz_cfg *c, fz_state *s, double **dealt) {
         s->order = malloc((size_t)s->n * sizeof *s->order);
         *dealt = malloc((size_t)(s->n * F) * sizeof **dealt);
         if (!s->order || !*dealt)
-            rc = mu_error("out of memory dealing %lld objects", (long long)s->n);
-        if (!rc) rc = mu_fz_deal(s->d.x, s->n, F, s->p, s->order, s->pstart);
-        if (!rc)
-            for (int64_t k = 0; k < s->n; k++)
-                memcpy(*dealt + k * F, s->d.x + s->order[k] * F, (size_t)F * sizeof **dealt);
+            return mu_error("out of memory dealing %lld objects", (long long)s->n);
+        MU_TRY(mu_fz_deal(s->d.x, s->n, F, s->p, s->order, s->pstart));
+        for (int64_t k = 0; k < s->n; k++)
+            memcpy(*dealt + k * F, s->d.x + s->order[k] * F, (size_t)F * sizeof **dealt);
     }
-    return rc;
+    return 0;
 }
 
 /* Rank 0 sends each rank its partitions' rows from src. MPI counts are int,
@@ -759,7 +757,7 @@ static int finish_merge(const mu_fz_cfg *c, fz_state *s, fz_tables *t) {
 /* Each object's memberships (the full n x m table only when it is reasonable,
  * 1 GiB), its label and the objects per prototype. */
 static int finish_memberships(fz_state *s, fz_tables *t) {
-    int F = s->F, rc = 0;
+    int F = s->F;
     int64_t m = t->m;
     int keep_mu = (double)s->n * (double)m <= (double)MU_FZ_MAX_MEMBERSHIPS;
     t->mu = keep_mu ? malloc((size_t)(s->n * m) * sizeof *t->mu) : NULL;
@@ -767,16 +765,14 @@ static int finish_memberships(fz_state *s, fz_tables *t) {
     t->labels = malloc((size_t)s->n * sizeof *t->labels);
     t->objects = calloc((size_t)m, sizeof *t->objects);
     if ((keep_mu && !t->mu) || !t->top || !t->labels || !t->objects)
-        rc = mu_error("out of memory for %lld x %lld memberships", (long long)s->n, (long long)m);
-    if (!rc) {
-        mu_fz_memberships(s->z, s->n, F, t->proto, (int)m, s->r, t->mu, t->labels, t->top);
-        for (int64_t i = 0; i < s->n; i++) t->objects[t->labels[i]]++;
-        if (!keep_mu)
-            mu_warn("fuzzy: %lld objects x %lld prototypes: the membership table is not kept "
-                    "(memberships.csv is not written; labels.csv has each object's largest)",
-                    (long long)s->n, (long long)m);
-    }
-    return rc;
+        return mu_error("out of memory for %lld x %lld memberships", (long long)s->n, (long long)m);
+    mu_fz_memberships(s->z, s->n, F, t->proto, (int)m, s->r, t->mu, t->labels, t->top);
+    for (int64_t i = 0; i < s->n; i++) t->objects[t->labels[i]]++;
+    if (!keep_mu)
+        mu_warn("fuzzy: %lld objects x %lld prototypes: the membership table is not kept "
+                "(memberships.csv is not written; labels.csv has each object's largest)",
+                (long long)s->n, (long long)m);
+    return 0;
 }
 
 /* The report: one line, then each prototype in input units; the log lines. */
@@ -892,10 +888,7 @@ static int finish(const mu_fz_cfg *c, fz_state *s) {
 
     int64_t m = t.m;
     t.in_units = malloc((size_t)(m * F) * sizeof *t.in_units);
-    if (!t.in_units) {
-        rc = mu_error("out of memory");
-        goto done;
-    }
+    if (!t.in_units) MU_TRY_GOTO(mu_error("out of memory"));
     for (int64_t j = 0; j < m; j++)
         for (int f = 0; f < F; f++)
             t.in_units[j * F + f] =
@@ -975,8 +968,8 @@ int mu_fz_run(mu_app *app, const mu_fz_cfg *c) {
     }
     rc = 0;
     mu_timer_begin("device copy");
-    if (want_gpu && mu_gpu_fm_create(s.x, s.nloc, s.F, &ctx.gpu))
-        rc = mu_error("the FM iteration on the GPU: %s", mu_gpu_error());
+    if (want_gpu)
+        rc = MU_GPU(mu_gpu_fm_create(s.x, s.nloc, s.F, &ctx.gpu), "the FM iteration on the GPU");
     mu_timer_end("device copy");
     /* A library call leaves the caller's signal handlers alone. */
     int signals = c->exact && !c->out;

@@ -72,9 +72,8 @@ static int load_shard(mu_app *app, int32_t **shard, int64_t *n, int64_t *lo, int
 int mu_maxsub_reduce_shard(const mu_app *app, const int32_t *x, int64_t lo, int64_t hi,
                            int empty_allowed, mu_mss_summary *s) {
     if (app->dev.use_gpu && hi > lo) {
-        if (mu_gpu_mss1d_host(x, hi - lo, lo, empty_allowed, s))
-            return mu_error("rank %d GPU 1-D reduction: %s", app->rank, mu_gpu_error());
-        return 0;
+        return MU_GPU(mu_gpu_mss1d_host(x, hi - lo, lo, empty_allowed, s),
+                      "rank %d GPU 1-D reduction", app->rank);
     }
     mu_mss_scan st;
     mu_mss_scan_begin(&st, lo, empty_allowed);
@@ -89,10 +88,8 @@ static int reduce_on_device(mu_app *app, const mu_philox_spec *spec, int empty_a
     int64_t lo, hi;
     *n = mu_opt_int(app->opts, "n");
     mu_block_range(*n, app->size, app->rank, &lo, &hi);
-    if (mu_gpu_mss1d_philox(*spec, lo, hi, empty_allowed, s))
-        return mu_error("rank %d GPU 1-D reduction of generated data: %s", app->rank,
-                        mu_gpu_error());
-    return 0;
+    return MU_GPU(mu_gpu_mss1d_philox(*spec, lo, hi, empty_allowed, s),
+                  "rank %d GPU 1-D reduction of generated data", app->rank);
 }
 
 /* Every rank's summary of its shard. */

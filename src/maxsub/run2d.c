@@ -107,10 +107,8 @@ static int tile_task(int64_t first, int64_t count, void *results, void *vctx) {
     tile_ctx *c = vctx;
     int64_t *out = results;
     if (c->gpu) {
-        if (mu_gpu_mss2d_run_tiles(c->gpu, first, first + count, c->empty_allowed, out))
-            return mu_error("GPU 2-D tiles %lld..%lld: %s", (long long)first,
-                            (long long)(first + count - 1), mu_gpu_error());
-        return 0;
+        return MU_GPU(mu_gpu_mss2d_run_tiles(c->gpu, first, first + count, c->empty_allowed, out),
+                      "GPU 2-D tiles %lld..%lld", (long long)first, (long long)(first + count - 1));
     }
     for (int64_t t = 0; t < count; t++)
         mu_mss2d_cpu_tiles(c->V, c->m->rows, c->m->cols, first + t, first + t + 1, c->empty_allowed,
@@ -130,8 +128,9 @@ static int strip_best(const matrix *m, const mu_gpu_mss2d *gpu, int64_t g, int64
     int rc = 0;
     if (!c)
         rc = mu_error("out of memory for %lld strip sums", (long long)m->rows);
-    else if (mu_gpu_mss2d_strip_sums(gpu, g, h, c))
-        rc = mu_error("GPU strip (%lld, %lld): %s", (long long)g, (long long)h, mu_gpu_error());
+    else if (MU_GPU(mu_gpu_mss2d_strip_sums(gpu, g, h, c), "GPU strip (%lld, %lld)", (long long)g,
+                    (long long)h))
+        rc = 1;
     else
         mu_mss2d_best_rows(c, m->rows, empty_allowed, sum, r0, r1);
     free(c);
@@ -162,9 +161,10 @@ int mu_maxsub_solve_2d(const mu_app *app, mu_maxsub_matrix *mm, int empty_allowe
     mu_timer_begin("prefix");
     tile_ctx ctx = {&m, empty_allowed, NULL, NULL};
     if (app->dev.use_gpu) {
-        if (m.k ? mu_gpu_mss2d_create(m.k, m.rows, m.cols, &ctx.gpu)
-                : mu_gpu_mss2d_create_philox(m.spec, m.rows, m.cols, m.transposed, &ctx.gpu))
-            rc = mu_error("rank %d GPU 2-D setup: %s", app->rank, mu_gpu_error());
+        rc =
+            MU_GPU(m.k ? mu_gpu_mss2d_create(m.k, m.rows, m.cols, &ctx.gpu)
+                       : mu_gpu_mss2d_create_philox(m.spec, m.rows, m.cols, m.transposed, &ctx.gpu),
+                   "rank %d GPU 2-D setup", app->rank);
     } else {
         ctx.V = malloc((size_t)(m.rows * (m.cols + 1)) * sizeof *ctx.V);
         if (!ctx.V)
