@@ -58,10 +58,7 @@ static const mu_opt_spec advect_opts[] = {
     {"px", MU_OPT_INT, "0", 0, "ranks along X in a field group (0: MPI_Dims_create chooses)"},
     {"py", MU_OPT_INT, "0", 0, "ranks along Y in a field group (0: MPI_Dims_create chooses)"},
     {"dump", MU_OPT_PATH, "", 0, "write the final fields as raw float32 (global layout)"},
-    {"checkpoint", MU_OPT_PATH, "", 0,
-     "checkpoint file: written every --checkpoint-every steps and on SIGTERM/SIGUSR1"},
-    {"checkpoint-every", MU_OPT_INT, "0", 0, "steps between checkpoints (0: only on a signal)"},
-    {"restart", MU_OPT_FLAG, "0", 0, "resume from --checkpoint (same deck, any decomposition)"},
+    MU_OPT_CHECKPOINT("", "steps"),
     {"log-every", MU_OPT_INT, "0", 0, "steps between info log lines (0: about 10 lines)"},
     {"output", MU_OPT_PATH, "", 0,
      "the answer as CSV: per field the mass at the start and end, its relative change, min, "
@@ -208,13 +205,11 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
         c->steps = (int64_t)floor(k + 0.5);
     }
     c->dump = mu_opt_str(o, "dump");
-    c->checkpoint = mu_opt_str(o, "checkpoint");
-    c->checkpoint_every = mu_opt_int(o, "checkpoint-every");
-    if (c->checkpoint_every < 0) return mu_error("--checkpoint-every must be >= 0");
-    if (c->checkpoint_every && !c->checkpoint)
-        return mu_error("--checkpoint-every needs --checkpoint=FILE");
-    c->restart = mu_opt_flag(o, "restart");
-    if (c->restart && !c->checkpoint) return mu_error("--restart needs --checkpoint=FILE");
+    mu_ckpt_opts ck;
+    MU_TRY(mu_opt_checkpoint(o, &ck));
+    c->checkpoint = ck.file;
+    c->checkpoint_every = ck.every;
+    c->restart = ck.restart;
     c->log_every = mu_opt_int(o, "log-every");
     c->plot = mu_opt_str(o, "plot");
     c->output = mu_opt_str(o, "output");

@@ -46,11 +46,7 @@ static const mu_opt_spec cg_opts[] = {
     {"replace-every", MU_OPT_INT, "0", 0, "recompute r = b - A x every k iterations (0: never)"},
     {"output", MU_OPT_PATH, "", 0,
      "write the solution, one value per line (%.17g; a .csv name gets the header 'x')"},
-    {"checkpoint", MU_OPT_PATH, "cg.ckpt", 0,
-     "checkpoint file, written on SIGTERM/SIGUSR1 and every --checkpoint-every iterations"},
-    {"checkpoint-every", MU_OPT_INT, "0", 0,
-     "write a checkpoint every k iterations (0: only on a signal)"},
-    {"restart", MU_OPT_FLAG, "0", 0, "resume from --checkpoint"},
+    MU_OPT_CHECKPOINT("cg.ckpt", "iterations"),
     MU_OPT_END};
 
 typedef struct {
@@ -119,15 +115,16 @@ static int read_options(const mu_opts *o, cg_run_opts *c) {
                 : s->variant == CG_THESIS ? 999999
                                           : 10000;
     s->replace_every = mu_opt_int(o, "replace-every");
-    s->checkpoint = mu_opt_str(o, "checkpoint");
-    s->checkpoint_every = mu_opt_int(o, "checkpoint-every");
-    s->restart = mu_opt_flag(o, "restart");
+    mu_ckpt_opts ck;
+    MU_TRY(mu_opt_checkpoint(o, &ck));
+    s->checkpoint = ck.file;
+    s->checkpoint_every = ck.every;
+    s->restart = ck.restart;
     c->output = mu_opt_str(o, "output");
     if (s->rtol < 0 || s->rtol >= 1) return mu_error("--rtol must be in [0, 1)");
     if (s->atol < 0) return mu_error("--atol must be >= 0");
     if (s->max_it < 0) return mu_error("--max-it must be >= 0");
     if (s->replace_every < 0) return mu_error("--replace-every must be >= 0");
-    if (s->checkpoint_every < 0) return mu_error("--checkpoint-every must be >= 0");
     if (!s->checkpoint) return mu_error("--checkpoint needs a file name");
     if (s->variant == CG_THESIS && (s->jacobi || s->replace_every))
         return mu_error("--variant=thesis is the study's plain CG: no --pc or --replace-every");

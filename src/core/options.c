@@ -312,6 +312,16 @@ int mu_opt_flag(const mu_opts *o, const char *name) {
     return !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 }
 
+int mu_opt_checkpoint(const mu_opts *o, mu_ckpt_opts *c) {
+    c->file = mu_opt_str(o, "checkpoint");
+    c->every = mu_opt_int(o, "checkpoint-every");
+    c->restart = mu_opt_flag(o, "restart");
+    if (c->every < 0) return mu_error("--checkpoint-every must be >= 0");
+    if (c->every && !c->file) return mu_error("--checkpoint-every needs --checkpoint=FILE");
+    if (c->restart && !c->file) return mu_error("--restart needs --checkpoint=FILE");
+    return 0;
+}
+
 const char *mu_opt_source(const mu_opts *o, const char *name) {
     return must(o, name)->source;
 }

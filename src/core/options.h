@@ -34,6 +34,25 @@ typedef struct {
 
 typedef struct mu_opts mu_opts;
 
+/* The checkpoint group, one meaning in every workload: --checkpoint=FILE
+ * (FILE the default, "" none), written on SIGTERM/SIGUSR1 and every
+ * --checkpoint-every UNIT (0: only on a signal), and --restart, which resumes
+ * from it on any rank count. */
+// clang-format off
+#define MU_OPT_CHECKPOINT(file, unit)                                                              \
+    {"checkpoint", MU_OPT_PATH, file, 0,                                                           \
+     "checkpoint file, written on SIGTERM/SIGUSR1 and every --checkpoint-every " unit},            \
+    {"checkpoint-every", MU_OPT_INT, "0", 0,                                                       \
+     "write a checkpoint every k " unit " (0: only on a signal)"},                                 \
+    {"restart", MU_OPT_FLAG, "0", 0, "resume from --checkpoint (on any rank count)"}
+// clang-format on
+
+typedef struct {
+    const char *file; /* NULL when unset */
+    int64_t every;    /* units between checkpoints; 0: only on a signal */
+    int restart;
+} mu_ckpt_opts;
+
 /* Options every command takes (config, device, summary, log, help). */
 extern const mu_opt_spec mu_common_opts[];
 
@@ -50,6 +69,9 @@ int64_t mu_opt_int(const mu_opts *o, const char *name);
 double mu_opt_real(const mu_opts *o, const char *name);
 const char *mu_opt_str(const mu_opts *o, const char *name); /* NULL when unset */
 int mu_opt_flag(const mu_opts *o, const char *name);
+/* The MU_OPT_CHECKPOINT group, checked: --checkpoint-every >= 0, and a file
+ * where --checkpoint-every or --restart needs one. */
+int mu_opt_checkpoint(const mu_opts *o, mu_ckpt_opts *c);
 /* Where the value came from: "default", "command line", or "FILE:LINE". */
 const char *mu_opt_source(const mu_opts *o, const char *name);
 

@@ -72,12 +72,8 @@ static const mu_opt_spec fuzzy_opts[] = {
      "bitwise: the CPU's arithmetic in its order, the same bits on every device and layout; "
      "fast: on GPUs, fused multiply-adds, a refined approximate reciprocal and split sums "
      "(about twice the rate, answers within a stated tolerance; needs a GPU on every rank)"},
-    {"checkpoint", MU_OPT_PATH, "fuzzy.ckpt", 0,
-     "exact: checkpoint file, written on SIGTERM/SIGUSR1 and every --checkpoint-every starts"},
-    {"checkpoint-every", MU_OPT_INT, "0", 0,
-     "exact: write a checkpoint every k starts (0: only on a signal, seen every 4096 starts "
-     "on CPUs, 2^20 on GPUs)"},
-    {"restart", MU_OPT_FLAG, "0", 0, "exact: resume from --checkpoint"},
+    MU_OPT_CHECKPOINT("fuzzy.ckpt", "starts (exact mode; a signal is seen every 4096 starts on "
+                                    "CPUs, 2^20 on GPUs)"),
     {"ring", MU_OPT_CHOICE, "auto", "auto|yes|no",
      "exact: pass the data around a ring of ranks, each holding whole summation blocks, "
      "instead of a copy on every rank (auto: when the set exceeds --mem-limit)"},
@@ -166,10 +162,11 @@ int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
         return mu_error("--sum-block=%lld: must be 0 or a multiple of 256",
                         (long long)c->sum_block);
     c->arith_fast = is(o, "arith", "fast");
-    c->checkpoint = mu_opt_str(o, "checkpoint");
-    c->checkpoint_every = mu_opt_int(o, "checkpoint-every");
-    c->restart = mu_opt_flag(o, "restart");
-    if (c->checkpoint_every < 0) return mu_error("--checkpoint-every must be >= 0");
+    mu_ckpt_opts ck;
+    MU_TRY(mu_opt_checkpoint(o, &ck));
+    c->checkpoint = ck.file;
+    c->checkpoint_every = ck.every;
+    c->restart = ck.restart;
     if (!c->checkpoint) return mu_error("--checkpoint needs a file name");
     c->ring_mode = is(o, "ring", "yes") ? 1 : is(o, "ring", "no") ? 0 : 2;
     c->mem_limit = mu_opt_real(o, "mem-limit") * 1048576.0;

@@ -1,4 +1,5 @@
 /* `mutirao scenarios`: options and their checks. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,12 +70,7 @@ static const mu_opt_spec sc_opts[] = {
      "for checking the aggregation)"},
     {"plot", MU_OPT_PATH, "", 0, "PNG fan of the tree against the record (needs gnuplot)"},
     {"plot-stations", MU_OPT_INT, "3", 0, "stations in the plot (the first ones)"},
-    {"checkpoint", MU_OPT_PATH, "scenarios.ckpt", 0,
-     "tree checkpoint, written between stages on SIGTERM/SIGUSR1 (then exit status 3) and "
-     "every --checkpoint-every stages"},
-    {"checkpoint-every", MU_OPT_INT, "0", 0,
-     "write a checkpoint every k stages (0: only on a signal)"},
-    {"restart", MU_OPT_FLAG, "0", 0, "resume the tree from --checkpoint"},
+    MU_OPT_CHECKPOINT("scenarios.ckpt", "stages (tree mode; between stages)"),
     MU_OPT_END};
 
 static int parse_tree(const char *text, mu_sc_cfg *c) {
@@ -184,13 +180,15 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     if (c->comb && (c->out_json || c->plot || c->node_scenarios || mu_opt_set(o, "representative")))
         return mu_error("--output-json, --plot, --node-scenarios and --representative are for "
                         "the tree (--mode=tree)");
-    c->checkpoint = mu_opt_str(o, "checkpoint");
-    int64_t ce = mu_opt_int(o, "checkpoint-every");
-    if (ce < 0) return mu_error("--checkpoint-every must be >= 0");
-    c->checkpoint_every = (int)ce;
-    c->restart = mu_opt_flag(o, "restart");
+    mu_ckpt_opts ck;
+    MU_TRY(mu_opt_checkpoint(o, &ck));
+    if (ck.every > INT_MAX)
+        return mu_error("--checkpoint-every=%lld: too large", (long long)ck.every);
+    c->checkpoint = ck.file;
+    c->checkpoint_every = (int)ck.every;
+    c->restart = ck.restart;
     if (!c->checkpoint) return mu_error("--checkpoint needs a file name");
-    if (c->comb && (c->restart || ce > 0))
+    if (c->comb && (c->restart || ck.every > 0))
         return mu_error("--restart and --checkpoint-every go with --mode=tree");
     if (c->restart && c->node_scenarios)
         return mu_error("--node-scenarios needs the whole tree built in one run (not --restart)");
