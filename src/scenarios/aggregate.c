@@ -5,7 +5,7 @@
  *     covariance (gap 4's default) becomes Euclidean; a singular covariance
  *     drops the stations the others determine.
  *  2. Duplicates and K >= distinct points. Points equal after whitening are
- *     found by sorting. Each is still its own object with weight 1/M (a
+ *     found by hashing. Each is still its own object with weight 1/M (a
  *     duplicate is a scenario drawn twice, not an error). If K is at least the
  *     number u of distinct points (K > M included) the exact optimum is one
  *     group per distinct point (within sum of squares 0): k = u groups are
@@ -35,6 +35,7 @@
 #include "core/philox.h"
 #include "gpu/gpu.h"
 #include "gpu/scenarios_kmeans.h"
+#include "gpu/scenarios_whiten.h"
 #include "scenarios/aggregate.h"
 #include "scenarios/kmeans.h"
 #include "scenarios/kmeans_split.h"
@@ -42,101 +43,64 @@
 
 #define MU_AGG_STREAM 0x6b6d65616e73ull /* "kmeans": the stream of the centre draw */
 
-/* Rows a and b of y (m x r) compared lexicographically, then by index. */
-static int row_cmp(const double *y, int r, int a, int b) {
-    const double *ya = y + (size_t)a * r, *yb = y + (size_t)b * r;
+/* A row's hash, consistent with == on its coordinates (-0.0 and +0.0 alike;
+ * whitened values are finite, so no NaN). */
+static uint64_t row_hash(const double *y, int r) {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int j = 0; j < r; j++) {
+        uint64_t w = 0;
+        if (y[j] != 0.0) memcpy(&w, &y[j], sizeof w);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+static int rows_equal(const double *ya, const double *yb, int r) {
     for (int j = 0; j < r; j++)
-        if (ya[j] != yb[j]) return ya[j] < yb[j] ? -1 : 1;
-    return (a > b) - (a < b);
+        if (ya[j] != yb[j]) return 0;
+    return 1;
 }
 
-/* Bottom-up merge sort of idx by row_cmp (qsort has no context argument). */
-static void sort_rows(const double *y, int r, int *idx, int *tmp, int m) {
-    for (int w = 1; w < m; w *= 2) {
-        for (int lo = 0; lo < m; lo += 2 * w) {
-            int mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
-            int p = lo, q = mid, o = lo;
-            while (p < mid && q < hi)
-                tmp[o++] = row_cmp(y, r, idx[p], idx[q]) <= 0 ? idx[p++] : idx[q++];
-            while (p < mid) tmp[o++] = idx[p++];
-            while (q < hi) tmp[o++] = idx[q++];
+/* grp[i] = the id of point i's value among the u distinct rows of y, numbered
+ * by first occurrence; first[v] = the first point of value v. The points are
+ * taken in order against a hash table of the values seen so far (open
+ * addressing, at most half full), so a new value gets the next id; the rows'
+ * hashes are independent and computed on threads. 1: no memory. */
+static int distinct_ids(const double *y, int m, int r, int *grp, int *first, int *nu) {
+    size_t cap = 2;
+    while (cap < 2 * (size_t)m) cap *= 2;
+    uint64_t *h = malloc(sizeof(uint64_t) * (size_t)m);
+    int *slot = malloc(sizeof(int) * cap);
+    if (!h || !slot) {
+        free(h);
+        free(slot);
+        return 1;
+    }
+#pragma omp parallel for schedule(static) if (m >= 8192)
+    for (int i = 0; i < m; i++) h[i] = row_hash(y + (size_t)i * r, r);
+    for (size_t s = 0; s < cap; s++) slot[s] = -1;
+    int u = 0;
+    for (int i = 0; i < m; i++) {
+        size_t s = (size_t)h[i] & (cap - 1);
+        while (slot[s] >= 0 && !(h[first[slot[s]]] == h[i] &&
+                                 rows_equal(y + (size_t)first[slot[s]] * r, y + (size_t)i * r, r)))
+            s = (s + 1) & (cap - 1);
+        if (slot[s] < 0) {
+            slot[s] = u;
+            first[u++] = i;
         }
-        memcpy(idx, tmp, sizeof(int) * (size_t)m);
+        grp[i] = slot[s];
     }
-}
-
-typedef struct {
-    double v; /* the row's first coordinate */
-    int i;
-} key0;
-
-static int key0_le(key0 a, key0 b) {
-    return a.v < b.v || (a.v == b.v && a.i <= b.i);
-}
-
-/* Bottom-up merge sort of the keys by (first coordinate, index). */
-static void sort_keys(key0 *kv, key0 *tmp, int m) {
-    for (int w = 1; w < m; w *= 2) {
-        for (int lo = 0; lo < m; lo += 2 * w) {
-            int mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
-            int p = lo, q = mid, o = lo;
-            while (p < mid && q < hi) tmp[o++] = key0_le(kv[p], kv[q]) ? kv[p++] : kv[q++];
-            while (p < mid) tmp[o++] = kv[p++];
-            while (q < hi) tmp[o++] = kv[q++];
-        }
-        memcpy(kv, tmp, sizeof(key0) * (size_t)m);
-    }
-}
-
-/* idx = the rows of y in row_cmp order: sorted by first coordinate and index
- * in a compact array (rows rarely share it), then each run of equal first
- * coordinates by whole rows. tmp: m ints of scratch. 1: no memory. */
-static int sort_points(const double *y, int r, int *idx, int *tmp, int m) {
-    key0 *kv = malloc(sizeof(key0) * 2 * (size_t)m);
-    if (!kv) return 1;
-    for (int i = 0; i < m; i++) kv[i] = (key0){r > 0 ? y[(size_t)i * r] : 0.0, i};
-    sort_keys(kv, kv + m, m);
-    for (int s = 0; s < m; s++) idx[s] = kv[s].i;
-    for (int s = 0, e; s < m; s = e) {
-        for (e = s + 1; e < m && kv[e].v == kv[s].v;) e++;
-        if (e - s > 1) sort_rows(y, r, idx + s, tmp, e - s);
-    }
-    free(kv);
+    free(h);
+    free(slot);
+    *nu = u;
     return 0;
 }
 
 static int int_cmp(const void *a, const void *b) {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
-}
-
-/* grp[i] = the id of point i's value among the u distinct rows of y, numbered
- * by first occurrence; first[v] = the first point of value v. idx, tmp: m
- * ints of scratch. 1: no memory. */
-static int distinct_ids(const double *y, int m, int r, int *idx, int *tmp, int *grp, int *first,
-                        int *nu) {
-    for (int i = 0; i < m; i++) idx[i] = i;
-    if (sort_points(y, r, idx, tmp, m)) return 1;
-    int u = 0;
-    for (int s = 0; s < m; s++) {
-        int same = 0;
-        if (s > 0) {
-            const double *ya = y + (size_t)idx[s - 1] * r, *yb = y + (size_t)idx[s] * r;
-            same = 1;
-            for (int j = 0; j < r; j++)
-                if (ya[j] != yb[j]) same = 0;
-        }
-        if (!same) first[u++] = idx[s]; /* sorted by index within equal rows */
-        tmp[idx[s]] = u - 1;
-    }
-    /* Number the distinct values by first occurrence. */
-    qsort(first, (size_t)u, sizeof(int), int_cmp);
-    int *rank_of = grp; /* value id (sort order) -> id by first occurrence */
-    for (int v = 0; v < u; v++) rank_of[tmp[first[v]]] = v;
-    for (int i = 0; i < m; i++) idx[i] = rank_of[tmp[i]];
-    memcpy(grp, idx, sizeof(int) * (size_t)m);
-    *nu = u;
-    return 0;
 }
 
 static int fail(char *err, size_t errlen, const char *msg) {
@@ -164,23 +128,29 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
         return fail(err, errlen, "unknown aggregation method");
     int rc = 1, r = 0, kk = 0, u = 0;
     double *y = malloc(sizeof(double) * (size_t)m * (size_t)d);
-    int *idx = malloc(sizeof(int) * (size_t)m), *tmp = malloc(sizeof(int) * (size_t)m);
+    int *tmp = malloc(sizeof(int) * (size_t)m);
     int *grp = malloc(sizeof(int) * (size_t)m), *first = malloc(sizeof(int) * (size_t)m);
     int *nc = NULL, *order = NULL, *rep = NULL;
     double *c = NULL;
     mu_gpu_km *g = NULL;
-    if (!y || !idx || !tmp || !grp || !first) {
+    if (!y || !tmp || !grp || !first) {
         fail(err, errlen, "out of memory in the aggregation");
         goto done;
     }
     double t0 = mu_km_now();
-    if (mu_whiten(x, m, d, y, &r, err, errlen)) goto done;
-    for (int i = 1; i < m; i++) memmove(y + (size_t)i * r, y + (size_t)i * d, sizeof(double) * r);
+    /* Large nodes of a GPU rank whiten on the device (same bits, y compact). */
+    if (use_gpu && m >= MU_GPU_KM_BOOK_MIN) {
+        if (mu_gpu_whiten(x, m, d, y, &r, err, errlen)) goto done;
+    } else {
+        if (mu_whiten(x, m, d, y, &r, err, errlen)) goto done;
+        for (int i = 1; i < m; i++)
+            memmove(y + (size_t)i * r, y + (size_t)i * d, sizeof(double) * r);
+    }
     res->whiten_s = mu_km_now() - t0;
     t0 = mu_km_now();
 
     /* Distinct points: id of each point's value, numbered by first occurrence. */
-    if (distinct_ids(y, m, r, idx, tmp, grp, first, &u)) {
+    if (distinct_ids(y, m, r, grp, first, &u)) {
         fail(err, errlen, "out of memory in the aggregation");
         goto done;
     }
@@ -321,7 +291,6 @@ done:
     mu_km_split_close(&sp);
     mu_gpu_km_destroy(g);
     free(y);
-    free(idx);
     free(tmp);
     free(grp);
     free(first);
