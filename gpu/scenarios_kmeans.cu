@@ -412,8 +412,9 @@ extern "C" int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gp
         }
     }
     /* The points as they are (row-major, the bookkeeping's layout), transposed
-     * on the device for the per-point kernels. */
-    MU_CUDA_GOTO(cudaMemcpy(g->prow, pts, (size_t)m * d * sizeof(double), cudaMemcpyHostToDevice));
+     * on the device for the per-point kernels; pts may be on the host or on
+     * this device (cudaMemcpyDefault tells which). */
+    MU_CUDA_GOTO(cudaMemcpy(g->prow, pts, (size_t)m * d * sizeof(double), cudaMemcpyDefault));
     transpose_kernel<<<dim3((m + 31) / 32, (d + 31) / 32), dim3(32, 8)>>>(g->prow, m, d, g->pt);
     MU_LAUNCHED_GOTO();
 done:

@@ -147,6 +147,8 @@ struct wh_bufs {
     double *r = nullptr;                                                   /* d x d */
     int *keep = nullptr, *piv = nullptr;                                   /* d each */
     unsigned long long *bad = nullptr;
+    int dev = -1;
+    const double *y = nullptr; /* the last call's y on the device (x's buffer), or null */
 };
 
 thread_local wh_bufs bufs;
@@ -166,7 +168,9 @@ int bufs_free(wh_bufs *b) {
 int bufs_get(int m, int d, wh_bufs **out) {
     wh_bufs *b = &bufs;
     size_t md = (size_t)m * d, dd = (size_t)d;
-    if (md > b->cap_md || dd > b->cap_d) {
+    int dev;
+    MU_CUDA(cudaGetDevice(&dev));
+    if (md > b->cap_md || dd > b->cap_d || dev != b->dev) {
         if (bufs_free(b)) return 1;
         MU_CUDA(cudaMalloc(&b->x, md * sizeof(double)));
         MU_CUDA(cudaMalloc(&b->xt, md * sizeof(double)));
@@ -181,6 +185,7 @@ int bufs_get(int m, int d, wh_bufs **out) {
         MU_CUDA(cudaMalloc(&b->bad, sizeof(unsigned long long)));
         b->cap_md = md;
         b->cap_d = dd;
+        b->dev = dev;
     }
     *out = b;
     return 0;
@@ -249,6 +254,7 @@ int whiten_steps(const double *x, int m, int d, double *y, int *rank, double *h,
                  char *err, size_t errlen) {
     wh_bufs *b;
     unsigned long long bad;
+    bufs.y = nullptr;
     if (bufs_get(m, d, &b) || upload(b, x, m, d, &bad)) return 1;
     if (bad != ULLONG_MAX) {
         snprintf(err, errlen, "scenario %llu, station %llu is not a finite number",
@@ -263,6 +269,7 @@ int whiten_steps(const double *x, int m, int d, double *y, int *rank, double *h,
         rk = mu_whiten_factor(r, m, q, piv);
         if (rk > 0 && substitute(b, m, q, r, piv, rk, y)) return 1;
     }
+    b->y = rk > 0 ? b->x : nullptr;
     *rank = rk;
     return 0;
 }
@@ -283,4 +290,8 @@ extern "C" int mu_gpu_whiten(const double *x, int m, int d, double *y, int *rank
     free(h);
     free(hi);
     return rc ? 1 : 0;
+}
+
+extern "C" const double *mu_gpu_whiten_rows(void) {
+    return bufs.y;
 }

@@ -19,6 +19,11 @@ extern "C" {
  * written compact: m x *rank, row stride *rank. Returns 0, or 1 with a message
  * in err: mu_whiten's (a non-finite value) or the device's failure. */
 int mu_gpu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, size_t errlen);
+/* The device's copy of the y that this host thread's last mu_gpu_whiten wrote
+ * (m x rank, row-major, on its device), valid until the thread's next call;
+ * NULL if that call failed or found rank 0. The k-means context copies it on
+ * the device instead of uploading the host's (same values). */
+const double *mu_gpu_whiten_rows(void);
 
 #ifdef __cplusplus
 }

@@ -133,14 +133,17 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
     int *nc = NULL, *order = NULL, *rep = NULL;
     double *c = NULL;
     mu_gpu_km *g = NULL;
+    const double *ydev = NULL; /* the device's copy of y, if whitened there */
     if (!y || !tmp || !grp || !first) {
         fail(err, errlen, "out of memory in the aggregation");
         goto done;
     }
     double t0 = mu_km_now();
-    /* Large nodes of a GPU rank whiten on the device (same bits, y compact). */
+    /* Large nodes of a GPU rank whiten on the device (same bits, y compact);
+     * the device keeps its copy of y for the k-means context. */
     if (use_gpu && m >= MU_GPU_KM_BOOK_MIN) {
         if (mu_gpu_whiten(x, m, d, y, &r, err, errlen)) goto done;
+        ydev = mu_gpu_whiten_rows();
     } else {
         if (mu_whiten(x, m, d, y, &r, err, errlen)) goto done;
         for (int i = 1; i < m; i++)
@@ -205,7 +208,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
             be = &sbe;
         } else if (use_gpu) {
             t0 = mu_km_now();
-            if (mu_gpu_km_create(y, m, r, k, &g)) {
+            if (mu_gpu_km_create(ydev ? ydev : y, m, r, k, &g)) {
                 snprintf(err, errlen, "aggregation on the GPU: %s", mu_gpu_error());
                 goto done;
             }
