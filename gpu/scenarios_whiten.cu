@@ -12,7 +12,8 @@
  *              (rk x m), then transposed to the compact m x rk the host reads.
  * Each sum is one dependent chain over the points in order, as the CPU's: the
  * block's threads form CH terms at a time in shared memory (coalesced loads,
- * separately rounded products), then one thread adds them in order. The kept
+ * separately rounded products), one thread adds them in order while the
+ * next CH are loaded. The kept
  * stations and the pivoted Cholesky are decided on the host by whiten.c's own
  * functions from the downloaded sums.
  *
@@ -36,11 +37,12 @@ extern "C" {
 
 namespace {
 
-constexpr int TB = 256;   /* threads of the sum blocks */
-constexpr int CH = 1024;  /* terms staged at a time by a sum block */
-constexpr int TT = 32;    /* transpose tile */
-constexpr int TR = 8;     /* transpose rows per pass */
+constexpr int TB = 256;    /* threads of the sum blocks */
+constexpr int CH = 1024;   /* terms staged at a time by a sum block */
+constexpr int TT = 32;     /* transpose tile */
+constexpr int TR = 8;      /* transpose rows per pass */
 constexpr int SOLVE = 128; /* points per block of the substitution */
+static_assert(CH % TB == 0, "a sum block forms whole tiles");
 
 enum { SUM = 0, SQDEV = 1, PROD = 2 };
 
@@ -68,29 +70,46 @@ __global__ void transpose_kernel(const double *__restrict__ a, int rows, int col
 }
 
 /* *out = the running sum over i = 0..m-1, in order from 0.0, of a[i] (SUM),
- * (a[i] - mu)^2 (SQDEV) or a[i] b[i] (PROD). Called by a whole block. */
+ * (a[i] - mu)^2 (SQDEV) or a[i] b[i] (PROD). Called by a whole block of TB
+ * threads: each forms CH / TB terms of a tile, thread 0 adds the tile in
+ * order while the next tile's loads are in flight (two tiles in turn). */
 __device__ void chain_sum(const double *__restrict__ a, const double *__restrict__ b, double mu,
                           int mode, int m, double *out) {
-    __shared__ double term[CH];
-    double s = 0.0;
-    for (int i0 = 0; i0 < m; i0 += CH) {
-        const int n = m - i0 < CH ? m - i0 : CH;
-        for (int t = threadIdx.x; t < n; t += blockDim.x) {
-            double v = a[i0 + t];
+    constexpr int PER = CH / TB;
+    __shared__ double tile[2 * CH];
+    const int tid = threadIdx.x;
+    double v[PER], s = 0.0;
+    auto fetch = [&](int i0) {
+#pragma unroll
+        for (int q = 0; q < PER; q++) {
+            const int i = i0 + tid + q * TB;
+            double x = i < m ? a[i] : 0.0;
             if (mode == SQDEV) {
-                double u = __dsub_rn(v, mu);
-                v = __dmul_rn(u, u);
+                double u = __dsub_rn(x, mu);
+                x = __dmul_rn(u, u);
             } else if (mode == PROD) {
-                v = __dmul_rn(v, b[i0 + t]);
+                x = __dmul_rn(x, i < m ? b[i] : 0.0);
             }
-            term[t] = v;
+            v[q] = x;
         }
-        __syncthreads();
-        if (threadIdx.x == 0)
-            for (int t = 0; t < n; t++) s = __dadd_rn(s, term[t]);
+    };
+    auto stash = [&](int buf) {
+#pragma unroll
+        for (int q = 0; q < PER; q++) tile[buf * CH + tid + q * TB] = v[q];
+    };
+    fetch(0);
+    stash(0);
+    __syncthreads();
+    for (int i0 = 0, buf = 0; i0 < m; i0 += CH, buf ^= 1) {
+        if (i0 + CH < m) fetch(i0 + CH);
+        if (tid == 0) {
+            const int n = m - i0 < CH ? m - i0 : CH;
+            for (int t = 0; t < n; t++) s = __dadd_rn(s, tile[buf * CH + t]);
+        }
+        if (i0 + CH < m) stash(buf ^ 1);
         __syncthreads();
     }
-    if (threadIdx.x == 0) *out = s;
+    if (tid == 0) *out = s;
 }
 
 /* Station blockIdx.x of xt (d x m): SUM into out, or SQDEV about sum[j] / m. */
@@ -103,9 +122,9 @@ __global__ void __launch_bounds__(TB)
 }
 
 /* zt[s][i] = (xt[keep[s]][i] - mean[keep[s]]) / sd[keep[s]]. */
-__global__ void zscore_kernel(const double *__restrict__ xt, int m, int q, const int *__restrict__ keep,
-                              const double *__restrict__ mean, const double *__restrict__ sd,
-                              double *__restrict__ zt) {
+__global__ void zscore_kernel(const double *__restrict__ xt, int m, int q,
+                              const int *__restrict__ keep, const double *__restrict__ mean,
+                              const double *__restrict__ sd, double *__restrict__ zt) {
     const size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= (size_t)q * m) return;
     const int s = (int)(e / m), j = keep[s];
@@ -142,10 +161,10 @@ __global__ void __launch_bounds__(SOLVE)
 /* Device and host buffers of one host thread's calls. */
 struct wh_bufs {
     size_t cap_md = 0, cap_d = 0;
-    double *x = nullptr, *xt = nullptr, *zt = nullptr; /* m x d each */
+    double *x = nullptr, *xt = nullptr, *zt = nullptr;                    /* m x d each */
     double *sum = nullptr, *ss = nullptr, *mean = nullptr, *sd = nullptr; /* d each */
-    double *r = nullptr;                                                   /* d x d */
-    int *keep = nullptr, *piv = nullptr;                                   /* d each */
+    double *r = nullptr;                                                  /* d x d */
+    int *keep = nullptr, *piv = nullptr;                                  /* d each */
     unsigned long long *bad = nullptr;
     int dev = -1;
     const double *y = nullptr; /* the last call's y on the device (x's buffer), or null */
@@ -230,7 +249,7 @@ int moments(wh_bufs *b, int m, int d, double *mean, double *sd, int *keep, int *
 /* The correlation sums (lower triangle) into r (host, q x q, zero elsewhere). */
 int correlation(wh_bufs *b, int m, int q, double *r) {
     MU_CUDA(cudaMemset(b->r, 0, (size_t)q * q * sizeof(double)));
-    corr_kernel<<<q * (q + 1) / 2, TB>>>(b->zt, m, q, b->r);
+    corr_kernel<<<q *(q + 1) / 2, TB>>>(b->zt, m, q, b->r);
     MU_LAUNCHED();
     MU_CUDA(cudaMemcpy(r, b->r, (size_t)q * q * sizeof(double), cudaMemcpyDeviceToHost));
     return 0;
@@ -250,8 +269,8 @@ int substitute(wh_bufs *b, int m, int q, const double *L, const int *piv, int rk
 
 /* The device steps; 1: a device failure (mu_gpu_error()), 2: a non-finite
  * value, message in err. h: host scratch of 2d doubles, 2d ints, d x d doubles. */
-int whiten_steps(const double *x, int m, int d, double *y, int *rank, double *h, int *hi,
-                 char *err, size_t errlen) {
+int whiten_steps(const double *x, int m, int d, double *y, int *rank, double *h, int *hi, char *err,
+                 size_t errlen) {
     wh_bufs *b;
     unsigned long long bad;
     bufs.y = nullptr;

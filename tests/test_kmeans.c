@@ -553,7 +553,8 @@ static int r_compare(const char *dir) {
 /* mu_gpu_whiten against mu_whiten (its rows compacted to the rank): the same
  * rank and the same bits, the same message on a non-finite value. */
 static void gpu_whiten_case(const double *x, int m, int d) {
-    double *y1 = malloc(sizeof(double) * (size_t)m * d), *y2 = malloc(sizeof(double) * (size_t)m * d);
+    double *y1 = malloc(sizeof(double) * (size_t)m * d),
+           *y2 = malloc(sizeof(double) * (size_t)m * d);
     char e1[128] = "", e2[128] = "";
     int r1 = -1, r2 = -1;
     int f1 = mu_whiten(x, m, d, y1, &r1, e1, sizeof e1);
@@ -562,7 +563,8 @@ static void gpu_whiten_case(const double *x, int m, int d) {
           f2, e2);
     if (f1 == 0 && f2 == 0) {
         CHECK_INT_EQ(r1, r2);
-        for (int i = 1; i < m; i++) memmove(y1 + (size_t)i * r1, y1 + (size_t)i * d, sizeof(double) * r1);
+        for (int i = 1; i < m; i++)
+            memmove(y1 + (size_t)i * r1, y1 + (size_t)i * d, sizeof(double) * r1);
         CHECK(r1 != r2 || !memcmp(y1, y2, sizeof(double) * (size_t)m * r1),
               "whiten m %d d %d: CPU and GPU differ", m, d);
         printf("whiten m %6d d %3d: rank %d, CPU == GPU\n", m, d, r2);
