@@ -44,16 +44,22 @@
 #define MU_AGG_STREAM 0x6b6d65616e73ull /* "kmeans": the stream of the centre draw */
 
 /* A row's hash, consistent with == on its coordinates (-0.0 and +0.0 alike;
- * whitened values are finite, so no NaN). */
+ * whitened values are finite, so no NaN): four independent lanes, mixed at
+ * the end, so that the multiplications do not form one long chain. */
 static uint64_t row_hash(const double *y, int r) {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
+    const uint64_t K = 0xff51afd7ed558ccdull;
+    uint64_t h[4] = {0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull, 1};
     for (int j = 0; j < r; j++) {
         uint64_t w = 0;
         if (y[j] != 0.0) memcpy(&w, &y[j], sizeof w);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
+        h[j & 3] = (h[j & 3] ^ w) * K;
     }
-    return h;
+    uint64_t v = (uint64_t)r;
+    for (int t = 0; t < 4; t++) {
+        v = (v ^ h[t] ^ (h[t] >> 29)) * K;
+        v ^= v >> 32;
+    }
+    return v;
 }
 
 static int rows_equal(const double *ya, const double *yb, int r) {
@@ -61,6 +67,11 @@ static int rows_equal(const double *ya, const double *yb, int r) {
         if (ya[j] != yb[j]) return 0;
     return 1;
 }
+
+typedef struct {
+    uint32_t tag; /* the hash's high half */
+    int v;        /* value id, -1: empty */
+} hslot;
 
 /* grp[i] = the id of point i's value among the u distinct rows of y, numbered
  * by first occurrence; first[v] = the first point of value v. The points are
@@ -71,29 +82,30 @@ static int distinct_ids(const double *y, int m, int r, int *grp, int *first, int
     size_t cap = 2;
     while (cap < 2 * (size_t)m) cap *= 2;
     uint64_t *h = malloc(sizeof(uint64_t) * (size_t)m);
-    int *slot = malloc(sizeof(int) * cap);
-    if (!h || !slot) {
+    hslot *sl = malloc(sizeof(hslot) * cap);
+    if (!h || !sl) {
         free(h);
-        free(slot);
+        free(sl);
         return 1;
     }
-#pragma omp parallel for schedule(static) if (m >= 8192)
+#pragma omp parallel for schedule(static) if (m >= MU_KM_PAR_MIN)
     for (int i = 0; i < m; i++) h[i] = row_hash(y + (size_t)i * r, r);
-    for (size_t s = 0; s < cap; s++) slot[s] = -1;
+    for (size_t s = 0; s < cap; s++) sl[s] = (hslot){0, -1};
     int u = 0;
     for (int i = 0; i < m; i++) {
+        const uint32_t tag = (uint32_t)(h[i] >> 32);
         size_t s = (size_t)h[i] & (cap - 1);
-        while (slot[s] >= 0 && !(h[first[slot[s]]] == h[i] &&
-                                 rows_equal(y + (size_t)first[slot[s]] * r, y + (size_t)i * r, r)))
+        while (sl[s].v >= 0 && !(sl[s].tag == tag &&
+                                 rows_equal(y + (size_t)first[sl[s].v] * r, y + (size_t)i * r, r)))
             s = (s + 1) & (cap - 1);
-        if (slot[s] < 0) {
-            slot[s] = u;
+        if (sl[s].v < 0) {
+            sl[s] = (hslot){tag, u};
             first[u++] = i;
         }
-        grp[i] = slot[s];
+        grp[i] = sl[s].v;
     }
     free(h);
-    free(slot);
+    free(sl);
     *nu = u;
     return 0;
 }
@@ -101,6 +113,27 @@ static int distinct_ids(const double *y, int m, int r, int *grp, int *first, int
 static int int_cmp(const void *a, const void *b) {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
+}
+
+/* rep[l] = the member of group l nearest its centre c[l] (lowest index on
+ * ties), best[l] its distance; the distances on threads, the choice in point
+ * order. 1: no memory. */
+static int nearest_members(const double *y, int m, int r, const int *grp, const double *c, int kk,
+                           int *rep, double *best) {
+    double *dd = malloc(sizeof(double) * (size_t)m);
+    if (!dd) return 1;
+#pragma omp parallel for schedule(static) if (m >= MU_KM_PAR_MIN)
+    for (int i = 0; i < m; i++) dd[i] = mu_km_d2(y + (size_t)i * r, c + (size_t)grp[i] * r, r);
+    for (int l = 0; l < kk; l++) rep[l] = -1;
+    for (int i = 0; i < m; i++) {
+        int l = grp[i];
+        if (rep[l] < 0 || dd[i] < best[l]) {
+            rep[l] = i;
+            best[l] = dd[i];
+        }
+    }
+    free(dd);
+    return 0;
 }
 
 static int fail(char *err, size_t errlen, const char *msg) {
@@ -258,16 +291,12 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
         goto done;
     }
     mu_km_means(y, m, r, grp, kk, c, nc);
-    for (int l = 0; l < kk; l++) rep[l] = -1;
-    for (int i = 0; i < m; i++) {
-        int l = grp[i];
-        double dl = mu_km_d2(y + (size_t)i * r, c + (size_t)l * r, r);
-        if (rep[l] < 0 || dl < best[l]) {
-            rep[l] = i;
-            best[l] = dl;
-        }
-    }
+    int nomem = nearest_members(y, m, r, grp, c, kk, rep, best);
     free(best);
+    if (nomem) {
+        fail(err, errlen, "out of memory in the aggregation");
+        goto done;
+    }
     /* Groups in the order of their representatives. */
     for (int l = 0; l < kk; l++) order[l] = rep[l];
     qsort(order, (size_t)kk, sizeof(int), int_cmp);
