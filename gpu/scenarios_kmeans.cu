@@ -29,6 +29,7 @@
  *              distances summed side by side in the CPU's order;
  *   recompute  the flagged clusters' centres and sums of squares: the host
  *              lists each flagged cluster's members in point order (O(M)),
+ *              uploaded with ic1, nc and the flags in one pinned copy;
  *              one thread per (cluster, coordinate) adds them in that order
  *              (row-major copy of the points), a thread per point its
  *              distance to its new centre, and a thread per cluster those
@@ -304,20 +305,19 @@ __global__ void transpose_kernel(const double *__restrict__ prow, int m, int d,
 struct mu_gpu_km {
     int m, d, kmax, dev;
     double *pt, *c, *dist, *an1, *an2, *r1, *r2;
-    int *ic1, *ic2, *nc, *l2;
+    int *ic1, *ic2, *l2;
     unsigned char *live;
-    /* Version 2's bookkeeping: row-major points (as uploaded), member lists,
-     * per-point and per-cluster sums, candidates, cluster flags. */
+    /* Version 2's bookkeeping: row-major points (as uploaded), per-point and
+     * per-cluster sums, candidates (the member lists come staged in up). */
     double *prow, *dd, *cw;
-    int *list, *start, *cand;
-    unsigned char *flag;
-    /* scan's inputs in one upload (up, staged in pinned up_h) and its results
+    int *cand;
+    /* scan's and recompute's inputs in one upload each (up, staged in pinned
+     * up_h) and scan's results
      * (r1, r2, l2: one block) in one download (pinned dn_h) */
     char *up, *up_h, *dn_h;
     size_t up_bytes;
     /* host scratch */
-    int *h_list, *h_start, *h_pos;
-    unsigned char *h_flag;
+    int *h_pos;
     double *h_c, *h_cw;
 };
 
@@ -327,17 +327,14 @@ static thread_local mu_gpu_km *parked;
 static void release(mu_gpu_km *g) {
     int rc = 0;
     /* r2 and l2 live in r1's block */
-    void *bufs[] = {g->pt,   g->c,    g->dist, g->an1, g->an2,  g->r1,    g->ic1,  g->ic2,  g->nc,
-                    g->live, g->prow, g->dd,   g->cw,  g->list, g->start, g->cand, g->flag, g->up};
+    void *bufs[] = {g->pt,  g->c,    g->dist, g->an1, g->an2, g->r1,   g->ic1,
+                    g->ic2, g->live, g->prow, g->dd,  g->cw,  g->cand, g->up};
     for (void *b : bufs)
         if (b) MU_CUDA_KEEP(cudaFree(b));
     if (g->up_h) MU_CUDA_KEEP(cudaFreeHost(g->up_h));
     if (g->dn_h) MU_CUDA_KEEP(cudaFreeHost(g->dn_h));
     (void)rc;
-    free(g->h_list);
-    free(g->h_start);
     free(g->h_pos);
-    free(g->h_flag);
     free(g->h_c);
     free(g->h_cw);
     free(g);
@@ -352,13 +349,10 @@ extern "C" void mu_gpu_km_destroy(mu_gpu_km *g) {
 /* The buffers of a new context of these sizes (host scratch and device). */
 static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
     size_t md = (size_t)m * d;
-    g->h_list = (int *)malloc((size_t)m * sizeof(int));
-    g->h_start = (int *)malloc(((size_t)kmax + 1) * sizeof(int));
     g->h_pos = (int *)malloc(((size_t)kmax + 1) * sizeof(int));
-    g->h_flag = (unsigned char *)malloc((size_t)kmax);
     g->h_c = (double *)malloc((size_t)kmax * d * sizeof(double));
     g->h_cw = (double *)malloc((size_t)kmax * sizeof(double));
-    if (!g->h_list || !g->h_start || !g->h_pos || !g->h_flag || !g->h_c || !g->h_cw)
+    if (!g->h_pos || !g->h_c || !g->h_cw)
         return mu_gpu_fail("k-means on the GPU: out of host memory");
     MU_CUDA(cudaMalloc(&g->pt, md * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->prow, md * sizeof(double)));
@@ -378,14 +372,10 @@ static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
     MU_CUDA(cudaMallocHost(&g->up_h, g->up_bytes));
     MU_CUDA(cudaMalloc(&g->ic1, (size_t)m * sizeof(int)));
     MU_CUDA(cudaMalloc(&g->ic2, (size_t)m * sizeof(int)));
-    MU_CUDA(cudaMalloc(&g->nc, (size_t)kmax * sizeof(int)));
     MU_CUDA(cudaMalloc(&g->live, (size_t)kmax));
     MU_CUDA(cudaMalloc(&g->dd, (size_t)m * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->cw, (size_t)kmax * sizeof(double)));
-    MU_CUDA(cudaMalloc(&g->list, (size_t)m * sizeof(int)));
-    MU_CUDA(cudaMalloc(&g->start, ((size_t)kmax + 1) * sizeof(int)));
     MU_CUDA(cudaMalloc(&g->cand, (size_t)m * sizeof(int)));
-    MU_CUDA(cudaMalloc(&g->flag, (size_t)kmax));
     return 0;
 }
 
@@ -412,8 +402,9 @@ extern "C" int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gp
         }
     }
     /* The points as they are (row-major, the bookkeeping's layout), transposed
-     * on the device for the per-point kernels. */
-    MU_CUDA_GOTO(cudaMemcpy(g->prow, pts, (size_t)m * d * sizeof(double), cudaMemcpyHostToDevice));
+     * on the device for the per-point kernels; pts may be on the host or on
+     * this device (cudaMemcpyDefault tells which). */
+    MU_CUDA_GOTO(cudaMemcpy(g->prow, pts, (size_t)m * d * sizeof(double), cudaMemcpyDefault));
     transpose_kernel<<<dim3((m + 31) / 32, (d + 31) / 32), dim3(32, 8)>>>(g->prow, m, d, g->pt);
     MU_LAUNCHED_GOTO();
 done:
@@ -530,30 +521,36 @@ extern "C" int mu_gpu_km_recompute(mu_gpu_km *g, const int *ic1, const int *nc, 
         return mu_gpu_fail("k-means on the GPU: %d clusters for a context of at most %d", k,
                            g ? g->kmax : 0);
     const int m = g->m, d = g->d;
-    /* Members of the flagged clusters, each cluster's in point order. */
-    unsigned char *fl = g->h_flag;
-    int *start = g->h_start, *pos = g->h_pos, n = 0;
+    /* Members of the flagged clusters, each cluster's in point order, staged
+     * with ic1, nc, the cluster starts and flags for one upload from pinned
+     * memory: ints ic1 (m), nc (k), start (k + 1), the flags' k bytes padded
+     * to an int, the list (n <= m ints); up_h holds more than that. */
+    const size_t o_fl = (size_t)(m + 2 * k + 1) * sizeof(int),
+                 o_list = o_fl + ((size_t)k + sizeof(int) - 1) / sizeof(int) * sizeof(int);
+    int *ic1h = (int *)g->up_h, *nch = ic1h + m, *start = nch + k;
+    unsigned char *fl = (unsigned char *)g->up_h + o_fl;
+    int *list = (int *)(g->up_h + o_list), n = 0;
     for (int l = 0; l < k; l++) {
         fl[l] = touched ? (touched[l] != 0) : 1;
         start[l] = n;
         n += fl[l] ? nc[l] : 0;
     }
     start[k] = n;
+    int *pos = g->h_pos;
     memcpy(pos, start, sizeof(int) * (size_t)k);
     for (int i = 0; i < m; i++)
-        if (fl[ic1[i]]) g->h_list[pos[ic1[i]]++] = i;
-    MU_CUDA(cudaMemcpy(g->flag, fl, (size_t)k, cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->start, start, ((size_t)k + 1) * sizeof(int), cudaMemcpyHostToDevice));
-    if (n > 0)
-        MU_CUDA(cudaMemcpy(g->list, g->h_list, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->nc, nc, (size_t)k * sizeof(int), cudaMemcpyHostToDevice));
-    MU_CUDA(cudaMemcpy(g->ic1, ic1, (size_t)m * sizeof(int), cudaMemcpyHostToDevice));
-    centre_kernel<<<dim3(k, (d + CJ - 1) / CJ), SUMT>>>(g->prow, d, g->list, g->start, g->nc,
-                                                        g->flag, g->c);
+        if (fl[ic1[i]]) list[pos[ic1[i]]++] = i;
+    memcpy(ic1h, ic1, sizeof(int) * (size_t)m);
+    memcpy(nch, nc, sizeof(int) * (size_t)k);
+    MU_CUDA(cudaMemcpy(g->up, g->up_h, o_list + (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+    const int *ic1u = (const int *)g->up, *ncu = ic1u + m, *startu = ncu + k;
+    const unsigned char *flu = (const unsigned char *)g->up + o_fl;
+    const int *listu = (const int *)(g->up + o_list);
+    centre_kernel<<<dim3(k, (d + CJ - 1) / CJ), SUMT>>>(g->prow, d, listu, startu, ncu, flu, g->c);
     MU_LAUNCHED();
-    own_kernel<<<(m + SELECT - 1) / SELECT, SELECT>>>(g->pt, m, d, g->c, g->ic1, g->flag, g->dd);
+    own_kernel<<<(m + SELECT - 1) / SELECT, SELECT>>>(g->pt, m, d, g->c, ic1u, flu, g->dd);
     MU_LAUNCHED();
-    wss_kernel<<<k, SUMT>>>(g->list, g->start, g->flag, g->dd, g->cw);
+    wss_kernel<<<k, SUMT>>>(listu, startu, flu, g->dd, g->cw);
     MU_LAUNCHED();
     MU_CUDA(cudaMemcpy(g->h_c, g->c, (size_t)k * d * sizeof(double), cudaMemcpyDeviceToHost));
     MU_CUDA(cudaMemcpy(g->h_cw, g->cw, (size_t)k * sizeof(double), cudaMemcpyDeviceToHost));

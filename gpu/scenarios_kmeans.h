@@ -16,7 +16,8 @@ extern "C" {
 
 typedef struct mu_gpu_km mu_gpu_km;
 
-/* Copies the m points to the current device; kmax bounds k in later calls. */
+/* Copies the m points (host memory, or the current device's) to the current
+ * device; kmax bounds k in later calls. */
 int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out);
 /* NULL is accepted. The context is parked for reuse by the next create of the
  * same sizes on the same device (one per host thread). */

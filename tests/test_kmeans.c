@@ -23,6 +23,7 @@
 #include "mu_test.h"
 #include "gpu/gpu.h"
 #include "gpu/scenarios_kmeans.h"
+#include "gpu/scenarios_whiten.h"
 #include "scenarios/aggregate.h"
 #include "scenarios/kmeans.h"
 #include "scenarios/whiten.h"
@@ -549,6 +550,53 @@ static int r_compare(const char *dir) {
 
 /* ---- GPU against CPU ----------------------------------------------------- */
 
+/* mu_gpu_whiten against mu_whiten (its rows compacted to the rank): the same
+ * rank and the same bits, the same message on a non-finite value. */
+static void gpu_whiten_case(const double *x, int m, int d) {
+    double *y1 = malloc(sizeof(double) * (size_t)m * d),
+           *y2 = malloc(sizeof(double) * (size_t)m * d);
+    char e1[128] = "", e2[128] = "";
+    int r1 = -1, r2 = -1;
+    int f1 = mu_whiten(x, m, d, y1, &r1, e1, sizeof e1);
+    int f2 = mu_gpu_whiten(x, m, d, y2, &r2, e2, sizeof e2);
+    CHECK(f1 == f2 && !strcmp(e1, e2), "whiten m %d d %d: CPU %d '%s', GPU %d '%s'", m, d, f1, e1,
+          f2, e2);
+    if (f1 == 0 && f2 == 0) {
+        CHECK_INT_EQ(r1, r2);
+        for (int i = 1; i < m; i++)
+            memmove(y1 + (size_t)i * r1, y1 + (size_t)i * d, sizeof(double) * r1);
+        CHECK(r1 != r2 || !memcmp(y1, y2, sizeof(double) * (size_t)m * r1),
+              "whiten m %d d %d: CPU and GPU differ", m, d);
+        printf("whiten m %6d d %3d: rank %d, CPU == GPU\n", m, d, r2);
+    }
+    free(y1), free(y2);
+}
+
+static void gpu_whiten(void) {
+    int sizes[][2] = {{2, 3}, {1000, 1}, {9001, 23}, {100000, 64}, {20000, 67}, {4097, 130}};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        int m = sizes[t][0], d = sizes[t][1];
+        double *x = make_data(m, d, 5, 2.0, 0);
+        gpu_whiten_case(x, m, d);
+        if (d >= 4) { /* a constant station and a combination of two others */
+            for (int i = 0; i < m; i++) {
+                x[(size_t)i * d + 1] = 0.1;
+                x[(size_t)i * d + 3] = x[(size_t)i * d] - 2.5 * x[(size_t)i * d + 2];
+            }
+            gpu_whiten_case(x, m, d);
+            x[(size_t)(m / 2) * d + 2] = NAN;
+            x[(size_t)(m - 1) * d] = INFINITY;
+            gpu_whiten_case(x, m, d);
+        }
+        free(x);
+    }
+    double *x = make_data(300, 5, 2, 1.0, 1); /* integer values: ties and duplicates */
+    gpu_whiten_case(x, 300, 5);
+    for (int i = 0; i < 300 * 5; i++) x[i] = 3.0; /* all alike: rank 0 */
+    gpu_whiten_case(x, 300, 5);
+    free(x);
+}
+
 static int gpu_compare(void) {
     if (mu_gpu_device_count() < 1) {
         printf("no CUDA device: skipped\n");
@@ -558,6 +606,7 @@ static int gpu_compare(void) {
     if (!CHECK(mu_gpu_select(0, &info) == 0, "device 0: %s", mu_gpu_error()))
         return mu_report("test_kmeans --gpu");
     printf("device: %s\n", info.name);
+    gpu_whiten();
     struct {
         int m, d, k;
     } cs[] = {{1, 3, 1},        {1000, 1, 7},   {1024, 64, 116}, {1024, 58, 513}, {5000, 100, 40},

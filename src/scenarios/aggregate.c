@@ -5,7 +5,7 @@
  *     covariance (gap 4's default) becomes Euclidean; a singular covariance
  *     drops the stations the others determine.
  *  2. Duplicates and K >= distinct points. Points equal after whitening are
- *     found by sorting. Each is still its own object with weight 1/M (a
+ *     found by hashing. Each is still its own object with weight 1/M (a
  *     duplicate is a scenario drawn twice, not an error). If K is at least the
  *     number u of distinct points (K > M included) the exact optimum is one
  *     group per distinct point (within sum of squares 0): k = u groups are
@@ -35,6 +35,7 @@
 #include "core/philox.h"
 #include "gpu/gpu.h"
 #include "gpu/scenarios_kmeans.h"
+#include "gpu/scenarios_whiten.h"
 #include "scenarios/aggregate.h"
 #include "scenarios/kmeans.h"
 #include "scenarios/kmeans_split.h"
@@ -42,66 +43,70 @@
 
 #define MU_AGG_STREAM 0x6b6d65616e73ull /* "kmeans": the stream of the centre draw */
 
-/* Rows a and b of y (m x r) compared lexicographically, then by index. */
-static int row_cmp(const double *y, int r, int a, int b) {
-    const double *ya = y + (size_t)a * r, *yb = y + (size_t)b * r;
-    for (int j = 0; j < r; j++)
-        if (ya[j] != yb[j]) return ya[j] < yb[j] ? -1 : 1;
-    return (a > b) - (a < b);
+/* A row's hash, consistent with == on its coordinates (-0.0 and +0.0 alike;
+ * whitened values are finite, so no NaN): four independent lanes, mixed at
+ * the end, so that the multiplications do not form one long chain. */
+static uint64_t row_hash(const double *y, int r) {
+    const uint64_t K = 0xff51afd7ed558ccdull;
+    uint64_t h[4] = {0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull, 1};
+    for (int j = 0; j < r; j++) {
+        uint64_t w = 0;
+        if (y[j] != 0.0) memcpy(&w, &y[j], sizeof w);
+        h[j & 3] = (h[j & 3] ^ w) * K;
+    }
+    uint64_t v = (uint64_t)r;
+    for (int t = 0; t < 4; t++) {
+        v = (v ^ h[t] ^ (h[t] >> 29)) * K;
+        v ^= v >> 32;
+    }
+    return v;
 }
 
-/* Bottom-up merge sort of idx by row_cmp (qsort has no context argument). */
-static void sort_rows(const double *y, int r, int *idx, int *tmp, int m) {
-    for (int w = 1; w < m; w *= 2) {
-        for (int lo = 0; lo < m; lo += 2 * w) {
-            int mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
-            int p = lo, q = mid, o = lo;
-            while (p < mid && q < hi)
-                tmp[o++] = row_cmp(y, r, idx[p], idx[q]) <= 0 ? idx[p++] : idx[q++];
-            while (p < mid) tmp[o++] = idx[p++];
-            while (q < hi) tmp[o++] = idx[q++];
-        }
-        memcpy(idx, tmp, sizeof(int) * (size_t)m);
-    }
+static int rows_equal(const double *ya, const double *yb, int r) {
+    for (int j = 0; j < r; j++)
+        if (ya[j] != yb[j]) return 0;
+    return 1;
 }
 
 typedef struct {
-    double v; /* the row's first coordinate */
-    int i;
-} key0;
+    uint32_t tag; /* the hash's high half */
+    int v;        /* value id, -1: empty */
+} hslot;
 
-static int key0_le(key0 a, key0 b) {
-    return a.v < b.v || (a.v == b.v && a.i <= b.i);
-}
-
-/* Bottom-up merge sort of the keys by (first coordinate, index). */
-static void sort_keys(key0 *kv, key0 *tmp, int m) {
-    for (int w = 1; w < m; w *= 2) {
-        for (int lo = 0; lo < m; lo += 2 * w) {
-            int mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
-            int p = lo, q = mid, o = lo;
-            while (p < mid && q < hi) tmp[o++] = key0_le(kv[p], kv[q]) ? kv[p++] : kv[q++];
-            while (p < mid) tmp[o++] = kv[p++];
-            while (q < hi) tmp[o++] = kv[q++];
+/* grp[i] = the id of point i's value among the u distinct rows of y, numbered
+ * by first occurrence; first[v] = the first point of value v. The points are
+ * taken in order against a hash table of the values seen so far (open
+ * addressing, at most half full), so a new value gets the next id; the rows'
+ * hashes are independent and computed on threads. 1: no memory. */
+static int distinct_ids(const double *y, int m, int r, int *grp, int *first, int *nu) {
+    size_t cap = 2;
+    while (cap < 2 * (size_t)m) cap *= 2;
+    uint64_t *h = malloc(sizeof(uint64_t) * (size_t)m);
+    hslot *sl = malloc(sizeof(hslot) * cap);
+    if (!h || !sl) {
+        free(h);
+        free(sl);
+        return 1;
+    }
+#pragma omp parallel for schedule(static) if (m >= MU_KM_PAR_MIN)
+    for (int i = 0; i < m; i++) h[i] = row_hash(y + (size_t)i * r, r);
+    for (size_t s = 0; s < cap; s++) sl[s] = (hslot){0, -1};
+    int u = 0;
+    for (int i = 0; i < m; i++) {
+        const uint32_t tag = (uint32_t)(h[i] >> 32);
+        size_t s = (size_t)h[i] & (cap - 1);
+        while (sl[s].v >= 0 && !(sl[s].tag == tag &&
+                                 rows_equal(y + (size_t)first[sl[s].v] * r, y + (size_t)i * r, r)))
+            s = (s + 1) & (cap - 1);
+        if (sl[s].v < 0) {
+            sl[s] = (hslot){tag, u};
+            first[u++] = i;
         }
-        memcpy(kv, tmp, sizeof(key0) * (size_t)m);
+        grp[i] = sl[s].v;
     }
-}
-
-/* idx = the rows of y in row_cmp order: sorted by first coordinate and index
- * in a compact array (rows rarely share it), then each run of equal first
- * coordinates by whole rows. tmp: m ints of scratch. 1: no memory. */
-static int sort_points(const double *y, int r, int *idx, int *tmp, int m) {
-    key0 *kv = malloc(sizeof(key0) * 2 * (size_t)m);
-    if (!kv) return 1;
-    for (int i = 0; i < m; i++) kv[i] = (key0){r > 0 ? y[(size_t)i * r] : 0.0, i};
-    sort_keys(kv, kv + m, m);
-    for (int s = 0; s < m; s++) idx[s] = kv[s].i;
-    for (int s = 0, e; s < m; s = e) {
-        for (e = s + 1; e < m && kv[e].v == kv[s].v;) e++;
-        if (e - s > 1) sort_rows(y, r, idx + s, tmp, e - s);
-    }
-    free(kv);
+    free(h);
+    free(sl);
+    *nu = u;
     return 0;
 }
 
@@ -110,32 +115,24 @@ static int int_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* grp[i] = the id of point i's value among the u distinct rows of y, numbered
- * by first occurrence; first[v] = the first point of value v. idx, tmp: m
- * ints of scratch. 1: no memory. */
-static int distinct_ids(const double *y, int m, int r, int *idx, int *tmp, int *grp, int *first,
-                        int *nu) {
-    for (int i = 0; i < m; i++) idx[i] = i;
-    if (sort_points(y, r, idx, tmp, m)) return 1;
-    int u = 0;
-    for (int s = 0; s < m; s++) {
-        int same = 0;
-        if (s > 0) {
-            const double *ya = y + (size_t)idx[s - 1] * r, *yb = y + (size_t)idx[s] * r;
-            same = 1;
-            for (int j = 0; j < r; j++)
-                if (ya[j] != yb[j]) same = 0;
+/* rep[l] = the member of group l nearest its centre c[l] (lowest index on
+ * ties), best[l] its distance; the distances on threads, the choice in point
+ * order. 1: no memory. */
+static int nearest_members(const double *y, int m, int r, const int *grp, const double *c, int kk,
+                           int *rep, double *best) {
+    double *dd = malloc(sizeof(double) * (size_t)m);
+    if (!dd) return 1;
+#pragma omp parallel for schedule(static) if (m >= MU_KM_PAR_MIN)
+    for (int i = 0; i < m; i++) dd[i] = mu_km_d2(y + (size_t)i * r, c + (size_t)grp[i] * r, r);
+    for (int l = 0; l < kk; l++) rep[l] = -1;
+    for (int i = 0; i < m; i++) {
+        int l = grp[i];
+        if (rep[l] < 0 || dd[i] < best[l]) {
+            rep[l] = i;
+            best[l] = dd[i];
         }
-        if (!same) first[u++] = idx[s]; /* sorted by index within equal rows */
-        tmp[idx[s]] = u - 1;
     }
-    /* Number the distinct values by first occurrence. */
-    qsort(first, (size_t)u, sizeof(int), int_cmp);
-    int *rank_of = grp; /* value id (sort order) -> id by first occurrence */
-    for (int v = 0; v < u; v++) rank_of[tmp[first[v]]] = v;
-    for (int i = 0; i < m; i++) idx[i] = rank_of[tmp[i]];
-    memcpy(grp, idx, sizeof(int) * (size_t)m);
-    *nu = u;
+    free(dd);
     return 0;
 }
 
@@ -164,23 +161,32 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
         return fail(err, errlen, "unknown aggregation method");
     int rc = 1, r = 0, kk = 0, u = 0;
     double *y = malloc(sizeof(double) * (size_t)m * (size_t)d);
-    int *idx = malloc(sizeof(int) * (size_t)m), *tmp = malloc(sizeof(int) * (size_t)m);
+    int *tmp = malloc(sizeof(int) * (size_t)m);
     int *grp = malloc(sizeof(int) * (size_t)m), *first = malloc(sizeof(int) * (size_t)m);
     int *nc = NULL, *order = NULL, *rep = NULL;
     double *c = NULL;
     mu_gpu_km *g = NULL;
-    if (!y || !idx || !tmp || !grp || !first) {
+    const double *ydev = NULL; /* the device's copy of y, if whitened there */
+    if (!y || !tmp || !grp || !first) {
         fail(err, errlen, "out of memory in the aggregation");
         goto done;
     }
     double t0 = mu_km_now();
-    if (mu_whiten(x, m, d, y, &r, err, errlen)) goto done;
-    for (int i = 1; i < m; i++) memmove(y + (size_t)i * r, y + (size_t)i * d, sizeof(double) * r);
+    /* Large nodes of a GPU rank whiten on the device (same bits, y compact);
+     * the device keeps its copy of y for the k-means context. */
+    if (use_gpu && m >= MU_GPU_KM_BOOK_MIN) {
+        if (mu_gpu_whiten(x, m, d, y, &r, err, errlen)) goto done;
+        ydev = mu_gpu_whiten_rows();
+    } else {
+        if (mu_whiten(x, m, d, y, &r, err, errlen)) goto done;
+        for (int i = 1; i < m; i++)
+            memmove(y + (size_t)i * r, y + (size_t)i * d, sizeof(double) * r);
+    }
     res->whiten_s = mu_km_now() - t0;
     t0 = mu_km_now();
 
     /* Distinct points: id of each point's value, numbered by first occurrence. */
-    if (distinct_ids(y, m, r, idx, tmp, grp, first, &u)) {
+    if (distinct_ids(y, m, r, grp, first, &u)) {
         fail(err, errlen, "out of memory in the aggregation");
         goto done;
     }
@@ -235,7 +241,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
             be = &sbe;
         } else if (use_gpu) {
             t0 = mu_km_now();
-            if (mu_gpu_km_create(y, m, r, k, &g)) {
+            if (mu_gpu_km_create(ydev ? ydev : y, m, r, k, &g)) {
                 snprintf(err, errlen, "aggregation on the GPU: %s", mu_gpu_error());
                 goto done;
             }
@@ -285,16 +291,12 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
         goto done;
     }
     mu_km_means(y, m, r, grp, kk, c, nc);
-    for (int l = 0; l < kk; l++) rep[l] = -1;
-    for (int i = 0; i < m; i++) {
-        int l = grp[i];
-        double dl = mu_km_d2(y + (size_t)i * r, c + (size_t)l * r, r);
-        if (rep[l] < 0 || dl < best[l]) {
-            rep[l] = i;
-            best[l] = dl;
-        }
-    }
+    int nomem = nearest_members(y, m, r, grp, c, kk, rep, best);
     free(best);
+    if (nomem) {
+        fail(err, errlen, "out of memory in the aggregation");
+        goto done;
+    }
     /* Groups in the order of their representatives. */
     for (int l = 0; l < kk; l++) order[l] = rep[l];
     qsort(order, (size_t)kk, sizeof(int), int_cmp);
@@ -321,7 +323,6 @@ done:
     mu_km_split_close(&sp);
     mu_gpu_km_destroy(g);
     free(y);
-    free(idx);
     free(tmp);
     free(grp);
     free(first);

@@ -99,6 +99,10 @@ mu_km_backend mu_km_cpu_backend(mu_km_points *pts);
 struct mu_gpu_km;
 mu_km_backend mu_km_gpu_backend(struct mu_gpu_km *g, int qtest, int recompute);
 
+/* From this many points on, mu_km_means and the aggregation's duplicate
+ * hashes and representative search run on threads (each sum still in point
+ * order, each decision still in point order). */
+#define MU_KM_PAR_MIN 8192
 /* Means of the points of each cluster, summed in point order; nc = counts. */
 void mu_km_means(const double *a, int m, int d, const int *ic1, int k, double *c, int *nc);
 

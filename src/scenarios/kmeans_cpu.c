@@ -2,6 +2,7 @@
  * bit for bit) and the helpers both k-means share. Every distance has the bits
  * of mu_km_d2; the whole steps compute a point's row of distances at once. */
 #define _POSIX_C_SOURCE 200809L
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -254,12 +255,20 @@ mu_km_backend mu_km_cpu_backend(mu_km_points *pts) {
     return be;
 }
 
+/* Each cluster's sums belong to one thread (cluster l to thread l mod the
+ * count), which adds its members in point order: the serial loop's bits. */
 void mu_km_means(const double *a, int m, int d, const int *ic1, int k, double *c, int *nc) {
     memset(c, 0, sizeof(double) * (size_t)k * (size_t)d);
     memset(nc, 0, sizeof(int) * (size_t)k);
-    for (int i = 0; i < m; i++) {
-        nc[ic1[i]]++;
-        for (int j = 0; j < d; j++) c[(size_t)ic1[i] * d + j] += a[(size_t)i * d + j];
+    for (int i = 0; i < m; i++) nc[ic1[i]]++;
+#pragma omp parallel if (m >= MU_KM_PAR_MIN)
+    {
+        const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        for (int i = 0; i < m; i++) {
+            const int l = ic1[i];
+            if (l % nt != t) continue;
+            for (int j = 0; j < d; j++) c[(size_t)l * d + j] += a[(size_t)i * d + j];
+        }
     }
     for (int l = 0; l < k; l++)
         if (nc[l] > 0)

@@ -35,6 +35,10 @@ static int kept_stations(const double *x, int m, int d, double *mean, double *sd
             double t = x[(size_t)i * d + j] - mean[j];
             sd[j] += t * t;
         }
+    return mu_whiten_keep(m, d, mean, sd, keep);
+}
+
+int mu_whiten_keep(int m, int d, const double *mean, double *sd, int *keep) {
     int q = 0;
     for (int j = 0; j < d; j++) {
         sd[j] = sqrt(sd[j] / (m - 1));
@@ -42,6 +46,8 @@ static int kept_stations(const double *x, int m, int d, double *mean, double *sd
     }
     return q;
 }
+
+static int pivoted_cholesky(double *r, int q, int *piv);
 
 enum { CT = 4, CB = 64 }; /* correlation tiles: CT x CT entries, CB points at a time */
 
@@ -92,11 +98,15 @@ static void correlation(const double *x, int m, int d, const double *mean, const
             corr_tile(z, zs, q, i0, i1, a * CT, (t - a * (a + 1) / 2) * CT, r);
         }
     }
+}
+
+int mu_whiten_factor(double *r, int m, int q, int *piv) {
     for (int s = 0; s < q; s++)
         for (int u = 0; u <= s; u++) {
             r[(size_t)s * q + u] /= (m - 1);
             r[(size_t)u * q + s] = r[(size_t)s * q + u];
         }
+    return pivoted_cholesky(r, q, piv);
 }
 
 /* Pivoted Cholesky in place (lower triangle, rows and columns swapped as
@@ -195,7 +205,7 @@ int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, si
     int q = kept_stations(x, m, d, mean, sd, keep);
     int zs = (q + CT - 1) / CT * CT;
     correlation(x, m, d, mean, sd, keep, q, zs, z, r);
-    int rk = pivoted_cholesky(r, q, piv);
+    int rk = mu_whiten_factor(r, m, q, piv);
     int nthr = omp_in_parallel() || m < PAR_MIN ? 1 : omp_get_max_threads();
     double *yb = malloc(sizeof(double) * WB * (size_t)(rk > 0 ? rk : 1) * (size_t)nthr);
     if (!yb) {

@@ -10,6 +10,15 @@
  * Returns 0, or 1 with a message in err (allocation, non-finite value). */
 int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, size_t errlen);
 
+/* Parts shared with the device's whitening (gpu/scenarios_whiten.h), so both
+ * take the same decisions on the same sums. mu_whiten_keep: from the means and
+ * the sums of squared deviations (sd, in place: the standard deviations), the
+ * kept stations' indices in keep; returns how many (q). mu_whiten_factor: from
+ * the kept stations' correlation sums (q x q, lower triangle), their pivoted
+ * Cholesky factor L in place and the pivots; returns the numerical rank. */
+int mu_whiten_keep(int m, int d, const double *mean, double *sd, int *keep);
+int mu_whiten_factor(double *r, int m, int q, int *piv);
+
 /* Stations whose sample standard deviation is at most this times |mean| are
  * constant over the scenarios; a station whose residual variance, after the
  * ones already kept, is at most MU_WHITEN_TOL of its variance is a linear
