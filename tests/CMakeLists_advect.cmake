@@ -7,7 +7,7 @@
 # (advect_bad_input), checkpoint/restart, HDF5, PNG and summary
 # (advect_outputs). Slurm: jobs/advect.sbatch end to end (slurm_advect_e2e).
 add_executable(test_advect ${CMAKE_CURRENT_SOURCE_DIR}/test_advect.c)
-target_link_libraries(test_advect PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_link_libraries(test_advect PRIVATE mutirao_lib)
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/test_advect.c PROPERTIES COMPILE_OPTIONS
                                                                           "-ffp-contract=off")
 add_test(NAME unit_advect COMMAND test_advect)
@@ -15,7 +15,7 @@ set_tests_properties(unit_advect PROPERTIES LABELS unit TIMEOUT 300)
 
 # The device's chain walks (gpu/advect_walk.h) on the host, bitwise against the engine's ranges.
 add_executable(test_advect_walk ${CMAKE_CURRENT_SOURCE_DIR}/test_advect_walk.c)
-target_link_libraries(test_advect_walk PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_link_libraries(test_advect_walk PRIVATE mutirao_lib)
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/test_advect_walk.c
                             PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")
 add_test(NAME unit_advect_walk COMMAND test_advect_walk)

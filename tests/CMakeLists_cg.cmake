@@ -4,7 +4,7 @@
 # (test_cg_mpi); command runs: same iterations and bitwise the same solution on
 # 1-4 ranks, bad input, breakdown, the study's counts, checkpoint/restart.
 add_executable(test_cg ${CMAKE_CURRENT_SOURCE_DIR}/test_cg.c)
-target_link_libraries(test_cg PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_link_libraries(test_cg PRIVATE mutirao_lib)
 target_compile_definitions(test_cg PRIVATE MU_TEST_CG_INPUTS="${CMAKE_SOURCE_DIR}/inputs/cg")
 add_test(NAME unit_cg COMMAND test_cg)
 set_tests_properties(unit_cg PROPERTIES LABELS unit TIMEOUT 300)

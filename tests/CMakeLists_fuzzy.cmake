@@ -7,7 +7,7 @@
 # (fuzzy_ranks), bad input (fuzzy_bad_input), outputs and the plot
 # (fuzzy_outputs). Slurm: jobs/fuzzy.sbatch end to end (slurm_fuzzy_e2e).
 add_executable(test_fuzzy ${CMAKE_CURRENT_SOURCE_DIR}/test_fuzzy.c)
-target_link_libraries(test_fuzzy PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_link_libraries(test_fuzzy PRIVATE mutirao_lib)
 target_compile_definitions(test_fuzzy PRIVATE MU_TEST_FUZZY_INPUTS="${CMAKE_SOURCE_DIR}/inputs/fuzzy")
 add_test(NAME unit_fuzzy COMMAND test_fuzzy)
 set_tests_properties(unit_fuzzy PROPERTIES LABELS unit TIMEOUT 300)

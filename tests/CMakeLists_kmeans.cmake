@@ -4,7 +4,7 @@
 # gpu_kmeans: the device's distance and assignment kernels and whole aggregations
 # bit for bit equal to the CPU (label gpu, 77 without a device).
 add_executable(test_kmeans ${CMAKE_CURRENT_SOURCE_DIR}/test_kmeans.c)
-target_link_libraries(test_kmeans PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_link_libraries(test_kmeans PRIVATE mutirao_lib)
 add_test(NAME unit_kmeans COMMAND test_kmeans)
 set_tests_properties(unit_kmeans PROPERTIES LABELS unit TIMEOUT 300)
 

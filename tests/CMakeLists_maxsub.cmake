@@ -4,7 +4,7 @@
 # Included from tests/CMakeLists.txt. Run alone: ctest -R maxsub.
 mutirao_unit(test_maxsub_cpu)
 add_executable(test_hydro ${CMAKE_CURRENT_SOURCE_DIR}/test_hydro.c)
-target_link_libraries(test_hydro PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_link_libraries(test_hydro PRIVATE mutirao_lib)
 target_compile_definitions(test_hydro PRIVATE
   MU_TEST_PROTEINS="${CMAKE_CURRENT_SOURCE_DIR}/../inputs/maxsub/proteins.fasta")
 add_test(NAME unit_hydro COMMAND test_hydro)

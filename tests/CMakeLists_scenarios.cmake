@@ -10,7 +10,7 @@
 # GPU (gpu_scenarios): the generation kernel against the CPU reference.
 # Slurm: jobs/scenarios.sbatch end to end (slurm_scenarios_e2e).
 add_executable(test_scenarios ${CMAKE_CURRENT_SOURCE_DIR}/test_scenarios.c)
-target_link_libraries(test_scenarios PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_link_libraries(test_scenarios PRIVATE mutirao_lib)
 target_compile_definitions(test_scenarios
                            PRIVATE MU_TEST_SCENARIOS_INPUTS="${CMAKE_SOURCE_DIR}/inputs/scenarios")
 add_test(NAME unit_scenarios COMMAND test_scenarios)
@@ -26,7 +26,7 @@ endforeach()
 # against the CPU reference (test_scenarios.c built with MU_TEST_SCENARIOS_GPU),
 # and the whole command on the GPU against the CPU (scenarios_gpu.sh).
 add_executable(test_gpu_scenarios ${CMAKE_CURRENT_SOURCE_DIR}/test_scenarios.c)
-target_link_libraries(test_gpu_scenarios PRIVATE mutirao_lib ${CMOCKA_LIBRARY})
+target_link_libraries(test_gpu_scenarios PRIVATE mutirao_lib)
 target_compile_definitions(test_gpu_scenarios PRIVATE MU_TEST_SCENARIOS_GPU=1
                            MU_TEST_SCENARIOS_INPUTS="${CMAKE_SOURCE_DIR}/inputs/scenarios")
 add_test(NAME gpu_scenarios COMMAND test_gpu_scenarios)
