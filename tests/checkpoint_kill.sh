@@ -35,17 +35,12 @@ kill_case() {
         rm -f "$WORK"/k.ckpt*
         "start_$name" &
         local pid=$!
-        local w=0
-        until [ -s "$WORK/k.ckpt" ]; do # the first whole checkpoint
-            sleep 0.05
-            w=$((w + 1))
-            if [ $w -gt 1200 ] || ! kill -0 $pid 2>/dev/null; then
-                fail "$name: no first checkpoint"
-                cat "$WORK/run.err" >&2
-                wait $pid || true
-                return
-            fi
-        done
+        if ! wait_for_file $pid "$WORK/k.ckpt"; then # the first whole checkpoint
+            fail "$name: no first checkpoint"
+            cat "$WORK/run.err" >&2
+            wait $pid || true
+            return
+        fi
         local r0
         r0=$(rank0 $pid)
         [ -n "$r0" ] || { fail "$name: rank 0 not found"; wait $pid || true; return; }

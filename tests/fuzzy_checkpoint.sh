@@ -44,18 +44,14 @@ signal_case() {
     "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu "${ARGS[@]}" \
         --checkpoint="$WORK/fz.ckpt" --checkpoint-every=60 --output-prefix="$WORK/stopped-" \
         >"$WORK/sig.out" 2>"$WORK/sig.err" &
-    local pid=$! t=0
+    local pid=$!
     # Wait for the first periodic checkpoint: the run is then inside its rounds.
-    until [ -s "$WORK/fz.ckpt" ]; do
-        sleep 0.05
-        t=$((t + 1))
-        if [ $t -gt 1200 ] || ! kill -0 $pid 2>/dev/null; then
-            fail "$sig: no checkpoint appeared while the run was going"
-            cat "$WORK/sig.err" >&2
-            wait $pid || true
-            return
-        fi
-    done
+    if ! wait_for_file $pid "$WORK/fz.ckpt"; then
+        fail "$sig: no checkpoint appeared while the run was going"
+        cat "$WORK/sig.err" >&2
+        wait $pid || true
+        return
+    fi
     # Signal the ranks themselves, as Slurm does (srun --signal): the launcher's
     # descendants that run mutirao (MPICH: under a proxy; OpenMPI: children).
     local ranks

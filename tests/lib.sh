@@ -115,3 +115,14 @@ signal_when() {
     # shellcheck disable=SC2086
     kill -"$sig" ${ranks:-$pid}
 }
+
+# wait_for_file PID FILE: waits (up to 60 s) until FILE is non-empty while the
+# launch PID runs. Returns 1 when the run ended first or the time ran out.
+wait_for_file() {
+    local pid=$1 file=$2 t=0
+    until [ -s "$file" ]; do
+        sleep 0.05
+        t=$((t + 1))
+        if [ $t -gt 1200 ] || ! kill -0 "$pid" 2>/dev/null; then return 1; fi
+    done
+}

@@ -124,14 +124,26 @@ static inline void mu_run(const char *name, void (*fn)(void)) {
     fflush(stdout);
 }
 
+/* The tests' seeded generator (xorshift64): the same values on every machine. */
+static inline uint64_t mu_test_u64(uint64_t *state) {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+/* Uniform in [0, 1), from the generator's top 53 bits. */
+static inline double mu_test_uniform(uint64_t *state) {
+    return (double)(mu_test_u64(state) >> 11) * 0x1.0p-53;
+}
+
 /* Prints "name: N checks, M failed" (nothing when name is NULL); 0, or 1 after a failure. */
 static inline int mu_report(const char *name) {
     if (name) printf("%s: %ld checks, %ld failed\n", name, mu_checks, mu_failures);
     return mu_failures ? 1 : 0;
 }
 
-#ifdef MPI_VERSION /* mpi.h came first: the totals over the ranks of comm, printed by its rank 0   \
-                    */
+/* mpi.h came first: the totals over the ranks of comm, printed by its rank 0. */
+#ifdef MPI_VERSION
 static inline int mu_report_all(const char *name, MPI_Comm comm) {
     int rank;
     MPI_Comm_rank(comm, &rank);

@@ -27,10 +27,7 @@
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static double uniform(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) * 0x1.0p-53;
+    return mu_test_uniform(&rng);
 }
 
 /* Gaussian-ish clusters (sum of uniforms) around a few centres, rounded to

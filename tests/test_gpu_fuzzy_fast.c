@@ -24,10 +24,7 @@
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static double uniform(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) * 0x1.0p-53;
+    return mu_test_uniform(&rng);
 }
 
 /* Clusters around four centres far from the origin (the centring matters). */

@@ -30,10 +30,7 @@
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t next_u64(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return mu_test_u64(&rng);
 }
 static double unif(void) { /* (0, 1) */
     return ((double)(next_u64() >> 11) + 0.5) / 9007199254740992.0;
