@@ -49,7 +49,12 @@ static int run_worker(MPI_Comm comm, size_t result_size, mu_task_fn fn, void *ct
 static int run_master(MPI_Comm comm, int size, int64_t ntasks, size_t result_size, mu_task_fn fn,
                       void *ctx, const mu_farm_cfg *cfg, char *results, mu_farm_stats *stats) {
     int64_t next = 0, placed = 0;
-    int active = size - 1, failed = 0;
+    /* busy: workers holding a range. The master works only while every
+     * active worker is busy: a worker without a range has sent (or is about
+     * to send) a message, and one MPI_Iprobe need not see it (MPI promises
+     * only that repeated probes eventually do), so an idle worker is waited
+     * for, not left idle while the master takes chunk after chunk. */
+    int active = size - 1, busy = 0, failed = 0;
     char *buf = NULL;
     size_t cap = 0;
     mu_progress prog;
@@ -58,7 +63,8 @@ static int run_master(MPI_Comm comm, int size, int64_t ntasks, size_t result_siz
         int flag = 0;
         MPI_Status st;
         if (active > 0) MPI_Iprobe(MPI_ANY_SOURCE, TAG_WORK, comm, &flag, &st);
-        int own = !flag && next < ntasks && !failed && (cfg->master_works || active == 0);
+        int own = !flag && next < ntasks && !failed && busy == active &&
+                  (cfg->master_works || active == 0);
         if (own) {
             int64_t c = cfg->min_chunk < ntasks - next ? cfg->min_chunk : ntasks - next;
             if (active == 0) c = guided_chunk(cfg, ntasks - next, 1);
@@ -81,6 +87,7 @@ static int run_master(MPI_Comm comm, int size, int64_t ntasks, size_t result_siz
             int64_t hdr[HDR];
             memcpy(hdr, buf, sizeof hdr);
             if (hdr[2]) failed = 1;
+            if (hdr[1] > 0 || hdr[2]) busy--; /* a range's answer (not a first request) */
             if (hdr[1] > 0) {
                 memcpy(results + (size_t)hdr[0] * result_size, buf + sizeof hdr,
                        (size_t)hdr[1] * result_size);
@@ -90,6 +97,7 @@ static int run_master(MPI_Comm comm, int size, int64_t ntasks, size_t result_siz
             if (!failed && next < ntasks) {
                 job[1] = guided_chunk(cfg, ntasks - next, size);
                 next += job[1];
+                busy++;
             } else {
                 active--;
             }

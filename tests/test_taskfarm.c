@@ -37,8 +37,16 @@ static int square_tasks(int64_t first, int64_t count, void *results, void *vctx)
     return 0;
 }
 
+/* Tasks of 20 ms each: long against a message, as a tree node's aggregation. */
+static int slow_tasks(int64_t first, int64_t count, void *results, void *vctx) {
+    const struct timespec ts = {0, 20000000};
+    for (int64_t t = 0; t < count; t++) nanosleep(&ts, NULL);
+    return square_tasks(first, count, results, vctx);
+}
+
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    int provided; /* as the command: host threads beside MPI */
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -66,6 +74,22 @@ int main(int argc, char **argv) {
         }
         if (!master_works && size > 1)
             CHECK(rank == 0 ? st.tasks_done_by_me == 0 : 1, "master idle");
+    }
+
+    /* Few long tasks, the master working too (a tree stage of 12 nodes in
+     * chunks of 6): every worker gets a range, none waits while the master
+     * takes chunk after chunk. */
+    if (size > 1) {
+        const int64_t nfew = 2 * (int64_t)size;
+        farm_ctx ctx = {-1, rank};
+        mu_farm_cfg cfg = {.min_chunk = 2, .master_works = 1};
+        mu_farm_stats st;
+        int rc = mu_taskfarm_run(MPI_COMM_WORLD, nfew, 2 * sizeof(int64_t), slow_tasks, &ctx, &cfg,
+                                 res, &st);
+        CHECK(rc == 0, "few long tasks: farm run returned an error");
+        int64_t least = 0;
+        MPI_Allreduce(&st.tasks_done_by_me, &least, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+        CHECK_INT_EQ(least, 2); /* every rank one chunk of 2 */
     }
 
     /* A failing task: every rank gets a non-zero return and the same message. */
