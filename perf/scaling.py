@@ -131,7 +131,8 @@ PHASES = {
     "fuzzy": {"setup": ["input", "moments", "factor r"], "transfer": ["device copy"],
               "compute": ["fm"], "io": ["output", "plot"]},
     "scenarios": {"setup": ["input", "fit"], "compute": ["tree", "comb"],
-                  "io": ["output"], "nested": ["generate", "aggregate"]},
+                  "io": ["output"], "nested": ["generate", "aggregate"],
+                  "nested_prefix": "stage"},
 }
 CATEGORIES = ["setup", "compute", "wait", "comm", "transfer", "io", "other"]
 

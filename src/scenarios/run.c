@@ -282,8 +282,13 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
             free(all);
             return 1;
         }
-        char phase[64];
+        char phase[64], timer[32]; /* a timer a stage, few (the phase table is small) */
         snprintf(phase, sizeof phase, "stage %d", st + 1);
+        if (st < 8)
+            snprintf(timer, sizeof timer, "stage %d", st + 1);
+        else
+            snprintf(timer, sizeof timer, "stages 9-");
+        mu_timer_begin(timer);
         if (mu_sc_split_stage(c, x->use_gpu, nodes, app->size)) {
             rc = shared_stage(app, x, nodes, rd, all);
         } else {
@@ -300,6 +305,7 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         }
         if (rc) {
             free(all);
+            mu_timer_end(timer);
             return 1;
         }
         MPI_Bcast(all, (int)(nodes * (int64_t)rd), MPI_DOUBLE, 0, app->comm);
@@ -309,6 +315,7 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         rc = tree_reserve(t, t->n + kids, nst);
         if (mu_error_collective(app->comm, rc)) {
             free(all);
+            mu_timer_end(timer);
             return 1;
         }
         int64_t itsum = 0, itmax = 0, fewer = 0;
@@ -333,6 +340,7 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
             if (x->dump) mu_sc_dump_node(x->dump, v, REC_CHILD(rec, nst, K), c->m, nst);
         }
         free(all);
+        mu_timer_end(timer);
         t->stage_first[st + 2] = t->n;
         mu_info("scenarios: stage %d (%d-%02d): %lld node(s) x M=%d -> %lld children; k-means "
                 "iterations mean %.1f, max %lld%s",
