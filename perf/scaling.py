@@ -69,7 +69,7 @@ WORKLOAD_NAMES = ["scenarios", "cg", "maxsub", "advect", "fuzzy"]
 #  cpu16  the 16-core host of the GPU machine: about 10 s on one rank (estimated
 #         from this project's timings, not measured there);
 #  gpu    one to eight H100s: cg 256^3, advect the study's case (paper.ini),
-#         maxsub 2-D n = 16384, fuzzy exact on 2 x 10^5 blobs (about 80 s on one H100), scenarios 13
+#         maxsub 2-D n = 16384, fuzzy exact on 10^5 blobs (about 20 s on one H100), scenarios 13
 #         aggregations of M = 100000 (tree 1,12,20: the 12 second-stage nodes
 #         each into 20, farmed over the ranks).
 PRESETS = {
@@ -97,7 +97,7 @@ PRESETS = {
                    "weak": dict(config=ADVECT_PAPER, nx=336, ny=336, nz=38, fields=22,
                                 steps=40)},
         "maxsub": {"strong": dict(n=16384), "weak": dict(n=16384)},
-        "fuzzy": {"strong": dict(n=200000), "weak": dict(n=200000)},
+        "fuzzy": {"strong": dict(n=100000), "weak": dict(n=100000)},
         "scenarios": {"strong": dict(tree="1,12,20", m=100000),
                       "weak": dict(tree="1,12,20", m=100000)},
     },
