@@ -1,7 +1,7 @@
 /* Task farm (master-worker): rank 0 hands out ranges of task ids on request,
  * in chunks that shrink as the work runs out (guided scheduling), and places
  * each result by task id, so the outcome never depends on arrival order. The
- * master works too, in small chunks between serving requests. */
+ * master works too, in small chunks, while every worker holds a range. */
 #ifndef MU_MPI_TASKFARM_H
 #define MU_MPI_TASKFARM_H
 #include <mpi.h>
