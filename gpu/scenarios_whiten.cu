@@ -23,7 +23,6 @@
  * launch of a call is ordered on the calling thread's stream. */
 #include <cuda_runtime.h>
 #include <climits>
-#include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
 
@@ -32,6 +31,7 @@
 #include "gpu/scenarios_whiten.h"
 
 extern "C" {
+#include "core/message.h"
 #include "scenarios/whiten.h"
 }
 
@@ -267,26 +267,23 @@ int substitute(wh_bufs *b, int m, int q, const double *L, const int *piv, int rk
     return 0;
 }
 
-/* The device steps; 1: a device failure (mu_gpu_error()), 2: a non-finite
- * value, message in err. h: host scratch of 2d doubles, 2d ints, d x d doubles. */
-int whiten_steps(const double *x, int m, int d, double *y, int *rank, double *h, int *hi, char *err,
-                 size_t errlen) {
+/* The device steps: 0, or 1 after mu_error (a device failure through MU_GPU,
+ * a non-finite value). h: host scratch of 2d doubles, 2d ints, d x d doubles. */
+int whiten_steps(const double *x, int m, int d, double *y, int *rank, double *h, int *hi) {
     wh_bufs *b;
     unsigned long long bad;
     bufs.y = nullptr;
-    if (bufs_get(m, d, &b) || upload(b, x, m, d, &bad)) return 1;
-    if (bad != ULLONG_MAX) {
-        snprintf(err, errlen, "scenario %llu, station %llu is not a finite number",
-                 bad / (unsigned long long)d, bad % (unsigned long long)d);
-        return 2;
-    }
+    MU_TRY(MU_GPU(bufs_get(m, d, &b) || upload(b, x, m, d, &bad), "whitening on the GPU"));
+    if (bad != ULLONG_MAX)
+        return mu_error("scenario %llu, station %llu is not a finite number",
+                        bad / (unsigned long long)d, bad % (unsigned long long)d);
     double *mean = h, *sd = h + d, *r = h + 2 * (size_t)d;
     int *keep = hi, *piv = hi + d, q, rk = 0;
-    if (moments(b, m, d, mean, sd, keep, &q)) return 1;
+    MU_TRY(MU_GPU(moments(b, m, d, mean, sd, keep, &q), "whitening on the GPU"));
     if (q > 0) {
-        if (correlation(b, m, q, r)) return 1;
+        MU_TRY(MU_GPU(correlation(b, m, q, r), "whitening on the GPU"));
         rk = mu_whiten_factor(r, m, q, piv);
-        if (rk > 0 && substitute(b, m, q, r, piv, rk, y)) return 1;
+        if (rk > 0) MU_TRY(MU_GPU(substitute(b, m, q, r, piv, rk, y), "whitening on the GPU"));
     }
     b->y = rk > 0 ? b->x : nullptr;
     *rank = rk;
@@ -295,20 +292,16 @@ int whiten_steps(const double *x, int m, int d, double *y, int *rank, double *h,
 
 } // namespace
 
-extern "C" int mu_gpu_whiten(const double *x, int m, int d, double *y, int *rank, char *err,
-                             size_t errlen) {
+extern "C" int mu_gpu_whiten(const double *x, int m, int d, double *y, int *rank) {
     *rank = 0;
-    if (m < 2 || d < 1) return mu_whiten(x, m, d, y, rank, err, errlen); /* rank 0: nothing moves */
+    if (m < 2 || d < 1) return mu_whiten(x, m, d, y, rank); /* rank 0: nothing moves */
     double *h = (double *)malloc(sizeof(double) * (2 * (size_t)d + (size_t)d * d));
     int *hi = (int *)malloc(sizeof(int) * 2 * (size_t)d);
-    int rc = 1;
-    if (!h || !hi)
-        snprintf(err, errlen, "out of memory whitening %d x %d scenarios", m, d);
-    else if ((rc = whiten_steps(x, m, d, y, rank, h, hi, err, errlen)) == 1)
-        snprintf(err, errlen, "whitening on the GPU: %s", mu_gpu_error());
+    int rc = !h || !hi ? mu_error("out of memory whitening %d x %d scenarios", m, d)
+                       : whiten_steps(x, m, d, y, rank, h, hi);
     free(h);
     free(hi);
-    return rc ? 1 : 0;
+    return rc;
 }
 
 extern "C" const double *mu_gpu_whiten_rows(void) {

@@ -16,9 +16,10 @@ extern "C" {
 #endif
 
 /* mu_whiten (scenarios/whiten.h) on the current device, except that y is
- * written compact: m x *rank, row stride *rank. Returns 0, or 1 with a message
- * in err: mu_whiten's (a non-finite value) or the device's failure. */
-int mu_gpu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, size_t errlen);
+ * written compact: m x *rank, row stride *rank. Returns 0, or 1 after mu_error
+ * (core/message.h): mu_whiten's message (a non-finite value) or "whitening on
+ * the GPU: <mu_gpu_error()>". */
+int mu_gpu_whiten(const double *x, int m, int d, double *y, int *rank);
 /* The device's copy of the y that this host thread's last mu_gpu_whiten wrote
  * (m x rank, row-major, on its device), valid until the thread's next call;
  * NULL if that call failed or found rank 0. The k-means context copies it on

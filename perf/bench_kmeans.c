@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/message.h"
 #include "gpu/gpu.h"
 #include "gpu/scenarios_kmeans.h"
 #include "scenarios/kmeans.h"
@@ -107,10 +108,9 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
     snprintf(summary[row].name, sizeof summary[row].name, "%s", bc->name);
     for (int p = 0; p < NPATHS; p++) summary[row].tot[p] = -1.0;
     double *x = scenarios(m, d), *y = malloc(sizeof(double) * (size_t)m * d);
-    char err[256];
     double t = mu_km_now();
-    if (mu_whiten(x, m, d, y, &r, err, sizeof err)) {
-        fprintf(stderr, "bench_kmeans: %s\n", err);
+    if (mu_whiten(x, m, d, y, &r)) {
+        fprintf(stderr, "bench_kmeans: %s\n", mu_error_message());
         exit(1);
     }
     t = mu_km_now() - t;

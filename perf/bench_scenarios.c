@@ -160,10 +160,8 @@ static int newave(bench *b, int64_t rec, int m, int stages, double budget) {
         double t2 = now();
         mu_agg_result ar;
         memset(&ar, 0, sizeof ar);
-        char err[256];
-        if (mu_agg_cluster(x.Z, m, nst, 20, b->c.method, b->c.max_iter, 77 + st, b->use_gpu, &ar,
-                           err, sizeof err)) {
-            fprintf(stderr, "bench_scenarios: newave stage %d: %s\n", st + 1, err);
+        if (mu_agg_cluster(x.Z, m, nst, 20, b->c.method, b->c.max_iter, 77 + st, b->use_gpu, &ar)) {
+            fprintf(stderr, "bench_scenarios: newave stage %d: %s\n", st + 1, mu_error_message());
             free_ctx(&x);
             return 1;
         }

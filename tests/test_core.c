@@ -371,6 +371,12 @@ static void error_idiom(void) {
     snprintf(want, sizeof want, "%s", mu_error_message());
     mu_error_cause("the cause", "%s", longer);
     CHECK_STR_EQ(mu_error_message(), want);
+
+    /* The caller's context in front of its callee's message. */
+    mu_error("out of memory in the %s", "aggregation");
+    CHECK_INT_EQ(mu_error_cause(mu_error_message(), "node %d (stage %d): aggregation", 5, 1), 1);
+    CHECK_STR_EQ(mu_error_message(),
+                 "node 5 (stage 1): aggregation: out of memory in the aggregation");
     mu_error_clear();
 }
 

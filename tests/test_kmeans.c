@@ -21,6 +21,7 @@
 #include <omp.h>
 
 #include "mu_test.h"
+#include "core/message.h"
 #include "gpu/gpu.h"
 #include "gpu/scenarios_kmeans.h"
 #include "gpu/scenarios_whiten.h"
@@ -100,8 +101,7 @@ static void test_whiten_mahalanobis(void) {
     double *x = make_data(m, d, 3, 2.0, 0), *y = malloc(sizeof(double) * m * d);
     for (int i = 0; i < m; i++) x[i * d + 6] = 1e4 * x[i * d + 6] + 3.0 * x[i * d + 1];
     double inv[49];
-    char err[256];
-    CHECK_INT_EQ(mu_whiten(x, m, d, y, &r, err, sizeof err), 0);
+    CHECK_INT_EQ(mu_whiten(x, m, d, y, &r), 0);
     CHECK_INT_EQ(r, d);
     cov_inverse(x, m, d, inv);
     for (int t = 0; t < 200; t++) {
@@ -122,12 +122,11 @@ static void test_whiten_threads(void) {
     int m = 9001, d = 23, r1 = 0, r2 = 0;
     double *x = make_data(m, d, 5, 2.0, 0), *y1 = malloc(sizeof(double) * m * d),
            *y2 = malloc(sizeof(double) * m * d);
-    char err[128];
     int nt = omp_get_max_threads();
     omp_set_num_threads(1);
-    CHECK_INT_EQ(mu_whiten(x, m, d, y1, &r1, err, sizeof err), 0);
+    CHECK_INT_EQ(mu_whiten(x, m, d, y1, &r1), 0);
     omp_set_num_threads(nt > 1 ? nt : 3);
-    CHECK_INT_EQ(mu_whiten(x, m, d, y2, &r2, err, sizeof err), 0);
+    CHECK_INT_EQ(mu_whiten(x, m, d, y2, &r2), 0);
     omp_set_num_threads(nt);
     CHECK_INT_EQ(r1, r2);
     CHECK_MEM_EQ(y1, y2, sizeof(double) * m * d);
@@ -143,9 +142,8 @@ static void test_whiten_singular(void) {
         x[i * d + 5] = x0[i * d0] - 2.5 * x0[i * d0 + 2];
     }
     double *y0 = malloc(sizeof(double) * m * d0), *y = malloc(sizeof(double) * m * d);
-    char err[256];
-    CHECK_INT_EQ(mu_whiten(x0, m, d0, y0, &r0, err, sizeof err), 0);
-    CHECK_INT_EQ(mu_whiten(x, m, d, y, &r, err, sizeof err), 0);
+    CHECK_INT_EQ(mu_whiten(x0, m, d0, y0, &r0), 0);
+    CHECK_INT_EQ(mu_whiten(x, m, d, y, &r), 0);
     CHECK_INT_EQ(r0, 4);
     CHECK_INT_EQ(r, 4);
     for (int t = 0; t < 200; t++) {
@@ -156,7 +154,7 @@ static void test_whiten_singular(void) {
     }
     /* All scenarios alike: rank 0. */
     for (int i = 0; i < m * d; i++) x[i] = 3.0;
-    CHECK_INT_EQ(mu_whiten(x, m, d, y, &r, err, sizeof err), 0);
+    CHECK_INT_EQ(mu_whiten(x, m, d, y, &r), 0);
     CHECK_INT_EQ(r, 0);
     free(x0);
     free(x);
@@ -385,18 +383,17 @@ static void test_aggregate(void) {
     struct {
         int m, d, k;
     } cs[] = {{1024, 8, 30}, {1024, 16, 200}, {500, 5, 2}, {200, 3, 1}, {100, 4, 99}};
-    char err[256];
     for (size_t t = 0; t < sizeof cs / sizeof cs[0]; t++) {
         int m = cs[t].m, d = cs[t].d, k = cs[t].k;
         double *x = make_data(m, d, 12, 3.0, 0);
         for (int meth = 0; meth < 2; meth++) {
             mu_agg_result a, b;
-            CHECK_INT_EQ(mu_agg_cluster(x, m, d, k, meth, 100, 7, 0, &a, err, sizeof err), 0);
+            CHECK_INT_EQ(mu_agg_cluster(x, m, d, k, meth, 100, 7, 0, &a), 0);
             CHECK_INT_EQ(a.k, k);
             CHECK_TRUE(a.converged);
             check_result(x, m, d, k, &a);
             /* deterministic in the key */
-            CHECK_INT_EQ(mu_agg_cluster(x, m, d, k, meth, 100, 7, 0, &b, err, sizeof err), 0);
+            CHECK_INT_EQ(mu_agg_cluster(x, m, d, k, meth, 100, 7, 0, &b), 0);
             CHECK_INT_EQ(a.k, b.k);
             CHECK_MEM_EQ(a.group, b.group, sizeof(int) * m);
             CHECK_MEM_EQ(a.rep, b.rep, sizeof(int) * a.k);
@@ -409,46 +406,43 @@ static void test_aggregate(void) {
 
 /* K > M, K above the number of distinct points, duplicates, one point. */
 static void test_aggregate_edges(void) {
-    char err[256];
     int m = 60, d = 3;
     double *x = make_data(m, d, 4, 2.0, 0);
     mu_agg_result r;
-    CHECK_INT_EQ(mu_agg_cluster(x, m, d, 100, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r, err, sizeof err),
-                 0);
+    CHECK_INT_EQ(mu_agg_cluster(x, m, d, 100, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r), 0);
     CHECK_INT_EQ(r.k, m); /* K > M: one group per scenario */
     for (int l = 0; l < m; l++) CHECK_INT_EQ(r.rep[l], l);
     check_result(x, m, d, 100, &r);
     mu_agg_result_free(&r);
     /* 20 distinct rows, each three times: K = 40 gives 20 groups */
     for (int i = 20; i < m; i++) memcpy(x + i * d, x + (i % 20) * d, sizeof(double) * d);
-    CHECK_INT_EQ(mu_agg_cluster(x, m, d, 40, MU_AGG_VERSION2, 50, 1, 0, &r, err, sizeof err), 0);
+    CHECK_INT_EQ(mu_agg_cluster(x, m, d, 40, MU_AGG_VERSION2, 50, 1, 0, &r), 0);
     CHECK_INT_EQ(r.k, 20);
     for (int i = 0; i < m; i++) CHECK_INT_EQ(r.group[i], i % 20);
     for (int l = 0; l < 20; l++) CHECK_TRUE(r.prob[l] == 3.0 / 60.0);
     mu_agg_result_free(&r);
     /* duplicates with K below the distinct count: still a valid partition */
     for (int meth = 0; meth < 2; meth++) {
-        CHECK_INT_EQ(mu_agg_cluster(x, m, d, 6, meth, 50, 3, 0, &r, err, sizeof err), 0);
+        CHECK_INT_EQ(mu_agg_cluster(x, m, d, 6, meth, 50, 3, 0, &r), 0);
         CHECK_INT_EQ(r.k, 6);
         check_result(x, m, d, 6, &r);
         mu_agg_result_free(&r);
     }
     /* all alike: one group, representative 0 */
     for (int i = 0; i < m * d; i++) x[i] = 2.5;
-    CHECK_INT_EQ(mu_agg_cluster(x, m, d, 5, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r, err, sizeof err),
-                 0);
+    CHECK_INT_EQ(mu_agg_cluster(x, m, d, 5, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r), 0);
     CHECK_INT_EQ(r.k, 1);
     CHECK_INT_EQ(r.rep[0], 0);
     CHECK_TRUE(r.prob[0] == 1.0);
     mu_agg_result_free(&r);
-    CHECK_INT_EQ(mu_agg_cluster(x, 1, d, 3, MU_AGG_VERSION2, 50, 1, 0, &r, err, sizeof err), 0);
+    CHECK_INT_EQ(mu_agg_cluster(x, 1, d, 3, MU_AGG_VERSION2, 50, 1, 0, &r), 0);
     CHECK_INT_EQ(r.k, 1);
     mu_agg_result_free(&r);
     /* representative ties: equal members nearest the centroid, the lowest index wins */
     {
         double v[] = {0, 5, 0, 100, 101, 100};
         for (int meth = 0; meth < 2; meth++) {
-            CHECK_INT_EQ(mu_agg_cluster(v, 6, 1, 2, meth, 50, 9, 0, &r, err, sizeof err), 0);
+            CHECK_INT_EQ(mu_agg_cluster(v, 6, 1, 2, meth, 50, 9, 0, &r), 0);
             CHECK_INT_EQ(r.k, 2);
             CHECK_INT_EQ(r.rep[0], 0);
             CHECK_INT_EQ(r.rep[1], 3);
@@ -458,12 +452,11 @@ static void test_aggregate_edges(void) {
     }
     /* bad input */
     x[7] = NAN;
-    CHECK_INT_EQ(mu_agg_cluster(x, m, d, 5, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r, err, sizeof err),
-                 1);
-    CHECK_TRUE(strstr(err, "not a finite number") != NULL);
+    CHECK_INT_EQ(mu_agg_cluster(x, m, d, 5, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r), 1);
+    CHECK_TRUE(strstr(mu_error_message(), "not a finite number") != NULL);
     x[7] = 1.0;
-    CHECK_INT_EQ(mu_agg_cluster(x, m, d, 0, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r, err, sizeof err),
-                 1);
+    CHECK_INT_EQ(mu_agg_cluster(x, m, d, 0, MU_AGG_HARTIGAN_WONG, 50, 1, 0, &r), 1);
+    CHECK_STR_EQ(mu_error_message(), "aggregation needs K >= 1 groups");
     free(x);
 }
 
@@ -552,10 +545,14 @@ static int r_compare(const char *dir) {
 static void gpu_whiten_case(const double *x, int m, int d) {
     double *y1 = malloc(sizeof(double) * (size_t)m * d),
            *y2 = malloc(sizeof(double) * (size_t)m * d);
-    char e1[128] = "", e2[128] = "";
+    char e1[128];
     int r1 = -1, r2 = -1;
-    int f1 = mu_whiten(x, m, d, y1, &r1, e1, sizeof e1);
-    int f2 = mu_gpu_whiten(x, m, d, y2, &r2, e2, sizeof e2);
+    mu_error_clear();
+    int f1 = mu_whiten(x, m, d, y1, &r1);
+    snprintf(e1, sizeof e1, "%s", mu_error_message());
+    mu_error_clear();
+    int f2 = mu_gpu_whiten(x, m, d, y2, &r2);
+    const char *e2 = mu_error_message();
     CHECK(f1 == f2 && !strcmp(e1, e2), "whiten m %d d %d: CPU %d '%s', GPU %d '%s'", m, d, f1, e1,
           f2, e2);
     if (f1 == 0 && f2 == 0) {
@@ -692,12 +689,11 @@ static int gpu_compare(void) {
         }
         mu_gpu_km_destroy(g);
         /* whole aggregations, both methods: identical groups */
-        char err[256];
         for (int meth = 0; meth < 2 && m > 1; meth++) {
             mu_agg_result rc, rg;
-            int e1 = mu_agg_cluster(a, m, d, k, meth, 100, 11, 0, &rc, err, sizeof err);
-            int e2 = mu_agg_cluster(a, m, d, k, meth, 100, 11, 1, &rg, err, sizeof err);
-            CHECK(e1 == 0 && e2 == 0, "aggregate: %s", err);
+            int e1 = mu_agg_cluster(a, m, d, k, meth, 100, 11, 0, &rc);
+            int e2 = mu_agg_cluster(a, m, d, k, meth, 100, 11, 1, &rg);
+            CHECK(e1 == 0 && e2 == 0, "aggregate: %s", mu_error_message());
             if (e1 == 0 && e2 == 0) {
                 CHECK(rc.k == rg.k && rc.iterations == rg.iterations &&
                           !memcmp(rc.group, rg.group, sizeof(int) * m) &&

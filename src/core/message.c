@@ -17,12 +17,14 @@ int mu_error(const char *fmt, ...) {
 }
 
 int mu_error_cause(const char *cause, const char *fmt, ...) {
+    char out[MSG_MAX]; /* formed apart: cause may be this thread's message itself */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
+    vsnprintf(out, sizeof out, fmt, ap);
     va_end(ap);
-    size_t len = strlen(message);
-    snprintf(message + len, sizeof message - len, ": %s", cause);
+    size_t len = strlen(out);
+    snprintf(out + len, sizeof out - len, ": %s", cause);
+    memcpy(message, out, strlen(out) + 1);
     return 1;
 }
 

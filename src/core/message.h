@@ -40,7 +40,9 @@
 
 /* Records a message ("file:line: what was expected") and returns 1. */
 int mu_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Records "<fmt...>: <cause>" and returns 1 (MU_GPU passes mu_gpu_error()). */
+/* Records "<fmt...>: <cause>" and returns 1 (MU_GPU passes mu_gpu_error()).
+ * cause may be mu_error_message(): a caller names what failed (node, stage)
+ * in front of its callee's message. */
 int mu_error_cause(const char *cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The recorded message, or "" when none. */
 const char *mu_error_message(void);

@@ -29,9 +29,9 @@
  *     comparisons; every decision that depends on another point's stays on
  *     the CPU, in point order. So the groups are identical, not just close. */
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "core/message.h"
 #include "core/philox.h"
 #include "gpu/gpu.h"
 #include "gpu/scenarios_kmeans.h"
@@ -136,49 +136,53 @@ static int nearest_members(const double *y, int m, int r, const int *grp, const 
     return 0;
 }
 
-static int fail(char *err, size_t errlen, const char *msg) {
-    snprintf(err, errlen, "%s", msg);
-    return 1;
+/* 0 when ok (an allocation succeeded), else 1 after mu_error. */
+static int got_memory(int ok) {
+    return ok ? 0 : mu_error("out of memory in the aggregation");
+}
+
+/* The k-means's MU_KM_BACKEND: a step shared by the ranks, the device (its
+ * message) or, on the CPU, memory. 1 after mu_error. */
+static int backend_failed(int nranks, int use_gpu) {
+    if (nranks > 1)
+        return mu_error("aggregation: a step shared by the ranks failed (device or memory)");
+    if (use_gpu) return MU_GPU(1, "aggregation");
+    return mu_error("aggregation: out of memory");
 }
 
 int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
-                   uint64_t key, int use_gpu, mu_agg_result *res, char *err, size_t errlen) {
-    return mu_agg_cluster_shared(x, m, d, k, method, max_iter, key, use_gpu, MPI_COMM_NULL, res,
-                                 err, errlen);
+                   uint64_t key, int use_gpu, mu_agg_result *res) {
+    return mu_agg_cluster_shared(x, m, d, k, method, max_iter, key, use_gpu, MPI_COMM_NULL, res);
 }
 
 int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
-                          uint64_t key, int use_gpu, MPI_Comm comm, mu_agg_result *res, char *err,
-                          size_t errlen) {
+                          uint64_t key, int use_gpu, MPI_Comm comm, mu_agg_result *res) {
     memset(res, 0, sizeof *res);
     int nranks = 1;
     if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &nranks);
     mu_km_split sp = {0};
-    if (!x || m < 1 || d < 1) return fail(err, errlen, "aggregation needs at least one scenario");
-    if (k < 1) return fail(err, errlen, "aggregation needs K >= 1 groups");
-    if (max_iter < 1) return fail(err, errlen, "aggregation needs max_iter >= 1");
+    if (!x || m < 1 || d < 1) return mu_error("aggregation needs at least one scenario");
+    if (k < 1) return mu_error("aggregation needs K >= 1 groups");
+    if (max_iter < 1) return mu_error("aggregation needs max_iter >= 1");
     if (method != MU_AGG_HARTIGAN_WONG && method != MU_AGG_VERSION2)
-        return fail(err, errlen, "unknown aggregation method");
-    int rc = 1, r = 0, kk = 0, u = 0;
+        return mu_error("unknown aggregation method");
+    int rc = 0, r = 0, kk = 0, u = 0;
     double *y = malloc(sizeof(double) * (size_t)m * (size_t)d);
     int *tmp = malloc(sizeof(int) * (size_t)m);
     int *grp = malloc(sizeof(int) * (size_t)m), *first = malloc(sizeof(int) * (size_t)m);
     int *nc = NULL, *order = NULL, *rep = NULL;
-    double *c = NULL;
+    double *c = NULL, *best = NULL;
     mu_gpu_km *g = NULL;
     const double *ydev = NULL; /* the device's copy of y, if whitened there */
-    if (!y || !tmp || !grp || !first) {
-        fail(err, errlen, "out of memory in the aggregation");
-        goto done;
-    }
+    MU_TRY_GOTO(got_memory(y && tmp && grp && first));
     double t0 = mu_km_now();
     /* Large nodes of a GPU rank whiten on the device (same bits, y compact);
      * the device keeps its copy of y for the k-means context. */
     if (use_gpu && m >= MU_GPU_KM_BOOK_MIN) {
-        if (mu_gpu_whiten(x, m, d, y, &r, err, errlen)) goto done;
+        MU_TRY_GOTO(mu_gpu_whiten(x, m, d, y, &r));
         ydev = mu_gpu_whiten_rows();
     } else {
-        if (mu_whiten(x, m, d, y, &r, err, errlen)) goto done;
+        MU_TRY_GOTO(mu_whiten(x, m, d, y, &r));
         for (int i = 1; i < m; i++)
             memmove(y + (size_t)i * r, y + (size_t)i * d, sizeof(double) * r);
     }
@@ -186,10 +190,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
     t0 = mu_km_now();
 
     /* Distinct points: id of each point's value, numbered by first occurrence. */
-    if (distinct_ids(y, m, r, grp, first, &u)) {
-        fail(err, errlen, "out of memory in the aggregation");
-        goto done;
-    }
+    MU_TRY_GOTO(got_memory(!distinct_ids(y, m, r, grp, first, &u)));
     res->distinct_s = mu_km_now() - t0;
 
     res->converged = 1;
@@ -203,10 +204,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
         c = malloc(sizeof(double) * (size_t)k * (size_t)(r > 0 ? r : 1));
         nc = malloc(sizeof(int) * (size_t)k);
         order = malloc(sizeof(int) * (size_t)u);
-        if (!c || !nc || !order) {
-            fail(err, errlen, "out of memory in the aggregation");
-            goto done;
-        }
+        MU_TRY_GOTO(got_memory(c && nc && order));
         /* Partial Fisher-Yates over the distinct values. */
         for (int v = 0; v < u; v++) order[v] = v;
         for (int s = 0; s < k; s++) {
@@ -221,18 +219,14 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
         mu_km_backend gbe, sbe, *be = NULL;
         mu_km_points bpts;
         if (nranks > 1) { /* each rank's block of every whole step, gathered */
-            if (mu_km_split_open(&sp, comm, m)) {
-                fail(err, errlen, "out of memory in the aggregation");
-                goto done;
-            }
+            MU_TRY_GOTO(got_memory(!mu_km_split_open(&sp, comm, m)));
             const double *blk = y + (size_t)sp.lo * r;
-            int bad = use_gpu && sp.n > 0 && mu_gpu_km_create(blk, sp.n, r, k, &g), any = 0;
-            if (bad) snprintf(err, errlen, "aggregation on the GPU: %s", mu_gpu_error());
+            int bad = 0, any = 0;
+            if (use_gpu && sp.n > 0)
+                bad = MU_GPU(mu_gpu_km_create(blk, sp.n, r, k, &g), "aggregation on the GPU");
             MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
-            if (any) {
-                if (!bad) snprintf(err, errlen, "aggregation on the GPU failed on another rank");
-                goto done;
-            }
+            if (any)
+                MU_TRY_GOTO(bad ? bad : mu_error("aggregation on the GPU failed on another rank"));
             bpts = (mu_km_points){blk, sp.n, r};
             gbe = use_gpu ? mu_km_gpu_backend(g, sp.n >= MU_GPU_KM_BOOK_MIN, 0)
                           : mu_km_cpu_backend(&bpts);
@@ -241,10 +235,8 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
             be = &sbe;
         } else if (use_gpu) {
             t0 = mu_km_now();
-            if (mu_gpu_km_create(ydev ? ydev : y, m, r, k, &g)) {
-                snprintf(err, errlen, "aggregation on the GPU: %s", mu_gpu_error());
-                goto done;
-            }
+            MU_TRY_GOTO(
+                MU_GPU(mu_gpu_km_create(ydev ? ydev : y, m, r, k, &g), "aggregation on the GPU"));
             res->device_s = mu_km_now() - t0;
             /* Version 2's bookkeeping on the device too where M is large (same bits). */
             int book = m >= MU_GPU_KM_BOOK_MIN;
@@ -257,18 +249,10 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
         int f = method == MU_AGG_HARTIGAN_WONG
                     ? mu_km_hartigan_wong(y, m, r, c, k, max_iter, 0, be, &out)
                     : mu_km_version2(y, m, r, c, k, max_iter, 0, be, &out);
-        if (f == MU_KM_BACKEND) {
-            snprintf(err, errlen, "aggregation: %s",
-                     nranks > 1 ? "a step shared by the ranks failed (device or memory)"
-                     : use_gpu  ? mu_gpu_error()
-                                : "out of memory");
-            goto done;
-        }
-        if (f == MU_KM_EMPTY || f == MU_KM_BADK) {
-            snprintf(err, errlen, "aggregation: k-means fault %d with %d groups of %d scenarios", f,
-                     k, m);
-            goto done;
-        }
+        if (f == MU_KM_BACKEND) MU_TRY_GOTO(backend_failed(nranks, use_gpu));
+        if (f == MU_KM_EMPTY || f == MU_KM_BADK)
+            MU_TRY_GOTO(
+                mu_error("aggregation: k-means fault %d with %d groups of %d scenarios", f, k, m));
         res->iterations = out.iter;
         res->kmeans_s = out.total_s;
         res->dist_s = out.dist_s;
@@ -282,21 +266,12 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
     c = calloc((size_t)kk * (size_t)(r > 0 ? r : 1), sizeof(double));
     nc = calloc((size_t)kk, sizeof(int));
     rep = malloc(sizeof(int) * (size_t)kk);
-    double *best = malloc(sizeof(double) * (size_t)kk);
+    best = malloc(sizeof(double) * (size_t)kk);
     free(order);
     order = malloc(sizeof(int) * (size_t)kk);
-    if (!c || !nc || !rep || !best || !order) {
-        free(best);
-        fail(err, errlen, "out of memory in the aggregation");
-        goto done;
-    }
+    MU_TRY_GOTO(got_memory(c && nc && rep && best && order));
     mu_km_means(y, m, r, grp, kk, c, nc);
-    int nomem = nearest_members(y, m, r, grp, c, kk, rep, best);
-    free(best);
-    if (nomem) {
-        fail(err, errlen, "out of memory in the aggregation");
-        goto done;
-    }
+    MU_TRY_GOTO(got_memory(!nearest_members(y, m, r, grp, c, kk, rep, best)));
     /* Groups in the order of their representatives. */
     for (int l = 0; l < kk; l++) order[l] = rep[l];
     qsort(order, (size_t)kk, sizeof(int), int_cmp);
@@ -305,11 +280,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
     res->rep = malloc(sizeof(int) * (size_t)kk);
     res->prob = malloc(sizeof(double) * (size_t)kk);
     res->group = malloc(sizeof(int) * (size_t)m);
-    if (!res->rep || !res->prob || !res->group) {
-        mu_agg_result_free(res);
-        fail(err, errlen, "out of memory in the aggregation");
-        goto done;
-    }
+    MU_TRY_GOTO(got_memory(res->rep && res->prob && res->group));
     for (int s = 0; s < kk; s++) {
         int l = grp[order[s]];
         res->rep[s] = order[s];
@@ -318,8 +289,8 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
     }
     for (int i = 0; i < m; i++) res->group[i] = tmp[grp[i]];
     res->rep_s = mu_km_now() - t0;
-    rc = 0;
 done:
+    if (rc) mu_agg_result_free(res); /* what a failure left half made */
     mu_km_split_close(&sp);
     mu_gpu_km_destroy(g);
     free(y);
@@ -329,6 +300,7 @@ done:
     free(nc);
     free(order);
     free(rep);
+    free(best);
     free(c);
     return rc;
 }

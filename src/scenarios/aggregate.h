@@ -30,16 +30,15 @@ typedef struct {
 /* Clusters the m scenarios (rows of x, m x d, row-major). Deterministic in
  * (x, k, method, key): key seeds any random choice (initial centres). use_gpu
  * lets the distance and assignment steps run on this rank's device. Returns 0,
- * or 1 with a message in err. */
+ * or 1 after mu_error (core/message.h). */
 int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
-                   uint64_t key, int use_gpu, mu_agg_result *res, char *err, size_t errlen);
+                   uint64_t key, int use_gpu, mu_agg_result *res);
 /* The same, computed by all ranks of comm together (collective; every rank
  * passes the same x and gets the same result, the bits of mu_agg_cluster):
  * each whole k-means step by blocks of scenarios, one per rank, on its device
  * when use_gpu; the serial part runs on every rank. MPI_COMM_NULL: alone. */
 int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
-                          uint64_t key, int use_gpu, MPI_Comm comm, mu_agg_result *res, char *err,
-                          size_t errlen);
+                          uint64_t key, int use_gpu, MPI_Comm comm, mu_agg_result *res);
 void mu_agg_result_free(mu_agg_result *res);
 
 #endif

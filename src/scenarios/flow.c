@@ -117,8 +117,8 @@ static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows, int per_scen) 
     x->Z = malloc((size_t)rows * nst * sizeof *x->Z);
     x->zpast = malloc((size_t)(per_scen ? rows : 1) * pmax * nst * sizeof *x->zpast);
     int rc = !x->Z || !x->zpast ? mu_error("out of memory for %lld scenarios", (long long)rows) : 0;
-    if (!rc && x->use_gpu && mu_sc_gpu_create(nst, pmax, rows, per_scen, &x->gpu))
-        rc = mu_error("scenarios: GPU buffers: %s", mu_gpu_error());
+    if (!rc && x->use_gpu)
+        rc = MU_GPU(mu_sc_gpu_create(nst, pmax, rows, per_scen, &x->gpu), "scenarios: GPU buffers");
     return mu_error_collective(app->comm, rc);
 }
 

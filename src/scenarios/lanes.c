@@ -44,8 +44,9 @@ static int lanes_open(mu_sc_ctx *x, int n) {
         x->nlanes = t + 1; /* so that close frees this one too */
         if (!l->Z || !l->zpast || !l->err)
             return mu_error("out of memory for scenario lane %d (M = %d)", t, x->c->m);
-        if (x->use_gpu && mu_sc_gpu_create(nst, pmax, x->c->m, 0, &l->gpu))
-            return mu_error("scenarios: GPU buffers of lane %d: %s", t, mu_gpu_error());
+        if (x->use_gpu)
+            MU_TRY(MU_GPU(mu_sc_gpu_create(nst, pmax, x->c->m, 0, &l->gpu),
+                          "scenarios: GPU buffers of lane %d", t));
     }
     return 0;
 }
@@ -64,6 +65,15 @@ void mu_sc_lanes_close(mu_sc_ctx *x) {
     x->nlanes = 0;
 }
 
+/* A lane's first failure, node v: the node, and a copy of this thread's
+ * message (core/message.c keeps one per thread, and the lane's thread may be
+ * gone, or failing elsewhere, when the calling thread passes it on). */
+static void lane_failed(mu_sc_ctx *l, int64_t v) {
+    if (l->err_node >= 0) return;
+    l->err_node = v;
+    snprintf(l->err, LANE_ERR, "%s", mu_error_message());
+}
+
 int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t rd,
                     mu_sc_node_fn fn) {
     int n = x->threads < count ? x->threads : (int)count;
@@ -73,12 +83,9 @@ int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t
     }
     if (x->nlanes < n) {
         mu_sc_lanes_close(x);
-        if (lanes_open(x, n)) {
-            char msg[LANE_ERR];
-            snprintf(msg, sizeof msg, "%s", mu_error_message());
-            mu_sc_lanes_close(x);
-            return mu_error("%s", msg);
-        }
+        int rc = lanes_open(x, n);
+        if (rc) mu_sc_lanes_close(x); /* keeps the message: it records none */
+        MU_TRY(rc);
     }
     for (int t = 0; t < n; t++) {
         mu_sc_ctx *l = &x->lanes[t];
@@ -91,12 +98,9 @@ int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t
 #pragma omp parallel num_threads(n)
     {
         mu_sc_ctx *l = &x->lanes[omp_get_thread_num()];
-        int bound = !l->use_gpu || mu_gpu_bind_thread() == 0;
-        if (!bound) {
-            l->err_node = v0;
-            snprintf(l->err, LANE_ERR, "scenarios: a host thread could not use the GPU: %s",
-                     mu_gpu_error());
-        }
+        int bound = !l->use_gpu ||
+                    !MU_GPU(mu_gpu_bind_thread(), "scenarios: a host thread could not use the GPU");
+        if (!bound) lane_failed(l, v0);
 #pragma omp for schedule(dynamic, 1)
         for (int64_t j = 0; j < count; j++) {
             int stop;
@@ -104,10 +108,7 @@ int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t
             stop = failed;
             if (stop || !bound) continue;
             if (fn(l, v0 + j, rec + j * rd)) {
-                if (l->err_node < 0) {
-                    l->err_node = v0 + j;
-                    snprintf(l->err, LANE_ERR, "%s", mu_error_message());
-                }
+                lane_failed(l, v0 + j);
 #pragma omp atomic write
                 failed = 1;
             }

@@ -90,11 +90,9 @@ int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z) 
         g.D = x->Dnode;
         g.lower = x->lower_node;
     }
-    if (x->use_gpu) {
-        if (mu_sc_gpu_generate(x->gpu, &g, d, Z, &x->clamped, NULL))
-            return mu_error("scenarios: GPU generation: %s", mu_gpu_error());
-        return 0;
-    }
+    if (x->use_gpu)
+        return MU_GPU(mu_sc_gpu_generate(x->gpu, &g, d, Z, &x->clamped, NULL),
+                      "scenarios: GPU generation");
     mu_sc_gen_cpu(&g, d, Z, &x->clamped);
     return 0;
 }
@@ -204,16 +202,15 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     MU_TRY(rc);
     mu_agg_result ar;
     memset(&ar, 0, sizeof ar);
-    char err[512] = "";
     t0 = mu_km_now();
     rc = mu_agg_cluster_shared(x->Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
-                               x->use_gpu, comm, &ar, err, sizeof err);
+                               x->use_gpu, comm, &ar);
     phase_time(x, "aggregate", t0);
     x->km_s += ar.kmeans_s;
     x->km_dist_s += ar.dist_s;
-    if (rc)
-        return mu_error("scenarios: node %lld (stage %d): aggregation: %s", (long long)v, x->stage,
-                        err);
+    if (rc) /* the node and stage in front of the aggregation's message */
+        return mu_error_cause(mu_error_message(), "scenarios: node %lld (stage %d): aggregation",
+                              (long long)v, x->stage);
     rc = put_children(x, &ar, K, rec);
     mu_agg_result_free(&ar);
     return rc;

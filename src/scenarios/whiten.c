@@ -18,10 +18,10 @@
  * the rank is 0 and all distances are 0. */
 #include <math.h>
 #include <omp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/message.h"
 #include "scenarios/whiten.h"
 
 /* Stations kept (not constant over the scenarios): their means and standard
@@ -183,36 +183,27 @@ static void whiten_points(const double *z, int zs, const double *r, const int *p
                      y);
 }
 
-int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, size_t errlen) {
+int mu_whiten(const double *x, int m, int d, double *y, int *rank) {
     *rank = 0;
     for (size_t t = 0; t < (size_t)m * (size_t)d; t++)
-        if (!isfinite(x[t])) {
-            snprintf(err, errlen, "scenario %zu, station %zu is not a finite number", t / (size_t)d,
-                     t % (size_t)d);
-            return 1;
-        }
+        if (!isfinite(x[t]))
+            return mu_error("scenario %zu, station %zu is not a finite number", t / (size_t)d,
+                            t % (size_t)d);
     if (m < 2) return 0;
     double *mean = calloc((size_t)d, sizeof(double)), *sd = calloc((size_t)d, sizeof(double));
     int *keep = malloc(sizeof(int) * (size_t)d), *piv = malloc(sizeof(int) * (size_t)d);
     double *z = malloc(sizeof(double) * (size_t)m * (size_t)((d + CT - 1) / CT * CT));
     double *r = calloc((size_t)d * (size_t)d, sizeof(double));
     int rc = 0;
-    if (!mean || !sd || !keep || !piv || !z || !r) {
-        snprintf(err, errlen, "out of memory whitening %d x %d scenarios", m, d);
-        rc = 1;
-        goto done;
-    }
+    if (!mean || !sd || !keep || !piv || !z || !r)
+        MU_TRY_GOTO(mu_error("out of memory whitening %d x %d scenarios", m, d));
     int q = kept_stations(x, m, d, mean, sd, keep);
     int zs = (q + CT - 1) / CT * CT;
     correlation(x, m, d, mean, sd, keep, q, zs, z, r);
     int rk = mu_whiten_factor(r, m, q, piv);
     int nthr = omp_in_parallel() || m < PAR_MIN ? 1 : omp_get_max_threads();
     double *yb = malloc(sizeof(double) * WB * (size_t)(rk > 0 ? rk : 1) * (size_t)nthr);
-    if (!yb) {
-        snprintf(err, errlen, "out of memory whitening %d x %d scenarios", m, d);
-        rc = 1;
-        goto done;
-    }
+    if (!yb) MU_TRY_GOTO(mu_error("out of memory whitening %d x %d scenarios", m, d));
     whiten_points(z, zs, r, piv, m, d, q, rk, nthr, yb, y);
     free(yb);
     *rank = rk;

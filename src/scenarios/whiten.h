@@ -7,8 +7,8 @@
 /* x: m x d (row-major). Writes y (m x d, row-major, first *rank columns used:
  * row i holds y_i = L^-1 P z_i, *rank <= d) such that |y_a - y_b|^2 =
  * (x_a - x_b)' S^+ (x_a - x_b) with S the sample covariance (divisor m - 1).
- * Returns 0, or 1 with a message in err (allocation, non-finite value). */
-int mu_whiten(const double *x, int m, int d, double *y, int *rank, char *err, size_t errlen);
+ * Returns 0, or 1 after mu_error (allocation, non-finite value). */
+int mu_whiten(const double *x, int m, int d, double *y, int *rank);
 
 /* Parts shared with the device's whitening (gpu/scenarios_whiten.h), so both
  * take the same decisions on the same sums. mu_whiten_keep: from the means and
