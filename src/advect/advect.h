@@ -66,6 +66,29 @@ typedef struct {
     double cmax;             /* the axis's largest Courant number */
 } adv_steady;
 
+/* The ranks of one node that hold the same X-Y block (different field groups;
+ * share.c): each axis's sweep inputs in MPI-3 shared memory, made once between
+ * them, each rank a contiguous slice of the lines (the inputs are per line:
+ * the same bits whoever makes them). Scratch pointers wait here while the
+ * state's point at the shared inputs (adv_share_swap). */
+typedef struct {
+    MPI_Comm comm; /* the ranks sharing (at least 2) */
+    MPI_Win win;
+    int size, rank;
+    float *u[3], *rs[3], *d0[3], *d1[3]; /* shared, per axis, laid out as the scratch */
+    uint8_t *cls[3];
+    adv_seg *seg[3];
+    int *pn[3];     /* per line: any face wind >= 0, any < 0 (periodic axes) */
+    float *dens;    /* the cell densities through the sweeps, as adv_state's */
+    int *cyc[3];    /* private: every line's cycle sign */
+    float *rho;     /* private: rho(z), the X sweep's D0 */
+    int made[3];    /* steady winds: the axis's inputs made (first step), kept */
+    double cmax[3]; /* and this rank's lines' largest Courant number */
+    float *scr_u, *scr_rs, *scr_d0, *scr_d1;
+    uint8_t *scr_cls;
+    double bytes; /* of the shared inputs */
+} adv_share;
+
 typedef struct {
     const adv_cfg *cfg;
     MPI_Comm comm;  /* every rank of the run: errors, diagnostics, output */
@@ -105,6 +128,7 @@ typedef struct {
     float *rcache[3];  /* and the face densities */
     int keep_winds;    /* CPU ranks, steady winds: each axis's inputs kept (steady[]) */
     adv_steady *steady[3];
+    adv_share *share; /* CPU ranks sharing their block's inputs on the node, or NULL */
 } adv_state;
 
 static inline int64_t adv_idx(const adv_state *s, int x, int y, int z) {
@@ -156,6 +180,17 @@ void adv_steady_decide(adv_state *s, double mem_bytes, int on_gpu);
 int adv_steady_keep(adv_state *s, int axis, int G, int m, double cmax);
 void adv_steady_swap(adv_state *s, int axis);
 void adv_steady_free(adv_state *s);
+/* share.c: whether the CPU ranks of a node with one block share its sweep
+ * inputs (collective over s->comm: each block's ranks decide together,
+ * MUTIRAO_ADV_SHARE=0 turns it off; logged, in the summary); the lines this
+ * rank makes of an axis with G lines; the state's scratch pointed at axis's
+ * shared inputs (on) or back (off); the node's sharing ranks meet (every
+ * rank's stores seen after); all freed (collective). */
+void adv_share_open(adv_state *s, double mem_bytes, int on_gpu);
+void adv_share_lines(const adv_share *sh, int64_t G, int *g0, int *g1);
+void adv_share_swap(adv_state *s, int axis, int on);
+void adv_share_sync(adv_share *sh);
+void adv_share_free(adv_state *s);
 /* The steady winds of every axis to the device (local: 0 or 1 with mu_error). */
 int adv_gpu_winds(adv_state *s);
 void adv_halo(adv_state *s, int axis);

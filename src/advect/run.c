@@ -258,6 +258,7 @@ static void free_state(adv_state *s) {
         free(s->rcache[a]);
     }
     adv_steady_free(s);
+    adv_share_free(s);
     mu_cart_free(&s->cart);
     if (s->group != MPI_COMM_NULL) MPI_Comm_free(&s->group);
 }
@@ -368,6 +369,7 @@ int adv_state_open(adv_state *s, const adv_cfg *cfg, MPI_Comm comm, int threads,
         return 1;
     }
     adv_steady_decide(s, mem_bytes, on_gpu);
+    adv_share_open(s, mem_bytes, on_gpu);
     return 0;
 }
 

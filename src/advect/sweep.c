@@ -85,24 +85,25 @@ static adv_line line_view(adv_state *s, const sweep_geom *w, int g, int f) {
     return l;
 }
 
-/* The steady part of the face winds and the face densities of one axis, once
- * per run (lines on host threads). */
-static int wind_cache(adv_state *s, const sweep_geom *w) {
+/* The steady part of the face winds and the face densities of one axis's
+ * lines [g0, g1) (the ones this rank makes), once per run (lines on host
+ * threads); line g at (g - g0) (m + 1). */
+static int wind_cache(adv_state *s, const sweep_geom *w, int g0, int g1) {
     const adv_cfg *c = s->cfg;
     int ax = w->axis, m = w->m;
     int64_t n = c->n[ax];
     if (s->wcache[ax]) return 0;
-    s->wcache[ax] = malloc((size_t)w->G * (m + 1) * sizeof(double));
-    s->rcache[ax] = malloc((size_t)w->G * (m + 1) * sizeof(float));
+    s->wcache[ax] = malloc((size_t)(g1 - g0) * (m + 1) * sizeof(double));
+    s->rcache[ax] = malloc((size_t)(g1 - g0) * (m + 1) * sizeof(float));
     if (!s->wcache[ax] || !s->rcache[ax]) return mu_error("out of memory for the winds");
 #pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (int g = 0; g < w->G; g++) {
+    for (int g = g0; g < g1; g++) {
         int64_t doff, dstr, gc[3];
         line_off(s, ax, g, &doff, &dstr, gc);
         for (int j = -1; j < m; j++) {
             int64_t p[3] = {gc[0], gc[1], gc[2]};
             p[ax] = ((s->lo[ax] + j) % n + n) % n; /* the face right of this cell; wrapped */
-            int64_t k = (int64_t)g * (m + 1) + j + 1;
+            int64_t k = (int64_t)(g - g0) * (m + 1) + j + 1;
             s->wcache[ax][k] = adv_wind(c, ax, p[0], p[1], p[2]);
             if (ax < 2) {
                 s->rcache[ax][k] = (float)adv_rho(c, p[2]);
@@ -125,45 +126,119 @@ static int courant_error(const adv_state *s, int ax, const int64_t gc[3], int j,
                     (long long)p[0], (long long)p[1], (long long)p[2], s -> cfg -> dt / cn);
 }
 
+/* Where one line's inputs go, and what they are made from: its D0 at src,
+ * stride floats apart, the steady part of its face winds and its face
+ * densities (wind_cache). */
+typedef struct {
+    float *u, *rs, *d0, *d1;
+    const float *src;
+    int64_t stride;
+    const double *wc;
+    const float *rc;
+} line_in;
+
+/* Line g's face winds (time factor tf), densities and Courant check; returns
+ * the largest Courant number of cm and its faces, *bad the first failure. */
+static double line_winds(const adv_state *s, const sweep_geom *w, int g, const line_in *li,
+                         double tf, double cm, int *bad) {
+    const adv_cfg *c = s->cfg;
+    int ax = w->axis, m = w->m;
+    int64_t n = c->n[ax], doff, dstr, gc[3];
+    double dtdx = c->dt / (c->len[ax] / (double)n);
+    float fdtdx = (float)dtdx, *u = li->u, *rs = li->rs, *d0 = li->d0, *d1 = li->d1;
+    const float *src = li->src; /* (locals: the loops below keep them in registers) */
+    const double *wc = li->wc;
+    int64_t stride = li->stride;
+    line_off(s, ax, g, &doff, &dstr, gc);
+    memcpy(rs, li->rc, (size_t)(m + 1) * sizeof *rs);
+    u[0] = (float)(wc[0] * tf);
+    /* Faces inside the domain, each counted by the rank owning its left cell. */
+    int inner = w->periodic || s->lo[ax] + m < n ? m : m - 1;
+    for (int j = 0; j < m; j++) {
+        u[j + 1] = (float)(wc[j + 1] * tf);
+        double cn = fabs((double)u[j + 1]) * dtdx;
+        if (j < inner && cn > cm) cm = cn;
+        if (j < inner && cn > 1 && !*bad) *bad = courant_error(s, ax, gc, j, cn);
+    }
+    int64_t gi0 = s->lo[ax];
+    for (int i = 0; i < m; i++) {
+        d0[i] = src[i * stride];
+        int fixed = !w->periodic && (gi0 + i == 0 || gi0 + i == n - 1);
+        d1[i] = fixed ? d0[i] : d0[i] - fdtdx * (rs[i + 1] * u[i + 1] - rs[i] * u[i]);
+        if (!(d1[i] > 0) && !*bad)
+            *bad = mu_error("the Walcek density of cell %lld along %c falls to %g in the %c "
+                            "sweep (a strongly divergent wind): lower dt",
+                            (long long)(gi0 + i), "xyz"[ax], (double)d1[i], "XYZ"[ax]);
+    }
+    return cm;
+}
+
+/* Line g's inputs in the scratch, its D0 from src (stride apart); the wind
+ * caches hold lines from g0 on. */
+static line_in line_inputs(const adv_state *s, const sweep_geom *w, int g, int g0, const float *src,
+                           int64_t stride) {
+    int ax = w->axis, m = w->m;
+    line_in li = {s->wu + (int64_t)g * (m + 1),
+                  s->wrs + (int64_t)g * (m + 1),
+                  s->wd0 + (int64_t)g * m,
+                  s->wd1 + (int64_t)g * m,
+                  src,
+                  stride,
+                  s->wcache[ax] + (int64_t)(g - g0) * (m + 1),
+                  s->rcache[ax] + (int64_t)(g - g0) * (m + 1)};
+    return li;
+}
+
 /* Winds, densities and the Courant check of one sweep; the largest Courant
  * number goes to *cmax. Fails (locally) naming the first face above 1. */
 static int sweep_winds(adv_state *s, const sweep_geom *w, double t, double *cmax) {
-    const adv_cfg *c = s->cfg;
-    int ax = w->axis, m = w->m;
-    int64_t n = c->n[ax];
-    double dtdx = c->dt / (c->len[ax] / (double)n);
-    float fdtdx = (float)dtdx;
-    int bad = wind_cache(s, w);
+    int bad = wind_cache(s, w, 0, w->G);
     if (bad) return bad;
-    double tf = ax < 2 ? adv_wind_factor(c, t) : 1.0, cm = *cmax; /* (a local: no aliasing u) */
+    double tf = w->axis < 2 ? adv_wind_factor(s->cfg, t) : 1.0, cm = *cmax;
     for (int g = 0; g < w->G; g++) {
         int64_t doff, dstr, gc[3];
-        line_off(s, ax, g, &doff, &dstr, gc);
-        float *u = s->wu + (int64_t)g * (m + 1), *rs = s->wrs + (int64_t)g * (m + 1);
-        const double *wc = s->wcache[ax] + (int64_t)g * (m + 1);
-        memcpy(rs, s->rcache[ax] + (int64_t)g * (m + 1), (size_t)(m + 1) * sizeof *rs);
-        u[0] = (float)(wc[0] * tf);
-        /* Faces inside the domain, each counted by the rank owning its left cell. */
-        int inner = w->periodic || s->lo[ax] + m < n ? m : m - 1;
-        for (int j = 0; j < m; j++) {
-            u[j + 1] = (float)(wc[j + 1] * tf);
-            double cn = fabs((double)u[j + 1]) * dtdx;
-            if (j < inner && cn > cm) cm = cn;
-            if (j < inner && cn > 1 && !bad) bad = courant_error(s, ax, gc, j, cn);
-        }
-        float *d0 = s->wd0 + (int64_t)g * m, *d1 = s->wd1 + (int64_t)g * m;
-        int64_t gi0 = s->lo[ax];
-        for (int i = 0; i < m; i++) {
-            d0[i] = s->dens[doff + i * dstr];
-            int fixed = !w->periodic && (gi0 + i == 0 || gi0 + i == n - 1);
-            d1[i] = fixed ? d0[i] : d0[i] - fdtdx * (rs[i + 1] * u[i + 1] - rs[i] * u[i]);
-            if (!(d1[i] > 0) && !bad)
-                bad = mu_error("the Walcek density of cell %lld along %c falls to %g in the %c "
-                               "sweep (a strongly divergent wind): lower dt",
-                               (long long)(gi0 + i), "xyz"[ax], (double)d1[i], "XYZ"[ax]);
-        }
+        line_off(s, w->axis, g, &doff, &dstr, gc);
+        line_in li = line_inputs(s, w, g, 0, s->dens + doff, dstr);
+        cm = line_winds(s, w, g, &li, tf, cm, &bad);
     }
     *cmax = cm;
+    return bad;
+}
+
+/* Whether line u (m faces after u[0]) has a face wind >= 0 (pn[0]), one < 0 (pn[1]). */
+static void line_signs(const float *u, int m, int pn[2]) {
+    pn[0] = pn[1] = 0;
+    for (int j = 0; j < m; j++) {
+        if (u[j + 1] >= 0)
+            pn[0] = 1;
+        else
+            pn[1] = 1;
+    }
+}
+
+/* This rank's slice of the sweep's shared inputs (the state's scratch points
+ * at them) and, on periodic axes, its lines' wind signs; then the sharing
+ * ranks meet, so that every line is made before any is read. The shared cell
+ * densities are the per-rank path's s->dens: the X sweep's D0 is rho(z), each
+ * line's D1 goes back in place at once (the lines of a sweep own disjoint
+ * cells), the next sweep reads it after the meeting. */
+static int share_winds(adv_state *s, const sweep_geom *w, double t, double *cmax) {
+    adv_share *sh = s->share;
+    int ax = w->axis, m = w->m, g0, g1;
+    adv_share_lines(sh, w->G, &g0, &g1);
+    int bad = wind_cache(s, w, g0, g1);
+    double tf = ax < 2 ? adv_wind_factor(s->cfg, t) : 1.0, cm = *cmax;
+    for (int g = bad ? g1 : g0; g < g1; g++) { /* (none where the cache failed) */
+        int64_t doff, dstr, gc[3];
+        line_off(s, ax, g, &doff, &dstr, gc);
+        const float *src = ax == 0 ? sh->rho + gc[2] : sh->dens + doff;
+        line_in li = line_inputs(s, w, g, g0, src, ax == 0 ? 0 : dstr);
+        cm = line_winds(s, w, g, &li, tf, cm, &bad);
+        for (int i = 0; i < m; i++) sh->dens[doff + i * dstr] = li.d1[i];
+        if (w->periodic) line_signs(li.u, m, sh->pn[ax] + 2 * g);
+    }
+    *cmax = cm;
+    adv_share_sync(sh); /* (even after a failure: the others wait here) */
     return bad;
 }
 
@@ -507,9 +582,19 @@ static int sweep_run(adv_state *s, int axis, double t, double *cmax, const adv_s
 static int sweep(adv_state *s, int axis, double t, double *cmax) {
     const adv_steady *kept = s->gpu ? NULL : s->steady[axis];
     if (kept) adv_steady_swap(s, axis);
+    if (s->share) adv_share_swap(s, axis, 1);
     int rc = sweep_run(s, axis, t, cmax, kept);
+    if (s->share) adv_share_swap(s, axis, 0);
     if (kept) adv_steady_swap(s, axis);
     return rc;
+}
+
+/* The cycle signs of a periodic axis's lines from their wind signs pn (2 a
+ * line), reduced first over the axis's ranks. */
+static void cycle_signs(adv_state *s, const sweep_geom *w, int *pn, int *cyc) {
+    if (w->axis < 2 && w->P > 1)
+        mu_allreduce(pn, 2 * w->G, MPI_INT, MPI_LOR, s->cart.line[w->axis]);
+    for (int g = 0; g < w->G; g++) cyc[g] = !pn[2 * g + 1] ? 1 : !pn[2 * g] ? -1 : 0;
 }
 
 /* Lines of one wind sign all around a periodic axis need a seed (the
@@ -519,20 +604,23 @@ static void sweep_cycles(adv_state *s, const sweep_geom *w, const adv_steady *ke
     for (int g = 0; g < w->G && !s->gpu; g++) s->cyc[g] = kept ? kept->cyc[g] : 0;
     if (w->periodic && !kept) {
         int *pn = s->cyc + w->G; /* 2 flags per line: any wind >= 0, any < 0 (the GPU's: set) */
-        for (int g = 0; g < w->G && !s->gpu; g++) {
-            const float *u = s->wu + (int64_t)g * (m + 1);
-            pn[2 * g] = pn[2 * g + 1] = 0;
-            for (int j = 0; j < m; j++) {
-                if (u[j + 1] >= 0)
-                    pn[2 * g] = 1;
-                else
-                    pn[2 * g + 1] = 1;
-            }
-        }
-        if (w->axis < 2 && w->P > 1)
-            mu_allreduce(pn, 2 * w->G, MPI_INT, MPI_LOR, s->cart.line[w->axis]);
-        for (int g = 0; g < w->G; g++) s->cyc[g] = !pn[2 * g + 1] ? 1 : !pn[2 * g] ? -1 : 0;
+        for (int g = 0; g < w->G && !s->gpu; g++)
+            line_signs(s->wu + (int64_t)g * (m + 1), m, pn + 2 * g);
+        cycle_signs(s, w, pn, s->cyc);
     }
+}
+
+/* Every line's cycle sign from the shared wind signs (as sweep_cycles), kept
+ * for the next steps under steady winds (reuse: made on the first). */
+static void share_cycles(adv_state *s, const sweep_geom *w, int reuse) {
+    int *cyc = s->share->cyc[w->axis];
+    if (!reuse && !w->periodic) memset(cyc, 0, (size_t)w->G * sizeof *cyc);
+    if (!reuse && w->periodic) {
+        int *pn = s->cyc + w->G; /* this rank's copy: reduced along the axis in place */
+        memcpy(pn, s->share->pn[w->axis], (size_t)(2 * w->G) * sizeof *pn);
+        cycle_signs(s, w, pn, cyc);
+    }
+    memcpy(s->cyc, cyc, (size_t)w->G * sizeof *cyc);
 }
 
 /* The rest of a sweep on a GPU rank: the device's phases, then the checks. */
@@ -560,6 +648,38 @@ static int sweep_segments(adv_state *s, const sweep_geom *w, const adv_steady *k
             adv_seg_init(&s->seg[g], s->cls + (int64_t)g * m, s->wu + (int64_t)g * (m + 1), m,
                          !w->periodic && first, !w->periodic && last, s->cyc[g], first, last);
     return !kept && s->keep_winds ? adv_steady_keep(s, w->axis, w->G, m, mine) : 0;
+}
+
+/* This rank's slice of the shared segments and classes; the sharing ranks
+ * meet; then each copies every segment (its chains mark them) and, where a
+ * line goes around with one sign, the classes (lap 2 changes one). Kept
+ * under steady winds (made on the first step, with the winds' cache freed). */
+static int share_segments(adv_state *s, const sweep_geom *w, int reuse, int first, int last,
+                          double mine) {
+    adv_share *sh = s->share;
+    int ax = w->axis, m = w->m, g0, g1;
+    if (!reuse) {
+        adv_share_lines(sh, w->G, &g0, &g1);
+        for (int g = g0; g < g1; g++)
+            adv_seg_init(&sh->seg[ax][g], sh->cls[ax] + (int64_t)g * m,
+                         sh->u[ax] + (int64_t)g * (m + 1), m, !w->periodic && first,
+                         !w->periodic && last, s->cyc[g], first, last);
+        adv_share_sync(sh);
+    }
+    if (!reuse && s->keep_winds) {
+        sh->made[ax] = 1;
+        sh->cmax[ax] = mine;
+        free(s->wcache[ax]); /* what made the winds: no sweep makes them again */
+        free(s->rcache[ax]);
+        s->wcache[ax] = NULL;
+        s->rcache[ax] = NULL;
+    }
+    memcpy(s->seg, sh->seg[ax], (size_t)w->G * sizeof *s->seg);
+    if (any_cycle(s, w, 1) || any_cycle(s, w, -1)) {
+        memcpy(sh->scr_cls, sh->cls[ax], (size_t)w->G * m);
+        s->cls = sh->scr_cls;
+    }
+    return 0;
 }
 
 /* The dataflow's tasks and inflow-only cells; 1 for a stream without a root. */
@@ -682,7 +802,7 @@ static void sweep_close(adv_state *s, const sweep_geom *w, const adv_steady *kep
     s->qn = tmp;
     if (kept) /* the next sweep's D0 is kept too */
         lap2_undo(s, w, first, last);
-    else
+    else if (!s->share) /* (shared: the next sweep reads this one's D1) */
         update_dens(s, w);
 }
 
@@ -700,18 +820,23 @@ static int sweep_run(adv_state *s, int axis, double t, double *cmax, const adv_s
         d.halo_ahead = halo_ahead(s, &w);
     }
     mu_timer_begin("advect: winds, classes");
-    int hrc = 0;
-    double mine = kept ? kept->cmax : 0; /* (CPU) this sweep's largest Courant number */
-    int bad = s->gpu ? gpu_halo_winds(s, &w, &d, t, cmax, &hrc)
-              : kept ? 0
-                     : sweep_winds(s, &w, t, &mine);
+    int hrc = 0, reuse = kept || (s->share && s->share->made[axis]);
+    /* (CPU) the largest Courant number of this sweep's lines made here */
+    double mine = kept ? kept->cmax : reuse ? s->share->cmax[axis] : 0;
+    int bad = s->gpu     ? gpu_halo_winds(s, &w, &d, t, cmax, &hrc)
+              : reuse    ? 0
+              : s->share ? share_winds(s, &w, t, &mine)
+                         : sweep_winds(s, &w, t, &mine);
     if (!s->gpu && mine > *cmax) *cmax = mine;
     mu_timer_end("advect: winds, classes");
     /* (kept winds passed their check on the first step; a chain error waits
      * for the step's reduction, which carries it) */
-    if (!kept && mu_error_collective(s->comm, s->late ? s->late : hrc ? hrc : bad)) return 1;
+    if (!reuse && mu_error_collective(s->comm, s->late ? s->late : hrc ? hrc : bad)) return 1;
 
-    sweep_cycles(s, &w, kept);
+    if (s->share)
+        share_cycles(s, &w, reuse);
+    else
+        sweep_cycles(s, &w, kept);
     /* A chain crosses at most P - 1 interfaces between open borders; around
      * a periodic axis it may cross all P (the second lap: adv_seg_lap2). */
     int rounds = w.periodic ? w.P : w.P - 1;
@@ -719,7 +844,8 @@ static int sweep_run(adv_state *s, int axis, double t, double *cmax, const adv_s
     mu_timer_begin("advect: winds, classes");
     int64_t n = c->n[axis];
     int first = s->lo[axis] == 0, last = s->lo[axis] + m == n;
-    int krc = sweep_segments(s, &w, kept, first, last, mine);
+    int krc = s->share ? share_segments(s, &w, reuse, first, last, mine)
+                       : sweep_segments(s, &w, kept, first, last, mine);
     mu_timer_end("advect: winds, classes");
     if (mu_error_collective(s->comm, krc)) return 1;
     mu_timer_begin("advect: cells");
@@ -748,7 +874,7 @@ int adv_step(adv_state *s, int64_t k) {
         int rc = MU_GPU(mu_gpu_adv_dens_reset(s->gpu, s->sbuf, nz, cells),
                         "advect densities on the GPU");
         if (mu_error_collective(s->comm, rc)) return 1;
-    } else if (!s->steady[0]) { /* (kept: every sweep's D0 with the winds) */
+    } else if (!s->steady[0] && !s->share) { /* (kept or shared: D0 with the winds) */
         for (int64_t i = 0; i < cells; i++) s->dens[i] = (float)adv_rho(c, (int)(i % nz));
     }
     double cmax = 0;

@@ -27,6 +27,9 @@ static const knob knobs[] = {
     {"MUTIRAO_ADV_KEEP", "0|1",
      "advect CPU, steady winds: each axis's winds, densities and classes kept between steps "
      "[1 where they fit a quarter of the rank's memory]"},
+    {"MUTIRAO_ADV_SHARE", "0|1",
+     "advect CPU: the ranks of a node with one block share its sweep inputs (shared memory) "
+     "[1]"},
     {"MUTIRAO_MSS1D_ROUNDS", "1..64", "maxsub 1-D GPU: reduction rounds [16]"},
     {"MUTIRAO_MSS1D_FAST", "0|1", "maxsub 1-D GPU: the fast path where int32 is exact [1]"},
     {"MUTIRAO_MSS2D_INT64", "0|1", "maxsub 2-D GPU: force the int64 kernel [0]"},
