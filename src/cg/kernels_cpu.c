@@ -79,6 +79,13 @@ static void halo_end(cg_backend *b, void *x) {
 
 /* The ranges of list[0..n) (ascending rows), or of 0..n when list is NULL. */
 static int make_ranges(const int32_t *list, int64_t n, cg_range_set *set) {
+    if (!list) { /* every row: one range, without a walk over them */
+        set->range = malloc(sizeof *set->range);
+        if (!set->range) return mu_error("out of memory for the row ranges");
+        set->range[0] = (cg_range){0, n};
+        set->count = n > 0;
+        return 0;
+    }
     int64_t count = 0;
     for (int64_t k = 0; k < n; k++)
         if (k == 0 || !list || list[k] != list[k - 1] + 1) count++;
