@@ -17,6 +17,7 @@
 #include "cg/cg.h"
 #include "cg/poisson.h"
 #include "core/error.h"
+#include "core/memory.h"
 
 typedef struct {
     cg_grid g;
@@ -118,10 +119,22 @@ static int64_t boundary_before(const cg_matrix *A, int64_t a) {
     return lo;
 }
 
-/* Rows [a, b) from entry offset p: pointers, columns, values, diagonal, and
- * the interior list's share (the rows not on the boundary list). */
-static void fill_rows(const pm_ctx *c, cg_matrix *A, int64_t a, int64_t b, int64_t p) {
+/* The chunk's parts of the fresh arrays (rows [a, b), entries [p, q)), mapped
+ * before they are written. */
+static void prefault_rows(cg_matrix *A, int64_t a, int64_t b, int64_t p, int64_t q) {
+    int64_t ia = a - boundary_before(A, a), ib = b - boundary_before(A, b);
+    mu_mem_prefault(A->rowptr + a, (size_t)(b - a) * sizeof *A->rowptr);
+    mu_mem_prefault(A->col + p, (size_t)(q - p) * sizeof *A->col);
+    mu_mem_prefault(A->val + p, (size_t)(q - p) * sizeof *A->val);
+    mu_mem_prefault(A->diag + a, (size_t)(b - a) * sizeof *A->diag);
+    mu_mem_prefault(A->interior + ia, (size_t)(ib - ia) * sizeof *A->interior);
+}
+
+/* Rows [a, b), entries [p, q): pointers, columns, values, diagonal, and the
+ * interior list's share (the rows not on the boundary list). */
+static void fill_rows(const pm_ctx *c, cg_matrix *A, int64_t a, int64_t b, int64_t p, int64_t q) {
     int64_t cols[CG_POISSON_MAX_ROW], nb = boundary_before(A, a), ni = a - nb;
+    prefault_rows(A, a, b, p, q);
     cg_point pt = cg_poisson_point(&c->g, c->row0 + a);
     for (int64_t i = a; i < b; i++, cg_poisson_step(&c->g, &pt)) {
         A->rowptr[i] = p;
@@ -164,7 +177,7 @@ static int rows(pm_ctx *c, cg_matrix *A) {
     int rc = alloc_rows(A);
 #pragma omp parallel for schedule(static) num_threads(c->chunks)
     for (int t = 0; t < (rc ? 0 : c->chunks); t++)
-        fill_rows(c, A, chunk_start(c, t), chunk_start(c, t + 1), off[t]);
+        fill_rows(c, A, chunk_start(c, t), chunk_start(c, t + 1), off[t], off[t + 1]);
     if (!rc) A->rowptr[A->nloc] = A->nnz_loc;
     free(off);
     return rc;
