@@ -366,34 +366,105 @@ struct mu_gpu_cg {
 
 namespace {
 
-template <typename T> int upload_as(const double *src, int64_t n, void **dst) {
-    T *h = nullptr;
-    int rc = 0;
-    MU_CUDA_GOTO(cudaMallocHost(&h, (size_t)(n ? n : 1) * sizeof(T)));
-    for (int64_t i = 0; i < n; i++) h[i] = (T)src[i];
-    MU_CUDA_GOTO(cudaMalloc(dst, (size_t)(n ? n : 1) * sizeof(T)));
-    MU_CUDA_GOTO(cudaMemcpy(*dst, h, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
-done:
-    if (h) MU_CUDA_KEEP(cudaFreeHost(h));
-    return rc;
-}
+/* The matrix reaches the device through a few small pinned buffers in turn:
+ * the host fills (converts into) one while the copies of the others run, so
+ * the copy runs at the pinned rate and overlaps the host's pass. Pinning a
+ * buffer the size of the matrix (cudaMallocHost) cost more than the copy
+ * itself, and a pageable source makes the driver stage it anyway. */
+constexpr int NSTAGE = 3;
+constexpr size_t STAGE_BYTES = (size_t)8 << 20;
 
-template <typename T> int upload_dinv(const double *diag, int64_t n, void **dst) {
-    T *h = nullptr;
-    int rc = 0;
-    MU_CUDA_GOTO(cudaMallocHost(&h, (size_t)(n ? n : 1) * sizeof(T)));
-    for (int64_t i = 0; i < n; i++) h[i] = (T)(1.0 / diag[i]); /* as the CPU reference */
-    MU_CUDA_GOTO(cudaMalloc(dst, (size_t)(n ? n : 1) * sizeof(T)));
-    MU_CUDA_GOTO(cudaMemcpy(*dst, h, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
-done:
-    if (h) MU_CUDA_KEEP(cudaFreeHost(h));
-    return rc;
-}
+struct stager {
+    cudaStream_t s;
+    void *pin[NSTAGE];
+    cudaEvent_t free_ev[NSTAGE]; /* recorded after the copy out of pin[k] */
+    int next;
+};
 
-int upload_int(const int32_t *src, int64_t n, int **dst) {
-    MU_CUDA(cudaMalloc(dst, (size_t)(n ? n : 1) * sizeof(int)));
-    if (n) MU_CUDA(cudaMemcpy(*dst, src, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+int stager_open(stager *st) {
+    memset(st, 0, sizeof *st);
+    MU_CUDA(cudaStreamCreateWithFlags(&st->s, cudaStreamNonBlocking));
+    for (int k = 0; k < NSTAGE; k++) {
+        MU_CUDA(cudaMallocHost(&st->pin[k], STAGE_BYTES));
+        MU_CUDA(cudaEventCreateWithFlags(&st->free_ev[k], cudaEventDisableTiming));
+    }
     return 0;
+}
+
+/* Waits for the copies, then frees; 1 if a copy failed. */
+int stager_close(stager *st) {
+    int rc = 0;
+    if (st->s) MU_CUDA_KEEP(cudaStreamSynchronize(st->s));
+    for (int k = 0; k < NSTAGE; k++) {
+        if (st->pin[k]) MU_CUDA_KEEP(cudaFreeHost(st->pin[k]));
+        if (st->free_ev[k]) MU_CUDA_KEEP(cudaEventDestroy(st->free_ev[k]));
+    }
+    if (st->s) MU_CUDA_KEEP(cudaStreamDestroy(st->s));
+    return rc;
+}
+
+/* n entries of D into a new device array *dst: fill(h, a, m) writes entries
+ * a .. a + m - 1 into the pinned h, chunk after chunk. */
+template <typename D, typename F> int stage_upload(stager *st, int64_t n, D **dst, F fill) {
+    MU_CUDA(cudaMalloc((void **)dst, (size_t)(n ? n : 1) * sizeof(D)));
+    const int64_t per = (int64_t)(STAGE_BYTES / sizeof(D));
+    for (int64_t a = 0; a < n; a += per) {
+        const int64_t m = n - a < per ? n - a : per;
+        const int k = st->next;
+        st->next = (k + 1) % NSTAGE;
+        MU_CUDA(cudaEventSynchronize(st->free_ev[k])); /* never recorded yet: returns at once */
+        fill((D *)st->pin[k], a, m);
+        MU_CUDA(cudaMemcpyAsync(*dst + a, st->pin[k], (size_t)m * sizeof(D), cudaMemcpyHostToDevice,
+                                st->s));
+        MU_CUDA(cudaEventRecord(st->free_ev[k], st->s));
+    }
+    return 0;
+}
+
+template <typename T> int upload_as(stager *st, const double *src, int64_t n, void **dst) {
+    T *p = nullptr;
+    const int rc = stage_upload<T>(st, n, &p, [src](T *h, int64_t a, int64_t m) {
+        for (int64_t i = 0; i < m; i++) h[i] = (T)src[a + i];
+    });
+    *dst = p;
+    return rc;
+}
+
+template <typename T> int upload_dinv(stager *st, const double *diag, int64_t n, void **dst) {
+    T *p = nullptr;
+    const int rc = stage_upload<T>(st, n, &p, [diag](T *h, int64_t a, int64_t m) {
+        for (int64_t i = 0; i < m; i++) h[i] = (T)(1.0 / diag[a + i]); /* as the CPU reference */
+    });
+    *dst = p;
+    return rc;
+}
+
+int upload_int(stager *st, const int32_t *src, int64_t n, int **dst) {
+    return stage_upload<int>(st, n, dst, [src](int *h, int64_t a, int64_t m) {
+        memcpy(h, src + a, (size_t)m * sizeof(int));
+    });
+}
+
+/* Row pointers to 32 bits (checked by the caller); none: all 0. */
+int upload_rowptr(stager *st, const int64_t *rowptr, int64_t nloc, int **dst) {
+    return stage_upload<int>(st, nloc + 1, dst, [rowptr](int *h, int64_t a, int64_t m) {
+        for (int64_t i = 0; i < m; i++) h[i] = rowptr ? (int)rowptr[a + i] : 0;
+    });
+}
+
+/* The matrix block's arrays (rows, entries, 1 / diag, row lists, send list). */
+int upload_block(mu_gpu_cg *g, const mu_gpu_cg_desc *d, stager *st) {
+    if (upload_rowptr(st, d->rowptr, d->nloc, &g->rowptr)) return 1;
+    if (upload_int(st, d->col, g->nnz, &g->col)) return 1;
+    if (g->fp32 ? upload_as<float>(st, d->val, g->nnz, &g->val)
+                : upload_as<double>(st, d->val, g->nnz, &g->val))
+        return 1;
+    if (d->diag && (g->fp32 ? upload_dinv<float>(st, d->diag, d->nloc, &g->dinv)
+                            : upload_dinv<double>(st, d->diag, d->nloc, &g->dinv)))
+        return 1;
+    if (g->interior_first < 0 && upload_int(st, d->interior, d->ninterior, &g->interior)) return 1;
+    if (g->boundary_first < 0 && upload_int(st, d->boundary, d->nboundary, &g->boundary)) return 1;
+    return upload_int(st, d->send_index, d->nsend, &g->send_index);
 }
 
 /* list[0] when list[0..n-1] is list[0], list[0] + 1, ...; else -1 (also for an empty list). */
@@ -855,7 +926,6 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     mu_gpu_cg *g = (mu_gpu_cg *)calloc(1, sizeof *g);
     if (!g) return mu_gpu_fail("cg: out of host memory");
     int rc = 0;
-    int *rp = nullptr;
     g->fp32 = d->fp32 != 0;
     g->es = g->fp32 ? sizeof(float) : sizeof(double);
     g->nloc = d->nloc;
@@ -885,21 +955,11 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_take, cudaEventDisableTiming));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_bnd, cudaEventDisableTiming));
 
-    /* Row pointers to 32 bits (checked above), through pinned memory. */
-    MU_CUDA_GOTO(cudaMallocHost(&rp, (size_t)(d->nloc + 1) * sizeof(int)));
-    for (int64_t i = 0; i <= d->nloc; i++) rp[i] = d->rowptr ? (int)d->rowptr[i] : 0;
-    MU_CUDA_GOTO(cudaMalloc(&g->rowptr, (size_t)(d->nloc + 1) * sizeof(int)));
-    MU_CUDA_GOTO(
-        cudaMemcpy(g->rowptr, rp, (size_t)(d->nloc + 1) * sizeof(int), cudaMemcpyHostToDevice));
-    if (upload_int(d->col, nnz, &g->col)) goto fail;
-    if (g->fp32 ? upload_as<float>(d->val, nnz, &g->val) : upload_as<double>(d->val, nnz, &g->val))
-        goto fail;
-    if (d->diag && (g->fp32 ? upload_dinv<float>(d->diag, d->nloc, &g->dinv)
-                            : upload_dinv<double>(d->diag, d->nloc, &g->dinv)))
-        goto fail;
-    if (g->interior_first < 0 && upload_int(d->interior, d->ninterior, &g->interior)) goto fail;
-    if (g->boundary_first < 0 && upload_int(d->boundary, d->nboundary, &g->boundary)) goto fail;
-    if (upload_int(d->send_index, d->nsend, &g->send_index)) goto fail;
+    {
+        stager st;
+        int up = stager_open(&st) || upload_block(g, d, &st);
+        if (stager_close(&st) || up) goto fail;
+    }
     MU_CUDA_GOTO(cudaMalloc(&g->send_dev, (size_t)(d->nsend ? d->nsend : 1) * g->es));
     MU_CUDA_GOTO(cudaMallocHost(&g->send_pin, (size_t)(d->nsend ? d->nsend : 1) * g->es));
     MU_CUDA_GOTO(cudaMallocHost(&g->ghost_pin, (size_t)(d->nghost ? d->nghost : 1) * g->es));
@@ -910,7 +970,6 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     MU_CUDA_GOTO(cudaMallocHost(&g->st_pin, 3 * sizeof(dev_status)));
     MU_CUDA_GOTO(cudaDeviceSynchronize());
 done:
-    if (rp) MU_CUDA_KEEP(cudaFreeHost(rp));
     if (rc) {
         mu_gpu_cg_destroy(g);
         return 1;

@@ -411,7 +411,7 @@ static void study_one(const char *path, int64_t thesis_max) {
                 continue;
             }
             void *b = be->vec_new(be), *x = be->vec_new(be);
-            cg_make_rhs(&app, &A, be, CG_RHS_AONES, 1, b);
+            cg_make_rhs(&app, &A, be, CG_RHS_AONES, 1, b, NULL);
             cg_result res;
             double t0 = bench_now();
             rc = (mode ? cg_solve_thesis : cg_solve_standard)(&app, &cfg, &A, be, b, x, &res);
@@ -540,7 +540,7 @@ int main(int argc, char **argv) {
            (long long)n, (long long)A.n, (long long)A.nnz, bench_now() - t0);
     cg_state s;
     state_new(be, &s);
-    MU(cg_make_rhs(&app, &A, be, CG_RHS_AONES, 1, s.b));
+    MU(cg_make_rhs(&app, &A, be, CG_RHS_AONES, 1, s.b, NULL));
     state_reset(be, &s);
     const double t_it = time_iterate(be, &s, &warm, warm_s, reps);
     const int64_t iters_done = s.k;

@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
     void *b = be->vec_new(be), *x = be->vec_new(be), *r = be->vec_new(be), *p = be->vec_new(be),
          *q = be->vec_new(be), *z = jacobi ? be->vec_new(be) : NULL;
     if (!b || !x || !r || !p || !q || (jacobi && !z)) MPI_Abort(app.comm, 1);
-    cg_make_rhs(&app, &A, be, CG_RHS_RANDOM, 1, b);
+    cg_make_rhs(&app, &A, be, CG_RHS_RANDOM, 1, b, NULL);
     be->vec_copy(be, b, r);
     be->vec_copy(be, b, p);
     if (app.rank == 0)

@@ -76,7 +76,7 @@ static void setup(mu_app *app, int64_t n, problem *P) {
         *v[i] = be->vec_new(be);
         if (!*v[i]) MU(mu_error("out of device memory"));
     }
-    MU(cg_make_rhs(app, &P->A, be, CG_RHS_AONES, 1, P->b));
+    MU(cg_make_rhs(app, &P->A, be, CG_RHS_AONES, 1, P->b, NULL));
 }
 
 /* x = 0, r = b, p = r, rz = rr = r'r (no preconditioner). */

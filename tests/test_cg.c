@@ -606,6 +606,159 @@ static void mm_malformed(void) {
     CHECK_TRUE(strstr(mu_error_message(), "long.mtx:3: line longer than") != NULL);
 }
 
+/* The block reader (1, 2, 3 threads) and the line-by-line reader agree on
+ * path: the same status and message, or the same matrix. */
+static void mm_agree(const char *path, const char *what) {
+    cg_mm ref, m;
+    mu_error_clear();
+    int rc = cg_mm_read_lines(path, &ref);
+    char msg[1200];
+    snprintf(msg, sizeof msg, "%s", rc ? mu_error_message() : "");
+    for (int threads = 1; threads <= 3; threads++) {
+        mu_error_clear();
+        int got = cg_mm_read_threads(path, threads, &m);
+        CHECK(got == rc, "%s (%d threads): status %d, line reader %d (%s)", what, threads, got, rc,
+              msg);
+        if (got != rc) continue;
+        if (rc) {
+            CHECK(strcmp(mu_error_message(), msg) == 0, "%s: message '%s', line reader '%s'", what,
+                  mu_error_message(), msg);
+            continue;
+        }
+        CHECK(m.n == ref.n && m.nnz == ref.nnz && m.entries == ref.entries &&
+                  m.duplicates == ref.duplicates && m.symmetric == ref.symmetric,
+              "%s: sizes differ", what);
+        if (m.n == ref.n && m.nnz == ref.nnz) {
+            CHECK_MEM_EQ(m.rowptr, ref.rowptr, (size_t)(m.n + 1) * sizeof *m.rowptr);
+            CHECK_MEM_EQ(m.col, ref.col, (size_t)m.nnz * sizeof *m.col);
+            CHECK_ARRAY_BITS(m.val, ref.val, m.nnz);
+        }
+        cg_mm_free(&m);
+    }
+    if (!rc) cg_mm_free(&ref);
+}
+
+static const char *write_bytes(const char *name, const char *data, size_t len) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    CHECK_TRUE(f != NULL);
+    fwrite(data, 1, len, f);
+    fclose(f);
+    return path;
+}
+
+/* Lines the block reader takes, lines it leaves to the line reader (which
+ * accepts some, rejects others), and every bundled matrix. */
+static void mm_block_reader(void) {
+    static const char *head = "%%MatrixMarket matrix coordinate real general\n3 3 4\n";
+    static const char *bodies[] = {
+        "1 1 1\n2 2 2\n3 3 3\n3 1 -1\n",
+        "1 1 1\r\n2 2 2\r\n3 3 3\r\r\n3 1 -1\r\n",
+        "1\t1\t1 \t\n  2   2  2  \n%c\n\n \t\n\r\n3 3 3\n3 1 -1",
+        "01 001 1\n2 2 2e0\n3 3 .5\n3 1 -1E-2\n",
+        "+1 1 1\n2 2 2\n3 3 3\n3 1 -1\n",
+        "1 1 \v1\n2 2 2\n3 3 3\n3 1 -1\n",
+        "1 1 1\n2 2 2\n3 3 3\n 3 1 1e-320\n",
+        "1 1 1\n2 2 2\n3 3 3\n %3 1 1\n",
+        "1 1 1\n2 2 2\n3 3 3\n",
+        "1 1 1\n2 2 2\n3 3 3\n3 1 -1\n1 1 1\n",
+        "1 1 1\n2 2 2\n3 3 3\n3 1\r1\n",
+        "1 1 1\n2 2 2\n3 3 3\n3 1 1 1\n",
+        "1 1 1\n2 2 2\n3 3 3\n4 1 1\n",
+        "1 1 1\n2 2 2\n3 3 3\n3 0 1\n",
+        "1 1 1\n2 2 2\n3 3 3\n3 1 inf\n",
+        "1 1 1\n2 2 2\n3 3 3\n3 1 0x1p-3\n",
+        "1 1 1\n2 2 2\n3 3 3\n3 1 -0\n",
+        "1 1 1\n2 2 2\n3 3 3\n99999999999 1 1\n",
+    };
+    char text[4096], name[64];
+    for (size_t b = 0; b < sizeof bodies / sizeof *bodies; b++) {
+        snprintf(text, sizeof text, "%s%s", head, bodies[b]);
+        snprintf(name, sizeof name, "agree%zu.mtx", b);
+        mm_agree(write_file(name, text), name);
+    }
+    /* Integer and pattern fields, symmetric storage (an upper entry is an error). */
+    mm_agree(write_file("ai.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n2 2 3\n"
+                                  "1 1 4\n2 1 -9223372036854775807\n2 2 5\n"),
+             "integer");
+    mm_agree(write_file("ab.mtx", "%%MatrixMarket matrix coordinate integer general\n1 1 1\n"
+                                  "1 1 99999999999999999999\n"),
+             "integer out of range");
+    mm_agree(write_file("ap.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n"
+                                  "1 1\n2 1\n3 3\n"),
+             "pattern");
+    mm_agree(write_file("au.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n"
+                                  "1 1\n1 2\n3 3\n"),
+             "pattern upper");
+    /* A NUL byte in an entry line. */
+    static const char nul[] = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1\0 1\n";
+    mm_agree(write_bytes("anul.mtx", nul, sizeof nul - 1), "NUL");
+    /* A line longer than the block reader takes, still valid. */
+    snprintf(text, sizeof text, "%s1 1 1\n2 2 2\n3 3 3\n3 1 %0700d\n", head, 1);
+    mm_agree(write_file("along.mtx", text), "long line");
+    for (const char *const *n = (const char *const[]){"bcsstk26", "Trefethen_2000", "nos5", NULL};
+         *n; n++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.mtx", MU_TEST_CG_INPUTS, *n);
+        mm_agree(path, *n);
+    }
+}
+
+/* A file over one block (16 MB): lines cut by the block ends, read whole. */
+static void mm_block_ends(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/big.mtx", tmpdir);
+    FILE *f = fopen(path, "w");
+    CHECK_TRUE(f != NULL);
+    const int64_t n = 250000, entries = 3 * n - 3;
+    fprintf(f, "%%%%MatrixMarket matrix coordinate real symmetric\n%lld %lld %lld\n", (long long)n,
+            (long long)n, (long long)entries);
+    for (int64_t r = 1; r <= n; r++) {
+        fprintf(f, "%lld %lld %.17g\n", (long long)r, (long long)r, 4.0 + 1.0 / (double)r);
+        if (r > 1) fprintf(f, "%lld %lld -1.00000000000000001e0\n", (long long)r, (long long)r - 1);
+        if (r > 2)
+            fprintf(f, "%% comment %lld\n%lld %lld %.5e\n", (long long)r, (long long)r,
+                    (long long)r - 2, -0.25 / (double)r);
+    }
+    fclose(f);
+    cg_mm m;
+    CHECK(cg_mm_read_threads(path, 2, &m) == 0, "big.mtx: %s", mu_error_message());
+    CHECK_INT_EQ(m.entries, entries);
+    cg_mm_free(&m);
+    mm_agree(path, "big.mtx");
+}
+
+/* Values in many decimal forms (digits, signs, exponents, dots): the block
+ * reader's own conversion of plain decimals gives strtod's bits. */
+static void mm_decimal_values(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/decimals.mtx", tmpdir);
+    FILE *f = fopen(path, "w");
+    CHECK_TRUE(f != NULL);
+    const int n = 60000;
+    fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n", n, n, n);
+    for (int r = 1; r <= n; r++) {
+        uint64_t u = next_u64();
+        int digits = 1 + (int)(u % 19), form = (int)((u >> 8) % 6),
+            e10 = (int)((u >> 16) % 60) - 30;
+        double x = ((double)(next_u64() >> 11) / 9007199254740992.0) * pow(10.0, e10);
+        if ((u >> 32) & 1) x = -x;
+        if (form == 0) fprintf(f, "%d %d %.*g\n", r, r, digits, x);
+        if (form == 1) fprintf(f, "%d %d %.*e\n", r, r, digits, x);
+        if (form == 2) fprintf(f, "%d %d %.*f\n", r, r, digits % 12, x);
+        if (form == 3) fprintf(f, "%d %d %lld\n", r, r, (long long)(u >> 40) - (1ll << 23));
+        if (form == 4)
+            fprintf(f, "%d %d %lld.%05dE%+d\n", r, r, (long long)(u >> 44), (int)(u % 99999), e10);
+        if (form == 5) fprintf(f, "%d %d +.%lldE-%d\n", r, r, (long long)(u >> 20), (int)(u % 9));
+    }
+    fclose(f);
+    cg_mm m;
+    CHECK(cg_mm_read_threads(path, 2, &m) == 0, "decimals.mtx: %s", mu_error_message());
+    cg_mm_free(&m);
+    mm_agree(path, "decimals.mtx");
+}
+
 /* ---- Poisson ------------------------------------------------------------ */
 
 /* Dense reference built from the definition, independently of poisson.c. */
@@ -685,6 +838,9 @@ int main(void) {
     MU_RUN(mm_report_example);
     MU_RUN(mm_variants);
     MU_RUN(mm_malformed);
+    MU_RUN(mm_block_reader);
+    MU_RUN(mm_block_ends);
+    MU_RUN(mm_decimal_values);
     MU_RUN(poisson_vs_dense);
     int rc = mu_report("test_cg");
     char cmd[300];

@@ -11,6 +11,7 @@
 #include "cg/cg.h"
 #include "cg/kernels.h"
 #include "cg/mmio.h"
+#include "cg/poisson.h"
 #include "cg/solve.h"
 #include "core/error.h"
 #include "core/exactsum.h"
@@ -182,6 +183,66 @@ static void spmv_test(MPI_Comm comm, const char *inputs, const char *name, int f
     cg_matrix_free(&A);
 }
 
+#define SAME_ARRAY(what, a, b, count)                                                              \
+    CHECK(memcmp((a), (b), (size_t)(count) * sizeof *(a)) == 0, "%s: %s differs", name, what)
+
+/* The Poisson operator built straight into the working layout equals the
+ * generic path (rows with global columns, then setup), array for array. */
+static void poisson_direct_case(MPI_Comm comm, int stencil, int64_t nx, int64_t ny, int64_t nz,
+                                double scale) {
+    mu_app app = {.comm = comm};
+    app.dev.cpus = 3; /* three threads, so three row chunks (unless OMP_NUM_THREADS says) */
+    app.dev.cpu_sharers = 1;
+    MPI_Comm_rank(comm, &app.rank);
+    MPI_Comm_size(comm, &app.size);
+    char name[96];
+    snprintf(name, sizeof name, "poisson %d %lldx%lldx%lld scale %g", stencil, (long long)nx,
+             (long long)ny, (long long)nz, scale);
+    cg_block blk;
+    cg_matrix A, B;
+    CHECK(cg_load_poisson(&app, stencil, nx, ny, nz, scale, &blk) == 0, "%s: block", name);
+    CHECK(cg_matrix_setup(&app, &blk, &A) == 0, "%s: setup", name);
+    CHECK(cg_poisson_matrix(&app, stencil, nx, ny, nz, scale, &B) == 0, "%s: direct", name);
+    CHECK(A.n == B.n && A.nnz == B.nnz && A.row0 == B.row0 && A.nloc == B.nloc &&
+              A.nnz_loc == B.nnz_loc && A.nghost == B.nghost && A.ninterior == B.ninterior &&
+              A.nboundary == B.nboundary,
+          "%s: sizes differ", name);
+    if (A.nloc != B.nloc || A.nnz_loc != B.nnz_loc || A.nghost != B.nghost ||
+        A.ninterior != B.ninterior || A.nboundary != B.nboundary)
+        return;
+    SAME_ARRAY("bounds", A.bounds, B.bounds, app.size + 1);
+    SAME_ARRAY("rowptr", A.rowptr, B.rowptr, A.nloc + 1);
+    SAME_ARRAY("columns", A.col, B.col, A.nnz_loc);
+    SAME_ARRAY("values", A.val, B.val, A.nnz_loc);
+    SAME_ARRAY("diagonal", A.diag, B.diag, A.nloc);
+    SAME_ARRAY("ghosts", A.ghost, B.ghost, A.nghost);
+    SAME_ARRAY("interior rows", A.interior, B.interior, A.ninterior);
+    SAME_ARRAY("boundary rows", A.boundary, B.boundary, A.nboundary);
+    mu_halo_lists ha, hb;
+    mu_halo_get_lists(A.halo, &ha);
+    mu_halo_get_lists(B.halo, &hb);
+    CHECK(ha.nsend == hb.nsend, "%s: sends", name);
+    if (ha.nsend == hb.nsend) SAME_ARRAY("send list", ha.send_index, hb.send_index, ha.nsend);
+    CHECK(cg_matrix_fingerprint(&app, &A) == cg_matrix_fingerprint(&app, &B), "%s: fingerprint",
+          name);
+    cg_matrix_free(&A);
+    cg_matrix_free(&B);
+}
+
+static void poisson_direct_tests(MPI_Comm comm) {
+    /* Grids thinner than a rank's block and thicker, a rank's block shorter than
+     * the stencil's reach, lines and single points, scaled values. */
+    poisson_direct_case(comm, CG_POISSON_3D7, 9, 8, 7, 1.0);
+    poisson_direct_case(comm, CG_POISSON_3D7, 3, 1, 1, 2.5);
+    poisson_direct_case(comm, CG_POISSON_3D7, 1, 1, 6, 1.0);
+    poisson_direct_case(comm, CG_POISSON_3D7, 20, 17, 3, 0.3);
+    poisson_direct_case(comm, CG_POISSON_2D5, 23, 17, 1, 1.0);
+    poisson_direct_case(comm, CG_POISSON_2D5, 2, 1, 1, 7.0);
+    poisson_direct_case(comm, CG_POISSON_3D27, 7, 6, 5, 1.0);
+    poisson_direct_case(comm, CG_POISSON_3D27, 3, 2, 4, 1e-3);
+    poisson_direct_case(comm, CG_POISSON_3D27, 1, 1, 1, 1.0);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank;
@@ -193,6 +254,7 @@ int main(int argc, char **argv) {
     }
     halo_tests(MPI_COMM_WORLD);
     xsum_tests(MPI_COMM_WORLD);
+    poisson_direct_tests(MPI_COMM_WORLD);
     const char *names[] = {"LF10.mtx", "nos1.mtx", "494_bus.mtx", "gr_30_30.mtx", "bcsstm25.mtx"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         for (int fp32 = 0; fp32 <= 1; fp32++) spmv_test(MPI_COMM_WORLD, argv[1], names[k], fp32);

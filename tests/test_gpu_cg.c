@@ -336,7 +336,7 @@ static void solve_on(const cg_matrix *A, int where, const cg_config *cfg, int fp
     }
     if (where == ON_GPU_TABLE) be->iterate = NULL;
     void *b = be->vec_new(be), *x = be->vec_new(be);
-    cg_make_rhs(&app, A, be, CG_RHS_RANDOM, 11, b);
+    cg_make_rhs(&app, A, be, CG_RHS_RANDOM, 11, b, NULL);
     mu_error_clear();
     o->rc = (cfg->variant == CG_THESIS ? cg_solve_thesis : cg_solve_standard)(&app, cfg, A, be, b,
                                                                               x, &o->res);

@@ -109,7 +109,6 @@ static int solve_matrix(mu_app *app, const cg_matrix *A, const double *b_in, dou
                      .max_it = opt->max_it};
     cfg.meta.n = A->n;
     cfg.meta.nnz = A->nnz;
-    cfg.meta.matrix_hash = A->fingerprint;
     cg_result res;
     MU_TRY_GOTO(cg_solve_standard(app, &cfg, A, be, b, x, &res));
     double bn = res.bnorm > 0 ? res.bnorm : 1.0;

@@ -22,6 +22,12 @@ typedef struct {
     double *val;
 } cg_block;
 
+/* The matrix fingerprint, computed on first use (only checkpoints need it). */
+typedef struct {
+    int known;
+    uint64_t value;
+} cg_fingerprint;
+
 /* This rank's rows ready to compute: local columns, ghosts and halo. */
 typedef struct {
     int64_t n, nnz;  /* global */
@@ -37,7 +43,7 @@ typedef struct {
     int64_t ninterior, nboundary;
     double *diag; /* [nloc] diagonal entries (0 where absent) */
     mu_halo *halo;
-    uint64_t fingerprint; /* order-free hash of (row, column, value) over the whole matrix */
+    cg_fingerprint *fingerprint; /* see cg_matrix_fingerprint */
 } cg_matrix;
 
 void cg_block_free(cg_block *b);
@@ -52,6 +58,17 @@ int cg_load_poisson(mu_app *app, int stencil, int64_t nx, int64_t ny, int64_t nz
 /* Collective: local numbering, ghosts, interior/boundary split, halo lists.
  * Takes the block's arrays (blk is emptied). */
 int cg_matrix_setup(mu_app *app, cg_block *blk, cg_matrix *A);
+/* Collective: each rank builds its rows of a Poisson operator straight into
+ * the working layout, the same arrays as cg_load_poisson then cg_matrix_setup
+ * (poisson_matrix.c). */
+int cg_poisson_matrix(mu_app *app, int stencil, int64_t nx, int64_t ny, int64_t nz, double scale,
+                      cg_matrix *A);
+/* Collective: the order-free hash of (row, global column, value) over the
+ * whole matrix, the same on any layout; computed on the first call (every
+ * rank calls together), then kept. */
+uint64_t cg_matrix_fingerprint(mu_app *app, const cg_matrix *A);
+/* Allocation of A's cached fingerprint (setup); 1 after mu_error(). */
+int cg_matrix_fingerprint_init(cg_matrix *A);
 /* Collective: every diagonal entry positive (Jacobi; an SPD matrix has them). */
 int cg_check_diagonal(mu_app *app, const cg_matrix *A);
 

@@ -33,6 +33,7 @@ int cg_checkpoint_write(mu_app *app, const char *path, const cg_ckpt *meta, cons
                         cg_backend *b, void *const vecs[CG_CKPT_VECTORS]) {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    const uint64_t fingerprint = cg_matrix_fingerprint(app, A); /* collective */
     double *buf = malloc((size_t)(A->nloc ? A->nloc : 1) * sizeof *buf);
     int rc = buf ? 0 : mu_error("out of memory writing the checkpoint");
     MU_TRY(mu_error_collective(app->comm, rc));
@@ -55,7 +56,7 @@ int cg_checkpoint_write(mu_app *app, const char *path, const cg_ckpt *meta, cons
         h.nnz = meta->nnz;
         h.iteration = meta->iteration;
         h.nvec = CG_CKPT_VECTORS;
-        h.matrix_hash = meta->matrix_hash;
+        h.matrix_hash = fingerprint;
         h.options_hash = meta->options_hash;
         snprintf(h.options, sizeof h.options, "%s", meta->options);
         rc = mpi_failed(MPI_File_write_at(fh, 0, &h, (int)sizeof h, MPI_BYTE, MPI_STATUS_IGNORE),
@@ -108,6 +109,7 @@ static int check_header(const header *h, const char *path, const cg_ckpt *want) 
 
 int cg_checkpoint_read(mu_app *app, const char *path, cg_ckpt *want, const cg_matrix *A,
                        cg_backend *b, void *vecs[CG_CKPT_VECTORS]) {
+    want->matrix_hash = cg_matrix_fingerprint(app, A); /* collective */
     /* A missing file is the common mistake: say so plainly, before MPI-IO does. */
     int rc = 0;
     if (app->rank == 0) {

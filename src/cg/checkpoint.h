@@ -19,11 +19,13 @@ typedef struct {
     int64_t iteration;
 } cg_ckpt;
 
-/* Collective. */
+/* Collective. The matrix fingerprint comes from A (cg_matrix_fingerprint),
+ * not from meta->matrix_hash. */
 int cg_checkpoint_write(mu_app *app, const char *path, const cg_ckpt *meta, const cg_matrix *A,
                         cg_backend *b, void *const vecs[CG_CKPT_VECTORS]);
-/* Collective: checks the file against want (n, nnz, hashes), reads the
- * vectors and sets want->iteration. */
+/* Collective: checks the file against want (n, nnz, options hash; the matrix
+ * fingerprint, set into want, from A), reads the vectors and sets
+ * want->iteration. */
 int cg_checkpoint_read(mu_app *app, const char *path, cg_ckpt *want, const cg_matrix *A,
                        cg_backend *b, void *vecs[CG_CKPT_VECTORS]);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cg/kernels.h"
 #include "core/error.h"
+#include "core/memory.h"
 
 enum { CG_CHUNK = 256 }; /* rows per block of buffered products */
 
@@ -53,6 +54,7 @@ static void *vec_new(cg_backend *b) {
     size_t bytes = ((n ? n : 1) * c->esize + off + PAGE - 1) / PAGE * PAGE;
     char *base = aligned_alloc(PAGE, bytes);
     if (!base) return NULL;
+    mu_mem_prefault(base, bytes);
     memset(base, 0, bytes);
     return base + off;
 }
@@ -80,13 +82,18 @@ static void halo_end(cg_backend *b, void *x) {
 /* The ranges of list[0..n) (ascending rows), or of 0..n when list is NULL. */
 static int make_ranges(const int32_t *list, int64_t n, cg_range_set *set) {
     int64_t count = 0;
-    for (int64_t k = 0; k < n; k++)
-        if (k == 0 || !list || list[k] != list[k - 1] + 1) count++;
+    for (int64_t k = 0; list && k < n; k++) count += k == 0 || list[k] != list[k - 1] + 1;
     set->range = malloc((size_t)(count ? count : 1) * sizeof *set->range);
     if (!set->range) return mu_error("out of memory for the row ranges");
+    /* Every row, or one run of rows (the usual interior): no walk to fill it. */
+    if (!list || count == 1) {
+        set->range[0] = list ? (cg_range){list[0], list[n - 1] + 1} : (cg_range){0, n};
+        set->count = n > 0;
+        return 0;
+    }
     set->count = 0;
     for (int64_t k = 0; k < n; k++) {
-        int64_t row = list ? list[k] : k;
+        int64_t row = list[k];
         if (set->count && set->range[set->count - 1].end == row)
             set->range[set->count - 1].end++;
         else

@@ -51,6 +51,22 @@ static void out_of_memory(mu_app *app, int64_t count) {
     MPI_Abort(app->comm, 1);
 }
 
+/* Rank 0's block is the start of the whole matrix: its arrays are kept, cut
+ * to the block (no copy of the matrix). */
+static void take_first_rows(cg_block *b, cg_mm *m, int64_t nnz_loc) {
+    size_t e = (size_t)(nnz_loc ? nnz_loc : 1);
+    int64_t *rowptr = realloc(m->rowptr, (size_t)(b->nloc + 1) * sizeof *rowptr);
+    int32_t *col = realloc(m->col, e * sizeof *col);
+    double *val = realloc(m->val, e * sizeof *val);
+    /* Shrinking keeps the contents; where it fails, the larger array serves. */
+    b->rowptr = rowptr ? rowptr : m->rowptr;
+    b->gcol = col ? col : m->col;
+    b->val = val ? val : m->val;
+    m->rowptr = NULL;
+    m->col = NULL;
+    m->val = NULL;
+}
+
 /* Rank 0 parses, then sends each rank its block (point to point: counts per
  * rank fit an int, offsets into the whole matrix need not). */
 int cg_load_file(mu_app *app, const char *path, double scale, cg_block *blk) {
@@ -60,7 +76,8 @@ int cg_load_file(mu_app *app, const char *path, double scale, cg_block *blk) {
     int rc = 0;
     int64_t head[2] = {0, 0};
     if (app->rank == 0) {
-        rc = cg_mm_read(path, &m);
+        char why[256];
+        rc = cg_mm_read_threads(path, mu_threads_per_rank(&app->dev, 0, why, sizeof why), &m);
         if (!rc) {
             head[0] = m.n;
             head[1] = m.nnz;
@@ -108,13 +125,7 @@ int cg_load_file(mu_app *app, const char *path, double scale, cg_block *blk) {
             MPI_Send(m.col + off, cnt, MPI_INT32_T, r, 2, app->comm);
             MPI_Send(m.val + off, cnt, MPI_DOUBLE, r, 3, app->comm);
         }
-        rc = alloc_rows(blk, nnz_loc);
-        if (!rc) {
-            memcpy(blk->rowptr, m.rowptr, (size_t)(blk->nloc + 1) * sizeof *blk->rowptr);
-            memcpy(blk->gcol, m.col, (size_t)nnz_loc * sizeof *blk->gcol);
-            memcpy(blk->val, m.val, (size_t)nnz_loc * sizeof *blk->val);
-        }
-        cg_mm_free(&m);
+        take_first_rows(blk, &m, nnz_loc);
     } else {
         blk->rowptr = malloc((size_t)(blk->nloc + 1) * sizeof *blk->rowptr);
         if (!blk->rowptr) out_of_memory(app, blk->nloc);

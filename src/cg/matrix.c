@@ -16,6 +16,7 @@ void cg_matrix_free(cg_matrix *A) {
     free(A->interior);
     free(A->boundary);
     free(A->diag);
+    free(A->fingerprint);
     mu_halo_destroy(A->halo);
     memset(A, 0, sizeof *A);
 }
@@ -65,14 +66,45 @@ static int renumber_row(const cg_block *b, cg_matrix *A, int64_t u, int64_t i) {
     return has_ghost;
 }
 
+/* Is global column c outside the rows [row0, row1)? */
+static int outside(int64_t c, int64_t row0, int64_t row1) {
+    return c < row0 || c >= row1;
+}
+
+/* The ghost entries of rows [a, b) (global columns outside the block, with
+ * repeats) into g, or only counted when g is NULL. */
+static int64_t ghost_entries(const cg_block *b, int64_t a, int64_t e, int64_t *g) {
+    int64_t row1 = b->row0 + b->nloc, count = 0;
+    for (int64_t p = b->rowptr[a]; p < b->rowptr[e]; p++)
+        if (outside(b->gcol[p], b->row0, row1)) {
+            if (g) g[count] = b->gcol[p];
+            count++;
+        }
+    return count;
+}
+
+/* Every ghost entry, gathered by the rank's threads over row chunks; *count
+ * receives their number. */
+static int64_t *gather_ghosts(const cg_block *b, int threads, int64_t *count) {
+    int64_t *off = calloc((size_t)threads + 1, sizeof *off), *g = NULL;
+    if (!off) return NULL;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int t = 0; t < threads; t++)
+        off[t + 1] = ghost_entries(b, b->nloc * t / threads, b->nloc * (t + 1) / threads, NULL);
+    for (int t = 0; t < threads; t++) off[t + 1] += off[t];
+    *count = off[threads];
+    g = malloc((size_t)(off[threads] ? off[threads] : 1) * sizeof *g);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int t = 0; t < (g ? threads : 0); t++)
+        ghost_entries(b, b->nloc * t / threads, b->nloc * (t + 1) / threads, g + off[t]);
+    free(off);
+    return g;
+}
+
 static int local_numbering(cg_block *b, cg_matrix *A, int threads) {
-    int64_t nnz = b->rowptr[b->nloc], row1 = b->row0 + b->nloc, nghost = 0;
-    for (int64_t p = 0; p < nnz; p++) nghost += b->gcol[p] < b->row0 || b->gcol[p] >= row1;
-    int64_t *g = malloc((size_t)(nghost ? nghost : 1) * sizeof *g);
+    int64_t nnz = b->rowptr[b->nloc], nghost = 0;
+    int64_t *g = gather_ghosts(b, threads, &nghost);
     if (!g) return mu_error("out of memory for the ghost list");
-    nghost = 0;
-    for (int64_t p = 0; p < nnz; p++)
-        if (b->gcol[p] < b->row0 || b->gcol[p] >= row1) g[nghost++] = b->gcol[p];
     qsort(g, (size_t)nghost, sizeof *g, cmp_i64);
     int64_t u = 0;
     for (int64_t k = 0; k < nghost; k++)
@@ -102,6 +134,40 @@ static int local_numbering(cg_block *b, cg_matrix *A, int threads) {
     return 0;
 }
 
+int cg_matrix_fingerprint_init(cg_matrix *A) {
+    A->fingerprint = calloc(1, sizeof *A->fingerprint);
+    return A->fingerprint ? 0 : mu_error("out of memory");
+}
+
+/* Rows [a, b)'s share of the fingerprint, from the local layout. */
+static uint64_t rows_hash(const cg_matrix *A, int64_t a, int64_t b) {
+    uint64_t h = 0;
+    for (int64_t i = a; i < b; i++)
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+            int64_t c = A->col[p];
+            c = c < A->nloc ? A->row0 + c : A->ghost[c - A->nloc];
+            h += entry_hash(A->row0 + i, c, A->val[p]);
+        }
+    return h;
+}
+
+uint64_t cg_matrix_fingerprint(mu_app *app, const cg_matrix *A) {
+    if (A->fingerprint && A->fingerprint->known) return A->fingerprint->value;
+    char why[256];
+    int threads = mu_threads_per_rank(&app->dev, 0, why, sizeof why);
+    uint64_t h = 0, all = 0; /* a sum mod 2^64: the same in any order, so threads may share it */
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : h)
+    for (int t = 0; t < threads; t++)
+        h += rows_hash(A, A->nloc * t / threads, A->nloc * (t + 1) / threads);
+    MPI_Allreduce(&h, &all, 1, MPI_UINT64_T, MPI_SUM, app->comm);
+    all ^= mix64((uint64_t)A->n) ^ mix64((uint64_t)A->nnz + 1);
+    if (A->fingerprint) {
+        A->fingerprint->value = all;
+        A->fingerprint->known = 1;
+    }
+    return all;
+}
+
 int cg_matrix_setup(mu_app *app, cg_block *b, cg_matrix *A) {
     memset(A, 0, sizeof *A);
     A->n = b->n;
@@ -113,11 +179,7 @@ int cg_matrix_setup(mu_app *app, cg_block *b, cg_matrix *A) {
     char why[256];
     int threads = mu_threads_per_rank(&app->dev, 0, why, sizeof why);
     if (!rc) rc = local_numbering(b, A, threads);
-    uint64_t h = 0; /* a sum mod 2^64: the same in any order, so threads may share it */
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : h)
-    for (int64_t i = 0; i < (rc ? 0 : b->nloc); i++)
-        for (int64_t p = b->rowptr[i]; p < b->rowptr[i + 1]; p++)
-            h += entry_hash(b->row0 + i, b->gcol[p], b->val[p]);
+    if (!rc) rc = cg_matrix_fingerprint_init(A);
     /* The block's arrays move over; only the global columns go. */
     A->bounds = b->bounds;
     A->rowptr = b->rowptr;
@@ -128,8 +190,6 @@ int cg_matrix_setup(mu_app *app, cg_block *b, cg_matrix *A) {
         cg_matrix_free(A);
         return 1;
     }
-    MPI_Allreduce(&h, &A->fingerprint, 1, MPI_UINT64_T, MPI_SUM, app->comm);
-    A->fingerprint ^= mix64((uint64_t)A->n) ^ mix64((uint64_t)A->nnz + 1);
     if (mu_halo_create(app->comm, A->bounds, A->ghost, A->nghost, &A->halo)) {
         cg_matrix_free(A);
         return 1;

@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cg/mmio.h"
+#include "cg/mmio_fast.h"
 #include "core/message.h"
 #include "core/infile.h"
 #include <ctype.h>
@@ -139,11 +140,7 @@ static int parse_value(const reader *r, const char *tok, int integer, double *v)
     return 0;
 }
 
-typedef struct {
-    int32_t *i, *j;
-    double *v;
-    int64_t cap;
-} triples;
+typedef cg_mm_triples triples;
 
 /* Room for entry k: grown as entries arrive, so a wrong count in the size line
  * costs an error message, not a huge allocation. */
@@ -297,8 +294,40 @@ static int build_csr(cg_mm *m, const triples *t, int64_t count) {
     return 0;
 }
 
-int cg_mm_read(const char *path, cg_mm *m) {
-    memset(m, 0, sizeof *m);
+/* The size line 'rows columns entries' after the banner, comments and blank lines. */
+static int read_sizes(reader *r, cg_mm *m, long *size_line, long long *declared) {
+    int got = 0;
+    while ((got = next_line(r)) > 0)
+        if (!blank(r->buf) && r->buf[0] != '%') break;
+    if (got < 0) return 1;
+    if (got == 0)
+        return mu_error("%s:%ld: end of file before the size line 'rows columns entries'", r->path,
+                        r->line + 1);
+    *size_line = r->line;
+    long long rows = 0, cols = 0;
+    char extra[8];
+    if (sscanf(r->buf, "%lld %lld %lld %7s", &rows, &cols, declared, extra) != 3)
+        return mu_error("%s:%ld: expected the size line 'rows columns entries', got '%.60s'",
+                        r->path, r->line, r->buf);
+    if (rows < 1 || cols < 1 || *declared < 0)
+        return mu_error("%s:%ld: bad sizes %lld x %lld with %lld entries", r->path, r->line, rows,
+                        cols, *declared);
+    if (rows != cols)
+        return mu_error("%s:%ld: the matrix is %lld x %lld; CG needs a square matrix", r->path,
+                        r->line, rows, cols);
+    if (rows > INT32_MAX - 1)
+        return mu_error("%s:%ld: %lld rows: at most 2^31 - 2 are supported", r->path, r->line,
+                        rows);
+    m->n = rows;
+    return 0;
+}
+
+enum { READ_AGAIN = 2 }; /* the fast path did not take the file */
+
+/* The file's entries into t: in blocks by `threads` threads (fast), else (or
+ * when the fast path returns READ_AGAIN) line by line, the reference whose
+ * messages every error gets. */
+static int read_file(const char *path, int threads, int fast, cg_mm *m, triples *t) {
     reader r = {.path = path};
     int fd = mu_infile_fd(path, "matrix", NULL);
     if (fd < 0) return 1;
@@ -307,46 +336,58 @@ int cg_mm_read(const char *path, cg_mm *m) {
         close(fd);
         return mu_error("cannot open matrix '%s': %s", path, "out of memory");
     }
-    int pattern = 0, integer = 0, rc = parse_banner(&r, m, &pattern, &integer), got = 0;
-    /* Comments and blank lines, then the size line. */
-    while (!rc && (got = next_line(&r)) > 0)
-        if (!blank(r.buf) && r.buf[0] != '%') break;
-    if (!rc && got < 0) rc = 1;
-    if (!rc && got == 0)
-        rc = mu_error("%s:%ld: end of file before the size line 'rows columns entries'", path,
-                      r.line + 1);
-    long size_line = r.line;
-    long long rows = 0, cols = 0, declared = 0;
-    if (!rc) {
-        char extra[8];
-        if (sscanf(r.buf, "%lld %lld %lld %7s", &rows, &cols, &declared, extra) != 3)
-            rc = mu_error("%s:%ld: expected the size line 'rows columns entries', got '%.60s'",
-                          path, r.line, r.buf);
-        else if (rows < 1 || cols < 1 || declared < 0)
-            rc = mu_error("%s:%ld: bad sizes %lld x %lld with %lld entries", path, r.line, rows,
-                          cols, declared);
-        else if (rows != cols)
-            rc = mu_error("%s:%ld: the matrix is %lld x %lld; CG needs a square matrix", path,
-                          r.line, rows, cols);
-        else if (rows > INT32_MAX - 1)
-            rc = mu_error("%s:%ld: %lld rows: at most 2^31 - 2 are supported", path, r.line, rows);
+    gzbuffer(r.f, 1 << 20); /* fewer, larger reads of the file */
+    int pattern = 0, integer = 0, rc = parse_banner(&r, m, &pattern, &integer);
+    long size_line = 0;
+    long long declared = 0;
+    if (!rc) rc = read_sizes(&r, m, &size_line, &declared);
+    if (!rc && fast) {
+        cg_mm_layout lay = {m->n, declared, pattern, integer, m->symmetric, threads};
+        rc = cg_mm_fast_entries(r.f, &lay, t) ? READ_AGAIN : 0;
+    } else if (!rc) {
+        rc = read_entries(&r, m, pattern, integer, declared, size_line, t);
     }
-    m->n = rows;
-    triples t = {0};
-    if (!rc) rc = read_entries(&r, m, pattern, integer, declared, size_line, &t);
     /* Only now are arrays of the rows made: their count must be backed by entries. */
-    if (!rc && declared < rows)
+    if (!rc && declared < m->n)
         rc = mu_error("%s:%ld: %lld rows but %lld entries: an SPD matrix has a diagonal entry in "
                       "every row",
-                      path, size_line, rows, declared);
+                      path, size_line, (long long)m->n, declared);
     gzclose(r.f);
     m->entries = declared;
-    if (!rc) rc = build_csr(m, &t, declared);
+    return rc;
+}
+
+/* fast: 1 tries the block reader first, 0 reads line by line only. */
+static int read_matrix(const char *path, int threads, int fast, cg_mm *m) {
+    memset(m, 0, sizeof *m);
+    triples t = {0};
+    int rc = fast ? read_file(path, threads, 1, m, &t) : READ_AGAIN;
+    if (rc == READ_AGAIN) {
+        free(t.i);
+        free(t.j);
+        free(t.v);
+        memset(&t, 0, sizeof t);
+        memset(m, 0, sizeof *m);
+        rc = read_file(path, threads, 0, m, &t);
+    }
+    if (!rc) rc = build_csr(m, &t, m->entries);
     free(t.i);
     free(t.j);
     free(t.v);
     if (rc) cg_mm_free(m);
     return rc;
+}
+
+int cg_mm_read_threads(const char *path, int threads, cg_mm *m) {
+    return read_matrix(path, threads, 1, m);
+}
+
+int cg_mm_read(const char *path, cg_mm *m) {
+    return read_matrix(path, 1, 1, m);
+}
+
+int cg_mm_read_lines(const char *path, cg_mm *m) {
+    return read_matrix(path, 1, 0, m);
 }
 
 void cg_mm_free(cg_mm *m) {

@@ -21,6 +21,12 @@ typedef struct {
 
 /* Returns 0, or 1 with mu_error("path:line: problem"). On failure m holds nothing. */
 int cg_mm_read(const char *path, cg_mm *m);
+/* The same, the entry lines parsed by up to `threads` threads (the same
+ * entries, values and messages). */
+int cg_mm_read_threads(const char *path, int threads, cg_mm *m);
+/* The line-by-line reader alone: the reference the block reader falls back
+ * on, for the tests that compare the two. */
+int cg_mm_read_lines(const char *path, cg_mm *m);
 void cg_mm_free(cg_mm *m);
 
 /* Entries (i, j) whose mirror (j, i) is missing or has another value: the

@@ -9,19 +9,19 @@
 enum { RHS_STREAM = 0x6367 }; /* "cg": the Philox stream of random right-hand sides */
 
 int cg_make_rhs(mu_app *app, const cg_matrix *A, cg_backend *be, cg_rhs kind, uint64_t seed,
-                void *b) {
+                void *b, void *scratch) {
     if (kind == CG_RHS_ONES) {
         be->vec_fill(be, b, 1.0);
         return 0;
     }
     if (kind == CG_RHS_AONES) {
         /* Ghost slots hold 1 too, so no exchange is needed. */
-        void *ones = be->vec_new(be);
+        void *ones = scratch ? scratch : be->vec_new(be);
         int rc = ones ? 0 : mu_error("out of memory");
         MU_TRY(mu_error_collective(app->comm, rc));
         be->vec_fill(be, ones, 1.0);
         be->spmv(be, CG_ROWS_ALL, ones, b, NULL);
-        be->vec_free(be, ones);
+        if (!scratch) be->vec_free(be, ones);
         return 0;
     }
     double *host = malloc((size_t)(A->nloc ? A->nloc : 1) * sizeof *host);
@@ -37,29 +37,82 @@ int cg_make_rhs(mu_app *app, const cg_matrix *A, cg_backend *be, cg_rhs kind, ui
     return 0;
 }
 
-double cg_true_residual(mu_app *app, cg_backend *be, void *b, void *x) {
-    void *q = be->vec_new(be);
-    if (mu_error_collective(app->comm, q ? 0 : mu_error("out of memory"))) return NAN;
+/* sqrt of the reduced sum of squares, over count entries. */
+static double rms_of(mu_app *app, mu_xsum *s, int64_t count) {
+    mu_xsum_allreduce(s, 1, app->comm);
+    return sqrt(mu_xsum_round(s, NULL) / (double)count);
+}
+
+/* ||b - A x|| into q, which it leaves holding b - A x. */
+static double residual_in(mu_app *app, cg_backend *be, void *b, void *x, void *q) {
     cg_spmv(be, x, q, NULL);
     be->waxpby(be, 1.0, b, -1.0, q, q);
     mu_xsum s;
     mu_xsum_zero(&s);
     be->dot(be, q, q, &s);
-    be->vec_free(be, q);
-    mu_xsum_allreduce(&s, 1, app->comm);
-    return sqrt(mu_xsum_round(&s, NULL));
+    return rms_of(app, &s, 1);
 }
 
-double cg_error_vs_ones(mu_app *app, const cg_matrix *A, cg_backend *be, const void *x) {
+/* ||x - 1|| / ||1|| on the backend, q as scratch. Only for double vectors:
+ * q = 1 x + (-1) 1 rounds x - 1 once, and the dot adds each (x_i - 1)^2
+ * formed in double exactly, the host loop's terms (float vectors would
+ * round x - 1 to float). */
+static double error_on_backend(mu_app *app, const cg_matrix *A, cg_backend *be, const void *x,
+                               void *q) {
+    be->vec_fill(be, q, 1.0);
+    be->waxpby(be, 1.0, x, -1.0, q, q);
+    mu_xsum s;
+    mu_xsum_zero(&s);
+    be->dot(be, q, q, &s);
+    return rms_of(app, &s, A->n);
+}
+
+enum { ERR_CHUNK = 4096 }; /* terms per exact block add */
+
+/* The same from the host copy of x (float vectors: x - 1 in double). */
+static double error_on_host(mu_app *app, const cg_matrix *A, cg_backend *be, const void *x) {
     double *host = malloc((size_t)(A->nloc ? A->nloc : 1) * sizeof *host);
     if (mu_error_collective(app->comm, host ? 0 : mu_error("out of memory"))) return NAN;
     be->vec_get(be, x, host);
     mu_xsum s;
     mu_xsum_zero(&s);
-    for (int64_t i = 0; i < A->nloc; i++) mu_xsum_add(&s, (host[i] - 1.0) * (host[i] - 1.0));
+    double term[ERR_CHUNK];
+    for (int64_t i0 = 0; i0 < A->nloc; i0 += ERR_CHUNK) {
+        int64_t m = A->nloc - i0 < ERR_CHUNK ? A->nloc - i0 : ERR_CHUNK;
+        for (int64_t j = 0; j < m; j++) term[j] = (host[i0 + j] - 1.0) * (host[i0 + j] - 1.0);
+        mu_xsum_add_array(&s, term, m);
+    }
     free(host);
-    mu_xsum_allreduce(&s, 1, app->comm);
-    return sqrt(mu_xsum_round(&s, NULL) / (double)A->n);
+    return rms_of(app, &s, A->n);
+}
+
+void cg_check(mu_app *app, const cg_matrix *A, cg_backend *be, void *b, void *x, double *true_res,
+              double *error) {
+    void *q = be->vec_new(be);
+    if (mu_error_collective(app->comm, q ? 0 : mu_error("out of memory"))) {
+        *true_res = NAN;
+        if (error) *error = NAN;
+        return;
+    }
+    *true_res = residual_in(app, be, b, x, q);
+    if (error)
+        *error = be->fp32 ? error_on_host(app, A, be, x) : error_on_backend(app, A, be, x, q);
+    be->vec_free(be, q);
+}
+
+double cg_true_residual(mu_app *app, cg_backend *be, void *b, void *x) {
+    double r;
+    cg_check(app, NULL, be, b, x, &r, NULL);
+    return r;
+}
+
+double cg_error_vs_ones(mu_app *app, const cg_matrix *A, cg_backend *be, const void *x) {
+    if (be->fp32) return error_on_host(app, A, be, x);
+    void *q = be->vec_new(be);
+    if (mu_error_collective(app->comm, q ? 0 : mu_error("out of memory"))) return NAN;
+    double e = error_on_backend(app, A, be, x, q);
+    be->vec_free(be, q);
+    return e;
 }
 
 static int has_suffix(const char *s, const char *suffix) {

@@ -2,6 +2,8 @@
 #include "core/memory.h"
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -35,4 +37,14 @@ double mu_mem_rank_available(int local_ranks) {
     double bytes = node_available() / (local_ranks > 0 ? local_ranks : 1);
     double as = address_space_left();
     return as >= 0 && as < bytes ? as : bytes;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels refuse it (EINVAL) */
+#endif
+
+void mu_mem_prefault(void *p, size_t bytes) {
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)p + page - 1) / page * page, e = ((uintptr_t)p + bytes) / page * page;
+    if (e > a) (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE); /* a hint: failure is fine */
 }

@@ -16,6 +16,9 @@ int mu_in_read_text_1d(const char *path, int32_t **values, int64_t *n);
 int mu_in_binary_count(const char *path, int64_t *n);
 /* Values [lo, hi) of a binary file. */
 int mu_in_read_binary_range(const char *path, int64_t lo, int64_t hi, int32_t *out);
+/* The same read in chunks by up to `threads` threads (the same values and messages). */
+int mu_in_read_binary_range_threads(const char *path, int64_t lo, int64_t hi, int32_t *out,
+                                    int threads);
 /* A text matrix: one row per line, every row the same length. */
 int mu_in_read_text_2d(const char *path, int32_t **values, int64_t *rows, int64_t *cols);
 

@@ -17,6 +17,7 @@
 static int load_shard(mu_app *app, int32_t **shard, int64_t *n, int64_t *lo, int64_t *hi) {
     const mu_opts *o = app->opts;
     const char *path = mu_opt_str(o, "input");
+    char why[256];
     *shard = NULL;
     int rc = 0;
     if (!path) {
@@ -37,7 +38,8 @@ static int load_shard(mu_app *app, int32_t **shard, int64_t *n, int64_t *lo, int
         if (!*shard)
             rc = mu_error("out of memory for %lld values", (long long)(*hi - *lo));
         else
-            rc = mu_in_read_binary_range(path, *lo, *hi, *shard);
+            rc = mu_in_read_binary_range_threads(
+                path, *lo, *hi, *shard, mu_threads_per_rank(&app->dev, 0, why, sizeof why));
         return mu_error_collective(app->comm, rc);
     }
     /* Text has no fixed record size: rank 0 parses and scatters. */

@@ -62,7 +62,10 @@ static int load_matrix(mu_app *app, matrix *m) {
     if (!path) {
         mu_maxsub_generate(app, 0, (int64_t)count, m->k);
     } else if (mu_in_pick_format(path, mu_opt_str(o, "format")) == MU_FMT_BIN) {
-        if (app->rank == 0) rc = mu_in_read_binary_range(path, 0, (int64_t)count, m->k);
+        char why[256];
+        int threads = mu_threads_per_rank(&app->dev, 0, why, sizeof why);
+        if (app->rank == 0)
+            rc = mu_in_read_binary_range_threads(path, 0, (int64_t)count, m->k, threads);
         MU_TRY(mu_error_collective(app->comm, rc));
     }
     if (path) {
