@@ -142,20 +142,13 @@ static int parse_value(const reader *r, const char *tok, int integer, double *v)
 
 typedef cg_mm_triples triples;
 
-/* Room for entry k: grown as entries arrive, so a wrong count in the size line
- * costs an error message, not a huge allocation. */
+/* Room for entry k (k < declared): grown as entries arrive, so a wrong count
+ * in the size line costs an error message, not a huge allocation. */
 static int reserve(triples *t, int64_t k, int64_t declared, const char *path) {
-    if (k < t->cap) return 0;
-    int64_t cap = t->cap ? 2 * t->cap : 1 << 16;
-    if (cap > declared) cap = declared;
-    int32_t *i = realloc(t->i, (size_t)cap * sizeof *i);
-    if (i) t->i = i;
-    int32_t *j = i ? realloc(t->j, (size_t)cap * sizeof *j) : NULL;
-    if (j) t->j = j;
-    double *v = j ? realloc(t->v, (size_t)cap * sizeof *v) : NULL;
-    if (!v) return mu_error("%s: out of memory for %lld entries", path, (long long)cap);
-    t->v = v;
-    t->cap = cap;
+    int64_t want = t->cap ? 2 * t->cap : 1 << 16; /* cg_mm_reserve's next size */
+    if (want > declared) want = declared;
+    if (cg_mm_reserve(t, k + 1, declared))
+        return mu_error("%s: out of memory for %lld entries", path, (long long)want);
     return 0;
 }
 

@@ -162,8 +162,7 @@ static int64_t walk(const char *s, const char *e, const cg_mm_layout *lay, cg_mm
     return count;
 }
 
-/* Room for `need` entries, grown as they arrive (at most the declared count). */
-static int reserve(cg_mm_triples *t, int64_t need, int64_t declared) {
+int cg_mm_reserve(cg_mm_triples *t, int64_t need, int64_t declared) {
     if (need <= t->cap) return 0;
     if (need > declared) return 1;
     int64_t cap = t->cap ? 2 * t->cap : 1 << 16;
@@ -204,7 +203,7 @@ static int parse_lines(const char *s, size_t len, const cg_mm_layout *lay, cg_mm
         bad |= first[r + 1] < 0;
     }
     for (int r = 0; r < parts && !bad; r++) first[r + 1] += first[r];
-    if (bad || reserve(t, *k + first[parts], lay->declared)) {
+    if (bad || cg_mm_reserve(t, *k + first[parts], lay->declared)) {
         free(first);
         return 1;
     }

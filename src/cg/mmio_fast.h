@@ -12,6 +12,10 @@ typedef struct {
     int64_t cap;
 } cg_mm_triples;
 
+/* Room for `need` entries, grown as they arrive (doubling, at most the
+ * declared count): 0, or 1 when need exceeds it or memory runs out. */
+int cg_mm_reserve(cg_mm_triples *t, int64_t need, int64_t declared);
+
 typedef struct {
     int64_t n, declared;  /* rows (= columns), entries of the size line */
     int pattern, integer; /* the field */
