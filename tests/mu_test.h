@@ -136,6 +136,17 @@ static inline double mu_test_uniform(uint64_t *state) {
     return (double)(mu_test_u64(state) >> 11) * 0x1.0p-53;
 }
 
+/* text written to the file dir/name; its path, in a buffer the next call reuses. */
+static inline const char *mu_test_write(const char *dir, const char *name, const char *text) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK_TRUE(f != NULL);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
 /* Prints "name: N checks, M failed" (nothing when name is NULL); 0, or 1 after a failure. */
 static inline int mu_report(const char *name) {
     if (name) printf("%s: %ld checks, %ld failed\n", name, mu_checks, mu_failures);

@@ -306,13 +306,7 @@ static void xsum_many_terms(void) {
 static char tmpdir[256];
 
 static const char *write_file(const char *name, const char *text) {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    CHECK_TRUE(f != NULL);
-    fputs(text, f);
-    fclose(f);
-    return path;
+    return mu_test_write(tmpdir, name, text);
 }
 
 /* Every bundled matrix: n and nnz (both triangles) as in the data README. */

@@ -27,13 +27,7 @@
 static char tmpdir[256];
 
 static const char *write_tmp(const char *name, const char *text) {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    CHECK_TRUE(f != NULL);
-    fputs(text, f);
-    fclose(f);
-    return path;
+    return mu_test_write(tmpdir, name, text);
 }
 
 /* ---- report 6.3: Table 5.1 from r = 0.892701 and the unrounded prototypes ---- */

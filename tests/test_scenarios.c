@@ -127,13 +127,7 @@ int main(int argc, char **argv) {
 static char tmpdir[256];
 
 static const char *write_tmp(const char *name, const char *text) {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    CHECK_TRUE(f != NULL);
-    fputs(text, f);
-    fclose(f);
-    return path;
+    return mu_test_write(tmpdir, name, text);
 }
 
 /* A CSV of `years` whole years of two stations, value(y, m, s) = 100 + 10 s +
