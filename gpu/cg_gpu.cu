@@ -175,6 +175,20 @@ __global__ void __launch_bounds__(THREADS)
         out[k] = x[idx[k]];
 }
 
+/* The next p's send values, p_i = zr_i + beta p_i (k_direction's arithmetic)
+ * at the send rows, formed before k_direction overwrites p: the halo's
+ * messages then fly while the direction pass and the interior rows run. */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    k_pack_next(long long n, const int *__restrict__ idx, const T *__restrict__ zr,
+                const T *__restrict__ p, T be, T *__restrict__ out) {
+    for (long long k = (long long)blockIdx.x * THREADS + threadIdx.x; k < n;
+         k += (long long)gridDim.x * THREADS) {
+        const int i = idx[k];
+        out[k] = add_rn(zr[i], mul_rn(be, p[i]));
+    }
+}
+
 /* x += alpha p; p = zr + beta p (the table's cg_direction; k_finish's arithmetic). */
 template <typename T>
 __global__ void __launch_bounds__(THREADS)
@@ -349,8 +363,9 @@ struct mu_gpu_cg {
     int *rowptr, *col, *interior, *boundary, *send_index;
     void *val, *dinv;
     cudaStream_t work, halo;
-    cudaEvent_t ev_x, ev_packed, ev_ghosts, ev_st[2], ev_take, ev_bnd;
+    cudaEvent_t ev_x, ev_packed, ev_ghosts, ev_st[2], ev_take, ev_bnd, ev_read;
     int halo_open; /* halo_pack ordered the halo stream after `work`: boundary rows may run there */
+    int halo_next; /* halo_pack_next packed the next p's send values: halo_pack only orders */
     void *send_dev, *send_pin, *ghost_pin;
     long long *words;            /* NSLOTS x NWORDS on the device */
     long long *words_pin;        /* 2 x NWORDS pinned */
@@ -648,6 +663,15 @@ template <typename T> int spmv_t(mu_gpu_cg *g, int rows, const void *x, void *y,
     return launch_spmv(a, g->lanes, g->rows, false, g->work);
 }
 
+template <typename T> int pack_next_t(mu_gpu_cg *g, const void *zr, const void *p, double beta) {
+    int blocks = 0;
+    if (grid_for((const void *)k_pack_next<T>, g->nsend, &blocks)) return 1;
+    k_pack_next<T><<<blocks, THREADS, 0, g->halo>>>(g->nsend, g->send_index, (const T *)zr,
+                                                    (const T *)p, (T)beta, (T *)g->send_dev);
+    MU_LAUNCHED();
+    return 0;
+}
+
 template <typename T> int pack_t(mu_gpu_cg *g, const void *x) {
     int blocks = 0;
     if (grid_for((const void *)k_pack<T>, g->nsend, &blocks)) return 1;
@@ -904,7 +928,7 @@ void mu_gpu_cg_destroy(mu_gpu_cg *g) {
     for (void *h : pin)
         if (h) MU_CUDA_KEEP(cudaFreeHost(h));
     cudaEvent_t ev[] = {g->ev_x,     g->ev_packed, g->ev_ghosts, g->ev_st[0],
-                        g->ev_st[1], g->ev_take,   g->ev_bnd};
+                        g->ev_st[1], g->ev_take,   g->ev_bnd,    g->ev_read};
     for (cudaEvent_t e : ev)
         if (e) MU_CUDA_KEEP(cudaEventDestroy(e));
     if (g->work) MU_CUDA_KEEP(cudaStreamDestroy(g->work));
@@ -954,6 +978,7 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_st[1], cudaEventDisableTiming));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_take, cudaEventDisableTiming));
     MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_bnd, cudaEventDisableTiming));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&g->ev_read, cudaEventDisableTiming));
 
     {
         stager st;
@@ -1057,12 +1082,35 @@ int mu_gpu_cg_vec_copy(mu_gpu_cg *g, const void *src, void *dst) {
 
 int mu_gpu_cg_halo_pack(mu_gpu_cg *g, const void *x) {
     /* x is written by kernels on `work`: the gather, and the boundary rows
-     * after it (spmv_t), wait for them. */
+     * after it (spmv_t), wait for them (after halo_pack_next: only the
+     * ghosts' copy and the boundary rows, the send values being on their way). */
     MU_CUDA(cudaEventRecord(g->ev_x, g->work));
     MU_CUDA(cudaStreamWaitEvent(g->halo, g->ev_x, 0));
     g->halo_open = 1;
+    if (g->halo_next) {
+        g->halo_next = 0;
+        return 0;
+    }
     if (g->nsend <= 0) return 0;
     if (g->fp32 ? pack_t<float>(g, x) : pack_t<double>(g, x)) return 1;
+    MU_CUDA(cudaMemcpyAsync(g->send_pin, g->send_dev, (size_t)g->nsend * g->es,
+                            cudaMemcpyDeviceToHost, g->halo));
+    MU_CUDA(cudaEventRecord(g->ev_packed, g->halo));
+    return 0;
+}
+
+int mu_gpu_cg_halo_pack_next(mu_gpu_cg *g, const void *zr, const void *p, double beta) {
+    /* After the work that made zr; the direction pass queued next on `work`
+     * waits only for the gather (ev_read), not for the copy. */
+    MU_CUDA(cudaEventRecord(g->ev_x, g->work));
+    MU_CUDA(cudaStreamWaitEvent(g->halo, g->ev_x, 0));
+    g->halo_open = 0;
+    g->halo_next = 1;
+    if (g->nsend <= 0) return 0;
+    if (g->fp32 ? pack_next_t<float>(g, zr, p, beta) : pack_next_t<double>(g, zr, p, beta))
+        return 1;
+    MU_CUDA(cudaEventRecord(g->ev_read, g->halo));
+    MU_CUDA(cudaStreamWaitEvent(g->work, g->ev_read, 0));
     MU_CUDA(cudaMemcpyAsync(g->send_pin, g->send_dev, (size_t)g->nsend * g->es,
                             cudaMemcpyDeviceToHost, g->halo));
     MU_CUDA(cudaEventRecord(g->ev_packed, g->halo));

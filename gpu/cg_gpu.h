@@ -99,6 +99,10 @@ int mu_gpu_cg_vec_copy(mu_gpu_cg *g, const void *src, void *dst);  /* owned part
  * nsend values, ghosts: nghost values, of the vector type); halo_unpack copies
  * the ghost buffer into x's ghost slots, and later kernels wait for it. */
 int mu_gpu_cg_halo_pack(mu_gpu_cg *g, const void *x);
+/* halo_pack of the next p = zr + beta p (mu_gpu_cg_direction's values),
+ * enqueued before that direction pass, which waits only for the gather; the
+ * next halo_pack (of that p) then gathers nothing. */
+int mu_gpu_cg_halo_pack_next(mu_gpu_cg *g, const void *zr, const void *p, double beta);
 int mu_gpu_cg_halo_wait(mu_gpu_cg *g, void **send, void **ghosts);
 int mu_gpu_cg_halo_unpack(mu_gpu_cg *g, void *x);
 

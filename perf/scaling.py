@@ -25,7 +25,8 @@ CSV ($OUTDIR/scaling.csv), one row a run, failed and missing runs included:
   summary, command, phases, knobs
  wall_s     the summary's wall_seconds (slowest rank, from the command's start);
  step_s     the time of one step of the workload (step_time below): cg the
-            summary's seconds_per_iteration; advect the "advect: steps" phase
+            summary's iteration_seconds (the iterations alone, the solve's fixed
+            part apart; seconds_per_iteration where absent); advect the "advect: steps" phase
             over the steps; maxsub the 2-D (or 1-D) kernel phases, one step;
             fuzzy the "fm" phase (all starts), one step; scenarios the "tree"
             (or "comb") phase over the stages (comb: the months);
@@ -201,8 +202,9 @@ def option(summary, name):
 def step_time(workload, s):
     """(seconds per step, steps) from a summary, per workload (see the doc)."""
     res = s.get("result", {})
-    if workload == "cg":
-        return s.get("seconds_per_iteration"), res.get("iterations")
+    if workload == "cg":  # the iterations alone where the summary has them
+        t = s.get("iteration_seconds", s.get("seconds_per_iteration"))
+        return t, res.get("iterations")
     if workload == "advect":
         t, n = phase_max(s, "advect: steps"), res.get("steps")
         return (t / n if t is not None and n else None), n

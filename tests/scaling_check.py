@@ -31,8 +31,8 @@ def step_from_summary(w, s):
     """Time per step as the driver's documentation defines it, per workload."""
     ph = lambda n: s["phases"][n]["max_s"]
     opt = lambda n: s["options"][n]["value"]
-    if w == "cg":
-        return s["seconds_per_iteration"]
+    if w == "cg":  # the iterations alone, the solve's fixed part apart
+        return s["iteration_seconds"]
     if w == "advect":
         return ph("advect: steps") / s["result"]["steps"]
     if w == "maxsub":

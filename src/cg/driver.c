@@ -249,6 +249,14 @@ static void report(mu_app *app, const cg_run_opts *c, const cg_matrix *A, const 
     if (c->rhs == CG_RHS_AONES && r->outcome != CG_SIGNALLED)
         mu_summary_real("error_relative", a->error);
     mu_summary_real("seconds_per_iteration", per_it);
+    if (r->loop_seconds > 0 && done > 0) { /* fixed cost apart from the cost per iteration */
+        const double fixed = a->seconds - r->loop_seconds - r->checkpoint_seconds;
+        mu_summary_real("iteration_seconds", r->loop_seconds / (double)done);
+        mu_summary_real("solve_fixed_seconds", fixed);
+        mu_info("cg: %.4g s an iteration; the solve's fixed part %.3f s (vectors, first "
+                "reduction, one-off device set-up), checkpoints %.3f s",
+                r->loop_seconds / (double)done, fixed, r->checkpoint_seconds);
+    }
     mu_summary_real("tolerance", r->tol);
 }
 

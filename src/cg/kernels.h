@@ -23,6 +23,10 @@ struct cg_backend {
     const char *name; /* "cpu" */
     int fp32;
     int64_t nloc, nghost;
+    /* One-off costs paid inside the solver's calls (a GPU backend's CUDA
+     * graphs, the peer form's set-up), in seconds, added up by the backend:
+     * the solve reports its time per iteration without them. */
+    double setup_seconds;
     void *impl;
     void *(*vec_new)(cg_backend *b); /* zeroed, with ghost slots; NULL when out of memory */
     void (*vec_free)(cg_backend *b, void *v);

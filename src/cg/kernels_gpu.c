@@ -22,7 +22,10 @@
  * (the interior SpMV runs meanwhile); ghosts to the device (halo stream), the
  * boundary rows' SpMV after them; the p'Ap words to the host (the one wait on
  * the GPU), MPI_Allreduce; r -= alpha q with r'z, r'r; their words,
- * MPI_Allreduce; x += alpha p, p = z + beta p; next iteration. Two host
+ * MPI_Allreduce; the next p's send values (z + beta p at the send rows,
+ * gathered and copied before the direction pass overwrites p); x += alpha p,
+ * p = z + beta p; next iteration, whose messages are posted as soon as the
+ * copy is done, while the direction pass and the interior rows run. Two host
  * waits on the GPU and two allreduces an iteration, the table path's
  * arithmetic in its order (same bits), no host-side vector work.
  *
@@ -227,13 +230,15 @@ static int iter_out(const mu_gpu_cg_iter *it, double *rz, double *rr, int64_t *k
 }
 
 /* One rank: batches of whole iterations on the device (mu_gpu_cg_iterate). */
-static int iterate_one(gpu_impl *c, int64_t count, double tol, void *x, void *r, void *p, void *q,
+static int iterate_one(cg_backend *b, int64_t count, double tol, void *x, void *r, void *p, void *q,
                        void *z, double *rz, double *rr, int64_t *k) {
+    gpu_impl *c = b->impl;
     if (c->failed) return 0; /* the table path's NaN stops the solver */
     mu_gpu_cg_iter it;
     iter_in(&it, count, tol, *rz, *rr);
     it.seconds = 0.5; /* back to the solver twice a second: progress, signals */
     MU_TRY(MU_GPU(mu_gpu_cg_iterate(c->g, x, r, p, q, z, &it), "cg: GPU iterations failed"));
+    b->setup_seconds += it.graph_s;
     return iter_out(&it, rz, rr, k);
 }
 
@@ -282,7 +287,12 @@ static int iterate_ranks(cg_backend *b, MPI_Comm comm, int64_t count, double tol
         if ((rc = cg_value(&red.acc[0], &rr_new, "r'r", *k))) break;
         rz_new = rr_new;
         if (z && (rc = cg_value(&red.acc[1], &rz_new, "r'z", *k))) break;
-        cg_direction(b, alpha, rz_new / *rz, z ? z : r, p, x);
+        const double beta = rz_new / *rz;
+        const int last = flag || i + 1 >= count || sqrt(rr_new) <= tol;
+        /* The next halo's send values before the direction pass: its messages
+         * then fly during that pass too (the next halo_begin only orders). */
+        if (!last) GPU_DO(c, mu_gpu_cg_halo_pack_next(c->g, z ? z : r, p, beta), "halo gather");
+        cg_direction(b, alpha, beta, z ? z : r, p, x);
         *rz = rz_new;
         *rr = rr_new;
         ++*k;
@@ -291,7 +301,7 @@ static int iterate_ranks(cg_backend *b, MPI_Comm comm, int64_t count, double tol
             *stop = 1;
             break;
         }
-        if (sqrt(rr_new) <= tol) break;
+        if (last) break;
     }
     t->total += MPI_Wtime() - start;
     return rc;
@@ -490,21 +500,30 @@ static int iterate_peer(gpu_impl *c, MPI_Comm comm, int64_t count, double tol, v
     return iter_out(&it, rz, rr, k);
 }
 
+static double peer_seconds(const gpu_impl *c) {
+    return c->peer_s[0] + c->peer_s[1] + c->peer_s[2] + c->peer_s[3];
+}
+
 static int iterate(cg_backend *b, MPI_Comm comm, int64_t count, double tol, void *x, void *r,
                    void *p, void *q, void *z, double *rz, double *rr, int64_t *k, int *stop) {
     gpu_impl *c = b->impl;
     int size = 1;
     MPI_Comm_size(comm, &size);
     *stop = 0;
-    if (size == 1) return iterate_one(c, count, tol, x, r, p, q, z, rz, rr, k);
+    if (size == 1) return iterate_one(b, count, tol, x, r, p, q, z, rz, rr, k);
+    const double before = peer_seconds(c);
     if (c->peer == PEER_UNKNOWN) {
         const double t0 = MPI_Wtime();
         peer_decide(c, comm);
         c->peer_s[0] = MPI_Wtime() - t0;
     }
+    int rc;
     if (c->peer == PEER_ON && peer_setup(c, comm, p))
-        return iterate_peer(c, comm, count, tol, x, r, p, q, z, rz, rr, k, stop);
-    return iterate_ranks(b, comm, count, tol, x, r, p, q, z, rz, rr, k, stop);
+        rc = iterate_peer(c, comm, count, tol, x, r, p, q, z, rz, rr, k, stop);
+    else
+        rc = iterate_ranks(b, comm, count, tol, x, r, p, q, z, rz, rr, k, stop);
+    b->setup_seconds += peer_seconds(c) - before;
+    return rc;
 }
 
 void cg_backend_gpu_times(cg_backend *b, cg_gpu_times *t, int reset) {

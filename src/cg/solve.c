@@ -63,6 +63,7 @@ int cg_solve_standard(mu_app *app, const cg_config *cfg, const cg_matrix *A, cg_
      * (--device=auto may mix GPU and CPU ranks), as each call is collective. */
     int whole = be->iterate != NULL && cfg->replace_every == 0;
     if (!rc && app->size > 1) MPI_Allreduce(MPI_IN_PLACE, &whole, 1, MPI_INT, MPI_MIN, app->comm);
+    const double loop0 = MPI_Wtime(), setup0 = be->setup_seconds;
     while (!rc) {
         if (sqrt(rr) <= res->tol) {
             res->outcome = CG_CONVERGED;
@@ -142,6 +143,8 @@ int cg_solve_standard(mu_app *app, const cg_config *cfg, const cg_matrix *A, cg_
             break;
         cg_progress_update(prog, k, sqrt(rr), res->bnorm);
     }
+    res->loop_seconds =
+        MPI_Wtime() - loop0 - (be->setup_seconds - setup0) - res->checkpoint_seconds;
     cg_progress_end(prog, k);
     res->iterations = k;
     res->rnorm = sqrt(rr);

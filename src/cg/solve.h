@@ -32,6 +32,11 @@ typedef struct {
     double rnorm, bnorm, tol; /* final recursive residual norm, ||b||, the threshold */
     int signal;               /* the signal, when this rank saw it (else 0) */
     int64_t checkpoints;      /* written by this run */
+    /* The iterations' own time: the loop's, less the checkpoints written and
+     * the backend's one-off set-up inside it (cg_backend.setup_seconds); 0
+     * where the variant does not measure it. */
+    double loop_seconds;
+    double checkpoint_seconds;
 } cg_result;
 
 /* Collective. b is the right-hand side, x receives the solution (both backend

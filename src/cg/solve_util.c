@@ -49,7 +49,9 @@ int cg_save(mu_app *app, const cg_config *cfg, const cg_matrix *A, cg_backend *b
     meta.iteration = it;
     void *const vecs[CG_CKPT_VECTORS] = {v0, v1, v2};
     mu_timer_begin("checkpoint");
+    const double t0 = MPI_Wtime();
     int rc = cg_checkpoint_write(app, cfg->checkpoint, &meta, A, be, vecs);
+    res->checkpoint_seconds += MPI_Wtime() - t0;
     mu_timer_end("checkpoint");
     if (!rc) {
         res->checkpoints++;
