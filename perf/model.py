@@ -57,6 +57,11 @@ DEFAULTS = {
     "pcie_bw": 25e9,          # host staging, PCIe 5 x16, per direction
     "gpus_per_node": 8,
     "gpu_mem": 80e9,          # H100: what a rank's device holds
+    # scenarios on a GPU rank: each node a rank's lanes add beside the first
+    # costs this share of one node alone (the lanes share one device). From the
+    # stage timers of perf/scaling/gpu2 (a037dc8, one H100): 12 nodes 5.2-5.6x
+    # one node, 6 nodes 2.9x, i.e. (5.4 - 1) / 11 = 0.40 and (2.9 - 1) / 5 = 0.38.
+    "gpu_lane_cost": 0.39,
 }
 DOUBLE, FLOAT, INT64 = 8, 4, 8
 XSUM_WORDS = 71           # src/core/exactsum.h: MU_XSUM_WORDS
@@ -345,7 +350,7 @@ def fuzzy_shape(s, p, P, nodes, device, variant, net):
 def scenarios_shape(s, p, P, nodes, device, variant, net):
     # src/scenarios/run.c mu_sc_build_tree: per stage the farm hands out the
     # stage's nodes in chunks of min(threads, share); a chunk's nodes run side
-    # by side on the rank's host threads (lanes), so a stage lasts
+    # by side on the rank's host threads (lanes), so on CPU ranks a stage lasts
     # ceil(chunk / lanes) node aggregations; rank 0 broadcasts the records.
     opens = [int(k) for k in p["tree"].split(",")[1:]]
     m, lanes = p["m"], net["lanes"]
@@ -357,8 +362,11 @@ def scenarios_shape(s, p, P, nodes, device, variant, net):
     # CPU ranks share a stage of fewer nodes than ranks, node after node, each
     # node's M scenarios split over the ranks (mu_sc_split_stage, shared_stage)
     split = [device != "gpu" and 1 < P and v < P for v in nodes_at]
-    waves = sum(v / P if sp else math.ceil(math.ceil(v / P) / lanes)
-                for v, sp in zip(nodes_at, split))
+    if device == "gpu":  # the lanes share the rank's device (gpu_lane_cost)
+        waves = sum(1 + (math.ceil(v / P) - 1) * net["gpu_lane_cost"] for v in nodes_at)
+    else:
+        waves = sum(v / P if sp else math.ceil(math.ceil(v / P) / lanes)
+                    for v, sp in zip(nodes_at, split))
     s.update(units=sum(nodes_at) * m / stages, crit=waves * m / stages, fixed=1)
     if P == 1:
         s["path"] = "one rank"
