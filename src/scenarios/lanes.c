@@ -83,7 +83,9 @@ int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t
     }
     if (x->nlanes < n) {
         mu_sc_lanes_close(x);
+        mu_timer_begin("stage lanes");
         int rc = lanes_open(x, n);
+        mu_timer_end("stage lanes");
         if (rc) mu_sc_lanes_close(x); /* keeps the message: it records none */
         MU_TRY(rc);
     }
