@@ -232,6 +232,15 @@ static int setup(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md
     x->use_gpu = app->dev.use_gpu;
     char why[256];
     x->threads = mu_threads_per_rank(&app->dev, c->threads, why, sizeof why);
+    if (x->use_gpu && !c->threads && x->threads > MU_SC_GPU_LANES) {
+        /* A GPU rank's lanes share its device: on an H100, the 6000-leaf tree's
+         * 30 second-stage nodes took as long on 8 and 16 lanes as on 32, whose
+         * contention spread the stage's time more from run to run. */
+        x->threads = MU_SC_GPU_LANES;
+        size_t n = strlen(why);
+        snprintf(why + n, sizeof why - n,
+                 "; at most %d on a GPU rank, whose nodes share the device", MU_SC_GPU_LANES);
+    }
     if (!c->comb)
         mu_info("scenarios: %d host thread(s) per rank on a stage's nodes (%s)", x->threads, why);
     mu_summary_int("threads_per_rank", x->threads);

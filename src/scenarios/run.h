@@ -52,6 +52,8 @@ int mu_sc_checkpoint_read(MPI_Comm comm, const char *path, uint64_t fp, int nst,
                           mu_sc_tree *t, int *stages_done);
 /* mu_sc_build_tree's return when a stop signal ended it after a checkpoint. */
 #define MU_SC_STOPPED 3
+/* Host threads (lanes) a GPU rank uses by default on a stage's nodes (flow.c). */
+#define MU_SC_GPU_LANES 16
 /* 1 when a stage of `nodes` nodes runs with all ranks on each node in turn
  * (run.c's shared_stage) instead of the task farm: fewer nodes than ranks,
  * and --split=on, or auto on CPU ranks. */
