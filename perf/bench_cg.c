@@ -461,45 +461,165 @@ static void study_dir(const char *dir, int64_t thesis_max) {
     }
 }
 
-int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    mu_log_init(0, 1);
-    mu_log_set_level("warn");
-    int64_t n = 256, study_max = 2000;
-    double warm_s = 0.5;
-    int reps = 50, warm = 3, peer = 1, study = 1, do_sweep = 1, solve = 1, table = 1;
+typedef struct {
+    int64_t n, study_max;
+    double warm_s;
+    int reps, warm, peer, study, sweep, solve, table;
     const char *inputs[8];
-    int ninputs = 0;
+    int ninputs;
+} bench_opts;
+
+/* The options (see the top); 2 after a message on an unknown one. */
+static int parse_args(int argc, char **argv, bench_opts *o) {
+    *o = (bench_opts){.n = 256,
+                      .study_max = 2000,
+                      .warm_s = 0.5,
+                      .reps = 50,
+                      .warm = 3,
+                      .peer = 1,
+                      .study = 1,
+                      .sweep = 1,
+                      .solve = 1,
+                      .table = 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strncmp(a, "--n=", 4))
-            n = atoll(a + 4);
+            o->n = atoll(a + 4);
         else if (!strncmp(a, "--reps=", 7))
-            reps = atoi(a + 7);
+            o->reps = atoi(a + 7);
         else if (!strncmp(a, "--warm=", 7))
-            warm = atoi(a + 7);
+            o->warm = atoi(a + 7);
         else if (!strncmp(a, "--warm-s=", 9))
-            warm_s = atof(a + 9);
+            o->warm_s = atof(a + 9);
         else if (!strncmp(a, "--study-max-it=", 15))
-            study_max = atoll(a + 15);
-        else if (!strncmp(a, "--inputs=", 9) && ninputs < 8)
-            inputs[ninputs++] = a + 9;
+            o->study_max = atoll(a + 15);
+        else if (!strncmp(a, "--inputs=", 9) && o->ninputs < 8)
+            o->inputs[o->ninputs++] = a + 9;
         else if (!strcmp(a, "--no-peer"))
-            peer = 0;
+            o->peer = 0;
         else if (!strcmp(a, "--no-study"))
-            study = 0;
+            o->study = 0;
         else if (!strcmp(a, "--no-sweep"))
-            do_sweep = 0;
+            o->sweep = 0;
         else if (!strcmp(a, "--no-table"))
-            table = 0;
+            o->table = 0;
         else if (!strcmp(a, "--no-solve"))
-            solve = 0;
+            o->solve = 0;
         else {
             fprintf(stderr, "bench_cg: unknown option %s\n", a);
             return 2;
         }
     }
-    if (reps < 1) reps = 1;
+    if (o->reps < 1) o->reps = 1;
+    return 0;
+}
+
+/* What cg_backend_gpu chose for a matrix. */
+typedef struct {
+    int lanes, rows, fused;
+} gpu_defaults;
+
+static gpu_defaults default_tuning(const cg_matrix *A) {
+    mu_gpu_cg *g = own_context(A);
+    gpu_defaults d = {mu_gpu_cg_lanes(g), mu_gpu_cg_rows(g), mu_gpu_cg_fused(g)};
+    mu_gpu_cg_destroy(g);
+    return d;
+}
+
+/* (b)'s measurement and its floors (seconds an iteration at the copy
+ * bandwidth), which (c) and the summary compare against. */
+typedef struct {
+    double t_it, rnorm; /* seconds per device iteration; ||r|| after the timed ones */
+    mu_gpu_cg_bytes tb;
+    double own; /* bytes of mutirao's iteration in the default form */
+    double f_it, f_min, f_tab, f_issue;
+} dev_figures;
+
+/* (b): the device iterations from the state s, timed, against their floors. */
+static void device_iterations(cg_backend *be, cg_state *s, const cg_matrix *A, bench_opts *o,
+                              double bw, const gpu_defaults *def, dev_figures *f) {
+    f->t_it = time_iterate(be, s, &o->warm, o->warm_s, o->reps);
+    f->rnorm = sqrt(s->rr);
+    mu_gpu_cg_traffic(A->nloc, A->nnz, 0, 0, &f->tb);
+    const mu_gpu_cg_bytes *tb = &f->tb;
+    f->own = def->fused ? tb->fused : tb->split;
+    f->f_it = f->own / bw, f->f_min = tb->minimal / bw, f->f_tab = tb->table / bw;
+    f->f_issue = (tb->matrix + 11.0 * 8.0 * (double)A->nloc) / bw;
+    printf("  defaults: %d lanes per row, %d rows per sub-warp, %s form\n", def->lanes, def->rows,
+           def->fused ? "fused" : "split");
+    printf("  mutirao device iterations: %.3f ms per iteration (median of %d batches of %d, after "
+           "%d)\n",
+           f->t_it * 1e3, o->reps, MU_GPU_CG_BATCH, o->warm);
+    printf("  bytes per iteration: matrix %.3f GB; mutirao's iteration %.3f GB (floor %.3f ms); "
+           "minimal %.3f GB (floor %.3f ms); table path %.3f GB (floor %.3f ms)\n",
+           tb->matrix * 1e-9, f->own * 1e-9, f->f_it * 1e3, tb->minimal * 1e-9, f->f_min * 1e3,
+           tb->table * 1e-9, f->f_tab * 1e3);
+    printf("  time / minimal floor: %.3fx   time / own-bytes floor: %.3fx   time / 11-pass floor "
+           "(the issue's 'fused floor'): %.3fx   achieved %.0f GB/s (%.1f%% of copy)\n",
+           f->t_it / f->f_min, f->t_it / f->f_it, f->t_it / f->f_issue, f->own / f->t_it * 1e-9,
+           100.0 * f->own / f->t_it / bw);
+}
+
+/* (c): the peer over as many iterations as (b) timed, after as many as it warmed. */
+static peer_result peer_section(const cg_matrix *A, const bench_opts *o, const dev_figures *f) {
+    peer_result pr = peer_cg(A, (int64_t)o->warm * MU_GPU_CG_BATCH, o->reps * MU_GPU_CG_BATCH);
+    printf("\n(c) peer, cusparseSpMV (CSR, ALG_DEFAULT) + cuBLAS ddot/daxpy/dscal: %.3f ms per "
+           "iteration (median of %d), %.2fx the minimal floor\n",
+           pr.per_it * 1e3, o->reps * MU_GPU_CG_BATCH, pr.per_it / f->f_min);
+    printf("  peer / mutirao = %.2fx   ||r|| after %lld iterations: peer %.6e, mutirao %.6e\n",
+           pr.per_it / f->t_it, (long long)pr.iters, pr.rnorm, f->rnorm);
+    return pr;
+}
+
+/* (b3): the solve to rtol 1e-8 from s's right-hand side, into s's x. */
+static void solve_section(cg_backend *be, const cg_matrix *A, cg_state *s) {
+    cg_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.rtol = 1e-8;
+    cfg.max_it = 5000;
+    cfg.checkpoint = "bench_cg.ckpt"; /* written only if a signal stops the run */
+    cg_result res;
+    double ts = bench_now();
+    MU(cg_solve_standard(&app, &cfg, A, be, s->b, s->x, &res));
+    ts = bench_now() - ts;
+    double err = cg_error_vs_ones(&app, A, be, s->x);
+    printf("\n(b3) solve to rtol 1e-8: %lld iterations in %.3f s (%.3f ms per iteration), "
+           "||x - 1|| / ||1|| = %.2e\n",
+           (long long)res.iterations, ts, ts / (double)res.iterations * 1e3, err);
+}
+
+/* (b2) on the 3-D 27-point operator at (n/2)^3. */
+static void sweep_27(int64_t n, double bw) {
+    const int l27[] = {2, 4, 8, 16, 32};
+    int64_t m = n / 2;
+    cg_block blk;
+    cg_matrix A;
+    MU(cg_load_poisson(&app, CG_POISSON_3D27, m, m, m, 1.0, &blk));
+    MU(cg_matrix_setup(&app, &blk, &A));
+    char label[64];
+    snprintf(label, sizeof label, "3-D 27-point %lld^3", (long long)m);
+    sweep(&A, label, bw, l27, 5);
+    cg_matrix_free(&A);
+}
+
+static void print_summary(const char *device, double bw, const dev_figures *f, int peer,
+                          const peer_result *pr) {
+    printf("\nsummary (%s): copy %.0f GB/s | mutirao %.3f ms/it, %.3f GB/it, minimal %.3f GB/it, "
+           "time/minimal floor %.3fx, time/11-pass floor %.3fx",
+           device, bw * 1e-9, f->t_it * 1e3, f->own * 1e-9, f->tb.minimal * 1e-9,
+           f->t_it / f->f_min, f->t_it / f->f_issue);
+    if (peer)
+        printf(" | peer %.3f ms/it, peer/mutirao %.2fx", pr->per_it * 1e3, pr->per_it / f->t_it);
+    printf("\n");
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    mu_log_init(0, 1);
+    mu_log_set_level("warn");
+    bench_opts o;
+    if (parse_args(argc, argv, &o)) return 2;
+    const int64_t n = o.n;
     mu_gpu_info info;
     if (mu_gpu_device_count() < 1 || mu_gpu_select(0, &info)) {
         fprintf(stderr, "bench_cg: no CUDA device: %s\n", mu_gpu_error());
@@ -527,14 +647,7 @@ int main(int argc, char **argv) {
     MU(cg_matrix_setup(&app, &blk, &A));
     cg_backend *be;
     MU(cg_backend_gpu(&A, 0, 0, &be));
-    int def_lanes, def_rows, def_fused;
-    {
-        mu_gpu_cg *g = own_context(&A); /* what cg_backend_gpu chose */
-        def_lanes = mu_gpu_cg_lanes(g);
-        def_rows = mu_gpu_cg_rows(g);
-        def_fused = mu_gpu_cg_fused(g);
-        mu_gpu_cg_destroy(g);
-    }
+    const gpu_defaults def = default_tuning(&A);
     printf("\n(b) 3-D 7-point Poisson %lld^3: %lld rows, %lld nonzeros, fp64, no preconditioner "
            "(setup %.1f s)\n",
            (long long)n, (long long)A.n, (long long)A.nnz, bench_now() - t0);
@@ -542,95 +655,39 @@ int main(int argc, char **argv) {
     state_new(be, &s);
     MU(cg_make_rhs(&app, &A, be, CG_RHS_AONES, 1, s.b, NULL));
     state_reset(be, &s);
-    const double t_it = time_iterate(be, &s, &warm, warm_s, reps);
-    const int64_t iters_done = s.k;
-    const double rnorm_mu = sqrt(s.rr);
-    mu_gpu_cg_bytes tb;
-    mu_gpu_cg_traffic(A.nloc, A.nnz, 0, 0, &tb);
-    const double own = def_fused ? tb.fused : tb.split;
-    const double f_it = own / bw, f_min = tb.minimal / bw, f_tab = tb.table / bw;
-    const double f_issue = (tb.matrix + 11.0 * 8.0 * (double)A.nloc) / bw;
-    printf("  defaults: %d lanes per row, %d rows per sub-warp, %s form\n", def_lanes, def_rows,
-           def_fused ? "fused" : "split");
-    printf("  mutirao device iterations: %.3f ms per iteration (median of %d batches of %d, after "
-           "%d)\n",
-           t_it * 1e3, reps, MU_GPU_CG_BATCH, warm);
-    printf("  bytes per iteration: matrix %.3f GB; mutirao's iteration %.3f GB (floor %.3f ms); "
-           "minimal %.3f GB (floor %.3f ms); table path %.3f GB (floor %.3f ms)\n",
-           tb.matrix * 1e-9, own * 1e-9, f_it * 1e3, tb.minimal * 1e-9, f_min * 1e3,
-           tb.table * 1e-9, f_tab * 1e3);
-    printf("  time / minimal floor: %.3fx   time / own-bytes floor: %.3fx   time / 11-pass floor "
-           "(the issue's 'fused floor'): %.3fx   achieved %.0f GB/s (%.1f%% of copy)\n",
-           t_it / f_min, t_it / f_it, t_it / f_issue, own / t_it * 1e-9, 100.0 * own / t_it / bw);
-    if (table) {
+    dev_figures f;
+    device_iterations(be, &s, &A, &o, bw, &def, &f);
+    if (o.table) {
         const double t_tab = time_table(be, &s, 30);
         printf("  table path (one call per kernel, host reductions each iteration; several ranks "
                "run perf/bench_cg_ranks's path): %.3f ms per iteration (median of 30), %.3fx its "
                "floor\n",
-               t_tab * 1e3, t_tab / f_tab);
+               t_tab * 1e3, t_tab / f.f_tab);
     }
 
     peer_result pr = {0, 0, 0};
-    if (peer) {
-        pr = peer_cg(&A, (int64_t)warm * MU_GPU_CG_BATCH, reps * MU_GPU_CG_BATCH);
-        printf("\n(c) peer, cusparseSpMV (CSR, ALG_DEFAULT) + cuBLAS ddot/daxpy/dscal: %.3f ms per "
-               "iteration (median of %d), %.2fx the minimal floor\n",
-               pr.per_it * 1e3, reps * MU_GPU_CG_BATCH, pr.per_it / f_min);
-        printf("  peer / mutirao = %.2fx   ||r|| after %lld iterations: peer %.6e, mutirao %.6e\n",
-               pr.per_it / t_it, (long long)pr.iters, pr.rnorm, rnorm_mu);
-        (void)iters_done;
-    }
-
-    if (solve) {
-        cg_config cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.rtol = 1e-8;
-        cfg.max_it = 5000;
-        cfg.checkpoint = "bench_cg.ckpt"; /* written only if a signal stops the run */
-        cg_result res;
-        double ts = bench_now();
-        MU(cg_solve_standard(&app, &cfg, &A, be, s.b, s.x, &res));
-        ts = bench_now() - ts;
-        double err = cg_error_vs_ones(&app, &A, be, s.x);
-        printf("\n(b3) solve to rtol 1e-8: %lld iterations in %.3f s (%.3f ms per iteration), "
-               "||x - 1|| / ||1|| = %.2e\n",
-               (long long)res.iterations, ts, ts / (double)res.iterations * 1e3, err);
-    }
+    if (o.peer) pr = peer_section(&A, &o, &f);
+    if (o.solve) solve_section(be, &A, &s);
     state_free(be, &s);
     be->destroy(be);
-    if (do_sweep) {
+    if (o.sweep) {
         const int l7[] = {2, 4, 8};
         char label[64];
         snprintf(label, sizeof label, "3-D 7-point %lld^3", (long long)n);
         sweep(&A, label, bw, l7, 3);
     }
     cg_matrix_free(&A);
-    if (do_sweep) {
-        const int l27[] = {2, 4, 8, 16, 32};
-        int64_t m = n / 2;
-        MU(cg_load_poisson(&app, CG_POISSON_3D27, m, m, m, 1.0, &blk));
-        MU(cg_matrix_setup(&app, &blk, &A));
-        char label[64];
-        snprintf(label, sizeof label, "3-D 27-point %lld^3", (long long)m);
-        sweep(&A, label, bw, l27, 5);
-        cg_matrix_free(&A);
-    }
+    if (o.sweep) sweep_27(n, bw);
 
-    if (study && ninputs) {
+    if (o.study && o.ninputs) {
         printf("\n(d) matrices: b = A 1; standard fp64 with Jacobi to rtol 1e-8; thesis fp32 to "
                "||r|| < 1e-5, at most %lld iterations\n",
-               (long long)study_max);
+               (long long)o.study_max);
         printf("  %-18s %6s %8s | %-22s | dev | iterations    | time\n", "matrix", "n", "nnz",
                "mode");
-        for (int i = 0; i < ninputs; i++) study_dir(inputs[i], study_max);
+        for (int i = 0; i < o.ninputs; i++) study_dir(o.inputs[i], o.study_max);
     }
-
-    printf("\nsummary (%s): copy %.0f GB/s | mutirao %.3f ms/it, %.3f GB/it, minimal %.3f GB/it, "
-           "time/minimal floor %.3fx, time/11-pass floor %.3fx",
-           info.name, bw * 1e-9, t_it * 1e3, own * 1e-9, tb.minimal * 1e-9, t_it / f_min,
-           t_it / f_issue);
-    if (peer) printf(" | peer %.3f ms/it, peer/mutirao %.2fx", pr.per_it * 1e3, pr.per_it / t_it);
-    printf("\n");
+    print_summary(info.name, bw, &f, o.peer, &pr);
     MPI_Finalize();
     return 0;
 }

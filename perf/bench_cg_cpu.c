@@ -50,51 +50,34 @@ static double span(MPI_Comm comm, double t0) {
     return m;
 }
 
-int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    mu_app app;
-    memset(&app, 0, sizeof app);
-    app.comm = MPI_COMM_WORLD;
-    MPI_Comm_rank(app.comm, &app.rank);
-    MPI_Comm_size(app.comm, &app.size);
-    mu_log_set_level("warn");
-    int64_t n = 64;
-    int reps = 40, jacobi = 0;
+/* The CG vectors (z only with Jacobi). */
+typedef struct {
+    void *b, *x, *r, *p, *q, *z;
+} cg_vecs;
+
+/* --n, --reps and --jacobi; 1 after the usage line on anything else. */
+static int parse_args(int argc, char **argv, int rank, int64_t *n, int *reps, int *jacobi) {
     for (int i = 1; i < argc; i++) {
         if (!strncmp(argv[i], "--n=", 4))
-            n = atoll(argv[i] + 4);
+            *n = atoll(argv[i] + 4);
         else if (!strncmp(argv[i], "--reps=", 7))
-            reps = atoi(argv[i] + 7);
+            *reps = atoi(argv[i] + 7);
         else if (!strcmp(argv[i], "--jacobi"))
-            jacobi = 1;
+            *jacobi = 1;
         else {
-            if (app.rank == 0)
-                fprintf(stderr, "usage: bench_cg_cpu [--n=64] [--reps=40] [--jacobi]\n");
-            MPI_Finalize();
+            if (rank == 0) fprintf(stderr, "usage: bench_cg_cpu [--n=64] [--reps=40] [--jacobi]\n");
             return 1;
         }
     }
-    if (reps > 1000) reps = 1000;
-    cg_block blk;
-    cg_matrix A;
-    cg_backend *be = NULL;
-    if (cg_load_poisson(&app, CG_POISSON_3D7, n, n, n, 1.0, &blk) ||
-        cg_matrix_setup(&app, &blk, &A) || cg_backend_cpu(&A, 0, jacobi, &be)) {
-        MPI_Abort(app.comm, 1);
-        return 1;
-    }
-    void *b = be->vec_new(be), *x = be->vec_new(be), *r = be->vec_new(be), *p = be->vec_new(be),
-         *q = be->vec_new(be), *z = jacobi ? be->vec_new(be) : NULL;
-    if (!b || !x || !r || !p || !q || (jacobi && !z)) MPI_Abort(app.comm, 1);
-    cg_make_rhs(&app, &A, be, CG_RHS_RANDOM, 1, b, NULL);
-    be->vec_copy(be, b, r);
-    be->vec_copy(be, b, p);
-    if (app.rank == 0)
-        printf("bench_cg_cpu: 3-D 7-point Poisson %lld^3 (%lld rows, %lld nonzeros), fp64, %s, %d "
-               "rank(s), %d reps\n",
-               (long long)n, (long long)A.n, (long long)A.nnz, jacobi ? "Jacobi" : "no pc",
-               app.size, reps);
-    double rows = (double)A.nloc;
+    return 0;
+}
+
+/* Each kernel alone, reps times after 3 warm-ups, the slowest rank's time per
+ * call; the plain dots' sum goes to sink so that the loop stays. */
+static void time_kernels(mu_app *app, cg_backend *be, const cg_matrix *A, const cg_vecs *v,
+                         int reps, volatile double *sink) {
+    void *x = v->x, *r = v->r, *p = v->p, *q = v->q, *z = v->z;
+    double rows = (double)A->nloc;
     enum { NS = 9 };
     static const char *names[NS] = {"spmv+xy",   "spmv", "update",    "waxpby", "residual",
                                     "direction", "dot",  "plain dot", "reduce"};
@@ -103,59 +86,61 @@ int main(int argc, char **argv) {
     mu_xsum acc;
     cg_reduction red;
     memset(&red, 0, sizeof red);
-    volatile double sink = 0;
     for (int it = -3; it < reps; it++) {
         double t0;
-        MPI_Barrier(app.comm);
+        MPI_Barrier(app->comm);
         mu_xsum_zero(&acc);
         t0 = MPI_Wtime();
         cg_spmv(be, p, q, &acc);
-        double t = span(app.comm, t0);
+        double t = span(app->comm, t0);
         if (it >= 0) s[0].t[s[0].n++] = t;
         t0 = MPI_Wtime();
         cg_spmv(be, p, q, NULL);
-        t = span(app.comm, t0);
+        t = span(app->comm, t0);
         if (it >= 0) s[1].t[s[1].n++] = t;
         mu_xsum_zero(&red.acc[0]);
         mu_xsum_zero(&red.acc[1]);
         /* alpha 0: the vectors stay as they are, the work is the same. */
         t0 = MPI_Wtime();
         be->cg_update(be, 0.0, p, q, x, r, z, &red.acc[1], &red.acc[0]);
-        t = span(app.comm, t0);
+        t = span(app->comm, t0);
         if (it >= 0) s[2].t[s[2].n++] = t;
         t0 = MPI_Wtime();
         be->waxpby(be, 1.0, r, 0.0, p, p);
-        t = span(app.comm, t0);
+        t = span(app->comm, t0);
         if (it >= 0) s[3].t[s[3].n++] = t;
         t0 = MPI_Wtime();
         be->cg_residual(be, 0.0, q, r, z, &red.acc[1], &red.acc[0]);
-        t = span(app.comm, t0);
+        t = span(app->comm, t0);
         if (it >= 0) s[4].t[s[4].n++] = t;
         t0 = MPI_Wtime();
         be->cg_direction(be, 0.0, 0.0, r, p, x);
-        t = span(app.comm, t0);
+        t = span(app->comm, t0);
         if (it >= 0) s[5].t[s[5].n++] = t;
         t0 = MPI_Wtime();
         be->dot(be, p, q, &acc);
-        t = span(app.comm, t0);
+        t = span(app->comm, t0);
         if (it >= 0) s[6].t[s[6].n++] = t;
         {
             const double *pv = p, *qv = q;
             double d = 0;
             t0 = MPI_Wtime();
-            for (int64_t i = 0; i < A.nloc; i++) d += pv[i] * qv[i];
-            t = span(app.comm, t0);
-            sink += d;
+            for (int64_t i = 0; i < A->nloc; i++) d += pv[i] * qv[i];
+            t = span(app->comm, t0);
+            *sink += d;
             if (it >= 0) s[7].t[s[7].n++] = t;
         }
         t0 = MPI_Wtime();
-        cg_reduce(app.comm, &red, 2);
-        t = span(app.comm, t0);
+        cg_reduce(app->comm, &red, 2);
+        t = span(app->comm, t0);
         if (it >= 0) s[8].t[s[8].n++] = t;
     }
-    for (int i = 0; i < NS; i++) report(&s[i], app.rank, i == NS - 1 ? 0 : rows);
+    for (int i = 0; i < NS; i++) report(&s[i], app->rank, i == NS - 1 ? 0 : rows);
+}
 
-    /* Whole iterations: solves of a fixed count from x = 0 (no convergence test hit). */
+/* Whole iterations: solves of a fixed count from x = 0 (no convergence test hit). */
+static void time_iterations(mu_app *app, cg_backend *be, const cg_matrix *A, const cg_vecs *v,
+                            int reps, int jacobi) {
     cg_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.variant = CG_STANDARD;
@@ -167,19 +152,63 @@ int main(int argc, char **argv) {
     int solves = reps / 4 > 3 ? reps / 4 : 3;
     for (int k = -1; k < solves; k++) {
         cg_result res;
-        MPI_Barrier(app.comm);
+        MPI_Barrier(app->comm);
         double t0 = MPI_Wtime();
-        if (cg_solve_standard(&app, &cfg, &A, be, b, x, &res)) MPI_Abort(app.comm, 1);
-        double t = span(app.comm, t0) / (double)cfg.max_it;
+        if (cg_solve_standard(app, &cfg, A, be, v->b, v->x, &res)) MPI_Abort(app->comm, 1);
+        double t = span(app->comm, t0) / (double)cfg.max_it;
         if (k >= 0) whole.t[whole.n++] = t;
     }
-    report(&whole, app.rank, rows);
-    be->vec_free(be, b);
-    be->vec_free(be, x);
-    be->vec_free(be, r);
-    be->vec_free(be, p);
-    be->vec_free(be, q);
-    if (z) be->vec_free(be, z);
+    report(&whole, app->rank, (double)A->nloc);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    mu_app app;
+    memset(&app, 0, sizeof app);
+    app.comm = MPI_COMM_WORLD;
+    MPI_Comm_rank(app.comm, &app.rank);
+    MPI_Comm_size(app.comm, &app.size);
+    mu_log_set_level("warn");
+    int64_t n = 64;
+    int reps = 40, jacobi = 0;
+    if (parse_args(argc, argv, app.rank, &n, &reps, &jacobi)) {
+        MPI_Finalize();
+        return 1;
+    }
+    if (reps > 1000) reps = 1000;
+    cg_block blk;
+    cg_matrix A;
+    cg_backend *be = NULL;
+    if (cg_load_poisson(&app, CG_POISSON_3D7, n, n, n, 1.0, &blk) ||
+        cg_matrix_setup(&app, &blk, &A) || cg_backend_cpu(&A, 0, jacobi, &be)) {
+        MPI_Abort(app.comm, 1);
+        return 1;
+    }
+    cg_vecs v;
+    v.b = be->vec_new(be);
+    v.x = be->vec_new(be);
+    v.r = be->vec_new(be);
+    v.p = be->vec_new(be);
+    v.q = be->vec_new(be);
+    v.z = jacobi ? be->vec_new(be) : NULL;
+    if (!v.b || !v.x || !v.r || !v.p || !v.q || (jacobi && !v.z)) MPI_Abort(app.comm, 1);
+    cg_make_rhs(&app, &A, be, CG_RHS_RANDOM, 1, v.b, NULL);
+    be->vec_copy(be, v.b, v.r);
+    be->vec_copy(be, v.b, v.p);
+    if (app.rank == 0)
+        printf("bench_cg_cpu: 3-D 7-point Poisson %lld^3 (%lld rows, %lld nonzeros), fp64, %s, %d "
+               "rank(s), %d reps\n",
+               (long long)n, (long long)A.n, (long long)A.nnz, jacobi ? "Jacobi" : "no pc",
+               app.size, reps);
+    volatile double sink = 0;
+    time_kernels(&app, be, &A, &v, reps, &sink);
+    time_iterations(&app, be, &A, &v, reps, jacobi);
+    be->vec_free(be, v.b);
+    be->vec_free(be, v.x);
+    be->vec_free(be, v.r);
+    be->vec_free(be, v.p);
+    be->vec_free(be, v.q);
+    if (v.z) be->vec_free(be, v.z);
     be->destroy(be);
     cg_matrix_free(&A);
     MPI_Finalize();

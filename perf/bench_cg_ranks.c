@@ -264,115 +264,137 @@ static double all_ranks(mu_app *app, problem *P, int warm, int iters, double t1,
     return tp;
 }
 
-int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    mu_log_init(0, 1);
-    mu_log_set_level("warn");
-    int64_t n = 256;
-    int iters = 200, warm = 300, reps = 30, solve = 0, one = 1, both = 0;
+typedef struct {
+    int64_t n;
+    int iters, warm, reps, solve, one, both;
+} ranks_opts;
+
+/* The options (see the top); --host sets MUTIRAO_CG_PEER=0 here. */
+static void parse_args(int argc, char **argv, ranks_opts *o) {
+    *o = (ranks_opts){.n = 256, .iters = 200, .warm = 300, .reps = 30, .one = 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strncmp(a, "--n=", 4))
-            n = atoll(a + 4);
+            o->n = atoll(a + 4);
         else if (!strncmp(a, "--iters=", 8))
-            iters = atoi(a + 8);
+            o->iters = atoi(a + 8);
         else if (!strncmp(a, "--warm=", 7))
-            warm = atoi(a + 7);
+            o->warm = atoi(a + 7);
         else if (!strncmp(a, "--reps=", 7))
-            reps = atoi(a + 7);
+            o->reps = atoi(a + 7);
         else if (!strcmp(a, "--solve"))
-            solve = 1;
+            o->solve = 1;
         else if (!strcmp(a, "--no-one"))
-            one = 0;
+            o->one = 0;
         else if (!strcmp(a, "--host"))
             setenv("MUTIRAO_CG_PEER", "0", 1);
         else if (!strcmp(a, "--both"))
-            both = 1;
+            o->both = 1;
         else {
             fprintf(stderr, "bench_cg_ranks: unknown option %s\n", a);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
-    if (iters < 1) iters = 1;
-    if (reps < 1) reps = 1;
-    mu_app app;
-    memset(&app, 0, sizeof app);
-    app.comm = MPI_COMM_WORLD;
-    MPI_Comm_rank(app.comm, &app.rank);
-    MPI_Comm_size(app.comm, &app.size);
+    if (o->iters < 1) o->iters = 1;
+    if (o->reps < 1) o->reps = 1;
+}
+
+/* Each rank's GPU: (node-local rank) mod (GPUs on the node); rank 0 prints the
+ * problem and every rank's device. */
+static void open_gpus(const mu_app *app, int64_t n) {
     MPI_Comm node;
     int local = 0;
-    MPI_Comm_split_type(app.comm, MPI_COMM_TYPE_SHARED, app.rank, MPI_INFO_NULL, &node);
+    MPI_Comm_split_type(app->comm, MPI_COMM_TYPE_SHARED, app->rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local);
     MPI_Comm_free(&node);
     const int ndev = mu_gpu_device_count();
     mu_gpu_info info;
     if (ndev < 1 || mu_gpu_select(local % ndev, &info)) {
-        fprintf(stderr, "bench_cg_ranks: rank %d: no CUDA device: %s\n", app.rank, mu_gpu_error());
+        fprintf(stderr, "bench_cg_ranks: rank %d: no CUDA device: %s\n", app->rank, mu_gpu_error());
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     char line[256];
-    snprintf(line, sizeof line, "  rank %d: GPU %d of %d, %s (%d SMs, %.1f GiB)\n", app.rank,
+    snprintf(line, sizeof line, "  rank %d: GPU %d of %d, %s (%d SMs, %.1f GiB)\n", app->rank,
              local % ndev, ndev, info.name, info.sm_count, info.mem_gib);
-    char *lines = app.rank == 0 ? malloc((size_t)app.size * sizeof line) : NULL;
-    MPI_Gather(line, (int)sizeof line, MPI_CHAR, lines, (int)sizeof line, MPI_CHAR, 0, app.comm);
-    if (app.rank == 0) {
+    char *lines = app->rank == 0 ? malloc((size_t)app->size * sizeof line) : NULL;
+    MPI_Gather(line, (int)sizeof line, MPI_CHAR, lines, (int)sizeof line, MPI_CHAR, 0, app->comm);
+    if (app->rank == 0) {
         printf("bench_cg_ranks: 3-D 7-point Poisson %lld^3, fp64, no preconditioner, b = A 1, %d "
                "rank(s)\n",
-               (long long)n, app.size);
-        for (int r = 0; r < app.size; r++) fputs(lines + (size_t)r * sizeof line, stdout);
+               (long long)n, app->size);
+        for (int r = 0; r < app->size; r++) fputs(lines + (size_t)r * sizeof line, stdout);
         free(lines);
     }
+}
 
-    /* (1) One GPU: rank 0 alone. */
-    double t1 = 0, s1 = 0;
-    if (one) {
-        if (app.rank == 0) {
-            mu_app self = app;
-            self.comm = MPI_COMM_SELF;
-            self.rank = 0;
-            self.size = 1;
-            problem P;
-            setup(&self, n, &P);
-            reset(&self, &P);
-            t1 = time_iterations(&self, &P, warm, iters);
-            printf("\n(1) one GPU (rank 0 alone, device iterations in CUDA graphs): %.3f ms per "
-                   "iteration (%d iterations after %d)\n",
-                   t1 * 1e3, iters, warm);
-            if (solve) s1 = solve_once(&self, &P, "one GPU (rank 0 alone)");
-            teardown(&P);
-        }
-        MPI_Bcast(&t1, 1, MPI_DOUBLE, 0, app.comm);
-        MPI_Bcast(&s1, 1, MPI_DOUBLE, 0, app.comm);
+/* (1) One GPU: rank 0 alone; *t1 and *s1 (with --solve) reach every rank. */
+static void one_gpu(const mu_app *app, const ranks_opts *o, double *t1, double *s1) {
+    if (app->rank == 0) {
+        mu_app self = *app;
+        self.comm = MPI_COMM_SELF;
+        self.rank = 0;
+        self.size = 1;
+        problem P;
+        setup(&self, o->n, &P);
+        reset(&self, &P);
+        *t1 = time_iterations(&self, &P, o->warm, o->iters);
+        printf("\n(1) one GPU (rank 0 alone, device iterations in CUDA graphs): %.3f ms per "
+               "iteration (%d iterations after %d)\n",
+               *t1 * 1e3, o->iters, o->warm);
+        if (o->solve) *s1 = solve_once(&self, &P, "one GPU (rank 0 alone)");
+        teardown(&P);
     }
+    MPI_Bcast(t1, 1, MPI_DOUBLE, 0, app->comm);
+    MPI_Bcast(s1, 1, MPI_DOUBLE, 0, app->comm);
+}
+
+/* --both: (2) again, host-driven, on a fresh backend, then the default form once
+ * more on a fresh P; returns the latter's seconds per iteration. */
+static double both_forms(mu_app *app, const ranks_opts *o, problem *P, double t1) {
+    const char *was = getenv("MUTIRAO_CG_PEER");
+    char keep[16] = "";
+    if (was) snprintf(keep, sizeof keep, "%s", was);
+    setenv("MUTIRAO_CG_PEER", "0", 1);
+    problem H;
+    teardown(P);
+    setup(app, o->n, &H);
+    reset(app, &H);
+    all_ranks(app, &H, o->warm, o->iters, t1, " again, host-driven (MUTIRAO_CG_PEER=0)");
+    teardown(&H);
+    if (was)
+        setenv("MUTIRAO_CG_PEER", keep, 1);
+    else
+        unsetenv("MUTIRAO_CG_PEER");
+    setup(app, o->n, P);
+    reset(app, P);
+    return all_ranks(app, P, o->warm, o->iters, t1, " again, the default form");
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    mu_log_init(0, 1);
+    mu_log_set_level("warn");
+    ranks_opts o;
+    parse_args(argc, argv, &o);
+    mu_app app;
+    memset(&app, 0, sizeof app);
+    app.comm = MPI_COMM_WORLD;
+    MPI_Comm_rank(app.comm, &app.rank);
+    MPI_Comm_size(app.comm, &app.size);
+    open_gpus(&app, o.n);
+
+    double t1 = 0, s1 = 0;
+    if (o.one) one_gpu(&app, &o, &t1, &s1);
 
     /* (2) All ranks. */
     problem P;
-    setup(&app, n, &P);
+    setup(&app, o.n, &P);
     reset(&app, &P);
-    double tp = all_ranks(&app, &P, warm, iters, one ? t1 : 0, "");
-    if (both && app.size > 1) { /* (2) again, host-driven, on a fresh backend */
-        const char *was = getenv("MUTIRAO_CG_PEER");
-        char keep[16] = "";
-        if (was) snprintf(keep, sizeof keep, "%s", was);
-        setenv("MUTIRAO_CG_PEER", "0", 1);
-        problem H;
-        teardown(&P);
-        setup(&app, n, &H);
-        reset(&app, &H);
-        all_ranks(&app, &H, warm, iters, one ? t1 : 0, " again, host-driven (MUTIRAO_CG_PEER=0)");
-        teardown(&H);
-        if (was)
-            setenv("MUTIRAO_CG_PEER", keep, 1);
-        else
-            unsetenv("MUTIRAO_CG_PEER");
-        setup(&app, n, &P);
-        reset(&app, &P);
-        tp = all_ranks(&app, &P, warm, iters, one ? t1 : 0, " again, the default form");
-    }
-    if (app.size > 1) parts(&app, &P, reps, tp);
+    double tp = all_ranks(&app, &P, o.warm, o.iters, o.one ? t1 : 0, "");
+    if (o.both && app.size > 1) tp = both_forms(&app, &o, &P, o.one ? t1 : 0);
+    if (app.size > 1) parts(&app, &P, o.reps, tp);
 
-    if (solve) {
+    if (o.solve) {
         char what[64];
         snprintf(what, sizeof what, "%d rank(s)", app.size);
         const double sp = solve_once(&app, &P, what);

@@ -101,6 +101,111 @@ static int nsummary;
 static const char *only;                  /* --only=path[,path]: run just these paths */
 static int book_min = MU_GPU_KM_BOOK_MIN; /* --book-min: device bookkeeping from this M */
 
+/* A k-means path: Hartigan-Wong (v2 0) or Version 2 (1; 2 with more quick-transfer
+ * sweeps), its distance steps on be (NULL: AS 136 as published). */
+typedef struct {
+    const char *name;
+    int v2, on, sweeps;
+    const mu_km_backend *be;
+} kpath;
+
+/* A case's whitened points y (r columns), its starting centres c0, and what a
+ * run works in: c, and the groups ic1 with their sizes nc. */
+typedef struct {
+    const double *y, *c0;
+    double *c;
+    int m, k, r;
+    int *ic1, *nc;
+} kdata;
+
+/* Whether --only names the path: whole names in a comma list. */
+static int only_names(const char *path) {
+    size_t n = strlen(path);
+    const char *q = only;
+    int hit = 0;
+    while ((q = strstr(q, path)) != NULL) {
+        if ((q == only || q[-1] == ',') && (q[n] == ',' || q[n] == '\0')) hit = 1;
+        q += n;
+    }
+    return hit;
+}
+
+/* reps runs of the path from c0 (16 at most); *med: the one with the median total
+ * time. Returns the last run's fault (MU_KM_BACKEND: a run failed, and no more). */
+static int median_run(const kdata *kd, const kpath *path, int maxit, int reps, mu_km_out *med) {
+    int m = kd->m, k = kd->k, r = kd->r;
+    mu_km_out runs[16];
+    int f = 0, nr = reps < 16 ? reps : 16;
+    for (int q = 0; q < nr; q++) {
+        memcpy(kd->c, kd->c0, sizeof(double) * k * r);
+        mu_km_out o = {0};
+        o.ic1 = kd->ic1;
+        o.nc = kd->nc;
+        f = path->v2 ? mu_km_version2(kd->y, m, r, kd->c, k, maxit, path->sweeps, path->be, &o)
+                     : mu_km_hartigan_wong(kd->y, m, r, kd->c, k, maxit, 0, path->be, &o);
+        if (f == MU_KM_BACKEND) return f;
+        int at = q;
+        while (at > 0 && runs[at - 1].total_s > o.total_s) {
+            runs[at] = runs[at - 1];
+            at--;
+        }
+        runs[at] = o;
+    }
+    *med = runs[nr / 2];
+    return f;
+}
+
+/* The path's line; same: its groups against the first path of its kind. */
+static void print_path(const kpath *path, const mu_km_out *o, double flops, const char *same,
+                       int f) {
+    /* distance steps: the initial one plus one per pass */
+    int steps = o->iter + 1;
+    double step = o->dist_s / steps;
+    if (path->be)
+        printf("  %-10s %5d %8.3f %9.4f %9.4f %9.4f %5.1f%% %10.3f %8.1f %12lld %s%s\n", path->name,
+               o->iter, 1e3 * o->total_s / o->iter, o->total_s, o->dist_s, o->total_s - o->dist_s,
+               100.0 * o->dist_s / o->total_s, 1e3 * step, flops / step * 1e-9, o->dist_evals, same,
+               f ? " (not converged)" : "");
+    else
+        printf("  %-10s %5d %8.3f %9.4f %9s %9s %6s %10s %8s %12lld %s%s\n", path->name, o->iter,
+               1e3 * o->total_s / o->iter, o->total_s, "-", "-", "-", "-", "-", o->dist_evals, same,
+               f ? " (not converged)" : "");
+    fflush(stdout);
+}
+
+/* The distance step alone: the CPU loop, and the device kernel (CUDA events)
+ * and kernel + copy of the matrix to the host. */
+static void distance_step_alone(const kdata *kd, double flops, int cpu, mu_gpu_km *g) {
+    int m = kd->m, k = kd->k;
+    double *dist = malloc(sizeof(double) * (size_t)m * k);
+    if (cpu) {
+        double best = 1e30;
+        for (int q = 0; q < (m > 50000 ? 1 : 3); q++) {
+            double t1 = mu_km_now();
+            mu_km_all_cpu(kd->y, m, kd->r, kd->c0, k, dist);
+            t1 = mu_km_now() - t1;
+            if (t1 < best) best = t1;
+        }
+        printf("  distance step alone, CPU (1 thread): %.3f ms = %.2f GFLOP/s\n", 1e3 * best,
+               flops / best * 1e-9);
+    }
+    if (g) {
+        double kms, best = 1e30;
+        if (mu_gpu_km_kernel_ms(g, kd->c0, k, 20, &kms) == 0)
+            printf("  distance step alone, GPU kernel: %.4f ms = %.1f GFLOP/s (median of 20)\n",
+                   kms, flops / (kms * 1e-3) * 1e-9);
+        for (int q = 0; q < 5; q++) {
+            double t1 = mu_km_now();
+            if (mu_gpu_km_all(g, kd->c0, k, dist)) break;
+            t1 = mu_km_now() - t1;
+            if (t1 < best) best = t1;
+        }
+        printf("  distance step, GPU kernel + %.1f MB to the host: %.3f ms\n", 8e-6 * (double)m * k,
+               1e3 * best);
+    }
+    free(dist);
+}
+
 static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int gpu) {
     int m = bc->m, k = bc->k, r;
     int row = nsummary++;
@@ -139,50 +244,22 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
     mu_km_backend cbe = mu_km_cpu_backend(&pts), gbe = mu_km_gpu_backend(g, book, book);
     cbe.qtest = NULL; /* v2-cpu: the bookkeeping stays in the serial column */
     cbe.recompute = NULL;
-    struct {
-        const char *name;
-        int v2, on, sweeps;
-        const mu_km_backend *be;
-    } paths[] = {{"hw-cpu", 0, cpu, 0, NULL},           {"hw-cpu-ws", 0, cpu, 0, &cbe},
-                 {"hw-gpu", 0, g != NULL, 0, &gbe},     {"v2-cpu", 1, cpu, 0, &cbe},
-                 {"v2-gpu", 1, g != NULL, 0, &gbe},     {"v2-cpu-q50", 2, cpu, 50, &cbe},
-                 {"v2-gpu-q50", 2, g != NULL, 50, &gbe}};
+    const kpath paths[] = {{"hw-cpu", 0, cpu, 0, NULL},           {"hw-cpu-ws", 0, cpu, 0, &cbe},
+                           {"hw-gpu", 0, g != NULL, 0, &gbe},     {"v2-cpu", 1, cpu, 0, &cbe},
+                           {"v2-gpu", 1, g != NULL, 0, &gbe},     {"v2-cpu-q50", 2, cpu, 50, &cbe},
+                           {"v2-gpu-q50", 2, g != NULL, 50, &gbe}};
     int *refs[3] = {ref, malloc(sizeof(int) * m), malloc(sizeof(int) * m)};
+    const kdata kd = {y, c0, c, m, k, r, ic1, nc};
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
         if (!paths[p].on) continue;
-        if (only) { /* whole names in a comma list */
-            size_t n = strlen(paths[p].name);
-            const char *q = only;
-            int hit = 0;
-            while ((q = strstr(q, paths[p].name)) != NULL) {
-                if ((q == only || q[-1] == ',') && (q[n] == ',' || q[n] == '\0')) hit = 1;
-                q += n;
-            }
-            if (!hit) continue;
-        }
+        if (only && !only_names(paths[p].name)) continue;
         /* reps runs; the one with the median total time is shown */
-        mu_km_out runs[16];
-        int f = 0, nr = reps < 16 ? reps : 16;
-        for (int q = 0; q < nr; q++) {
-            memcpy(c, c0, sizeof(double) * k * r);
-            mu_km_out o = {0};
-            o.ic1 = ic1;
-            o.nc = nc;
-            f = paths[p].v2 ? mu_km_version2(y, m, r, c, k, maxit, paths[p].sweeps, paths[p].be, &o)
-                            : mu_km_hartigan_wong(y, m, r, c, k, maxit, 0, paths[p].be, &o);
-            if (f == MU_KM_BACKEND) break;
-            int at = q;
-            while (at > 0 && runs[at - 1].total_s > o.total_s) {
-                runs[at] = runs[at - 1];
-                at--;
-            }
-            runs[at] = o;
-        }
+        mu_km_out o;
+        int f = median_run(&kd, &paths[p], maxit, reps, &o);
         if (f == MU_KM_BACKEND) {
             printf("  %-10s failed: %s\n", paths[p].name, mu_gpu_error());
             continue;
         }
-        mu_km_out o = runs[nr / 2];
         summary[row].tot[p] = o.total_s;
         summary[row].it[p] = o.iter;
         summary[row].share[p] = paths[p].be ? o.dist_s / o.total_s : -1.0;
@@ -194,49 +271,9 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
             memcpy(refs[v], ic1, sizeof(int) * m);
             have_ref[v] = 1;
         }
-        /* distance steps: the initial one plus one per pass */
-        int steps = o.iter + 1;
-        double step = o.dist_s / steps;
-        if (paths[p].be)
-            printf("  %-10s %5d %8.3f %9.4f %9.4f %9.4f %5.1f%% %10.3f %8.1f %12lld %s%s\n",
-                   paths[p].name, o.iter, 1e3 * o.total_s / o.iter, o.total_s, o.dist_s,
-                   o.total_s - o.dist_s, 100.0 * o.dist_s / o.total_s, 1e3 * step,
-                   flops / step * 1e-9, o.dist_evals, same, f ? " (not converged)" : "");
-        else
-            printf("  %-10s %5d %8.3f %9.4f %9s %9s %6s %10s %8s %12lld %s%s\n", paths[p].name,
-                   o.iter, 1e3 * o.total_s / o.iter, o.total_s, "-", "-", "-", "-", "-",
-                   o.dist_evals, same, f ? " (not converged)" : "");
-        fflush(stdout);
+        print_path(&paths[p], &o, flops, same, f);
     }
-    /* The distance step alone: the CPU loop, and the device kernel (CUDA events)
-     * and kernel + copy of the matrix to the host. */
-    double *dist = malloc(sizeof(double) * (size_t)m * k);
-    if (cpu) {
-        double best = 1e30;
-        for (int q = 0; q < (m > 50000 ? 1 : 3); q++) {
-            double t1 = mu_km_now();
-            mu_km_all_cpu(y, m, r, c0, k, dist);
-            t1 = mu_km_now() - t1;
-            if (t1 < best) best = t1;
-        }
-        printf("  distance step alone, CPU (1 thread): %.3f ms = %.2f GFLOP/s\n", 1e3 * best,
-               flops / best * 1e-9);
-    }
-    if (g) {
-        double kms, best = 1e30;
-        if (mu_gpu_km_kernel_ms(g, c0, k, 20, &kms) == 0)
-            printf("  distance step alone, GPU kernel: %.4f ms = %.1f GFLOP/s (median of 20)\n",
-                   kms, flops / (kms * 1e-3) * 1e-9);
-        for (int q = 0; q < 5; q++) {
-            double t1 = mu_km_now();
-            if (mu_gpu_km_all(g, c0, k, dist)) break;
-            t1 = mu_km_now() - t1;
-            if (t1 < best) best = t1;
-        }
-        printf("  distance step, GPU kernel + %.1f MB to the host: %.3f ms\n", 8e-6 * (double)m * k,
-               1e3 * best);
-    }
-    free(dist);
+    distance_step_alone(&kd, flops, cpu, g);
     mu_gpu_km_destroy(g);
     free(refs[1]);
     free(refs[2]);

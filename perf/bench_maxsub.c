@@ -255,11 +255,8 @@ static double time_2d(mu_gpu_mss2d *ctx, int64_t nt, int empty, int reps, int64_
     return tm;
 }
 
-static void bench_2d(long long *sizes, int nsizes, int reps, long long check, int variants) {
-    row("(c) 2-D, n x n values in [-1000,1000]; updates = n * n(n+1)/2 pair-rows; time = whole "
-        "run, median\n");
-    row("    %-30s %7s %10s %12s %10s\n", "case", "n", "time ms", "updates/s", "check");
-    /* Full comparison with the CPU tiles: allowed mode at n = check, nonempty at check / 2. */
+/* Full comparison with the CPU tiles: allowed mode at n = check, nonempty at check / 2. */
+static void check_2d(long long check) {
     for (int empty = 1; empty >= 0 && check > 0; empty--) {
         const int64_t n = empty ? check : check / 2;
         if (n < 1) break;
@@ -294,92 +291,118 @@ static void bench_2d(long long *sizes, int nsizes, int reps, long long check, in
         free(V);
         free(k);
     }
-    for (int s = 0; s < nsizes; s++) {
-        const int64_t n = sizes[s];
-        int32_t *k = malloc(sizeof(int32_t) * (size_t)(n * n));
-        if (!k) {
-            fprintf(stderr, "bench_maxsub: no memory for n = %lld\n", (long long)n);
-            exit(1);
-        }
-        for (int64_t i = 0; i < n * n; i++) k[i] = draw(-1000, 1000);
+}
+
+/* A run's answer: the best sum and the pair id of its strip. */
+typedef struct {
+    int64_t best, id;
+} mss2d_answer;
+
+/* The nonempty mode over all tiles, its winning strip recomputed in int64 from K. */
+static mss2d_answer nonempty_2d(mu_gpu_mss2d *ctx, const int32_t *k, int64_t n, int64_t nt,
+                                int reps, double upd) {
+    mss2d_answer a;
+    double tf = time_2d(ctx, nt, 0, reps, &a.best, &a.id);
+    int64_t fg = 0, fh = 0;
+    if (a.id >= 0) mu_mss_tri_unrank(n, a.id, &fg, &fh);
+    int fok = a.id >= 0 && strip_best(k, n, fg, fh, 0) == a.best;
+    if (!fok) mismatches++;
+    row("    %-30s %7lld %10.3f %12.3e %10s\n", "GPU, nonempty mode", (long long)n, tf * 1e3,
+        upd / tf, fok ? "strip ok" : "BAD STRIP");
+    return a;
+}
+
+/* Single tiles against the CPU reference (skipped when its prefix sums do not fit). */
+static void single_tiles_2d(mu_gpu_mss2d *ctx, const int32_t *k, int64_t n, int64_t nt) {
+    int64_t *V = malloc(sizeof(int64_t) * (size_t)(n * (n + 1)));
+    int bad = 0;
+    if (!V) return;
+    mu_mss2d_prefix(k, n, n, V);
+    for (int q = 0; q < 4; q++) {
+        int64_t t = (nt - 1) * q / 3, cb, ci, gb, gi;
+        mu_mss2d_cpu_tiles(V, n, n, t, t + 1, q & 1, &cb, &ci);
+        GPU(mu_gpu_mss2d_run(ctx, t, t + 1, q & 1, &gb, &gi));
+        if (cb != gb || ci != gi) bad++;
+    }
+    free(V);
+    if (bad) mismatches++;
+    row("    %-30s %7lld %10s %12s %10s\n", "  4 single tiles vs CPU", (long long)n, "-", "-",
+        bad ? "MISMATCH" : "== CPU");
+}
+
+/* Each kernel forced for both modes (the default picks per mode), against the
+ * default's answers in the allowed and the nonempty mode. */
+static void variants_2d(const int32_t *k, int64_t n, int64_t nt, int reps, double upd,
+                        const mss2d_answer *all, const mss2d_answer *nonempty) {
+    static const char *names[3] = {"int64 kernel", "int32, rows in pairs",
+                                   "int32, one row at a time"};
+    static const char *var[3] = {"MUTIRAO_MSS2D_INT64", "MUTIRAO_MSS2D_KERNEL",
+                                 "MUTIRAO_MSS2D_KERNEL"};
+    static const char *val[3] = {"1", "pairs", "rows"};
+    for (int v = 0; v < 3; v++) {
         mu_gpu_mss2d *ctx;
-        double t0 = bench_now();
+        setenv(var[v], val[v], 1);
         GPU(mu_gpu_mss2d_create(k, n, n, &ctx));
-        double tcreate = bench_now() - t0;
-        const int64_t nt = mu_mss_tile_count(n);
-        const double upd = (double)n * (double)n * (double)(n + 1) / 2.0;
-        int64_t best, id;
-        GPU(mu_gpu_mss2d_run(ctx, 0, nt < 64 ? nt : 64, 1, &best, &id)); /* warm-up */
-        double tg = time_2d(ctx, nt, 1, reps, &best, &id);
-        /* The winner, recomputed in int64 from K. */
-        int64_t g = 0, h = 0;
-        if (id >= 0) mu_mss_tri_unrank(n, id, &g, &h);
-        int64_t sb = id >= 0 ? strip_best(k, n, g, h, 1) : 0;
-        int ok = id >= 0 && sb == best;
-        if (!ok) mismatches++;
-        row("    %-30s %7lld %10.3f %12.3e %10s\n", "GPU, all tiles (allowed)", (long long)n,
-            tg * 1e3, upd / tg, ok ? "strip ok" : "BAD STRIP");
-        printf("    2-D n=%lld: create %.1f ms, run %.3f ms, %.3e updates/s, best %lld at pair "
-               "%lld (g %lld, h %lld), strip %lld\n",
-               (long long)n, tcreate * 1e3, tg * 1e3, upd / tg, (long long)best, (long long)id,
-               (long long)g, (long long)h, (long long)sb);
-        fflush(stdout);
-        int64_t fb, fi;
-        {
-            double tf = time_2d(ctx, nt, 0, reps, &fb, &fi);
-            int64_t fg = 0, fh = 0;
-            if (fi >= 0) mu_mss_tri_unrank(n, fi, &fg, &fh);
-            int fok = fi >= 0 && strip_best(k, n, fg, fh, 0) == fb;
-            if (!fok) mismatches++;
-            row("    %-30s %7lld %10.3f %12.3e %10s\n", "GPU, nonempty mode", (long long)n,
-                tf * 1e3, upd / tf, fok ? "strip ok" : "BAD STRIP");
-        }
-        /* Single tiles against the CPU reference. */
-        {
-            int64_t *V = malloc(sizeof(int64_t) * (size_t)(n * (n + 1)));
-            int bad = 0;
-            if (V) {
-                mu_mss2d_prefix(k, n, n, V);
-                for (int q = 0; q < 4; q++) {
-                    int64_t t = (nt - 1) * q / 3, cb, ci, gb, gi;
-                    mu_mss2d_cpu_tiles(V, n, n, t, t + 1, q & 1, &cb, &ci);
-                    GPU(mu_gpu_mss2d_run(ctx, t, t + 1, q & 1, &gb, &gi));
-                    if (cb != gb || ci != gi) bad++;
-                }
-                free(V);
-                if (bad) mismatches++;
-                row("    %-30s %7lld %10s %12s %10s\n", "  4 single tiles vs CPU", (long long)n,
-                    "-", "-", bad ? "MISMATCH" : "== CPU");
-            }
+        unsetenv(var[v]);
+        for (int empty = 1; empty >= 0; empty--) {
+            int64_t vb, vi;
+            double tv = time_2d(ctx, nt, empty, v == 0 ? 1 : reps, &vb, &vi);
+            const mss2d_answer *want = empty ? all : nonempty;
+            int vok = vb == want->best && vi == want->id;
+            if (!vok) mismatches++;
+            char label[64];
+            snprintf(label, sizeof label, "  %s, %s", names[v], empty ? "allowed" : "nonempty");
+            row("    %-30s %7lld %10.3f %12.3e %10s\n", label, (long long)n, tv * 1e3, upd / tv,
+                vok ? "same" : "DIFFERENT");
         }
         mu_gpu_mss2d_destroy(ctx);
-        if (variants && n >= 8192) {
-            /* Each kernel forced for both modes (the default picks per mode). */
-            static const char *names[3] = {"int64 kernel", "int32, rows in pairs",
-                                           "int32, one row at a time"};
-            static const char *var[3] = {"MUTIRAO_MSS2D_INT64", "MUTIRAO_MSS2D_KERNEL",
-                                         "MUTIRAO_MSS2D_KERNEL"};
-            static const char *val[3] = {"1", "pairs", "rows"};
-            for (int v = 0; v < 3; v++) {
-                setenv(var[v], val[v], 1);
-                GPU(mu_gpu_mss2d_create(k, n, n, &ctx));
-                unsetenv(var[v]);
-                for (int empty = 1; empty >= 0; empty--) {
-                    int64_t vb, vi;
-                    double tv = time_2d(ctx, nt, empty, v == 0 ? 1 : reps, &vb, &vi);
-                    int vok = empty ? vb == best && vi == id : vb == fb && vi == fi;
-                    if (!vok) mismatches++;
-                    char label[64];
-                    snprintf(label, sizeof label, "  %s, %s", names[v],
-                             empty ? "allowed" : "nonempty");
-                    row("    %-30s %7lld %10.3f %12.3e %10s\n", label, (long long)n, tv * 1e3,
-                        upd / tv, vok ? "same" : "DIFFERENT");
-                }
-                mu_gpu_mss2d_destroy(ctx);
-            }
-        }
-        free(k);
     }
+}
+
+/* One n x n matrix: all tiles in both modes (the winners' strips recomputed),
+ * single tiles against the CPU and, with variants, the other kernels. */
+static void size_2d(int64_t n, int reps, int variants) {
+    int32_t *k = malloc(sizeof(int32_t) * (size_t)(n * n));
+    if (!k) {
+        fprintf(stderr, "bench_maxsub: no memory for n = %lld\n", (long long)n);
+        exit(1);
+    }
+    for (int64_t i = 0; i < n * n; i++) k[i] = draw(-1000, 1000);
+    mu_gpu_mss2d *ctx;
+    double t0 = bench_now();
+    GPU(mu_gpu_mss2d_create(k, n, n, &ctx));
+    double tcreate = bench_now() - t0;
+    const int64_t nt = mu_mss_tile_count(n);
+    const double upd = (double)n * (double)n * (double)(n + 1) / 2.0;
+    int64_t best, id;
+    GPU(mu_gpu_mss2d_run(ctx, 0, nt < 64 ? nt : 64, 1, &best, &id)); /* warm-up */
+    double tg = time_2d(ctx, nt, 1, reps, &best, &id);
+    /* The winner, recomputed in int64 from K. */
+    int64_t g = 0, h = 0;
+    if (id >= 0) mu_mss_tri_unrank(n, id, &g, &h);
+    int64_t sb = id >= 0 ? strip_best(k, n, g, h, 1) : 0;
+    int ok = id >= 0 && sb == best;
+    if (!ok) mismatches++;
+    row("    %-30s %7lld %10.3f %12.3e %10s\n", "GPU, all tiles (allowed)", (long long)n, tg * 1e3,
+        upd / tg, ok ? "strip ok" : "BAD STRIP");
+    printf("    2-D n=%lld: create %.1f ms, run %.3f ms, %.3e updates/s, best %lld at pair "
+           "%lld (g %lld, h %lld), strip %lld\n",
+           (long long)n, tcreate * 1e3, tg * 1e3, upd / tg, (long long)best, (long long)id,
+           (long long)g, (long long)h, (long long)sb);
+    fflush(stdout);
+    const mss2d_answer all = {best, id}, nonempty = nonempty_2d(ctx, k, n, nt, reps, upd);
+    single_tiles_2d(ctx, k, n, nt);
+    mu_gpu_mss2d_destroy(ctx);
+    if (variants && n >= 8192) variants_2d(k, n, nt, reps, upd, &all, &nonempty);
+    free(k);
+}
+
+static void bench_2d(long long *sizes, int nsizes, int reps, long long check, int variants) {
+    row("(c) 2-D, n x n values in [-1000,1000]; updates = n * n(n+1)/2 pair-rows; time = whole "
+        "run, median\n");
+    row("    %-30s %7s %10s %12s %10s\n", "case", "n", "time ms", "updates/s", "check");
+    check_2d(check);
+    for (int s = 0; s < nsizes; s++) size_2d(sizes[s], reps, variants);
 }
 
 int main(int argc, char **argv) {

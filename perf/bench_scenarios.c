@@ -196,6 +196,173 @@ static int newave(bench *b, int64_t rec, int m, int stages, double budget) {
     return 0;
 }
 
+/* --device=gpu: device 0 for b and app; 1 when there is none. */
+static int open_gpu(bench *b, mu_app *app) {
+    mu_gpu_info info;
+    if (mu_gpu_device_count() < 1 || mu_gpu_select(0, &info)) {
+        fprintf(stderr, "bench_scenarios: no GPU (%s); use --device=cpu\n", mu_gpu_error());
+        return 1;
+    }
+    b->use_gpu = 1;
+    app->dev.use_gpu = 1;
+    printf("device: %s (%d SMs, %.1f GiB)\n", info.name, info.sm_count, info.mem_gib);
+    return 0;
+}
+
+/* The record and its PAR(p) fit, and the command's settings with the options';
+ * 1 on a bad --representative. */
+static int setup_bench(bench *b, mu_app *app, int argc, char **argv, const char *input,
+                       const char *method) {
+    mu_sc_select sel = {"all", 0, 0, 10};
+    if (mu_sc_read(input, &sel, &b->h)) die("input");
+    mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
+    double t0 = now();
+    if (mu_sc_fit(&b->h, &fc, &b->md)) die("fit");
+    printf("record: %s, %d stations, %d years; PAR(p) fit %.3f s\n", input, b->h.nst, b->h.nyears,
+           now() - t0);
+    b->c.seed = 2016;
+    b->c.method = !strcmp(method, "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
+    b->c.max_iter = 50;
+    int rep = mu_sc_rep_parse(arg(argc, argv, "--representative", "centroid"));
+    if (rep < 0) {
+        fprintf(stderr, "bench_scenarios: --representative: nearest, centroid or scaled\n");
+        return 1;
+    }
+    b->c.rep = (mu_sc_rep)rep;
+    char why[256];
+    mu_cpu_share(MPI_COMM_WORLD, &app->dev);
+    b->threads =
+        mu_threads_per_rank(&app->dev, atoi(arg(argc, argv, "--threads", "0")), why, sizeof why);
+    printf("threads: %d a rank (%s)\n", b->threads, why);
+    b->c.delta_min = 0.05;
+    return 0;
+}
+
+/* The study's 6000-leaf tree 1 -> 30 -> 200 with M = tm: a warm-up, then the
+ * best of 3. */
+static void tree_case(bench *b, mu_app *app, int tm, const char *method, int64_t rec) {
+    const int open[2] = {30, 200};
+    double g, a, it, km[2], bkm[2] = {0, 0};
+    int64_t leaves;
+    double w0 = run_tree(b, app, open, 2, tm, rec, &g, &a, &leaves, &it, km);
+    printf("tree warm-up run: %.4f s\n", w0);
+    double best = INFINITY, bg = 0, ba = 0;
+    for (int r = 0; r < 3; r++) {
+        double w = run_tree(b, app, open, 2, tm, rec, &g, &a, &leaves, &it, km);
+        if (w < best) {
+            best = w;
+            bg = g;
+            ba = a;
+            bkm[0] = km[0];
+            bkm[1] = km[1];
+        }
+    }
+    printf("tree 1,30,200 M=%d %s, %s representatives, %d rank(s) x %d thread(s): %lld "
+           "leaves, %d stations: %.4f s "
+           "(best of 3; "
+           "rank 0 (thread-seconds): generation %.4f s = %.1f%%, aggregation %.4f s = %.1f%%: "
+           "k-means distance "
+           "steps "
+           "%.4f s = %.1f%%, k-means serial part %.4f s = %.1f%%, rest %.4f s; "
+           "k-means iterations %.1f per node); "
+           "study: 3210.7 s serial, 122.4 s CUDA, 74.9 s 3 ranks + GPU\n",
+           tm, method, mu_sc_rep_name(b->c.rep), app->size, b->threads, (long long)leaves, b->h.nst,
+           best, bg, 100 * bg / best, ba, 100 * ba / best, bkm[0], 100 * bkm[0] / best, bkm[1],
+           100 * bkm[1] / best, ba - bkm[0] - bkm[1], it);
+}
+
+/* The 12 monthly cases of Table 3-2: M = 1024 into the study's K, one stage. */
+static void table_case(bench *b, mu_app *app, const char *method, int64_t rec) {
+    static const char *mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    static const int K[12] = {136, 116, 143, 143, 193, 267, 513, 353, 303, 251, 228, 152};
+    static const double v2_s[12] = {31.45,  27.67,  34.23, 34.33, 54.97, 70.04,
+                                    186.62, 119.03, 88.16, 74.58, 61.19, 35.55};
+    printf("Table 3-2 cases, M=1024 %s (first generated month = the case's month of %d):\n", method,
+           b->h.first_year + b->h.nyears - 1);
+    double total = 0;
+    for (int m = 0; m < 12; m++) {
+        double g, a, it, km[2];
+        int64_t leaves;
+        int64_t hist_end = rec - 12 + m;
+        double w = run_tree(b, app, &K[m], 1, 1024, hist_end, &g, &a, &leaves, &it, km);
+        total += w;
+        printf("  %s K=%3d: %.4f s (generation %.4f, aggregation %.4f: distances %.4f, "
+               "serial %.4f), %d iterations, %lld groups; study serial V2 %.2f s\n",
+               mon[m], K[m], w, g, a, km[0], km[1], (int)it, (long long)leaves, v2_s[m]);
+    }
+    printf("  12 cases: %.4f s\n", total);
+}
+
+/* Generation alone on the device, 2^20 scenarios of months 1 and 7 (best of 5),
+ * against the copy bandwidth and the FP64 rate; 1 when the buffers fail. */
+static int rate_gpu(bench *b) {
+    const int64_t n = 1 << 20;
+    int nst = b->h.nst;
+    mu_sc_gpu *g = NULL;
+    double *zp = calloc((size_t)b->md.pmax * nst, sizeof *zp);
+    if (mu_sc_gpu_create(nst, b->md.pmax, n, 0, &g)) {
+        fprintf(stderr, "bench_scenarios: %s\n", mu_gpu_error());
+        return 1;
+    }
+    /* The limits: the device's copy bandwidth (read + write) for the bytes
+     * written, its FP64 rate for the factor product (each multiply and add
+     * separately rounded: no FMA, by design). */
+    double bw = 0;
+#ifdef MU_BENCH_CUDA
+    double bw_s;
+    bw = bench_copy_bandwidth(5, &bw_s);
+    printf("rate limits: device-to-device copy %.0f GB/s (read + write); FP64 without FMA: "
+           "half of the documented 34 TFLOP/s (H100 SXM, CUDA cores)\n",
+           bw * 1e-9);
+#endif
+    for (int m = 0; m < 12; m += 6) {
+        mu_sc_gen_month gm;
+        mu_sc_month_args(&b->md, m, &gm);
+        gm.delta_min = 0.05;
+        float ms = 0, best = INFINITY;
+        for (int r = 0; r < 5; r++) {
+            mu_sc_gen_draw d = {1, (uint64_t)r, 0, n, zp, 0};
+            if (mu_sc_gpu_generate_device(g, &gm, &d, &ms)) die("rate");
+            if (ms < best) best = ms;
+        }
+        double s = best * 1e-3, vals = (double)n * nst;
+        double flops = (double)n * nst * (gm.lower ? (nst + 1) / 2.0 : nst) * 2;
+        printf("rate: %lld scenarios x %d stations, month %d (%s factor): %.3f ms = %.3g "
+               "scenario-months/s, %.3g normals/s (Philox 4x32-10 + Box-Muller each), "
+               "%.1f GB/s written, %.1f GFLOP/s in the factor product\n",
+               (long long)n, nst, m + 1, gm.lower ? "Cholesky" : "eigen", best, n / s, vals / s,
+               vals * 8 / s * 1e-9, flops / s * 1e-9);
+        if (bw > 0)
+            printf("rate: written bytes at %.1f%% of the copy bandwidth; factor product at "
+                   "%.1f%% of 17 TFLOP/s; per scenario-month %.1f ns of device time for %d "
+                   "normals\n",
+                   100.0 * vals * 8 / s / bw, 100.0 * flops / s / 17e12, 1e9 * s / n, nst);
+    }
+    mu_sc_gpu_destroy(g);
+    free(zp);
+    return 0;
+}
+
+/* Generation alone on one core, 2^14 scenarios of month 1. */
+static void rate_cpu(bench *b) {
+    const int64_t n = 1 << 14;
+    int nst = b->h.nst;
+    double *zp = calloc((size_t)b->md.pmax * nst, sizeof *zp),
+           *Z = malloc((size_t)n * nst * sizeof *Z);
+    mu_sc_gen_month gm;
+    mu_sc_month_args(&b->md, 0, &gm);
+    gm.delta_min = 0.05;
+    mu_sc_gen_draw d = {1, 0, 0, n, zp, 0};
+    double t1 = now();
+    mu_sc_gen_cpu(&gm, &d, Z, NULL);
+    double s = now() - t1;
+    printf("rate (CPU, one core): %.3g scenario-months/s, %.3g normals/s\n", n / s,
+           (double)n * nst / s);
+    free(zp);
+    free(Z);
+}
+
 int main(int argc, char **argv) {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -217,42 +384,13 @@ int main(int argc, char **argv) {
     app.comm = MPI_COMM_WORLD;
     app.size = wsize;
     app.rank = wrank;
-    if (!strcmp(dev, "gpu")) {
-        mu_gpu_info info;
-        if (mu_gpu_device_count() < 1 || mu_gpu_select(0, &info)) {
-            fprintf(stderr, "bench_scenarios: no GPU (%s); use --device=cpu\n", mu_gpu_error());
-            MPI_Finalize();
-            return 77;
-        }
-        b.use_gpu = 1;
-        app.dev.use_gpu = 1;
-        printf("device: %s (%d SMs, %.1f GiB)\n", info.name, info.sm_count, info.mem_gib);
-    } else {
+    if (strcmp(dev, "gpu")) {
         printf("device: CPU\n");
+    } else if (open_gpu(&b, &app)) {
+        MPI_Finalize();
+        return 77;
     }
-    mu_sc_select sel = {"all", 0, 0, 10};
-    if (mu_sc_read(input, &sel, &b.h)) die("input");
-    mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
-    double t0 = now();
-    if (mu_sc_fit(&b.h, &fc, &b.md)) die("fit");
-    printf("record: %s, %d stations, %d years; PAR(p) fit %.3f s\n", input, b.h.nst, b.h.nyears,
-           now() - t0);
-    b.c.seed = 2016;
-    b.c.method = !strcmp(method, "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
-    b.c.max_iter = 50;
-    int rep = mu_sc_rep_parse(arg(argc, argv, "--representative", "centroid"));
-    if (rep < 0) {
-        fprintf(stderr, "bench_scenarios: --representative: nearest, centroid or scaled\n");
-        return 1;
-    }
-    b.c.rep = (mu_sc_rep)rep;
-    char why[256];
-    mu_cpu_share(MPI_COMM_WORLD, &app.dev);
-    b.threads =
-        mu_threads_per_rank(&app.dev, atoi(arg(argc, argv, "--threads", "0")), why, sizeof why);
-    printf("threads: %d a rank (%s)\n", b.threads, why);
-    b.c.delta_min = 0.05;
-    int nst = b.h.nst;
+    if (setup_bench(&b, &app, argc, argv, input, method)) return 1;
     int64_t rec = (int64_t)b.h.nyears * 12;
     int all = !strcmp(which, "all");
     if (wsize > 1) {
@@ -265,125 +403,17 @@ int main(int argc, char **argv) {
         all = 0;
     }
 
-    if (all || !strcmp(which, "tree")) {
-        const int open[2] = {30, 200};
-        double g, a, it, km[2], bkm[2] = {0, 0};
-        int64_t leaves;
-        int tm = atoi(arg(argc, argv, "--tree-m", "1024"));
-        double w0 = run_tree(&b, &app, open, 2, tm, rec, &g, &a, &leaves, &it, km);
-        printf("tree warm-up run: %.4f s\n", w0);
-        double best = INFINITY, bg = 0, ba = 0;
-        for (int r = 0; r < 3; r++) {
-            double w = run_tree(&b, &app, open, 2, tm, rec, &g, &a, &leaves, &it, km);
-            if (w < best) {
-                best = w;
-                bg = g;
-                ba = a;
-                bkm[0] = km[0];
-                bkm[1] = km[1];
-            }
-        }
-        printf("tree 1,30,200 M=%d %s, %s representatives, %d rank(s) x %d thread(s): %lld "
-               "leaves, %d stations: %.4f s "
-               "(best of 3; "
-               "rank 0 (thread-seconds): generation %.4f s = %.1f%%, aggregation %.4f s = %.1f%%: "
-               "k-means distance "
-               "steps "
-               "%.4f s = %.1f%%, k-means serial part %.4f s = %.1f%%, rest %.4f s; "
-               "k-means iterations %.1f per node); "
-               "study: 3210.7 s serial, 122.4 s CUDA, 74.9 s 3 ranks + GPU\n",
-               tm, method, mu_sc_rep_name(b.c.rep), wsize, b.threads, (long long)leaves, nst, best,
-               bg, 100 * bg / best, ba, 100 * ba / best, bkm[0], 100 * bkm[0] / best, bkm[1],
-               100 * bkm[1] / best, ba - bkm[0] - bkm[1], it);
-    }
-    if (all || !strcmp(which, "table")) {
-        static const char *mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-        static const int K[12] = {136, 116, 143, 143, 193, 267, 513, 353, 303, 251, 228, 152};
-        static const double v2_s[12] = {31.45,  27.67,  34.23, 34.33, 54.97, 70.04,
-                                        186.62, 119.03, 88.16, 74.58, 61.19, 35.55};
-        printf("Table 3-2 cases, M=1024 %s (first generated month = the case's month of %d):\n",
-               method, b.h.first_year + b.h.nyears - 1);
-        double total = 0;
-        for (int m = 0; m < 12; m++) {
-            double g, a, it, km[2];
-            int64_t leaves;
-            int64_t hist_end = rec - 12 + m;
-            double w = run_tree(&b, &app, &K[m], 1, 1024, hist_end, &g, &a, &leaves, &it, km);
-            total += w;
-            printf("  %s K=%3d: %.4f s (generation %.4f, aggregation %.4f: distances %.4f, "
-                   "serial %.4f), %d iterations, %lld groups; study serial V2 %.2f s\n",
-                   mon[m], K[m], w, g, a, km[0], km[1], (int)it, (long long)leaves, v2_s[m]);
-        }
-        printf("  12 cases: %.4f s\n", total);
-    }
+    if (all || !strcmp(which, "tree"))
+        tree_case(&b, &app, atoi(arg(argc, argv, "--tree-m", "1024")), method, rec);
+    if (all || !strcmp(which, "table")) table_case(&b, &app, method, rec);
     if (all || !strcmp(which, "newave")) {
         int stages = atoi(arg(argc, argv, "--newave-stages", "12"));
         double budget = atof(arg(argc, argv, "--newave-budget", "90"));
         if (newave_m != 20000 && newave(&b, rec, 20000, stages, 1e30)) return 1;
         if (newave(&b, rec, newave_m, stages, budget)) return 1;
     }
-    if ((all || !strcmp(which, "rate")) && b.use_gpu) {
-        const int64_t n = 1 << 20;
-        mu_sc_gpu *g = NULL;
-        double *zp = calloc((size_t)b.md.pmax * nst, sizeof *zp);
-        if (mu_sc_gpu_create(nst, b.md.pmax, n, 0, &g)) {
-            fprintf(stderr, "bench_scenarios: %s\n", mu_gpu_error());
-            return 1;
-        }
-        /* The limits: the device's copy bandwidth (read + write) for the bytes
-         * written, its FP64 rate for the factor product (each multiply and add
-         * separately rounded: no FMA, by design). */
-        double bw = 0;
-#ifdef MU_BENCH_CUDA
-        double bw_s;
-        bw = bench_copy_bandwidth(5, &bw_s);
-        printf("rate limits: device-to-device copy %.0f GB/s (read + write); FP64 without FMA: "
-               "half of the documented 34 TFLOP/s (H100 SXM, CUDA cores)\n",
-               bw * 1e-9);
-#endif
-        for (int m = 0; m < 12; m += 6) {
-            mu_sc_gen_month gm;
-            mu_sc_month_args(&b.md, m, &gm);
-            gm.delta_min = 0.05;
-            float ms = 0, best = INFINITY;
-            for (int r = 0; r < 5; r++) {
-                mu_sc_gen_draw d = {1, (uint64_t)r, 0, n, zp, 0};
-                if (mu_sc_gpu_generate_device(g, &gm, &d, &ms)) die("rate");
-                if (ms < best) best = ms;
-            }
-            double s = best * 1e-3, vals = (double)n * nst;
-            double flops = (double)n * nst * (gm.lower ? (nst + 1) / 2.0 : nst) * 2;
-            printf("rate: %lld scenarios x %d stations, month %d (%s factor): %.3f ms = %.3g "
-                   "scenario-months/s, %.3g normals/s (Philox 4x32-10 + Box-Muller each), "
-                   "%.1f GB/s written, %.1f GFLOP/s in the factor product\n",
-                   (long long)n, nst, m + 1, gm.lower ? "Cholesky" : "eigen", best, n / s, vals / s,
-                   vals * 8 / s * 1e-9, flops / s * 1e-9);
-            if (bw > 0)
-                printf("rate: written bytes at %.1f%% of the copy bandwidth; factor product at "
-                       "%.1f%% of 17 TFLOP/s; per scenario-month %.1f ns of device time for %d "
-                       "normals\n",
-                       100.0 * vals * 8 / s / bw, 100.0 * flops / s / 17e12, 1e9 * s / n, nst);
-        }
-        mu_sc_gpu_destroy(g);
-        free(zp);
-    }
-    if ((all || !strcmp(which, "rate")) && !b.use_gpu) {
-        const int64_t n = 1 << 14;
-        double *zp = calloc((size_t)b.md.pmax * nst, sizeof *zp),
-               *Z = malloc((size_t)n * nst * sizeof *Z);
-        mu_sc_gen_month gm;
-        mu_sc_month_args(&b.md, 0, &gm);
-        gm.delta_min = 0.05;
-        mu_sc_gen_draw d = {1, 0, 0, n, zp, 0};
-        double t1 = now();
-        mu_sc_gen_cpu(&gm, &d, Z, NULL);
-        double s = now() - t1;
-        printf("rate (CPU, one core): %.3g scenario-months/s, %.3g normals/s\n", n / s,
-               (double)n * nst / s);
-        free(zp);
-        free(Z);
-    }
+    if ((all || !strcmp(which, "rate")) && b.use_gpu && rate_gpu(&b)) return 1;
+    if ((all || !strcmp(which, "rate")) && !b.use_gpu) rate_cpu(&b);
     mu_sc_model_free(&b.md);
     mu_sc_hist_free(&b.h);
     MPI_Finalize();

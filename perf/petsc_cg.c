@@ -585,14 +585,157 @@ static int finish(int rc, PetscMPIInt rank) {
     return rc;
 }
 
-int main(int argc, char **argv) {
-    /* PETSc sees argv[0] and the one-dash options; the --key=value ones are ours. */
+/* PETSc sees argv[0] and the one-dash options; the --key=value ones are ours.
+ * NULL when out of memory. */
+static char **petsc_args(int argc, char **argv, int *pargc) {
     char **pargv = malloc((size_t)(argc + 1) * sizeof *pargv);
-    int pargc = 0;
-    if (!pargv) return 1;
+    if (!pargv) return NULL;
+    *pargc = 0;
     for (int i = 0; i < argc; i++)
-        if (i == 0 || strncmp(argv[i], "--", 2)) pargv[pargc++] = argv[i];
-    pargv[pargc] = NULL;
+        if (i == 0 || strncmp(argv[i], "--", 2)) pargv[(*pargc)++] = argv[i];
+    pargv[*pargc] = NULL;
+    return pargv;
+}
+
+/* b (ones, or A*1 with ones kept for the error), x and the work vector w. */
+static PetscErrorCode make_vectors(Mat A, const options *o, Vec *b, Vec *x, Vec *w, Vec *ones,
+                                   report *r) {
+    PetscFunctionBeginUser;
+    PetscCall(MatCreateVecs(A, x, b));
+    PetscCall(VecDuplicate(*b, w));
+    if (!strcmp(o->rhs, "ones")) {
+        PetscCall(VecSet(*b, 1.0));
+    } else {
+        PetscCall(VecDuplicate(*x, ones));
+        PetscCall(VecSet(*ones, 1.0));
+        PetscCall(MatMult(A, *ones, *b));
+    }
+    PetscCall(VecNorm(*b, NORM_2, &r->b_norm));
+    PetscFunctionReturn(0);
+}
+
+/* KSPCG as described at the top, then the PETSc options; o and r get what is
+ * used, after any -ksp_ or -pc_ options. */
+static PetscErrorCode make_solver(MPI_Comm comm, Mat A, options *o, report *r, KSP *ksp) {
+    PC pc;
+    PetscFunctionBeginUser;
+    PetscCall(KSPCreate(comm, ksp));
+    PetscCall(KSPSetOperators(*ksp, A, A));
+    PetscCall(KSPSetType(*ksp, KSPCG));
+    PetscCall(KSPGetPC(*ksp, &pc));
+    PetscCall(PCSetType(pc, !strcmp(o->pc, "jacobi") ? PCJACOBI : PCNONE));
+    PetscCall(KSPSetNormType(*ksp, KSP_NORM_UNPRECONDITIONED));
+    PetscCall(KSPSetInitialGuessNonzero(*ksp, PETSC_FALSE));
+    PetscCall(KSPSetTolerances(*ksp, o->rtol, o->atol, 1e300, o->max_it));
+    if (o->cond) PetscCall(KSPSetComputeSingularValues(*ksp, PETSC_TRUE));
+    PetscCall(KSPSetFromOptions(*ksp));
+    KSPType kt;
+    PCType pt;
+    KSPNormType nt;
+    PetscReal rt, at;
+    PetscCall(KSPGetTolerances(*ksp, &rt, &at, NULL, &o->max_it));
+    o->rtol = rt, o->atol = at;
+    PetscCall(KSPGetType(*ksp, &kt));
+    PetscCall(PCGetType(pc, &pt));
+    PetscCall(KSPGetNormType(*ksp, &nt));
+    r->ksp_type = kt, r->pc_type = pt, r->norm_type = KSPNormTypes[nt];
+    PetscCall(KSPSetUp(*ksp));
+    PetscFunctionReturn(0);
+}
+
+/* --repeat solves from x = 0, each timed on the slowest rank (the best and the
+ * sum into r), then the count, the residual, the reason and the estimates. */
+static PetscErrorCode timed_solves(MPI_Comm comm, KSP ksp, Vec b, Vec x, const options *o,
+                                   report *r) {
+    PetscFunctionBeginUser;
+    r->best_s = INFINITY;
+    for (PetscInt rep = 0; rep < o->repeat; rep++) {
+        PetscCall(VecSet(x, 0.0));
+        PetscCall(PetscBarrier(NULL));
+        double t1 = MPI_Wtime();
+        PetscCall(KSPSolve(ksp, b, x));
+        double dt = MPI_Wtime() - t1, dtmax;
+        (void)MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+        r->solve_s += dtmax;
+        if (dtmax < r->best_s) r->best_s = dtmax;
+    }
+    KSPConvergedReason reason;
+    PetscCall(KSPGetIterationNumber(ksp, &r->iterations));
+    PetscCall(KSPGetResidualNorm(ksp, &r->rnorm));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    r->converged = reason > 0;
+    r->reason = KSPConvergedReasons[reason];
+    if (o->cond) PetscCall(KSPComputeExtremeSingularValues(ksp, &r->eig_max, &r->eig_min));
+    PetscFunctionReturn(0);
+}
+
+/* True residual and error (against ones, when b = A*1), with w as work. */
+static PetscErrorCode check_solution(Mat A, Vec b, Vec x, Vec ones, Vec w, report *r) {
+    PetscFunctionBeginUser;
+    PetscCall(MatMult(A, x, w));
+    PetscCall(VecAYPX(w, -1.0, b)); /* w = b - A x */
+    PetscCall(VecNorm(w, NORM_2, &r->true_rnorm));
+    PetscCall(VecNorm(x, NORM_2, &r->x_norm));
+    PetscCall(VecNorm(x, NORM_INFINITY, &r->x_max));
+    if (ones) {
+        PetscCall(VecWAXPY(w, -1.0, ones, x));
+        PetscCall(VecNorm(w, NORM_INFINITY, &r->err_max));
+        PetscCall(VecNorm(w, NORM_2, &r->err_2));
+        r->err_2 /= sqrt((double)r->n);
+        r->have_error = 1;
+    }
+    PetscFunctionReturn(0);
+}
+
+/* --compare: the other solution's true residual and its difference from x;
+ * *bad: it could not be read (errmsg set). */
+static PetscErrorCode compare_solution(Mat A, Vec b, Vec x, Vec w, const char *path, report *r,
+                                       int *bad) {
+    Vec xc;
+    PetscFunctionBeginUser;
+    PetscCall(VecDuplicate(x, &xc));
+    *bad = read_vector(xc, path);
+    if (!*bad) {
+        PetscCall(MatMult(A, xc, w));
+        PetscCall(VecAYPX(w, -1.0, b));
+        PetscCall(VecNorm(w, NORM_2, &r->cmp_true_rnorm));
+        PetscCall(VecWAXPY(w, -1.0, x, xc));
+        PetscCall(VecNorm(w, NORM_2, &r->cmp_diff_2));
+        PetscCall(VecNorm(w, NORM_INFINITY, &r->cmp_diff_max));
+        r->have_compare = 1;
+    }
+    PetscCall(VecDestroy(&xc));
+    PetscFunctionReturn(0);
+}
+
+/* The lines on stdout (rank 0). */
+static void print_report(const options *o, const report *r) {
+    printf("petsc_cg: PETSc %d.%d.%d, %d rank(s), n=%ld nnz=%.0f, KSP %s pc=%s rhs=%s "
+           "rtol=%g atol=%g max-it=%ld\n",
+           PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR, (int)r->ranks,
+           (long)r->n, r->nnz, r->ksp_type, r->pc_type, o->rhs, o->rtol, o->atol, (long)o->max_it);
+    printf("petsc_cg: iterations=%ld converged=%s reason=%s residual=%.6e relative=%.6e "
+           "true_relative=%.6e",
+           (long)r->iterations, r->converged ? "yes" : "no", r->reason, r->rnorm,
+           r->rnorm / r->b_norm, r->true_rnorm / r->b_norm);
+    if (r->have_error) printf(" error_max=%.6e", r->err_max);
+    printf(" time_per_iteration=%.6e s solve=%.6e s setup=%.6e s\n",
+           r->iterations ? r->best_s / (double)r->iterations : 0.0, r->best_s, r->setup_s);
+    if (o->cond)
+        printf("petsc_cg: eigenvalue estimates %.6e .. %.6e, condition estimate %.6e\n", r->eig_min,
+               r->eig_max, r->eig_max / r->eig_min);
+    if (r->have_compare)
+        printf("petsc_cg: compare %s: true_relative=%.6e difference_relative=%.6e "
+               "difference_max_relative=%.6e\n",
+               o->compare, r->cmp_true_rnorm / r->b_norm, r->cmp_diff_2 / r->x_norm,
+               r->cmp_diff_max / r->x_max);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+    int pargc;
+    char **pargv = petsc_args(argc, argv, &pargc);
+    if (!pargv) return 1;
     PetscCall(PetscInitialize(&pargc, &pargv, NULL, NULL));
     MPI_Comm comm = PETSC_COMM_WORLD;
     PetscMPIInt rank, size;
@@ -636,118 +779,18 @@ int main(int argc, char **argv) {
 
     /* b, x, and the solver. */
     Vec b, x, ones = NULL, w;
-    PetscCall(MatCreateVecs(A, &x, &b));
-    PetscCall(VecDuplicate(b, &w));
-    if (!strcmp(o.rhs, "ones")) {
-        PetscCall(VecSet(b, 1.0));
-    } else {
-        PetscCall(VecDuplicate(x, &ones));
-        PetscCall(VecSet(ones, 1.0));
-        PetscCall(MatMult(A, ones, b));
-    }
-    PetscCall(VecNorm(b, NORM_2, &r.b_norm));
-
+    PetscCall(make_vectors(A, &o, &b, &x, &w, &ones, &r));
     KSP ksp;
-    PC pc;
-    PetscCall(KSPCreate(comm, &ksp));
-    PetscCall(KSPSetOperators(ksp, A, A));
-    PetscCall(KSPSetType(ksp, KSPCG));
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, !strcmp(o.pc, "jacobi") ? PCJACOBI : PCNONE));
-    PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
-    PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_FALSE));
-    PetscCall(KSPSetTolerances(ksp, o.rtol, o.atol, 1e300, o.max_it));
-    if (o.cond) PetscCall(KSPSetComputeSingularValues(ksp, PETSC_TRUE));
-    PetscCall(KSPSetFromOptions(ksp));
-    { /* what is used, after any -ksp_ or -pc_ options */
-        KSPType kt;
-        PCType pt;
-        KSPNormType nt;
-        PetscReal rt, at;
-        PetscCall(KSPGetTolerances(ksp, &rt, &at, NULL, &o.max_it));
-        o.rtol = rt, o.atol = at;
-        PetscCall(KSPGetType(ksp, &kt));
-        PetscCall(PCGetType(pc, &pt));
-        PetscCall(KSPGetNormType(ksp, &nt));
-        r.ksp_type = kt, r.pc_type = pt, r.norm_type = KSPNormTypes[nt];
-    }
-    PetscCall(KSPSetUp(ksp));
+    PetscCall(make_solver(comm, A, &o, &r, &ksp));
     PetscCall(PetscBarrier(NULL));
     r.setup_s = MPI_Wtime() - t0;
 
-    r.best_s = INFINITY;
-    for (PetscInt rep = 0; rep < o.repeat; rep++) {
-        PetscCall(VecSet(x, 0.0));
-        PetscCall(PetscBarrier(NULL));
-        double t1 = MPI_Wtime();
-        PetscCall(KSPSolve(ksp, b, x));
-        double dt = MPI_Wtime() - t1, dtmax;
-        (void)MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-        r.solve_s += dtmax;
-        if (dtmax < r.best_s) r.best_s = dtmax;
-    }
-    KSPConvergedReason reason;
-    PetscCall(KSPGetIterationNumber(ksp, &r.iterations));
-    PetscCall(KSPGetResidualNorm(ksp, &r.rnorm));
-    PetscCall(KSPGetConvergedReason(ksp, &reason));
-    r.converged = reason > 0;
-    r.reason = KSPConvergedReasons[reason];
-    if (o.cond) PetscCall(KSPComputeExtremeSingularValues(ksp, &r.eig_max, &r.eig_min));
-
-    /* True residual and error. */
-    PetscCall(MatMult(A, x, w));
-    PetscCall(VecAYPX(w, -1.0, b)); /* w = b - A x */
-    PetscCall(VecNorm(w, NORM_2, &r.true_rnorm));
-    PetscCall(VecNorm(x, NORM_2, &r.x_norm));
-    PetscCall(VecNorm(x, NORM_INFINITY, &r.x_max));
-    if (ones) {
-        PetscCall(VecWAXPY(w, -1.0, ones, x));
-        PetscCall(VecNorm(w, NORM_INFINITY, &r.err_max));
-        PetscCall(VecNorm(w, NORM_2, &r.err_2));
-        r.err_2 /= sqrt((double)r.n);
-        r.have_error = 1;
-    }
-
+    PetscCall(timed_solves(comm, ksp, b, x, &o, &r));
+    PetscCall(check_solution(A, b, x, ones, w, &r));
     rc = 0;
-    if (o.compare) {
-        Vec xc;
-        PetscCall(VecDuplicate(x, &xc));
-        rc = read_vector(xc, o.compare);
-        if (!rc) {
-            PetscCall(MatMult(A, xc, w));
-            PetscCall(VecAYPX(w, -1.0, b));
-            PetscCall(VecNorm(w, NORM_2, &r.cmp_true_rnorm));
-            PetscCall(VecWAXPY(w, -1.0, x, xc));
-            PetscCall(VecNorm(w, NORM_2, &r.cmp_diff_2));
-            PetscCall(VecNorm(w, NORM_INFINITY, &r.cmp_diff_max));
-            r.have_compare = 1;
-        }
-        PetscCall(VecDestroy(&xc));
-    }
+    if (o.compare) PetscCall(compare_solution(A, b, x, w, o.compare, &r, &rc));
     if (!rc && o.output) rc = write_vector(x, o.output);
-
-    if (rank == 0 && !rc) {
-        printf("petsc_cg: PETSc %d.%d.%d, %d rank(s), n=%ld nnz=%.0f, KSP %s pc=%s rhs=%s "
-               "rtol=%g atol=%g max-it=%ld\n",
-               PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR, (int)size,
-               (long)r.n, r.nnz, r.ksp_type, r.pc_type, o.rhs, o.rtol, o.atol, (long)o.max_it);
-        printf("petsc_cg: iterations=%ld converged=%s reason=%s residual=%.6e relative=%.6e "
-               "true_relative=%.6e",
-               (long)r.iterations, r.converged ? "yes" : "no", r.reason, r.rnorm,
-               r.rnorm / r.b_norm, r.true_rnorm / r.b_norm);
-        if (r.have_error) printf(" error_max=%.6e", r.err_max);
-        printf(" time_per_iteration=%.6e s solve=%.6e s setup=%.6e s\n",
-               r.iterations ? r.best_s / (double)r.iterations : 0.0, r.best_s, r.setup_s);
-        if (o.cond)
-            printf("petsc_cg: eigenvalue estimates %.6e .. %.6e, condition estimate %.6e\n",
-                   r.eig_min, r.eig_max, r.eig_max / r.eig_min);
-        if (r.have_compare)
-            printf("petsc_cg: compare %s: true_relative=%.6e difference_relative=%.6e "
-                   "difference_max_relative=%.6e\n",
-                   o.compare, r.cmp_true_rnorm / r.b_norm, r.cmp_diff_2 / r.x_norm,
-                   r.cmp_diff_max / r.x_max);
-        fflush(stdout);
-    }
+    if (rank == 0 && !rc) print_report(&o, &r);
     if (!rc && o.summary) {
         if (rank == 0) rc = write_summary(o.summary, &o, &r);
         (void)MPI_Bcast(&rc, 1, MPI_INT, 0, comm);

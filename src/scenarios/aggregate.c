@@ -155,42 +155,174 @@ int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, i
     return mu_agg_cluster_shared(x, m, d, k, method, max_iter, key, use_gpu, MPI_COMM_NULL, res);
 }
 
+/* What the steps share: the whitened rows y (r columns) and the work arrays,
+ * freed together at the end, the ranks' split and the device's k-means context. */
+typedef struct {
+    int m, r, use_gpu, nranks;
+    MPI_Comm comm;
+    double *y, *c, *best;
+    int *tmp, *grp, *first, *nc, *order, *rep;
+    const double *ydev; /* the device's copy of y, if whitened there */
+    mu_km_split sp;
+    mu_gpu_km *g;
+} agg_state;
+
+/* The k-means's backend: this rank's steps (the device's or the CPU's on its
+ * points) and, on several ranks, the split that gathers every rank's block. */
+typedef struct {
+    mu_km_points pts;
+    mu_km_backend local, split;
+} agg_backend;
+
+/* y = x whitened, compact (r columns). Large nodes of a GPU rank whiten on the
+ * device (same bits); the device keeps its copy of y for the k-means context. */
+static int whiten_rows(agg_state *a, const double *x, int d) {
+    int m = a->m;
+    if (a->use_gpu && m >= MU_GPU_KM_BOOK_MIN) {
+        MU_TRY(mu_gpu_whiten(x, m, d, a->y, &a->r));
+        a->ydev = mu_gpu_whiten_rows();
+    } else {
+        MU_TRY(mu_whiten(x, m, d, a->y, &a->r));
+        for (int i = 1; i < m; i++)
+            memmove(a->y + (size_t)i * a->r, a->y + (size_t)i * d, sizeof(double) * a->r);
+    }
+    return 0;
+}
+
+/* The initial centres c: k of the u distinct values, by a partial Fisher-Yates
+ * over them (order). */
+static void draw_centres(agg_state *a, int k, int u, uint64_t key) {
+    int r = a->r, *order = a->order;
+    for (int v = 0; v < u; v++) order[v] = v;
+    for (int s = 0; s < k; s++) {
+        uint32_t w[4];
+        mu_rng4(key, MU_AGG_STREAM, (uint64_t)s, w);
+        int j = (int)mu_rng_range(w[0], s, u - 1);
+        int t = order[s];
+        order[s] = order[j];
+        order[j] = t;
+        memcpy(a->c + (size_t)s * r, a->y + (size_t)a->first[order[s]] * r, sizeof(double) * r);
+    }
+}
+
+/* *be: the backend for k groups (NULL: the CPU alone), set up in kb. */
+static int open_backend(agg_state *a, int k, agg_backend *kb, mu_km_backend **be,
+                        mu_agg_result *res) {
+    int m = a->m, r = a->r;
+    if (a->nranks > 1) { /* each rank's block of every whole step, gathered */
+        MU_TRY(got_memory(!mu_km_split_open(&a->sp, a->comm, m)));
+        const double *blk = a->y + (size_t)a->sp.lo * r;
+        int bad = 0, any = 0;
+        if (a->use_gpu && a->sp.n > 0)
+            bad = MU_GPU(mu_gpu_km_create(blk, a->sp.n, r, k, &a->g), "aggregation on the GPU");
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, a->comm);
+        if (any) MU_TRY(bad ? bad : mu_error("aggregation on the GPU failed on another rank"));
+        kb->pts = (mu_km_points){blk, a->sp.n, r};
+        kb->local = a->use_gpu ? mu_km_gpu_backend(a->g, a->sp.n >= MU_GPU_KM_BOOK_MIN, 0)
+                               : mu_km_cpu_backend(&kb->pts);
+        kb->split = mu_km_split_backend(&a->sp, blk, r, &kb->local);
+        a->sp.may_fail = a->use_gpu;
+        *be = &kb->split;
+    } else if (a->use_gpu) {
+        double t0 = mu_km_now();
+        MU_TRY(MU_GPU(mu_gpu_km_create(a->ydev ? a->ydev : a->y, m, r, k, &a->g),
+                      "aggregation on the GPU"));
+        res->device_s = mu_km_now() - t0;
+        /* Version 2's bookkeeping on the device too where M is large (same bits). */
+        int book = m >= MU_GPU_KM_BOOK_MIN;
+        kb->local = mu_km_gpu_backend(a->g, book, book);
+        *be = &kb->local;
+    }
+    return 0;
+}
+
+/* k groups of the u distinct values by k-means: grp becomes each point's group;
+ * the iterations, times and convergence into res. */
+static int kmeans_groups(agg_state *a, int k, int u, mu_agg_method method, int max_iter,
+                         uint64_t key, mu_agg_result *res) {
+    int m = a->m, r = a->r;
+    a->c = malloc(sizeof(double) * (size_t)k * (size_t)(r > 0 ? r : 1));
+    a->nc = malloc(sizeof(int) * (size_t)k);
+    a->order = malloc(sizeof(int) * (size_t)u);
+    MU_TRY(got_memory(a->c && a->nc && a->order));
+    draw_centres(a, k, u, key);
+    agg_backend kb;
+    mu_km_backend *be = NULL;
+    MU_TRY(open_backend(a, k, &kb, &be, res));
+    mu_km_out out = {0};
+    out.ic1 = a->grp;
+    out.nc = a->nc;
+    int f = method == MU_AGG_HARTIGAN_WONG
+                ? mu_km_hartigan_wong(a->y, m, r, a->c, k, max_iter, 0, be, &out)
+                : mu_km_version2(a->y, m, r, a->c, k, max_iter, 0, be, &out);
+    if (f == MU_KM_BACKEND) MU_TRY(backend_failed(a->nranks, a->use_gpu));
+    if (f == MU_KM_EMPTY || f == MU_KM_BADK)
+        MU_TRY(mu_error("aggregation: k-means fault %d with %d groups of %d scenarios", f, k, m));
+    res->iterations = out.iter;
+    res->kmeans_s = out.total_s;
+    res->dist_s = out.dist_s;
+    res->converged = f == MU_KM_OK;
+    return 0;
+}
+
+/* Centroids, representatives (nearest member, lowest index on ties), and the kk
+ * groups numbered in the order of their representatives, into res. */
+static int representatives(agg_state *a, int kk, mu_agg_result *res) {
+    int m = a->m, r = a->r, *grp = a->grp;
+    free(a->c);
+    free(a->nc);
+    a->c = calloc((size_t)kk * (size_t)(r > 0 ? r : 1), sizeof(double));
+    a->nc = calloc((size_t)kk, sizeof(int));
+    a->rep = malloc(sizeof(int) * (size_t)kk);
+    a->best = malloc(sizeof(double) * (size_t)kk);
+    free(a->order);
+    a->order = malloc(sizeof(int) * (size_t)kk);
+    MU_TRY(got_memory(a->c && a->nc && a->rep && a->best && a->order));
+    mu_km_means(a->y, m, r, grp, kk, a->c, a->nc);
+    MU_TRY(got_memory(!nearest_members(a->y, m, r, grp, a->c, kk, a->rep, a->best)));
+    /* Groups in the order of their representatives. */
+    int *order = a->order;
+    for (int l = 0; l < kk; l++) order[l] = a->rep[l];
+    qsort(order, (size_t)kk, sizeof(int), int_cmp);
+    res->k = kk;
+    res->rank = r;
+    res->rep = malloc(sizeof(int) * (size_t)kk);
+    res->prob = malloc(sizeof(double) * (size_t)kk);
+    res->group = malloc(sizeof(int) * (size_t)m);
+    MU_TRY(got_memory(res->rep && res->prob && res->group));
+    for (int s = 0; s < kk; s++) {
+        int l = grp[order[s]];
+        res->rep[s] = order[s];
+        res->prob[s] = (double)a->nc[l] / (double)m;
+        a->tmp[l] = s; /* old group -> new number */
+    }
+    for (int i = 0; i < m; i++) res->group[i] = a->tmp[grp[i]];
+    return 0;
+}
+
 int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
                           uint64_t key, int use_gpu, MPI_Comm comm, mu_agg_result *res) {
     memset(res, 0, sizeof *res);
-    int nranks = 1;
-    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &nranks);
-    mu_km_split sp = {0};
+    agg_state a = {.m = m, .use_gpu = use_gpu, .nranks = 1, .comm = comm};
+    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &a.nranks);
     if (!x || m < 1 || d < 1) return mu_error("aggregation needs at least one scenario");
     if (k < 1) return mu_error("aggregation needs K >= 1 groups");
     if (max_iter < 1) return mu_error("aggregation needs max_iter >= 1");
     if (method != MU_AGG_HARTIGAN_WONG && method != MU_AGG_VERSION2)
         return mu_error("unknown aggregation method");
-    int rc = 0, r = 0, kk = 0, u = 0;
-    double *y = malloc(sizeof(double) * (size_t)m * (size_t)d);
-    int *tmp = malloc(sizeof(int) * (size_t)m);
-    int *grp = malloc(sizeof(int) * (size_t)m), *first = malloc(sizeof(int) * (size_t)m);
-    int *nc = NULL, *order = NULL, *rep = NULL;
-    double *c = NULL, *best = NULL;
-    mu_gpu_km *g = NULL;
-    const double *ydev = NULL; /* the device's copy of y, if whitened there */
-    MU_TRY_GOTO(got_memory(y && tmp && grp && first));
+    int rc = 0, kk = 0, u = 0;
+    a.y = malloc(sizeof(double) * (size_t)m * (size_t)d);
+    a.tmp = malloc(sizeof(int) * (size_t)m);
+    a.grp = malloc(sizeof(int) * (size_t)m);
+    a.first = malloc(sizeof(int) * (size_t)m);
+    MU_TRY_GOTO(got_memory(a.y && a.tmp && a.grp && a.first));
     double t0 = mu_km_now();
-    /* Large nodes of a GPU rank whiten on the device (same bits, y compact);
-     * the device keeps its copy of y for the k-means context. */
-    if (use_gpu && m >= MU_GPU_KM_BOOK_MIN) {
-        MU_TRY_GOTO(mu_gpu_whiten(x, m, d, y, &r));
-        ydev = mu_gpu_whiten_rows();
-    } else {
-        MU_TRY_GOTO(mu_whiten(x, m, d, y, &r));
-        for (int i = 1; i < m; i++)
-            memmove(y + (size_t)i * r, y + (size_t)i * d, sizeof(double) * r);
-    }
+    MU_TRY_GOTO(whiten_rows(&a, x, d));
     res->whiten_s = mu_km_now() - t0;
     t0 = mu_km_now();
 
     /* Distinct points: id of each point's value, numbered by first occurrence. */
-    MU_TRY_GOTO(got_memory(!distinct_ids(y, m, r, grp, first, &u)));
+    MU_TRY_GOTO(got_memory(!distinct_ids(a.y, m, a.r, a.grp, a.first, &u)));
     res->distinct_s = mu_km_now() - t0;
 
     res->converged = 1;
@@ -198,110 +330,28 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
         kk = u; /* one group per distinct point */
     } else if (k == 1) {
         kk = 1;
-        for (int i = 0; i < m; i++) grp[i] = 0;
+        for (int i = 0; i < m; i++) a.grp[i] = 0;
     } else {
         kk = k;
-        c = malloc(sizeof(double) * (size_t)k * (size_t)(r > 0 ? r : 1));
-        nc = malloc(sizeof(int) * (size_t)k);
-        order = malloc(sizeof(int) * (size_t)u);
-        MU_TRY_GOTO(got_memory(c && nc && order));
-        /* Partial Fisher-Yates over the distinct values. */
-        for (int v = 0; v < u; v++) order[v] = v;
-        for (int s = 0; s < k; s++) {
-            uint32_t w[4];
-            mu_rng4(key, MU_AGG_STREAM, (uint64_t)s, w);
-            int j = (int)mu_rng_range(w[0], s, u - 1);
-            int t = order[s];
-            order[s] = order[j];
-            order[j] = t;
-            memcpy(c + (size_t)s * r, y + (size_t)first[order[s]] * r, sizeof(double) * r);
-        }
-        mu_km_backend gbe, sbe, *be = NULL;
-        mu_km_points bpts;
-        if (nranks > 1) { /* each rank's block of every whole step, gathered */
-            MU_TRY_GOTO(got_memory(!mu_km_split_open(&sp, comm, m)));
-            const double *blk = y + (size_t)sp.lo * r;
-            int bad = 0, any = 0;
-            if (use_gpu && sp.n > 0)
-                bad = MU_GPU(mu_gpu_km_create(blk, sp.n, r, k, &g), "aggregation on the GPU");
-            MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
-            if (any)
-                MU_TRY_GOTO(bad ? bad : mu_error("aggregation on the GPU failed on another rank"));
-            bpts = (mu_km_points){blk, sp.n, r};
-            gbe = use_gpu ? mu_km_gpu_backend(g, sp.n >= MU_GPU_KM_BOOK_MIN, 0)
-                          : mu_km_cpu_backend(&bpts);
-            sbe = mu_km_split_backend(&sp, blk, r, &gbe);
-            sp.may_fail = use_gpu;
-            be = &sbe;
-        } else if (use_gpu) {
-            t0 = mu_km_now();
-            MU_TRY_GOTO(
-                MU_GPU(mu_gpu_km_create(ydev ? ydev : y, m, r, k, &g), "aggregation on the GPU"));
-            res->device_s = mu_km_now() - t0;
-            /* Version 2's bookkeeping on the device too where M is large (same bits). */
-            int book = m >= MU_GPU_KM_BOOK_MIN;
-            gbe = mu_km_gpu_backend(g, book, book);
-            be = &gbe;
-        }
-        mu_km_out out = {0};
-        out.ic1 = grp;
-        out.nc = nc;
-        int f = method == MU_AGG_HARTIGAN_WONG
-                    ? mu_km_hartigan_wong(y, m, r, c, k, max_iter, 0, be, &out)
-                    : mu_km_version2(y, m, r, c, k, max_iter, 0, be, &out);
-        if (f == MU_KM_BACKEND) MU_TRY_GOTO(backend_failed(nranks, use_gpu));
-        if (f == MU_KM_EMPTY || f == MU_KM_BADK)
-            MU_TRY_GOTO(
-                mu_error("aggregation: k-means fault %d with %d groups of %d scenarios", f, k, m));
-        res->iterations = out.iter;
-        res->kmeans_s = out.total_s;
-        res->dist_s = out.dist_s;
-        res->converged = f == MU_KM_OK;
+        MU_TRY_GOTO(kmeans_groups(&a, k, u, method, max_iter, key, res));
     }
 
-    /* Centroids, representatives (nearest member, lowest index on ties). */
     t0 = mu_km_now();
-    free(c);
-    free(nc);
-    c = calloc((size_t)kk * (size_t)(r > 0 ? r : 1), sizeof(double));
-    nc = calloc((size_t)kk, sizeof(int));
-    rep = malloc(sizeof(int) * (size_t)kk);
-    best = malloc(sizeof(double) * (size_t)kk);
-    free(order);
-    order = malloc(sizeof(int) * (size_t)kk);
-    MU_TRY_GOTO(got_memory(c && nc && rep && best && order));
-    mu_km_means(y, m, r, grp, kk, c, nc);
-    MU_TRY_GOTO(got_memory(!nearest_members(y, m, r, grp, c, kk, rep, best)));
-    /* Groups in the order of their representatives. */
-    for (int l = 0; l < kk; l++) order[l] = rep[l];
-    qsort(order, (size_t)kk, sizeof(int), int_cmp);
-    res->k = kk;
-    res->rank = r;
-    res->rep = malloc(sizeof(int) * (size_t)kk);
-    res->prob = malloc(sizeof(double) * (size_t)kk);
-    res->group = malloc(sizeof(int) * (size_t)m);
-    MU_TRY_GOTO(got_memory(res->rep && res->prob && res->group));
-    for (int s = 0; s < kk; s++) {
-        int l = grp[order[s]];
-        res->rep[s] = order[s];
-        res->prob[s] = (double)nc[l] / (double)m;
-        tmp[l] = s; /* old group -> new number */
-    }
-    for (int i = 0; i < m; i++) res->group[i] = tmp[grp[i]];
+    MU_TRY_GOTO(representatives(&a, kk, res));
     res->rep_s = mu_km_now() - t0;
 done:
     if (rc) mu_agg_result_free(res); /* what a failure left half made */
-    mu_km_split_close(&sp);
-    mu_gpu_km_destroy(g);
-    free(y);
-    free(tmp);
-    free(grp);
-    free(first);
-    free(nc);
-    free(order);
-    free(rep);
-    free(best);
-    free(c);
+    mu_km_split_close(&a.sp);
+    mu_gpu_km_destroy(a.g);
+    free(a.y);
+    free(a.tmp);
+    free(a.grp);
+    free(a.first);
+    free(a.nc);
+    free(a.order);
+    free(a.rep);
+    free(a.best);
+    free(a.c);
     return rc;
 }
 

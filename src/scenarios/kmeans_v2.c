@@ -58,7 +58,10 @@ typedef struct {
     double *c, *an1, *an2, *csave, *cw, *cwsave; /* cw: within sum of squares per cluster */
     int *ic1, *ic2, *nc, *ncrun, *save1, *save2, *ncsave, *cand;
     unsigned char *lock;
-    double wss; /* within sum of squares of the current partition */
+    double *r1, *r2; /* the scan's tests: R1 and R2 per point, with L2 */
+    int *l2;
+    unsigned char *flags; /* live, chg, qchg, nchg and lock: k bytes each */
+    double wss;           /* within sum of squares of the current partition */
     const mu_km_backend *be;
     int fail;     /* the backend failed */
     double dev_s; /* seconds in the backend's bookkeeping steps */
@@ -181,9 +184,109 @@ static void quick_sweeps(v2 *s, int sweeps, unsigned char *chg, unsigned char *q
     }
 }
 
+/* The work arrays beside the caller's c, ic1 and nc; 1 when one is missing. */
+static int alloc_work(v2 *s) {
+    size_t mm = (size_t)s->m, kk = (size_t)s->k;
+    s->an1 = malloc(sizeof(double) * kk);
+    s->an2 = malloc(sizeof(double) * kk);
+    s->csave = malloc(sizeof(double) * kk * (size_t)s->d);
+    s->cw = malloc(sizeof(double) * kk);
+    s->cwsave = malloc(sizeof(double) * kk);
+    s->ic2 = malloc(sizeof(int) * mm);
+    s->ncrun = malloc(sizeof(int) * kk);
+    s->save1 = malloc(sizeof(int) * mm);
+    s->save2 = malloc(sizeof(int) * mm);
+    s->ncsave = malloc(sizeof(int) * kk);
+    s->cand = malloc(sizeof(int) * mm);
+    s->r1 = malloc(sizeof(double) * mm);
+    s->r2 = malloc(sizeof(double) * mm);
+    s->l2 = malloc(sizeof(int) * mm);
+    s->flags = malloc(5 * kk);
+    if (!s->an1 || !s->an2 || !s->csave || !s->cw || !s->cwsave || !s->ic2 || !s->ncrun ||
+        !s->save1 || !s->save2 || !s->ncsave || !s->cand || !s->r1 || !s->r2 || !s->l2 || !s->flags)
+        return 1;
+    s->lock = s->flags + 4 * kk;
+    return 0;
+}
+
+static void free_work(v2 *s) {
+    free(s->an1);
+    free(s->an2);
+    free(s->csave);
+    free(s->cw);
+    free(s->cwsave);
+    free(s->ic2);
+    free(s->ncrun);
+    free(s->save1);
+    free(s->save2);
+    free(s->ncsave);
+    free(s->cand);
+    free(s->r1);
+    free(s->r2);
+    free(s->l2);
+    free(s->flags);
+}
+
+/* The first partition: each point's nearest and second-nearest centre, then
+ * the centres from their members. Returns MU_KM_OK or the fault. */
+static int first_partition(v2 *s, mu_km_out *out) {
+    const mu_km_backend *be = s->be;
+    double t;
+    if (be) {
+        t = mu_km_now();
+        if (be->nearest2(be->ctx, s->c, s->k, s->ic1, s->ic2)) return MU_KM_BACKEND;
+        out->dist_s += mu_km_now() - t;
+    } else { /* timed as the distance step too, for the benchmarks' split */
+        t = mu_km_now();
+        mu_km_nearest2_cpu(s->a, s->m, s->d, s->c, s->k, s->ic1, s->ic2);
+        out->dist_s += mu_km_now() - t;
+        out->dist_evals += (long long)s->m * s->k;
+    }
+    recompute(s, NULL);
+    if (s->fail) return MU_KM_BACKEND;
+    for (int l = 0; l < s->k; l++)
+        if (s->nc[l] == 0) return MU_KM_EMPTY;
+    factors(s);
+    return MU_KM_OK;
+}
+
+/* The parallel part of a pass: every point's test against the frozen centres,
+ * into r1, r2 and l2. Returns 1 when the backend failed. */
+static int scan(v2 *s, const unsigned char *live, mu_km_out *out) {
+    const mu_km_backend *be = s->be;
+    double t;
+    if (be) {
+        t = mu_km_now();
+        if (be->scan(be->ctx, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2, live, s->r1, s->r2,
+                     s->l2))
+            return 1;
+        out->dist_s += mu_km_now() - t;
+    } else {
+        t = mu_km_now();
+        mu_km_scan_cpu(s->a, s->m, s->d, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2, live,
+                       s->r1, s->r2, s->l2);
+        out->dist_s += mu_km_now() - t;
+        out->dist_evals += (long long)s->m * s->k;
+    }
+    return 0;
+}
+
+/* The serial part's input, in point order: a point whose test found a better
+ * cluster is to move there (cand), else that cluster is its second choice. */
+static void candidates(v2 *s) {
+    for (int i = 0; i < s->m; i++) {
+        s->cand[i] = -1;
+        if (s->l2[i] < 0) continue; /* the only member of its cluster */
+        if (s->r2[i] >= s->r1[i])
+            s->ic2[i] = s->l2[i];
+        else
+            s->cand[i] = s->l2[i];
+    }
+}
+
 int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, int qsweeps,
                    const mu_km_backend *be, mu_km_out *out) {
-    double t0 = mu_km_now(), t;
+    double t0 = mu_km_now();
     out->ifault = MU_KM_BADK;
     out->iter = 0;
     out->dist_s = 0.0;
@@ -198,80 +301,27 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
     s.ic1 = out->ic1;
     s.nc = out->nc;
     s.be = be;
-    size_t mm = (size_t)m, kk = (size_t)k;
-    s.an1 = malloc(sizeof(double) * kk);
-    s.an2 = malloc(sizeof(double) * kk);
-    s.csave = malloc(sizeof(double) * kk * (size_t)d);
-    s.cw = malloc(sizeof(double) * kk);
-    s.cwsave = malloc(sizeof(double) * kk);
-    s.ic2 = malloc(sizeof(int) * mm);
-    s.ncrun = malloc(sizeof(int) * kk);
-    s.save1 = malloc(sizeof(int) * mm);
-    s.save2 = malloc(sizeof(int) * mm);
-    s.ncsave = malloc(sizeof(int) * kk);
-    s.cand = malloc(sizeof(int) * mm);
-    double *r1 = malloc(sizeof(double) * mm), *r2 = malloc(sizeof(double) * mm);
-    int *l2 = malloc(sizeof(int) * mm);
-    unsigned char *flags = malloc(5 * kk);
-    if (!s.an1 || !s.an2 || !s.csave || !s.cw || !s.cwsave || !s.ic2 || !s.ncrun || !s.save1 ||
-        !s.save2 || !s.ncsave || !s.cand || !r1 || !r2 || !l2 || !flags) {
+    size_t kk = (size_t)k;
+    if (alloc_work(&s)) {
         out->ifault = MU_KM_BACKEND;
         goto done;
     }
-    s.lock = flags + 4 * kk;
-    unsigned char *live = flags, *chg = flags + kk, *qchg = flags + 2 * kk, *nchg = flags + 3 * kk;
-
-    if (be) {
-        t = mu_km_now();
-        if (be->nearest2(be->ctx, c, k, s.ic1, s.ic2)) {
-            out->ifault = MU_KM_BACKEND;
-            goto done;
-        }
-        out->dist_s += mu_km_now() - t;
-    } else { /* timed as the distance step too, for the benchmarks' split */
-        t = mu_km_now();
-        mu_km_nearest2_cpu(a, m, d, c, k, s.ic1, s.ic2);
-        out->dist_s += mu_km_now() - t;
-        out->dist_evals += (long long)m * k;
-    }
-    recompute(&s, NULL);
-    if (s.fail) {
-        out->ifault = MU_KM_BACKEND;
+    unsigned char *live = s.flags, *chg = s.flags + kk, *qchg = s.flags + 2 * kk,
+                  *nchg = s.flags + 3 * kk;
+    int fault = first_partition(&s, out);
+    if (fault != MU_KM_OK) {
+        out->ifault = fault;
         goto done;
     }
-    for (int l = 0; l < k; l++)
-        if (s.nc[l] == 0) {
-            out->ifault = MU_KM_EMPTY;
-            goto done;
-        }
-    factors(&s);
     memset(live, 1, kk);
     out->ifault = MU_KM_MAXITER;
     out->iter = maxit + 1;
     for (int it = 1; it <= maxit; it++) {
-        /* The parallel part: every point's test against the frozen centres. */
-        if (be) {
-            t = mu_km_now();
-            if (be->scan(be->ctx, c, k, s.ic1, s.ic2, s.nc, s.an1, s.an2, live, r1, r2, l2)) {
-                out->ifault = MU_KM_BACKEND;
-                goto done;
-            }
-            out->dist_s += mu_km_now() - t;
-        } else {
-            t = mu_km_now();
-            mu_km_scan_cpu(a, m, d, c, k, s.ic1, s.ic2, s.nc, s.an1, s.an2, live, r1, r2, l2);
-            out->dist_s += mu_km_now() - t;
-            out->dist_evals += (long long)m * k;
+        if (scan(&s, live, out)) {
+            out->ifault = MU_KM_BACKEND;
+            goto done;
         }
-        /* The serial part: the moves, in point order. */
-        for (int i = 0; i < m; i++) {
-            s.cand[i] = -1;
-            if (l2[i] < 0) continue; /* the only member of its cluster */
-            if (r2[i] >= r1[i])
-                s.ic2[i] = l2[i];
-            else
-                s.cand[i] = l2[i];
-        }
+        candidates(&s);
         int moved = batch(&s, chg);
         if (!s.fail && moved)
             quick_sweeps(&s, qsweeps > 0 ? qsweeps : MU_KM_V2_SWEEPS, chg, qchg, nchg,
@@ -289,21 +339,7 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
     }
     if (out->wss) memcpy(out->wss, s.cw, sizeof(double) * kk);
 done:
-    free(s.an1);
-    free(s.an2);
-    free(s.csave);
-    free(s.cw);
-    free(s.cwsave);
-    free(s.ic2);
-    free(s.ncrun);
-    free(s.save1);
-    free(s.save2);
-    free(s.ncsave);
-    free(s.cand);
-    free(r1);
-    free(r2);
-    free(l2);
-    free(flags);
+    free_work(&s);
     out->dist_s += s.dev_s; /* the backend's steps: distances and bookkeeping */
     out->total_s = mu_km_now() - t0;
     return out->ifault;
