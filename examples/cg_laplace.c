@@ -8,12 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <mutirao/mutirao.h>
+#include "example.h"
 
 int main(int argc, char **argv) {
-    int provided, rank, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rank, size;
+    example_begin(&argc, &argv, &rank, &size);
     int64_t nx = argc > 1 ? atoll(argv[1]) : 64, n = nx * nx;
     int64_t row0 = n * rank / size, nloc = n * (rank + 1) / size - row0;
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <mutirao/mutirao.h>
+#include "example.h"
 
 static const double centre[3][2] = {{0, 0}, {10, 0}, {5, 8}};
 
@@ -60,10 +61,8 @@ static int report(const mutirao_fuzzy_result *res, const int64_t *objects) {
 }
 
 int main(int argc, char **argv) {
-    int provided, rank, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rank, size;
+    example_begin(&argc, &argv, &rank, &size);
     int64_t n = argc > 1 ? atoll(argv[1]) : 600;
     int64_t row0 = n * rank / size, nloc = n * (rank + 1) / size - row0;
     double *x = malloc((size_t)(2 * nloc + 2) * sizeof *x);
@@ -82,11 +81,8 @@ int main(int argc, char **argv) {
     mutirao_fuzzy_options_default(&opt);
     if (argc > 2) opt.device = argv[2];
     mutirao_fuzzy_result res;
-    if (mutirao_fuzzy_cluster(MPI_COMM_WORLD, nloc, 2, x, &opt, &res)) {
-        if (rank == 0) fprintf(stderr, "fuzzy_blobs: %s\n", mutirao_error_message());
-        MPI_Finalize();
-        return 1;
-    }
+    if (mutirao_fuzzy_cluster(MPI_COMM_WORLD, nloc, 2, x, &opt, &res))
+        return example_failed("fuzzy_blobs", rank);
     int64_t *mine = calloc((size_t)res.m, sizeof *mine), *all = calloc((size_t)res.m, sizeof *all);
     for (int64_t i = 0; i < nloc; i++) mine[res.labels[i]]++;
     MPI_Reduce(mine, all, (int)res.m, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -97,7 +93,7 @@ int main(int argc, char **argv) {
         if (!all_ok) fprintf(stderr, "fuzzy_blobs: a label is not the largest membership\n");
         if (!rc) printf("centres: agree (r = %.10g, %d rank(s))\n", res.r, size);
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    rc = example_verdict(rc);
     mutirao_fuzzy_result_free(&res);
     free(mine);
     free(all);

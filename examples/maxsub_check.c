@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <mutirao/mutirao.h>
+#include "example.h"
 
 /* Value i of the data: a hash of i in [-100, 100], the same on any layout. */
 static int32_t value(uint64_t i) {
@@ -84,10 +85,8 @@ static int check(const int32_t *x, int64_t n, const mutirao_maxsub_1d_result *r1
 }
 
 int main(int argc, char **argv) {
-    int provided, rank, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rank, size;
+    example_begin(&argc, &argv, &rank, &size);
     int64_t n = argc > 1 ? atoll(argv[1]) : 3000;
     int64_t rows = argc > 2 ? atoll(argv[2]) : 24, cols = argc > 3 ? atoll(argv[3]) : 40;
     mutirao_maxsub_options opt;
@@ -107,11 +106,7 @@ int main(int argc, char **argv) {
     mutirao_maxsub_2d_result r2;
     int rc = mutirao_maxsub_1d(MPI_COMM_WORLD, hi - lo, x + lo, &opt, &r1);
     if (!rc) rc = mutirao_maxsub_2d(MPI_COMM_WORLD, rows, cols, a, &opt, &r2);
-    if (rc) {
-        if (rank == 0) fprintf(stderr, "maxsub_check: %s\n", mutirao_error_message());
-        MPI_Finalize();
-        return 1;
-    }
+    if (rc) return example_failed("maxsub_check", rank);
     if (rank == 0) {
         printf("maxsub: dim=1 n=%lld sum=%lld start=%lld end=%lld%s\n", (long long)r1.n,
                (long long)r1.sum, (long long)r1.start, (long long)r1.end,
@@ -124,7 +119,7 @@ int main(int argc, char **argv) {
         rc = check(x, n, &r1, a, rows, cols, &r2);
         if (!rc) printf("brute force: agrees\n");
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    rc = example_verdict(rc);
     free(x);
     free(a);
     MPI_Finalize();

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <mutirao/mutirao.h>
+#include "example.h"
 
 enum { YEARS = 30, NST = 3, FIRST = 1991 };
 
@@ -76,10 +77,8 @@ static int check(const mutirao_scenarios_tree *t) {
 }
 
 int main(int argc, char **argv) {
-    int provided, rank, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rank, size;
+    example_begin(&argc, &argv, &rank, &size);
     double *q = NULL;
     if (rank == 0) {
         q = malloc(YEARS * 12 * NST * sizeof *q);
@@ -95,17 +94,13 @@ int main(int argc, char **argv) {
     if (argc > 3) opt.tree = argv[3];
     mutirao_scenarios_tree t;
     int rc = mutirao_scenarios_tree_build(MPI_COMM_WORLD, YEARS, NST, FIRST, q, NULL, &opt, &t);
-    if (rc) {
-        if (rank == 0) fprintf(stderr, "scenarios_tree: %s\n", mutirao_error_message());
-        MPI_Finalize();
-        return 1;
-    }
+    if (rc) return example_failed("scenarios_tree", rank);
     if (rank == 0) {
         print_tree(&t);
         rc = check(&t);
         if (!rc) printf("probabilities: add up (%d rank(s))\n", size);
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    rc = example_verdict(rc);
     mutirao_scenarios_tree_free(&t);
     free(q);
     MPI_Finalize();

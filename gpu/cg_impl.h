@@ -1,5 +1,5 @@
 /* Internal to gpu/cg_*.cu: the exact dot-product accumulator in device code,
- * correctly rounded arithmetic helpers, the iterate status, and the SpMV
+ * correctly rounded arithmetic (gpu/rn.h), the iterate status, and the SpMV
  * launcher that cg_spmv.cu gives cg_gpu.cu. */
 #ifndef MU_GPU_CG_IMPL_H
 #define MU_GPU_CG_IMPL_H
@@ -9,6 +9,7 @@
 #include "core/exactsum.h"
 #include "gpu/cg_gpu.h"
 #include "gpu/cg_round.h"
+#include "gpu/rn.h" /* add_rn, sub_rn, mul_rn: never contracted, the CPU reference's bits */
 
 namespace mu_cg {
 
@@ -28,25 +29,6 @@ struct dev_status {
     unsigned ticket[2]; /* blocks done: [0] the SpMV, [1] the update (see last_block) */
 };
 
-/* Rounded operations, never contracted into an FMA: the CPU reference's bits. */
-__device__ __forceinline__ double mul_rn(double a, double b) {
-    return __dmul_rn(a, b);
-}
-__device__ __forceinline__ float mul_rn(float a, float b) {
-    return __fmul_rn(a, b);
-}
-__device__ __forceinline__ double add_rn(double a, double b) {
-    return __dadd_rn(a, b);
-}
-__device__ __forceinline__ float add_rn(float a, float b) {
-    return __fadd_rn(a, b);
-}
-__device__ __forceinline__ double sub_rn(double a, double b) {
-    return __dsub_rn(a, b);
-}
-__device__ __forceinline__ float sub_rn(float a, float b) {
-    return __fsub_rn(a, b);
-}
 /* A dot-product term as the CPU forms it: (double)x * (double)y. */
 template <typename T> __device__ __forceinline__ double term(T x, T y) {
     return __dmul_rn((double)x, (double)y);

@@ -162,38 +162,24 @@ int launch_lr(const spmv_args<T> &a, cudaStream_t st, bool dry) {
     return launch_lrd<T, L, R, 1, FUSED>(a, st, dry);
 }
 
-template <typename T, int L, bool FUSED>
+/* The runtime rows per sub-warp and lanes per row to the instances: R and L
+ * run through the powers of two up to 4 and 32. */
+template <typename T, int L, bool FUSED, int R = 1>
 int launch_l(const spmv_args<T> &a, int rows, cudaStream_t st, bool dry) {
-    switch (rows) {
-    case 1:
-        return launch_lr<T, L, 1, FUSED>(a, st, dry);
-    case 2:
-        return launch_lr<T, L, 2, FUSED>(a, st, dry);
-    case 4:
-        return launch_lr<T, L, 4, FUSED>(a, st, dry);
-    default:
+    if (rows == R) return launch_lr<T, L, R, FUSED>(a, st, dry);
+    if constexpr (R < 4)
+        return launch_l<T, L, FUSED, 2 * R>(a, rows, st, dry);
+    else
         return mu_gpu_fail("cg SpMV: %d rows per sub-warp (expected 1, 2 or 4)", rows);
-    }
 }
 
-template <typename T, bool FUSED>
+template <typename T, bool FUSED, int L = 1>
 int launch_t(const spmv_args<T> &a, int lanes, int rows, cudaStream_t st, bool dry) {
-    switch (lanes) {
-    case 1:
-        return launch_l<T, 1, FUSED>(a, rows, st, dry);
-    case 2:
-        return launch_l<T, 2, FUSED>(a, rows, st, dry);
-    case 4:
-        return launch_l<T, 4, FUSED>(a, rows, st, dry);
-    case 8:
-        return launch_l<T, 8, FUSED>(a, rows, st, dry);
-    case 16:
-        return launch_l<T, 16, FUSED>(a, rows, st, dry);
-    case 32:
-        return launch_l<T, 32, FUSED>(a, rows, st, dry);
-    default:
+    if (lanes == L) return launch_l<T, L, FUSED>(a, rows, st, dry);
+    if constexpr (L < 32)
+        return launch_t<T, FUSED, 2 * L>(a, lanes, rows, st, dry);
+    else
         return mu_gpu_fail("cg SpMV: %d lanes per row (expected 1, 2, 4, 8, 16 or 32)", lanes);
-    }
 }
 
 } // namespace

@@ -16,6 +16,7 @@
 
 #include "gpu/check.h"
 #include "gpu/fuzzy_gpu.h"
+#include "gpu/rn.h"
 
 namespace {
 
@@ -28,20 +29,11 @@ struct range_d {
     long long row0, rows, first, count, out0;
 };
 
-__device__ __forceinline__ double add(double a, double b) {
-    return __dadd_rn(a, b);
-}
-__device__ __forceinline__ double sub(double a, double b) {
-    return __dsub_rn(a, b);
-}
-__device__ __forceinline__ double mul(double a, double b) {
-    return __dmul_rn(a, b);
-}
 /* mu^2 for a squared distance d2: 1/(1 + r2 d2), squared (the reciprocal is
  * correctly rounded, as 1.0 / x is on the CPU). */
 __device__ __forceinline__ double weight(double r2, double d2) {
-    double u = __drcp_rn(add(1.0, mul(r2, d2)));
-    return mul(u, u);
+    double u = __drcp_rn(add_rn(1.0, mul_rn(r2, d2)));
+    return mul_rn(u, u);
 }
 
 /* 2-D: two lanes (even and odd rows of each summation block), as block_2d(). */
@@ -77,37 +69,37 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll 4
             for (; t + 1 < tn; t += 2) {
                 double2 p = tile[t], q = tile[t + 1];
-                double dp0 = sub(p.x, c0), dp1 = sub(p.y, c1);
-                double dq0 = sub(q.x, c0), dq1 = sub(q.y, c1);
-                double wp = weight(r2, add(mul(dp0, dp0), mul(dp1, dp1)));
-                double wq = weight(r2, add(mul(dq0, dq0), mul(dq1, dq1)));
-                w0 = add(w0, wp);
-                a0 = add(a0, mul(wp, p.x));
-                b0 = add(b0, mul(wp, p.y));
-                w1 = add(w1, wq);
-                a1 = add(a1, mul(wq, q.x));
-                b1 = add(b1, mul(wq, q.y));
+                double dp0 = sub_rn(p.x, c0), dp1 = sub_rn(p.y, c1);
+                double dq0 = sub_rn(q.x, c0), dq1 = sub_rn(q.y, c1);
+                double wp = weight(r2, add_rn(mul_rn(dp0, dp0), mul_rn(dp1, dp1)));
+                double wq = weight(r2, add_rn(mul_rn(dq0, dq0), mul_rn(dq1, dq1)));
+                w0 = add_rn(w0, wp);
+                a0 = add_rn(a0, mul_rn(wp, p.x));
+                b0 = add_rn(b0, mul_rn(wp, p.y));
+                w1 = add_rn(w1, wq);
+                a1 = add_rn(a1, mul_rn(wq, q.x));
+                b1 = add_rn(b1, mul_rn(wq, q.y));
             }
             if (t < tn) { /* the odd last row of the last block: lane 0 */
                 double2 p = tile[t];
-                double d0 = sub(p.x, c0), d1 = sub(p.y, c1);
-                double wp = weight(r2, add(mul(d0, d0), mul(d1, d1)));
-                w0 = add(w0, wp);
-                a0 = add(a0, mul(wp, p.x));
-                b0 = add(b0, mul(wp, p.y));
+                double d0 = sub_rn(p.x, c0), d1 = sub_rn(p.y, c1);
+                double wp = weight(r2, add_rn(mul_rn(d0, d0), mul_rn(d1, d1)));
+                w0 = add_rn(w0, wp);
+                a0 = add_rn(a0, mul_rn(wp, p.x));
+                b0 = add_rn(b0, mul_rn(wp, p.y));
             }
             long long end = j0 + tn;
             if (end == R.rows || end % blk == 0) { /* a summation block ends */
-                tw = add(tw, add(w0, w1));
-                ta = add(ta, add(a0, a1));
-                tb = add(tb, add(b0, b1));
+                tw = add_rn(tw, add_rn(w0, w1));
+                ta = add_rn(ta, add_rn(a0, a1));
+                tb = add_rn(tb, add_rn(b0, b1));
                 w0 = w1 = a0 = a1 = b0 = b1 = 0;
             }
         }
         if (!active) continue;
         double n0 = __ddiv_rn(ta, tw), n1 = __ddiv_rn(tb, tw);
-        double d0 = sub(n0, c0), d1 = sub(n1, c1);
-        double e = add(mul(d0, d0), mul(d1, d1));
+        double d0 = sub_rn(n0, c0), d1 = sub_rn(n1, c1);
+        double e = add_rn(mul_rn(d0, d0), mul_rn(d1, d1));
         c0 = n0;
         c1 = n1;
         it++;
@@ -163,19 +155,19 @@ __global__ void __launch_bounds__(kThreads)
                 const double *xj = tilef + j * F;
                 double d2 = 0;
                 for (int f = 0; f < F; f++) {
-                    double d = sub(xj[f], c[f]);
-                    d2 = add(d2, mul(d, d));
+                    double d = sub_rn(xj[f], c[f]);
+                    d2 = add_rn(d2, mul_rn(d, d));
                 }
                 double w = weight(r2, d2);
-                sw = add(sw, w);
-                for (int f = 0; f < F; f++) s[f] = add(s[f], mul(w, xj[f]));
+                sw = add_rn(sw, w);
+                for (int f = 0; f < F; f++) s[f] = add_rn(s[f], mul_rn(w, xj[f]));
             }
             long long end = j0 + tn;
             if (end == R.rows || end % blk == 0) {
-                tw = add(tw, sw);
+                tw = add_rn(tw, sw);
                 sw = 0;
                 for (int f = 0; f < F; f++) {
-                    t[f] = add(t[f], s[f]);
+                    t[f] = add_rn(t[f], s[f]);
                     s[f] = 0;
                 }
             }
@@ -184,8 +176,8 @@ __global__ void __launch_bounds__(kThreads)
         double e = 0;
         for (int f = 0; f < F; f++) {
             double nf = __ddiv_rn(t[f], tw);
-            double d = sub(nf, c[f]);
-            e = add(e, mul(d, d));
+            double d = sub_rn(nf, c[f]);
+            e = add_rn(e, mul_rn(d, d));
             c[f] = nf;
         }
         it++;
@@ -221,8 +213,8 @@ constexpr int kAccept = 256;
 __device__ __forceinline__ bool apart(const double *c, const double *p, int F, double eps2) {
     double d2 = 0;
     for (int f = 0; f < F; f++) {
-        double d = sub(c[f], p[f]);
-        d2 = add(d2, mul(d, d));
+        double d = sub_rn(c[f], p[f]);
+        d2 = add_rn(d2, mul_rn(d, d));
     }
     return d2 > eps2;
 }

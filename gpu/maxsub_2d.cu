@@ -57,6 +57,18 @@ __host__ __device__ __forceinline__ bool rec_better(long long v1, long long i1, 
     return v1 > v2 || (v1 == v2 && i1 < i2);
 }
 
+/* The warp's best record (value, pair id) into lane 0's bv, bid, by shuffles. */
+__device__ __forceinline__ void warp_best(long long &bv, long long &bid) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const long long ov = __shfl_down_sync(FULL, bv, o), oid = __shfl_down_sync(FULL, bid, o);
+        if (rec_better(ov, oid, bv, bid)) {
+            bv = ov;
+            bid = oid;
+        }
+    }
+}
+
 /* ---- prefix sums ---- */
 
 /* One warp per row: V[i][0] = 0, V[i][j+1] = V[i][j] + K[i][j]; rowabs[i] = sum_j |K[i][j]|. */
@@ -302,14 +314,7 @@ __global__ void __launch_bounds__(THREADS)
                 bid = pid;
             }
         }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        const long long ov = __shfl_down_sync(FULL, bv, o), oid = __shfl_down_sync(FULL, bid, o);
-        if (rec_better(ov, oid, bv, bid)) {
-            bv = ov;
-            bid = oid;
-        }
-    }
+    warp_best(bv, bid);
     if ((tid & 31) == 0) wrec[tid >> 5] = rec{bv, bid};
     __syncthreads();
     if (tid == 0) {
@@ -330,14 +335,7 @@ __global__ void __launch_bounds__(1024)
             bv = in[i].val;
             bid = in[i].id;
         }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        const long long ov = __shfl_down_sync(FULL, bv, o), oid = __shfl_down_sync(FULL, bid, o);
-        if (rec_better(ov, oid, bv, bid)) {
-            bv = ov;
-            bid = oid;
-        }
-    }
+    warp_best(bv, bid);
     if ((threadIdx.x & 31) == 0) w[threadIdx.x >> 5] = rec{bv, bid};
     __syncthreads();
     if (threadIdx.x == 0) {

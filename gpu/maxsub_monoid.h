@@ -92,6 +92,16 @@ MU_HD int mu_mss_better(int64_t sa, int64_t a0, int64_t a1, int64_t sb, int64_t 
     return a0 > b0;
 }
 
+/* A side's prefix (or suffix) within one piece, v ending (starting) at `at`,
+ * against the whole piece extended by the other piece's: the larger into *out,
+ * *out_at; a tie keeps the shorter, within the piece. */
+MU_HD void mu_mss_extend(int64_t v, int64_t at, int64_t ext, int64_t ext_at, int64_t *out,
+                         int64_t *out_at) {
+    int keep = v >= ext;
+    *out = keep ? v : ext;
+    *out_at = keep ? at : ext_at;
+}
+
 /* a followed by b (a.hi == b.lo). Associative, not commutative. */
 MU_HD mu_mss_summary mu_mss_combine(mu_mss_summary a, mu_mss_summary b, int empty_allowed) {
     if (a.lo == a.hi) return b;
@@ -100,20 +110,8 @@ MU_HD mu_mss_summary mu_mss_combine(mu_mss_summary a, mu_mss_summary b, int empt
     r.lo = a.lo;
     r.hi = b.hi;
     r.sum = a.sum + b.sum;
-    if (a.pre >= a.sum + b.pre) {
-        r.pre = a.pre;
-        r.pre_end = a.pre_end;
-    } else {
-        r.pre = a.sum + b.pre;
-        r.pre_end = b.pre_end;
-    }
-    if (b.suf >= b.sum + a.suf) {
-        r.suf = b.suf;
-        r.suf_start = b.suf_start;
-    } else {
-        r.suf = b.sum + a.suf;
-        r.suf_start = a.suf_start;
-    }
+    mu_mss_extend(a.pre, a.pre_end, a.sum + b.pre, b.pre_end, &r.pre, &r.pre_end);
+    mu_mss_extend(b.suf, b.suf_start, b.sum + a.suf, a.suf_start, &r.suf, &r.suf_start);
     /* a.best ends inside a, so it wins every tie against the others. */
     r.best = a.best;
     r.best_start = a.best_start;

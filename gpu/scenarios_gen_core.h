@@ -49,17 +49,26 @@ MU_HD double mu_sc_normal(uint64_t seed, uint64_t node, uint64_t scen, int st) {
     return sqrt(-2.0 * mu_hd_log(u1)) * mu_hd_cos2pi(u2);
 }
 
-/* The inflow of station s given its normal-space noise eps; *clamped is set when
- * the lower bound had to be clamped (non-positive conditional mean). */
-MU_HD double mu_sc_inflow(const mu_sc_gen_month *g, const double *zpast, int s, double eps,
-                          int *clamped) {
+/* Station s's lower bound of a_t: Delta, clamped to at most -delta_min sig_a
+ * (report 2.4); *dtrue is the bound the model gives, -mu/sd - cond, and
+ * *clamped is set when Delta is not that one. */
+MU_HD double mu_sc_delta(const mu_sc_gen_month *g, const double *zpast, int s, double *dtrue,
+                         int *clamped) {
     int nst = g->nst, pmax = g->pmax;
     double cond = 0;
     for (int i = 0; i < pmax; i++) cond += g->phi[s * pmax + i] * zpast[i * nst + s];
     double sa = g->sig_a[s];
-    double dtrue = -g->mu[s] / g->sd[s] - cond, dmin = -g->delta_min * sa;
-    double delta = dtrue < dmin ? dtrue : dmin;
-    *clamped = !(dtrue < dmin);
+    double dt = -g->mu[s] / g->sd[s] - cond, dmin = -g->delta_min * sa;
+    *dtrue = dt;
+    *clamped = !(dt < dmin);
+    return dt < dmin ? dt : dmin;
+}
+
+/* The inflow of station s given its normal-space noise eps; *clamped is set when
+ * the lower bound had to be clamped (non-positive conditional mean). */
+MU_HD double mu_sc_inflow(const mu_sc_gen_month *g, const double *zpast, int s, double eps,
+                          int *clamped) {
+    double sa = g->sig_a[s], dtrue, delta = mu_sc_delta(g, zpast, s, &dtrue, clamped);
     double lt = mu_hd_log(1.0 + sa * sa / (delta * delta));
     double e = mu_hd_exp(mu_hd_log(-delta) - 0.5 * lt + sqrt(lt) * eps);
     /* mu + sd (cond + e + delta) with mu + sd (cond + dtrue) = 0: exact when not clamped. */
@@ -70,12 +79,9 @@ MU_HD double mu_sc_inflow(const mu_sc_gen_month *g, const double *zpast, int s, 
 /* The lognormal's sigma_xi^2 = ln(1 + sig_a^2 / Delta^2) of station s (Delta as
  * clamped in mu_sc_inflow): what the lognormal correlation transform needs. */
 MU_HD double mu_sc_sigma_xi2(const mu_sc_gen_month *g, const double *zpast, int s) {
-    int nst = g->nst, pmax = g->pmax;
-    double cond = 0;
-    for (int i = 0; i < pmax; i++) cond += g->phi[s * pmax + i] * zpast[i * nst + s];
-    double sa = g->sig_a[s];
-    double dtrue = -g->mu[s] / g->sd[s] - cond, dmin = -g->delta_min * sa;
-    double delta = dtrue < dmin ? dtrue : dmin;
+    double sa = g->sig_a[s], dtrue;
+    int clamped;
+    double delta = mu_sc_delta(g, zpast, s, &dtrue, &clamped);
     return mu_hd_log(1.0 + sa * sa / (delta * delta));
 }
 

@@ -54,6 +54,7 @@
 
 #include "gpu/check.h"
 #include "gpu/scenarios_kmeans.h"
+#include "gpu/scenarios_kmeans_core.h"
 
 namespace {
 
@@ -111,30 +112,10 @@ __global__ void nearest2_kernel(const double *__restrict__ dist, int m, int k, i
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m) return;
     const double *row = dist + (size_t)i * k;
-    double dt1 = row[0], dt2 = k > 1 ? row[1] : row[0];
-    int c1 = 0, c2 = k > 1 ? 1 : 0;
-    if (dt1 > dt2) {
-        double t = dt1;
-        dt1 = dt2;
-        dt2 = t;
-        c1 = 1;
-        c2 = 0;
-    }
-    for (int l = 2; l < k; l++) {
-        double db = row[l];
-        if (db >= dt2) continue;
-        if (db < dt1) {
-            dt2 = dt1;
-            c2 = c1;
-            dt1 = db;
-            c1 = l;
-        } else {
-            dt2 = db;
-            c2 = l;
-        }
-    }
-    o1[i] = c1;
-    o2[i] = c2;
+    mu_km_near2 n = mu_km_near2_start(row[0], k > 1 ? row[1] : row[0], k);
+    for (int l = 2; l < k; l++) mu_km_near2_offer(&n, l, row[l]);
+    o1[i] = n.c1;
+    o2[i] = n.c2;
 }
 
 /* Version 2's optimal-transfer test from the distance rows (mu_km_scan_cpu). */

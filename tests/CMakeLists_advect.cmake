@@ -21,18 +21,9 @@ set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/test_advect_walk.c
 add_test(NAME unit_advect_walk COMMAND test_advect_walk)
 set_tests_properties(unit_advect_walk PROPERTIES LABELS unit TIMEOUT 300)
 
-foreach(script advect_oracles advect_ranks advect_bad_input advect_outputs)
-  add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
-  set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 900 ENVIRONMENT "${MPI_TEST_ENV}")
-endforeach()
+mutirao_scripts(900 advect_oracles advect_ranks advect_bad_input advect_outputs)
 
-add_test(NAME slurm_advect_e2e
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm/e2e_advect.sh $<TARGET_FILE:mutirao> ${PROJECT_SOURCE_DIR}
-                 ${MPIEXEC_EXECUTABLE})
-set_tests_properties(slurm_advect_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 400
-                                                 SKIP_RETURN_CODE 77 ENVIRONMENT "${MPI_TEST_ENV}")
+mutirao_slurm_e2e(advect)
 
 # GPU (label gpu, exit 77 without a device): CPU vs GPU, bitwise, both schedules, 1-4 ranks.
-add_test(NAME gpu_advect COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/advect_gpu.sh)
-set_tests_properties(gpu_advect PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
-                                           ENVIRONMENT "${MPI_TEST_ENV}")
+mutirao_gpu_script(gpu_advect advect_gpu 900)

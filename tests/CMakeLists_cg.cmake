@@ -19,7 +19,4 @@ foreach(np 1 2 3 4)
                        ENVIRONMENT "MUTIRAO_MPI_YIELD=1")
 endforeach()
 
-foreach(script cg_ranks cg_bad_input cg_thesis cg_checkpoint)
-  add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
-  set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 900 ENVIRONMENT "${MPI_TEST_ENV}")
-endforeach()
+mutirao_scripts(900 cg_ranks cg_bad_input cg_thesis cg_checkpoint)

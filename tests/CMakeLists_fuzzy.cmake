@@ -14,31 +14,16 @@ set_tests_properties(unit_fuzzy PROPERTIES LABELS unit TIMEOUT 300)
 
 # Exact-mode checkpoints with real signals (fuzzy_checkpoint) and the ring of
 # ranks against the replicated runs on 1-4 ranks (fuzzy_ring).
-foreach(script fuzzy_vectors fuzzy_ranks fuzzy_bad_input fuzzy_outputs fuzzy_checkpoint fuzzy_ring)
-  add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
-  set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 900 ENVIRONMENT "${MPI_TEST_ENV}")
-endforeach()
+mutirao_scripts(900 fuzzy_vectors fuzzy_ranks fuzzy_bad_input fuzzy_outputs fuzzy_checkpoint fuzzy_ring)
 
-add_test(NAME slurm_fuzzy_e2e
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm/e2e_fuzzy.sh $<TARGET_FILE:mutirao> ${PROJECT_SOURCE_DIR}
-                 ${MPIEXEC_EXECUTABLE})
-set_tests_properties(slurm_fuzzy_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 400
-                                                SKIP_RETURN_CODE 77 ENVIRONMENT "${MPI_TEST_ENV}")
+mutirao_slurm_e2e(fuzzy)
 
 # GPU (label gpu; exit 77 = skipped without a device or CUDA): the kernel
 # against the CPU reference start by start, bitwise (test_gpu_fuzzy), and the
 # command on the GPU against the CPU on the bundled sets and 10000 blobs, both
 # modes, on 1 and 2 ranks (fuzzy_gpu.sh).
-add_executable(test_gpu_fuzzy ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_fuzzy.c)
-target_link_libraries(test_gpu_fuzzy PRIVATE mutirao_lib)
-add_test(NAME gpu_fuzzy COMMAND test_gpu_fuzzy)
-set_tests_properties(gpu_fuzzy PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900)
+mutirao_gpu_unit(gpu_fuzzy test_gpu_fuzzy 900)
 # The fast form (--arith=fast): layout independence bitwise, the bitwise
 # form within 1e-4/r (test_gpu_fuzzy_fast).
-add_executable(test_gpu_fuzzy_fast ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_fuzzy_fast.c)
-target_link_libraries(test_gpu_fuzzy_fast PRIVATE mutirao_lib)
-add_test(NAME gpu_fuzzy_fast COMMAND test_gpu_fuzzy_fast)
-set_tests_properties(gpu_fuzzy_fast PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
-add_test(NAME gpu_fuzzy_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzzy_gpu.sh)
-set_tests_properties(gpu_fuzzy_cli PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
-                     ENVIRONMENT "${MPI_TEST_ENV}")
+mutirao_gpu_unit(gpu_fuzzy_fast test_gpu_fuzzy_fast 600)
+mutirao_gpu_script(gpu_fuzzy_cli fuzzy_gpu 900)

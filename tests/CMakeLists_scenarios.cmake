@@ -16,11 +16,8 @@ target_compile_definitions(test_scenarios
 add_test(NAME unit_scenarios COMMAND test_scenarios)
 set_tests_properties(unit_scenarios PROPERTIES LABELS unit TIMEOUT 300)
 
-foreach(script scenarios_fit scenarios_ranks scenarios_bad_input scenarios_main scenarios_checkpoint
-               scenarios_trees)
-  add_test(NAME mpi_${script} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}.sh)
-  set_tests_properties(mpi_${script} PROPERTIES LABELS mpi TIMEOUT 600 ENVIRONMENT "${MPI_TEST_ENV}")
-endforeach()
+mutirao_scripts(600 scenarios_fit scenarios_ranks scenarios_bad_input scenarios_main
+                scenarios_checkpoint scenarios_trees)
 
 # GPU (label gpu; 77 = skipped without a device or CUDA): the generation kernel
 # against the CPU reference (test_scenarios.c built with MU_TEST_SCENARIOS_GPU),
@@ -31,17 +28,9 @@ target_compile_definitions(test_gpu_scenarios PRIVATE MU_TEST_SCENARIOS_GPU=1
                            MU_TEST_SCENARIOS_INPUTS="${CMAKE_SOURCE_DIR}/inputs/scenarios")
 add_test(NAME gpu_scenarios COMMAND test_gpu_scenarios)
 set_tests_properties(gpu_scenarios PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
-add_test(NAME gpu_scenarios_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scenarios_gpu.sh)
-set_tests_properties(gpu_scenarios_cli PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
-                     ENVIRONMENT "${MPI_TEST_ENV}")
+mutirao_gpu_script(gpu_scenarios_cli scenarios_gpu 600)
 # The forms of representative on the GPU: the CPU's trees byte for byte on 1
 # and 3 ranks, the mean kept (scenarios_gpu_trees.sh).
-add_test(NAME gpu_scenarios_trees COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scenarios_gpu_trees.sh)
-set_tests_properties(gpu_scenarios_trees PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
-                     ENVIRONMENT "${MPI_TEST_ENV}")
+mutirao_gpu_script(gpu_scenarios_trees scenarios_gpu_trees 600)
 
-add_test(NAME slurm_scenarios_e2e
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm/e2e_scenarios.sh $<TARGET_FILE:mutirao>
-                 ${PROJECT_SOURCE_DIR} ${MPIEXEC_EXECUTABLE})
-set_tests_properties(slurm_scenarios_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 400
-                                                    SKIP_RETURN_CODE 77 ENVIRONMENT "${MPI_TEST_ENV}")
+mutirao_slurm_e2e(scenarios)

@@ -5,14 +5,7 @@
 # user is not root; MUTIRAO_REQUIRE_SLURM=1 in the environment makes that a failure.
 set(MUTIRAO_SLURM_TESTS ${CMAKE_CURRENT_LIST_DIR}/slurm)
 
-add_test(NAME slurm_maxsub_e2e
-         COMMAND bash ${MUTIRAO_SLURM_TESTS}/e2e_maxsub.sh $<TARGET_FILE:mutirao> ${PROJECT_SOURCE_DIR}
-                 ${MPIEXEC_EXECUTABLE})
-set_tests_properties(slurm_maxsub_e2e PROPERTIES LABELS slurm RESOURCE_LOCK slurm TIMEOUT 400
-                                                 SKIP_RETURN_CODE 77)
-if(DEFINED MPI_TEST_ENV) # from tests/CMakeLists.txt: MPIEXEC_PREFLAGS and friends
-  set_tests_properties(slurm_maxsub_e2e PROPERTIES ENVIRONMENT "${MPI_TEST_ENV}")
-endif()
+mutirao_slurm_e2e(maxsub)
 
 # The launch check against a real srun with the wrong and the right --mpi plugin.
 add_test(NAME slurm_launch_check

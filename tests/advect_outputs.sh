@@ -54,15 +54,9 @@ signal_case() {
     "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" advect "${args[@]}" --steps=100000000 \
         --log-every=20 --checkpoint="$WORK/s.ckpt" >"$WORK/s-$sig.out" 2>"$WORK/s-$sig.err" &
     local pid=$!
-    if ! signal_when $pid "$WORK/s-$sig.err" "\\] step 20 " "$sig"; then
-        fail "$sig: the run never reached step 20"
-        wait $pid || true
-        return
-    fi
-    set +e
-    wait $pid
-    local rc=$?
-    set -e
+    stop_when $pid "$WORK/s-$sig.err" "\\] step 20 " "$sig" \
+        "$sig: the run never reached step 20" || return 0
+    local rc=$RC
     expect_eq "SIG$sig: exit status" "$rc" 3
     local k
     k=$(grep -o 'checkpoint of step [0-9]* written' "$WORK/s-$sig.err" | awk '{print $4}')

@@ -5,7 +5,7 @@
 # as a run never stopped. Periodic checkpoints (--checkpoint-every) too, for
 # both variants, Jacobi and fp32. A checkpoint of another problem is refused.
 source "$(dirname "$0")/lib.sh"
-status_of() { grep '^cg: ' "$1" | sed -e 's/ time_per_it=[^ ]*//' -e 's/ ranks=[0-9]*//' -e 's/ (restarted)//'; }
+status_of() { cg_status "$1" | sed 's/ (restarted)//'; }
 
 # 1. A real signal. The stopped run has no tolerance to reach (--rtol=0) and a
 #    huge --max-it, so it is still iterating when the signal comes, however fast
@@ -21,16 +21,9 @@ signal_case() {
         --checkpoint="$WORK/sig.ckpt" >"$WORK/sig.out" 2>"$WORK/sig.err" &
     local pid=$!
     # Once the solve is running (a progress line: MUTIRAO_PROGRESS_SECONDS=1).
-    if ! signal_when $pid "$WORK/sig.err" "cg solve:" "$sig"; then
-        fail "$sig: the run never reached the solve"
-        cat "$WORK/sig.err" >&2
-        wait $pid || true
-        return
-    fi
-    set +e
-    wait $pid
-    local rc=$?
-    set -e
+    stop_when $pid "$WORK/sig.err" "cg solve:" "$sig" "$sig: the run never reached the solve" \
+        "$WORK/sig.err" || return 0
+    local rc=$RC
     # MPICH's launcher now and then reports a rank ended by the signal itself
     # (exit 15) on a loaded 2-core machine, with the previous build as well:
     # the handler is installed on every rank before the solve, so this is the

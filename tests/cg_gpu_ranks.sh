@@ -17,23 +17,12 @@ IN=$SRCDIR/inputs/cg
 
 require_gpu cg --device=gpu --poisson=2d5 --nx=4
 
-# status_of OUT: the cg result line without the timing and the rank count.
-status_of() { grep '^cg: ' "$1" | sed -e 's/ time_per_it=[^ ]*//' -e 's/ ranks=[0-9]*//'; }
-
 # same_all NAME ARGS...: every rank count gives rank 1's result line and solution.
 same_all() {
-    local name=$1 np rc want="" forms=""
+    local name=$1 np forms=""
     shift
     for np in 1 2 3 4; do
-        set +e
-        run_np "$np" cg --device=gpu --output="$WORK/x$np.txt" "$@" >"$WORK/out" 2>"$WORK/err"
-        rc=$?
-        set -e
-        if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then
-            cat "$WORK/err" >&2
-            fail "$name on $np ranks: exit status $rc"
-            return
-        fi
+        cg_run "$name on $np ranks" "$np" --device=gpu --output="$WORK/x$np.txt" "$@" || return 0
         if ! grep -q "solve runs on the GPU of $np of $np rank" "$WORK/err"; then
             fail "$name on $np ranks: not every rank ran on the GPU"
         fi
@@ -46,28 +35,13 @@ same_all() {
                 forms="$forms $np:table" # no whole iterations (thesis variant)
             fi
         fi
-        local got
-        got=$(status_of "$WORK/out")
-        if [ "$np" = 1 ]; then
-            want=$got
-            echo "ok: $name: $got"
-        elif [ "$got" != "$want" ]; then
-            fail "$name on $np ranks: '$got', want '$want'"
-        elif ! cmp -s "$WORK/x1.txt" "$WORK/x$np.txt"; then
-            fail "$name on $np ranks: solution differs from 1 rank"
-        fi
+        cg_same_as_1 "$name" "$np" || true
     done
     echo "   forms of several ranks:${forms:- none logged}"
     # 2 ranks with the host-driven form forced (where the peer form is the default).
-    set +e
-    MUTIRAO_CG_PEER=0 run_np 2 cg --device=gpu --output="$WORK/xh.txt" "$@" >"$WORK/out" \
-        2>"$WORK/err"
-    rc=$?
-    set -e
-    if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then
-        cat "$WORK/err" >&2
-        fail "$name on 2 ranks, MUTIRAO_CG_PEER=0: exit status $rc"
-    elif [ "$(status_of "$WORK/out")" != "$want" ] || ! cmp -s "$WORK/x1.txt" "$WORK/xh.txt"; then
+    if MUTIRAO_CG_PEER=0 cg_run "$name on 2 ranks, MUTIRAO_CG_PEER=0" 2 --device=gpu \
+        --output="$WORK/xh.txt" "$@" &&
+        { [ "$(cg_status "$WORK/out")" != "$CG_WANT" ] || ! cmp -s "$WORK/x1.txt" "$WORK/xh.txt"; }; then
         fail "$name on 2 ranks, MUTIRAO_CG_PEER=0: differs from 1 rank"
     fi
 }
@@ -103,9 +77,9 @@ for pc in none jacobi halo; do
     if ! grep -q "GPU ranks on one node with peer access.*MUTIRAO_CG_PEER=1" "$WORK/f2.err"; then
         tail -n 5 "$WORK/f2.err" >&2
         fail "forced peer form ($pc): the 2-rank run did not run the peer form"
-    elif [ "$(status_of "$WORK/f1.out")" = "$(status_of "$WORK/f2.out")" ] &&
+    elif [ "$(cg_status "$WORK/f1.out")" = "$(cg_status "$WORK/f2.out")" ] &&
         cmp -s "$WORK/f1.txt" "$WORK/f2.txt"; then
-        echo "ok: forced peer form ($pc) on 2 ranks = 1 rank: $(status_of "$WORK/f2.out")"
+        echo "ok: forced peer form ($pc) on 2 ranks = 1 rank: $(cg_status "$WORK/f2.out")"
     else
         fail "forced peer form ($pc): 2 ranks differ from 1 rank"
     fi
@@ -131,7 +105,7 @@ expect_eq "periodic checkpoints: restart exit status (max-it)" "$rc2" 2
 expect_eq "periodic checkpoints: reference exit status (max-it)" "$rc3" 2
 grep -q "restarting from $WORK/p.ckpt at iteration 40" "$WORK/p2.err" ||
     fail "periodic checkpoints: the restart did not resume at 40"
-if [ "$(status_of "$WORK/p2.out" | sed 's/ (restarted)//')" = "$(status_of "$WORK/p3.out")" ] &&
+if [ "$(cg_status "$WORK/p2.out" | sed 's/ (restarted)//')" = "$(cg_status "$WORK/p3.out")" ] &&
     cmp -s "$WORK/p2.txt" "$WORK/p3.txt"; then
     echo "ok: 2 GPU ranks: checkpoint at 40, restart to 90 = a run to 90"
 else
@@ -151,10 +125,8 @@ if ! signal_when $pid "$WORK/s.err" "cg solve:" USR1; then
     fail "SIGUSR1 on 2 GPU ranks: the run never reached the solve"
     tail -n 5 "$WORK/s.err" >&2
 fi
-set +e
-wait $pid
-rc=$?
-set -e
+reap $pid
+rc=$RC
 expect_eq "SIGUSR1 on 2 GPU ranks: exit status" "$rc" 3
 k=$(grep -o 'stopped by SIG[A-Z0-9]* at iteration [0-9]*' "$WORK/s.err" | awk '{ print $NF }')
 if [ "$rc" = 3 ] && [ -n "$k" ]; then
@@ -168,7 +140,7 @@ if [ "$rc" = 3 ] && [ -n "$k" ]; then
     set -e
     expect_eq "SIGUSR1: restart exit status (max-it)" "$rc1" 2
     expect_eq "SIGUSR1: reference exit status (max-it)" "$rc2" 2
-    if [ "$(status_of "$WORK/s1.out" | sed 's/ (restarted)//')" = "$(status_of "$WORK/s2.out")" ] &&
+    if [ "$(cg_status "$WORK/s1.out" | sed 's/ (restarted)//')" = "$(cg_status "$WORK/s2.out")" ] &&
         cmp -s "$WORK/s1.txt" "$WORK/s2.txt"; then
         echo "ok: SIGUSR1 stopped 2 GPU ranks at $k; 1-rank restart to $end = 2 ranks to $end"
     else

@@ -9,34 +9,14 @@
 source "$(dirname "$0")/lib.sh"
 IN=$SRCDIR/inputs/cg
 
-# status_of OUT: the cg result line without the timing and the rank count.
-status_of() { grep '^cg: ' "$1" | sed -e 's/ time_per_it=[^ ]*//' -e 's/ ranks=[0-9]*//'; }
-
 # same_on NAME "NP..." ARGS...: each listed rank count gives the first one's result line
 # and solution (the first listed is 1).
 same_on() {
-    local name=$1 nps=$2 np rc want=""
+    local name=$1 nps=$2 np
     shift 2
     for np in $nps; do
-        set +e
-        run_np "$np" cg --device=cpu --output="$WORK/x$np.txt" "$@" >"$WORK/out" 2>"$WORK/err"
-        rc=$?
-        set -e
-        if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then
-            cat "$WORK/err" >&2
-            fail "$name on $np ranks: exit status $rc"
-            return
-        fi
-        local got
-        got=$(status_of "$WORK/out")
-        if [ "$np" = 1 ]; then
-            want=$got
-            echo "ok: $name: $got"
-        elif [ "$got" != "$want" ]; then
-            fail "$name on $np ranks: '$got', want '$want'"
-        elif ! cmp -s "$WORK/x1.txt" "$WORK/x$np.txt"; then
-            fail "$name on $np ranks: solution differs from 1 rank"
-        else
+        cg_run "$name on $np ranks" "$np" --device=cpu --output="$WORK/x$np.txt" "$@" || return 0
+        if cg_same_as_1 "$name" "$np" && [ "$np" != 1 ]; then
             echo "ok:   the same on $np ranks"
         fi
     done
@@ -75,7 +55,7 @@ same_on "2d5 ones, residual replacement every 7" "1 3" --poisson=2d5 --nx=30 --r
 gzip -c "$IN/nos5.mtx" >"$WORK/nos5.mtx.gz"
 run_np 1 cg --matrix="$IN/nos5.mtx" --pc=jacobi --output="$WORK/plain.txt" >"$WORK/plain" 2>/dev/null
 run_np 3 cg --matrix="$WORK/nos5.mtx.gz" --pc=jacobi --output="$WORK/gz.txt" >"$WORK/gz" 2>/dev/null
-expect_eq "gzip copy, 3 ranks" "$(status_of "$WORK/gz")" "$(status_of "$WORK/plain")"
+expect_eq "gzip copy, 3 ranks" "$(cg_status "$WORK/gz")" "$(cg_status "$WORK/plain")"
 cmp -s "$WORK/plain.txt" "$WORK/gz.txt" || fail "gzip copy: solution differs"
 
 # b = A 1: the error ||x - 1|| / ||1|| is small on well-conditioned problems.

@@ -36,24 +36,20 @@ kill_case() {
         "start_$name" &
         local pid=$!
         if ! wait_for_file $pid "$WORK/k.ckpt"; then # the first whole checkpoint
-            fail "$name: no first checkpoint"
-            cat "$WORK/run.err" >&2
-            wait $pid || true
+            abandon $pid "$name: no first checkpoint" "$WORK/run.err"
             return
         fi
         local r0
         r0=$(rank0 $pid)
-        [ -n "$r0" ] || { fail "$name: rank 0 not found"; wait $pid || true; return; }
+        [ -n "$r0" ] || { abandon $pid "$name: rank 0 not found"; return; }
         # A random moment, then the next write in progress (its temporary
         # file present): a busy wait of one step at most, no knob in the code.
         sleep "0.$(printf '%03d' $((RANDOM % 400)))"
         local until=$((SECONDS + 10))
         until compgen -G "$WORK/k.ckpt.tmp*" >/dev/null || [ $SECONDS -gt $until ]; do :; done
         kill -KILL "$r0"
-        set +e
-        wait $pid
-        local rc=$?
-        set -e
+        reap $pid
+        local rc=$RC
         [ $rc -ne 0 ] || fail "$name: try $t: the killed run exited 0"
         local torn=0
         compgen -G "$WORK/k.ckpt.tmp*" >/dev/null && torn=1

@@ -47,9 +47,7 @@ signal_case() {
     local pid=$!
     # Wait for the first periodic checkpoint: the run is then inside its rounds.
     if ! wait_for_file $pid "$WORK/fz.ckpt"; then
-        fail "$sig: no checkpoint appeared while the run was going"
-        cat "$WORK/sig.err" >&2
-        wait $pid || true
+        abandon $pid "$sig: no checkpoint appeared while the run was going" "$WORK/sig.err"
         return
     fi
     # Signal the ranks themselves, as Slurm does (srun --signal): the launcher's
@@ -58,10 +56,8 @@ signal_case() {
     ranks=$(ranks_of $pid)
     # shellcheck disable=SC2086
     kill -"$sig" ${ranks:-$pid}
-    set +e
-    wait $pid
-    local rc=$?
-    set -e
+    reap $pid
+    local rc=$RC
     expect_eq "SIG$sig on $np rank(s): exit status" "$rc" 3
     [ "$rc" = 3 ] || { tail -n 5 "$WORK/sig.err" >&2; return; }
     grep -q "stopped by SIG$sig after [0-9]* of 2000 starts" "$WORK/sig.err" ||

@@ -52,56 +52,60 @@ for exe in "$WORK/ex/cg_laplace" "$WORK/cg_laplace_pc"; do
             "$line" || fail "$np rank(s): x is not the solution (all ones): $line"
     done
 done
+# each_run EXAMPLE CHECK ARGS...: both builds of EXAMPLE on 1, 2 and 3 ranks,
+# each in a folder of its own ("{dir}" in ARGS), its output in {dir}/out; then
+# CHECK EXE NP DIR (not when the run failed).
+each_run() {
+    local ex=$1 check=$2 exe np d
+    shift 2
+    for exe in "$WORK/ex/$ex" "$WORK/${ex}_pc"; do
+        for np in 1 2 3; do
+            d=$WORK/run_$(basename "$exe")_$np
+            mkdir -p "$d"
+            "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$exe" "${@//\{dir\}/$d}" >"$d/out" 2>"$WORK/err" ||
+                { cat "$WORK/err" "$d/out" >&2; fail "$(basename "$exe") on $np rank(s)"; continue; }
+            "$check" "$exe" "$np" "$d"
+        done
+    done
+}
 # maxsub: both calls checked by the example against brute force on rank 0,
 # and their lines equal to the command's on the data the example wrote.
-for exe in "$WORK/ex/maxsub_check" "$WORK/maxsub_check_pc"; do
-    for np in 1 2 3; do
-        d=$WORK/ms_$(basename "$exe")_$np
-        mkdir -p "$d"
-        "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$exe" 3000 24 40 cpu "$d" >"$d/out" 2>"$WORK/err" ||
-            { cat "$WORK/err" "$d/out" >&2; fail "$(basename "$exe") on $np rank(s)"; continue; }
-        grep -x "brute force: agrees" "$d/out" >/dev/null || fail "$(basename "$exe"): no brute-force check"
-        run_np 2 maxsub --device=cpu --input="$d/array.txt" >"$d/cmd" 2>/dev/null ||
-            fail "mutirao maxsub on the example's array"
-        run_np 2 maxsub --device=cpu --dim=2 --input="$d/matrix.txt" >>"$d/cmd" 2>/dev/null ||
-            fail "mutirao maxsub on the example's matrix"
-        expect_eq "$(basename "$exe") on $np rank(s) against mutirao maxsub" \
-            "$(grep '^maxsub:' "$d/out")" "$(cat "$d/cmd")"
-    done
-done
+check_maxsub() {
+    local exe=$1 np=$2 d=$3
+    grep -x "brute force: agrees" "$d/out" >/dev/null || fail "$(basename "$exe"): no brute-force check"
+    run_np 2 maxsub --device=cpu --input="$d/array.txt" >"$d/cmd" 2>/dev/null ||
+        fail "mutirao maxsub on the example's array"
+    run_np 2 maxsub --device=cpu --dim=2 --input="$d/matrix.txt" >>"$d/cmd" 2>/dev/null ||
+        fail "mutirao maxsub on the example's matrix"
+    expect_eq "$(basename "$exe") on $np rank(s) against mutirao maxsub" \
+        "$(grep '^maxsub:' "$d/out")" "$(cat "$d/cmd")"
+}
+each_run maxsub_check check_maxsub 3000 24 40 cpu "{dir}"
 # fuzzy: the example checks its prototypes against the blobs' centres and its
 # labels against its memberships; its prototypes (bits and object counts) are
 # those of mutirao fuzzy on the objects it wrote.
-for exe in "$WORK/ex/fuzzy_blobs" "$WORK/fuzzy_blobs_pc"; do
-    for np in 1 2 3; do
-        d=$WORK/fz_$(basename "$exe")_$np
-        mkdir -p "$d"
-        "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$exe" 600 cpu "$d/objects.csv" >"$d/out" 2>"$WORK/err" ||
-            { cat "$WORK/err" "$d/out" >&2; fail "$(basename "$exe") on $np rank(s)"; continue; }
-        grep "^centres: agree" "$d/out" >/dev/null || fail "$(basename "$exe"): no check of the centres"
-        run_np 2 fuzzy --device=cpu --input="$d/objects.csv" --output="$d/cmd.csv" >/dev/null 2>&1 ||
-            fail "mutirao fuzzy on the example's objects"
-        expect_eq "$(basename "$exe") on $np rank(s) against mutirao fuzzy" \
-            "$(grep -v '^centres' "$d/out")" "$(cut -d, -f1-4 "$d/cmd.csv")"
-    done
-done
+check_fuzzy() {
+    local exe=$1 np=$2 d=$3
+    grep "^centres: agree" "$d/out" >/dev/null || fail "$(basename "$exe"): no check of the centres"
+    run_np 2 fuzzy --device=cpu --input="$d/objects.csv" --output="$d/cmd.csv" >/dev/null 2>&1 ||
+        fail "mutirao fuzzy on the example's objects"
+    expect_eq "$(basename "$exe") on $np rank(s) against mutirao fuzzy" \
+        "$(grep -v '^centres' "$d/out")" "$(cut -d, -f1-4 "$d/cmd.csv")"
+}
+each_run fuzzy_blobs check_fuzzy 600 cpu "{dir}/objects.csv"
 # scenarios: the example checks that the probabilities add up; its tree is
 # byte for byte the CSV of mutirao scenarios on the record it wrote.
-for exe in "$WORK/ex/scenarios_tree" "$WORK/scenarios_tree_pc"; do
-    for np in 1 2 3; do
-        d=$WORK/sc_$(basename "$exe")_$np
-        mkdir -p "$d"
-        "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$exe" cpu "$d/record.csv" >"$d/out" 2>"$WORK/err" ||
-            { cat "$WORK/err" "$d/out" >&2; fail "$(basename "$exe") on $np rank(s)"; continue; }
-        grep "^probabilities: add up" "$d/out" >/dev/null || fail "$(basename "$exe"): no check"
-        run_np 2 scenarios --device=cpu --input="$d/record.csv" --tree=1,4,3 --m=64 --seed=7 \
-            --output="$d/cmd.csv" >/dev/null 2>&1 || fail "mutirao scenarios on the example's record"
-        grep -v '^probabilities' "$d/out" >"$d/tree.csv"
-        cmp -s "$d/tree.csv" "$d/cmd.csv" &&
-            echo "ok: $(basename "$exe") on $np rank(s): the tree of mutirao scenarios ($(wc -l <"$d/cmd.csv") lines)" ||
-            fail "$(basename "$exe") on $np rank(s): the tree differs from mutirao scenarios'"
-    done
-done
+check_scenarios() {
+    local exe=$1 np=$2 d=$3
+    grep "^probabilities: add up" "$d/out" >/dev/null || fail "$(basename "$exe"): no check"
+    run_np 2 scenarios --device=cpu --input="$d/record.csv" --tree=1,4,3 --m=64 --seed=7 \
+        --output="$d/cmd.csv" >/dev/null 2>&1 || fail "mutirao scenarios on the example's record"
+    grep -v '^probabilities' "$d/out" >"$d/tree.csv"
+    cmp -s "$d/tree.csv" "$d/cmd.csv" &&
+        echo "ok: $(basename "$exe") on $np rank(s): the tree of mutirao scenarios ($(wc -l <"$d/cmd.csv") lines)" ||
+        fail "$(basename "$exe") on $np rank(s): the tree differs from mutirao scenarios'"
+}
+each_run scenarios_tree check_scenarios cpu "{dir}/record.csv"
 # Refused calls: the command's checks, with a message and status 1.
 refused() { # NAME MESSAGE PROGRAM ARGS...
     local name=$1 msg=$2

@@ -116,6 +116,32 @@ signal_when() {
     kill -"$sig" ${ranks:-$pid}
 }
 
+# abandon PID WHY [LOG]: a background launch PID did not get where the test
+# needed it: fails the test with WHY, shows LOG (when given) and reaps the launch.
+abandon() {
+    fail "$2"
+    [ -z "${3:-}" ] || cat "$3" >&2
+    wait "$1" || true
+}
+
+# reap PID: waits for the background launch PID; its exit status in RC.
+# shellcheck disable=SC2034 # RC: read by the caller
+reap() {
+    RC=0
+    wait "$1" || RC=$?
+}
+
+# stop_when PID LOG PATTERN SIG WHY [SHOW]: signal_when, then waits for the
+# launch PID: its exit status in RC. Where the run ended or never showed
+# PATTERN, abandons it (WHY, SHOW) and returns 1.
+stop_when() {
+    if ! signal_when "$1" "$2" "$3" "$4"; then
+        abandon "$1" "$5" "${6:-}"
+        return 1
+    fi
+    reap "$1"
+}
+
 # wait_for_file PID FILE: waits (up to 60 s) until FILE is non-empty while the
 # launch PID runs. Returns 1 when the run ended first or the time ran out.
 wait_for_file() {
@@ -125,4 +151,40 @@ wait_for_file() {
         t=$((t + 1))
         if [ $t -gt 1200 ] || ! kill -0 "$pid" 2>/dev/null; then return 1; fi
     done
+}
+
+# cg_status OUT: the cg result line of OUT without the timing and the rank count.
+cg_status() { grep '^cg: ' "$1" | sed -e 's/ time_per_it=[^ ]*//' -e 's/ ranks=[0-9]*//'; }
+
+# cg_run WHAT NP ARGS...: `mutirao cg ARGS` on NP ranks, its output in
+# $WORK/out and its log in $WORK/err. Converged (0) or not (2) passes; any
+# other exit status fails WHAT, with the log shown (returns 1).
+cg_run() {
+    local what=$1 np=$2 rc=0
+    shift 2
+    run_np "$np" cg "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then
+        cat "$WORK/err" >&2
+        fail "$what: exit status $rc"
+        return 1
+    fi
+}
+
+# cg_same_as_1 NAME NP: compares a cg_run on NP ranks (solution written to
+# $WORK/xNP.txt) with the one on 1 rank, which runs first: on 1 rank keeps its
+# result line in CG_WANT; on NP ranks fails NAME (returns 1) unless the result
+# line and, bitwise, the solution are 1 rank's.
+cg_same_as_1() {
+    local name=$1 np=$2 got
+    got=$(cg_status "$WORK/out")
+    if [ "$np" = 1 ]; then
+        CG_WANT=$got
+        echo "ok: $name: $got"
+    elif [ "$got" != "$CG_WANT" ]; then
+        fail "$name on $np ranks: '$got', want '$CG_WANT'"
+        return 1
+    elif ! cmp -s "$WORK/x1.txt" "$WORK/x$np.txt"; then
+        fail "$name on $np ranks: solution differs from 1 rank"
+        return 1
+    fi
 }

@@ -36,15 +36,9 @@ signal_case() {
     "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" scenarios "${opts[@]}" $tree --threads=1 \
         --checkpoint="$WORK/sig.ckpt" --output="$WORK/sig.csv" >"$WORK/sig.out" 2>"$WORK/sig.err" &
     local pid=$!
-    if ! signal_when $pid "$WORK/sig.err" "scenarios: stage 1 " "$sig"; then
-        fail "$sig: the run never finished stage 1"
-        wait $pid || true
-        return
-    fi
-    set +e
-    wait $pid
-    local rc=$?
-    set -e
+    stop_when $pid "$WORK/sig.err" "scenarios: stage 1 " "$sig" \
+        "$sig: the run never finished stage 1" || return 0
+    local rc=$RC
     # Stages are checked for signals between them: a loaded machine may deliver
     # the signal during the last stage, and the run then ends normally. Try again.
     if [ "$rc" = 0 ] && [ "${attempt:-1}" -lt 4 ] && cmp -s "$WORK/ref.csv" "$WORK/sig.csv"; then

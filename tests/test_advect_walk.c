@@ -18,10 +18,7 @@
 
 static uint64_t rs_state = 88172645463325252ull;
 static double rnd(void) {
-    rs_state ^= rs_state << 13;
-    rs_state ^= rs_state >> 7;
-    rs_state ^= rs_state << 17;
-    return (double)(rs_state >> 11) * (1.0 / 9007199254740992.0);
+    return mu_test_uniform(&rs_state);
 }
 
 enum { PAD = 2, MMAX = 96 }; /* lines of many rings (ADV_RING) */

@@ -32,10 +32,7 @@
 
 static uint64_t lcg_state = 88172645463325252ull;
 static uint64_t next_u64(void) {
-    lcg_state ^= lcg_state << 13;
-    lcg_state ^= lcg_state >> 7;
-    lcg_state ^= lcg_state << 17;
-    return lcg_state;
+    return mu_test_u64(&lcg_state);
 }
 
 /* Mixed signs and magnitudes over exponents [lo, hi], some subnormals. */

@@ -423,12 +423,8 @@ static void blobs_deterministic(void) {
 
 static void fill_points(double *x, int64_t n, int F, unsigned seed) {
     uint64_t s = 0x9E3779B97F4A7C15ull * (seed + 1);
-    for (int64_t i = 0; i < n * F; i++) {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        x[i] = (double)(s >> 11) * 0x1.0p-53 * 10.0 + (i % F == 0 && (i / F) % 3 == 0 ? 20 : 0);
-    }
+    for (int64_t i = 0; i < n * F; i++)
+        x[i] = mu_test_uniform(&s) * 10.0 + (i % F == 0 && (i / F) % 3 == 0 ? 20 : 0);
 }
 
 /* One block as large as the set is the one-block order; a step summed chunk by

@@ -18,16 +18,14 @@
 #ifdef MUTIRAO_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
+#include "mu_test.h"
 
 static uint64_t xs_state = 0x9E3779B97F4A7C15ull;
 static void xs_seed(uint64_t s) {
     xs_state = s * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
 }
 static uint64_t xs(void) {
-    xs_state ^= xs_state << 13;
-    xs_state ^= xs_state >> 7;
-    xs_state ^= xs_state << 17;
-    return xs_state;
+    return mu_test_u64(&xs_state);
 }
 /* Uniform in [lo, hi], any int32 bounds. */
 static int32_t rnd(int64_t lo, int64_t hi) {
@@ -35,7 +33,6 @@ static int32_t rnd(int64_t lo, int64_t hi) {
     return (int32_t)(lo + (int64_t)(xs() % span));
 }
 
-#include "mu_test.h"
 #include "gpu_test.h"
 
 static double now(void) {

@@ -40,10 +40,7 @@ static void brute1d(const int32_t *x, int n, int empty, int64_t out[3]) {
 
 static uint64_t rng_state = 88172645463325252ull;
 static int32_t rnd(int32_t lo, int32_t hi) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return lo + (int32_t)(rng_state % (uint64_t)(hi - lo + 1));
+    return lo + (int32_t)(mu_test_u64(&rng_state) % (uint64_t)(hi - lo + 1));
 }
 
 static void study_example(void) {

@@ -72,11 +72,6 @@ static const mu_opt_spec advect_opts[] = {
      "PNG prefix: PREFIXstart.png and PREFIXend.png, field 0 on the middle level (gnuplot)"},
     MU_OPT_END};
 
-static int is(const mu_opts *o, const char *name, const char *value) {
-    const char *v = mu_opt_str(o, name);
-    return v && !strcmp(v, value);
-}
-
 static int choice(const mu_opts *o, const char *name, const char *list) {
     const char *v = mu_opt_str(o, name);
     int k = 0;
@@ -137,8 +132,8 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
     int64_t nf = mu_opt_int(o, "fields");
     if (nf < 1 || nf > 4096) return mu_error("--fields=%lld: must be 1..4096", (long long)nf);
     c->nf = (int)nf;
-    c->periodic[0] = c->periodic[1] = is(o, "bc", "periodic");
-    c->periodic[2] = is(o, "bc-z", "periodic");
+    c->periodic[0] = c->periodic[1] = mu_opt_is(o, "bc", "periodic");
+    c->periodic[2] = mu_opt_is(o, "bc-z", "periodic");
     c->wind = choice(o, "wind", "constant|rotation|swirl|divergent|file");
     c->u0[0] = mu_opt_real(o, "u");
     c->u0[1] = mu_opt_real(o, "v");
@@ -162,10 +157,10 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
     c->amp = mu_opt_real(o, "amp");
     c->background = mu_opt_real(o, "background");
     c->init_3d = mu_opt_flag(o, "init-3d");
-    c->stratified = is(o, "density", "stratified");
+    c->stratified = mu_opt_is(o, "density", "stratified");
     c->scale_height = mu_opt_real(o, "scale-height");
     if (!(c->scale_height > 0)) return mu_error("--scale-height must be positive");
-    c->schedule = is(o, "schedule", "dataflow") ? ADV_SCHED_DATAFLOW : ADV_SCHED_LINES;
+    c->schedule = mu_opt_is(o, "schedule", "dataflow") ? ADV_SCHED_DATAFLOW : ADV_SCHED_LINES;
     int64_t px = mu_opt_int(o, "px"), py = mu_opt_int(o, "py");
     if (px < 0 || py < 0 || px > 1 << 16 || py > 1 << 16)
         return mu_error("--px and --py must be 0..65536");
@@ -247,11 +242,7 @@ static int advect_run(mu_app *app) {
     if (!rc && app->rank == 0) rc = check_outputs(&cfg);
     if (!rc && !adv_hdf5_available())
         mu_info("advect: built without parallel HDF5: no field output");
-    if (mu_error_collective(app->comm, rc)) {
-        free(cfg.output_steps);
-        return 1;
-    }
-    rc = adv_run(app, &cfg);
+    rc = mu_error_collective(app->comm, rc) ? 1 : adv_run(app, &cfg);
     free(cfg.output_steps);
     return rc;
 }

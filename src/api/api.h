@@ -3,7 +3,17 @@
  * does before it runs a workload. Internal to src/api. */
 #ifndef MU_API_API_H
 #define MU_API_API_H
+#include <string.h>
 #include "app.h"
+
+/* What every public call does with its arguments first: opt, or the
+ * workload's defaults (PREFIX_options_default) where the caller passed NULL,
+ * and the result *res zeroed. */
+#define MU_API_ARGS(prefix, opt, res)                                                              \
+    prefix##_options mu_api_defaults;                                                              \
+    prefix##_options_default(&mu_api_defaults);                                                    \
+    if (!(opt)) (opt) = &mu_api_defaults;                                                          \
+    memset((res), 0, sizeof *(res))
 
 /* Collective over comm. fn names the public call in messages; device is
  * "auto", "cpu" or "gpu" (NULL: auto). local_rc: the caller's own checks of its

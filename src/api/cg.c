@@ -4,6 +4,7 @@
 #include <string.h>
 #include "mutirao/mutirao.h"
 #include "app.h"
+#include "api/api.h"
 #include "cg/cg.h"
 #include "cg/solve.h"
 #include "cg/vectors.h"
@@ -137,10 +138,7 @@ static int check_options(const mutirao_cg_options *opt, int64_t n) {
 int mutirao_cg_solve(MPI_Comm comm, int64_t n, int64_t nloc, const int64_t *rowptr,
                      const int64_t *cols, const double *vals, const double *b, double *x,
                      const mutirao_cg_options *opt, mutirao_cg_info *info) {
-    mutirao_cg_options defaults;
-    mutirao_cg_options_default(&defaults);
-    if (!opt) opt = &defaults;
-    memset(info, 0, sizeof *info);
+    MU_API_ARGS(mutirao_cg, opt, info);
     mu_app app = {.comm = comm, .command = "cg"};
     MPI_Comm_rank(comm, &app.rank);
     MPI_Comm_size(comm, &app.size);

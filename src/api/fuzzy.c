@@ -149,10 +149,7 @@ static int hand_back(const mu_app *app, const int64_t *rows, mu_fz_out *out,
 
 int mutirao_fuzzy_cluster(MPI_Comm comm, int64_t nloc, int features, const double *x,
                           const mutirao_fuzzy_options *opt, mutirao_fuzzy_result *res) {
-    mutirao_fuzzy_options defaults;
-    mutirao_fuzzy_options_default(&defaults);
-    if (!opt) opt = &defaults;
-    memset(res, 0, sizeof *res);
+    MU_API_ARGS(mutirao_fuzzy, opt, res);
     int rank, size, fmin = 0, fmax = 0;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);

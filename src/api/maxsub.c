@@ -13,10 +13,7 @@ void mutirao_maxsub_options_default(mutirao_maxsub_options *opt) {
 
 int mutirao_maxsub_1d(MPI_Comm comm, int64_t nloc, const int32_t *x,
                       const mutirao_maxsub_options *opt, mutirao_maxsub_1d_result *res) {
-    mutirao_maxsub_options defaults;
-    mutirao_maxsub_options_default(&defaults);
-    if (!opt) opt = &defaults;
-    memset(res, 0, sizeof *res);
+    MU_API_ARGS(mutirao_maxsub, opt, res);
     int rc = 0;
     if (nloc < 0 || (nloc > 0 && !x))
         rc = mu_error("mutirao_maxsub_1d: nloc = %lld with %s x", (long long)nloc,
@@ -80,10 +77,7 @@ static int share_matrix(const mu_app *app, int64_t rows, int64_t cols, const int
 
 int mutirao_maxsub_2d(MPI_Comm comm, int64_t rows, int64_t cols, const int32_t *a,
                       const mutirao_maxsub_options *opt, mutirao_maxsub_2d_result *res) {
-    mutirao_maxsub_options defaults;
-    mutirao_maxsub_options_default(&defaults);
-    if (!opt) opt = &defaults;
-    memset(res, 0, sizeof *res);
+    MU_API_ARGS(mutirao_maxsub, opt, res);
     int rc = opt->farm_chunk < 0 ? mu_error("mutirao_maxsub_2d: farm_chunk must be >= 0") : 0;
     mu_app app;
     MU_TRY(mu_api_open(comm, "maxsub", "mutirao_maxsub_2d", opt->device, rc, &app));

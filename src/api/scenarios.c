@@ -123,10 +123,7 @@ int mutirao_scenarios_tree_build(MPI_Comm comm, int nyears, int nstations, int f
                                  const double *q, const char *const *names,
                                  const mutirao_scenarios_options *opt,
                                  mutirao_scenarios_tree *tree) {
-    mutirao_scenarios_options defaults;
-    mutirao_scenarios_options_default(&defaults);
-    if (!opt) opt = &defaults;
-    memset(tree, 0, sizeof *tree);
+    MU_API_ARGS(mutirao_scenarios, opt, tree);
     int rank, dims[3] = {nyears, nstations, first_year};
     MPI_Comm_rank(comm, &rank);
     MPI_Bcast(dims, 3, MPI_INT, 0, comm);

@@ -61,11 +61,6 @@ typedef struct {
     cg_config solver;
 } cg_run_opts;
 
-static int choice(const mu_opts *o, const char *name, const char *value) {
-    const char *v = mu_opt_str(o, name);
-    return v && strcmp(v, value) == 0;
-}
-
 /* FNV-1a: the options fingerprint stored in checkpoints. */
 static uint64_t fnv1a(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -100,15 +95,15 @@ static int read_options(const mu_opts *o, cg_run_opts *c) {
     }
     c->scale = mu_opt_real(o, "scale");
     if (!(c->scale > 0)) return mu_error("--scale must be positive");
-    c->rhs = choice(o, "rhs", "ones")     ? CG_RHS_ONES
-             : choice(o, "rhs", "random") ? CG_RHS_RANDOM
-                                          : CG_RHS_AONES;
+    c->rhs = mu_opt_is(o, "rhs", "ones")     ? CG_RHS_ONES
+             : mu_opt_is(o, "rhs", "random") ? CG_RHS_RANDOM
+                                             : CG_RHS_AONES;
     c->seed = (uint64_t)mu_opt_int(o, "seed");
     cg_config *s = &c->solver;
-    s->variant = choice(o, "variant", "thesis") ? CG_THESIS : CG_STANDARD;
-    s->jacobi = choice(o, "pc", "jacobi");
-    c->fp32 = choice(o, "precision", "fp32") ||
-              (s->variant == CG_THESIS && choice(o, "precision", "auto"));
+    s->variant = mu_opt_is(o, "variant", "thesis") ? CG_THESIS : CG_STANDARD;
+    s->jacobi = mu_opt_is(o, "pc", "jacobi");
+    c->fp32 = mu_opt_is(o, "precision", "fp32") ||
+              (s->variant == CG_THESIS && mu_opt_is(o, "precision", "auto"));
     s->rtol = mu_opt_real(o, "rtol");
     s->atol = mu_opt_set(o, "atol") ? mu_opt_real(o, "atol") : s->variant == CG_THESIS ? 1e-5 : 0;
     s->max_it = mu_opt_set(o, "max-it")   ? mu_opt_int(o, "max-it")

@@ -13,6 +13,7 @@
  * reset), in local row order, and may be NULL where noted. */
 #ifndef MU_CG_KERNELS_H
 #define MU_CG_KERNELS_H
+#include <stddef.h>
 #include "cg/cg.h"
 #include "core/exactsum.h"
 
@@ -72,6 +73,12 @@ struct cg_backend {
                    void *p, void *q, void *z, double *rz, double *rr, int64_t *k, int *stop);
 };
 
+/* The start both backends share: a zeroed table named name for A's rows, in
+ * float (fp32) or double, with a zeroed impl of impl_size bytes. NULL after
+ * mu_error() when out of memory. */
+cg_backend *cg_backend_new(const char *name, const cg_matrix *A, int fp32, size_t impl_size);
+/* Frees what cg_backend_new made (NULL: nothing), once destroy has released the impl's own. */
+void cg_backend_free(cg_backend *b);
 /* The CPU backend on A (which must outlive it). jacobi: keeps 1 / diag; every
  * diagonal entry must then be positive (checked by the caller). */
 int cg_backend_cpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out);

@@ -103,34 +103,23 @@ static int make_ranges(const int32_t *list, int64_t n, cg_range_set *set) {
 }
 
 static void destroy(cg_backend *b) {
-    if (!b) return;
-    cpu_impl *c = b->impl;
+    cpu_impl *c = b ? b->impl : NULL;
     if (c) {
         for (int k = 0; k < 3; k++) free(c->ranges[k].range);
         free(c->own_val);
         free(c->dinv);
-        free(c);
     }
-    free(b);
+    cg_backend_free(b);
 }
 
 int cg_backend_cpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
     *out = NULL;
-    cg_backend *b = calloc(1, sizeof *b);
-    cpu_impl *c = calloc(1, sizeof *c);
-    if (!b || !c) {
-        free(b);
-        free(c);
-        return mu_error("out of memory");
-    }
+    cg_backend *b = cg_backend_new("cpu", A, fp32, sizeof(cpu_impl));
+    if (!b) return 1;
+    cpu_impl *c = b->impl;
     c->A = A;
     c->esize = fp32 ? sizeof(float) : sizeof(double);
     c->halo_type = fp32 ? MU_HALO_FLOAT : MU_HALO_DOUBLE;
-    b->name = "cpu";
-    b->fp32 = fp32;
-    b->nloc = A->nloc;
-    b->nghost = A->nghost;
-    b->impl = c;
     b->vec_new = vec_new;
     b->vec_free = vec_free;
     b->vec_copy = vec_copy;
@@ -144,31 +133,8 @@ int cg_backend_cpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
         destroy(b);
         return 1;
     }
-    if (fp32) {
-        rc = convert_f(c, jacobi);
-        b->vec_set = vec_set_f;
-        b->vec_get = vec_get_f;
-        b->vec_fill = vec_fill_f;
-        b->spmv = spmv_f;
-        b->dot = dot_f;
-        b->waxpby = waxpby_f;
-        b->cg_update = cg_update_f;
-        b->precond = precond_f;
-        b->cg_residual = cg_residual_f;
-        b->cg_direction = cg_direction_f;
-    } else {
-        rc = convert_d(c, jacobi);
-        b->vec_set = vec_set_d;
-        b->vec_get = vec_get_d;
-        b->vec_fill = vec_fill_d;
-        b->spmv = spmv_d;
-        b->dot = dot_d;
-        b->waxpby = waxpby_d;
-        b->cg_update = cg_update_d;
-        b->precond = precond_d;
-        b->cg_residual = cg_residual_d;
-        b->cg_direction = cg_direction_d;
-    }
+    rc = fp32 ? convert_f(c, jacobi) : convert_d(c, jacobi);
+    (fp32 ? install_f : install_d)(b);
     if (rc) {
         destroy(b);
         return 1;

@@ -196,3 +196,17 @@ static int FN(convert)(cpu_impl *c, int jacobi) {
     }
     return 0;
 }
+
+/* This type's kernels into the backend's table. */
+static void FN(install)(cg_backend *b) {
+    b->vec_set = FN(vec_set);
+    b->vec_get = FN(vec_get);
+    b->vec_fill = FN(vec_fill);
+    b->spmv = FN(spmv);
+    b->dot = FN(dot);
+    b->waxpby = FN(waxpby);
+    b->cg_update = FN(cg_update);
+    b->precond = FN(precond);
+    b->cg_residual = FN(cg_residual);
+    b->cg_direction = FN(cg_direction);
+}

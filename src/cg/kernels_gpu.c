@@ -533,24 +533,16 @@ void cg_backend_gpu_times(cg_backend *b, cg_gpu_times *t, int reset) {
 }
 
 static void destroy(cg_backend *b) {
-    if (!b) return;
-    gpu_impl *c = b->impl;
-    if (c) {
-        mu_gpu_cg_destroy(c->g);
-        free(c);
-    }
-    free(b);
+    gpu_impl *c = b ? b->impl : NULL;
+    if (c) mu_gpu_cg_destroy(c->g);
+    cg_backend_free(b);
 }
 
 int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
     *out = NULL;
-    cg_backend *b = calloc(1, sizeof *b);
-    gpu_impl *c = calloc(1, sizeof *c);
-    if (!b || !c) {
-        free(b);
-        free(c);
-        return mu_error("out of memory");
-    }
+    cg_backend *b = cg_backend_new("gpu", A, fp32, sizeof(gpu_impl));
+    if (!b) return 1;
+    gpu_impl *c = b->impl;
     mu_halo_lists hl;
     mu_halo_get_lists(A->halo, &hl);
     mu_gpu_cg_desc d;
@@ -575,9 +567,7 @@ int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
     int rc = MU_GPU(mu_gpu_cg_create(&d, &c->g) || mu_gpu_cg_halo_wait(c->g, &c->send, &c->ghosts),
                     "cg: cannot set up the matrix on the GPU");
     if (rc) {
-        mu_gpu_cg_destroy(c->g);
-        free(c);
-        free(b);
+        destroy(b);
         return rc;
     }
     mu_info("cg: GPU SpMV with %d lane%s per row (%s, %d entries per lane ahead) for %.2f "
@@ -586,11 +576,6 @@ int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
             mu_gpu_cg_lanes(c->g), mu_gpu_cg_lanes(c->g) > 1 ? "s" : "",
             mu_gpu_cg_lanes(c->g) > 1 ? "CSR-vector" : "CSR-scalar", mu_gpu_cg_depth(c->g),
             d.mean_row, mu_gpu_cg_fused(c->g) ? "fused" : "split");
-    b->name = "gpu";
-    b->fp32 = fp32;
-    b->nloc = A->nloc;
-    b->nghost = A->nghost;
-    b->impl = c;
     b->vec_new = vec_new;
     b->vec_free = vec_free;
     b->vec_set = vec_set;

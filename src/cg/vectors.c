@@ -151,6 +151,28 @@ int cg_write_solution(mu_app *app, const cg_matrix *A, cg_backend *be, const voi
     return mu_error_collective(app->comm, rc);
 }
 
+cg_backend *cg_backend_new(const char *name, const cg_matrix *A, int fp32, size_t impl_size) {
+    cg_backend *b = calloc(1, sizeof *b);
+    void *impl = calloc(1, impl_size);
+    if (!b || !impl) {
+        free(b);
+        free(impl);
+        mu_error("out of memory");
+        return NULL;
+    }
+    b->name = name;
+    b->fp32 = fp32;
+    b->nloc = A->nloc;
+    b->nghost = A->nghost;
+    b->impl = impl;
+    return b;
+}
+
+void cg_backend_free(cg_backend *b) {
+    if (b) free(b->impl);
+    free(b);
+}
+
 int cg_backend_open(mu_app *app, const cg_matrix *A, int fp32, int jacobi, cg_backend **be,
                     void **b, void **x) {
     *be = NULL;

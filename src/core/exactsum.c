@@ -51,12 +51,6 @@ static inline v2d vmax2(v2d a, v2d b) {
 #define XFN(name) name##_2
 #define XTARGET
 #include "core/exactsum_block_t.h"
-#undef XV
-#undef XL
-#undef XW
-#undef XFN
-#undef XTARGET
-#undef XMAX
 
 /* Four lanes with AVX2 where the processor has it (chosen at run time, so the
  * build stays portable x86-64). */
@@ -72,12 +66,6 @@ typedef int64_t v4l __attribute__((vector_size(32)));
 #define XFN(name) name##_4
 #define XTARGET __attribute__((target("avx2")))
 #include "core/exactsum_block_t.h"
-#undef XV
-#undef XL
-#undef XW
-#undef XFN
-#undef XTARGET
-#undef XMAX
 #define ADD_BLOCK_4 add_block_4
 #else
 #define ADD_BLOCK_4 add_block_2

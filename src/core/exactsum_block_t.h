@@ -4,8 +4,9 @@
  *   XMAX     lane-wise maximum of two XV (a NaN may or may not survive)
  *   XFN(n)   the instance's name for n
  *   XTARGET  the instance's function attribute (an instruction set), or nothing
- * Not a public header. Every instance gives the same words: the extraction is
- * exact, so the lane count does not matter. */
+ * and undefines them at its end, ready for the next width. Not a public
+ * header. Every instance gives the same words: the extraction is exact, so the
+ * lane count does not matter. */
 
 /* The largest |x_i| (a NaN may or may not show: the extraction catches it). */
 XTARGET static double XFN(max_abs)(const double *x, int k) {
@@ -87,3 +88,10 @@ XTARGET static int XFN(add_block)(mu_xsum *s, const double *x, int k) {
     for (int i = n; i < k; i++) mu_xsum_add(s, x[i]);
     return 1;
 }
+
+#undef XV
+#undef XL
+#undef XW
+#undef XFN
+#undef XTARGET
+#undef XMAX

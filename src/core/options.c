@@ -312,6 +312,11 @@ int mu_opt_flag(const mu_opts *o, const char *name) {
     return !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 }
 
+int mu_opt_is(const mu_opts *o, const char *name, const char *value) {
+    const char *v = mu_opt_str(o, name);
+    return v && !strcmp(v, value);
+}
+
 int mu_opt_checkpoint(const mu_opts *o, mu_ckpt_opts *c) {
     c->file = mu_opt_str(o, "checkpoint");
     c->every = mu_opt_int(o, "checkpoint-every");

@@ -69,6 +69,8 @@ int64_t mu_opt_int(const mu_opts *o, const char *name);
 double mu_opt_real(const mu_opts *o, const char *name);
 const char *mu_opt_str(const mu_opts *o, const char *name); /* NULL when unset */
 int mu_opt_flag(const mu_opts *o, const char *name);
+/* The value is set and is `value` (a choice's, say). */
+int mu_opt_is(const mu_opts *o, const char *name, const char *value);
 /* The MU_OPT_CHECKPOINT group, checked: --checkpoint-every >= 0, and a file
  * where --checkpoint-every or --restart needs one. */
 int mu_opt_checkpoint(const mu_opts *o, mu_ckpt_opts *c);

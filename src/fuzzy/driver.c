@@ -81,18 +81,13 @@ static const mu_opt_spec fuzzy_opts[] = {
      "exact: MiB a copy of the set may take on a rank before --ring=auto uses the ring"},
     MU_OPT_END};
 
-static int is(const mu_opts *o, const char *name, const char *value) {
-    const char *v = mu_opt_str(o, name);
-    return v && !strcmp(v, value);
-}
-
 int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
     memset(c, 0, sizeof *c);
     c->input = mu_opt_str(o, "input");
     c->header = mu_opt_str(o, "header");
     c->label_column = mu_opt_str(o, "label-column");
-    c->gen_blobs = is(o, "gen", "blobs");
-    c->gen_schools = is(o, "gen", "schools");
+    c->gen_blobs = mu_opt_is(o, "gen", "blobs");
+    c->gen_schools = mu_opt_is(o, "gen", "schools");
     if (given && (c->input || c->gen_blobs || c->gen_schools))
         return mu_error("--input and --gen: the data are given");
     if (!given && !c->input == !(c->gen_blobs || c->gen_schools))
@@ -112,13 +107,13 @@ int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
     c->centers = mu_opt_str(o, "centers");
     c->sigma = mu_opt_real(o, "sigma");
     c->zscore = mu_opt_flag(o, "zscore");
-    c->exact = is(o, "mode", "exact");
+    c->exact = mu_opt_is(o, "mode", "exact");
     int64_t p = mu_opt_int(o, "partitions");
     if (p < 1 || p > 1000000) return mu_error("--partitions=%lld: must be 1..10^6", (long long)p);
     c->partitions = c->exact ? 1 : (int)p;
     if (c->exact && mu_opt_set(o, "partitions"))
         return mu_error("--partitions goes with --mode=partitioned");
-    c->norm = is(o, "r-norm", "printed") ? MU_FZ_R_PRINTED : MU_FZ_R_DENSITY;
+    c->norm = mu_opt_is(o, "r-norm", "printed") ? MU_FZ_R_PRINTED : MU_FZ_R_DENSITY;
     c->r_fixed = 0;
     if (mu_opt_set(o, "r")) {
         c->r_fixed = mu_opt_real(o, "r");
@@ -127,7 +122,7 @@ int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
     }
     c->r_tol = mu_opt_real(o, "r-tol");
     if (!(c->r_tol > 0) || c->r_tol >= 1) return mu_error("--r-tol must be in (0, 1)");
-    c->units_abs = is(o, "units", "absolute");
+    c->units_abs = mu_opt_is(o, "units", "absolute");
     c->eps1 = mu_opt_real(o, "eps1");
     c->eps2 = mu_opt_set(o, "eps2") ? mu_opt_real(o, "eps2") : c->units_abs ? 1e-5 : 0.5;
     if (!(c->eps1 > 0) || !isfinite(c->eps1)) return mu_error("--eps1 must be positive");
@@ -148,9 +143,9 @@ int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
         if (k < 1) return mu_error("--k must be at least 1");
         c->cut_value = (double)k;
     }
-    if (is(o, "merge", "yes"))
+    if (mu_opt_is(o, "merge", "yes"))
         c->merge = 1;
-    else if (is(o, "merge", "no"))
+    else if (mu_opt_is(o, "merge", "no"))
         c->merge = 0;
     else
         c->merge = (!c->exact && c->partitions > 1) || has_t || has_k;
@@ -161,14 +156,14 @@ int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
     if (c->sum_block < 0 || c->sum_block % 256 != 0)
         return mu_error("--sum-block=%lld: must be 0 or a multiple of 256",
                         (long long)c->sum_block);
-    c->arith_fast = is(o, "arith", "fast");
+    c->arith_fast = mu_opt_is(o, "arith", "fast");
     mu_ckpt_opts ck;
     MU_TRY(mu_opt_checkpoint(o, &ck));
     c->checkpoint = ck.file;
     c->checkpoint_every = ck.every;
     c->restart = ck.restart;
     if (!c->checkpoint) return mu_error("--checkpoint needs a file name");
-    c->ring_mode = is(o, "ring", "yes") ? 1 : is(o, "ring", "no") ? 0 : 2;
+    c->ring_mode = mu_opt_is(o, "ring", "yes") ? 1 : mu_opt_is(o, "ring", "no") ? 0 : 2;
     c->mem_limit = mu_opt_real(o, "mem-limit") * 1048576.0;
     if (!(c->mem_limit > 0)) return mu_error("--mem-limit must be positive");
     if (!c->exact)
@@ -222,11 +217,7 @@ static int fuzzy_run(mu_app *app) {
     mu_fz_cfg cfg;
     int rc = mu_fz_read_cfg(app->opts, app->rank, 0, &cfg);
     if (!rc && app->rank == 0) rc = check_outputs(&cfg);
-    if (mu_error_collective(app->comm, rc)) {
-        free(cfg.prefix);
-        return 1;
-    }
-    rc = mu_fz_run(app, &cfg);
+    rc = mu_error_collective(app->comm, rc) ? 1 : mu_fz_run(app, &cfg);
     free(cfg.prefix);
     return rc;
 }

@@ -12,20 +12,25 @@ static double unit(const mu_fz_result *r, int f, double z) {
     return r->scale ? z * r->scale[f] + r->shift[f] : z;
 }
 
-static void header_names(FILE *f, const mu_fz_result *r) {
+/* The header of a table of points: lead, the feature names, tail. */
+static void point_header(FILE *f, const mu_fz_result *r, const char *lead, const char *tail) {
+    fprintf(f, "%s", lead);
     for (int k = 0; k < r->d->F; k++) fprintf(f, ",%s", r->d->names[k]);
+    fprintf(f, "%s\n", tail);
+}
+
+/* A point's coordinates z (in the FM space) as columns, in the input's units. */
+static void point(FILE *f, const mu_fz_result *r, const double *z) {
+    for (int k = 0; k < r->d->F; k++) fprintf(f, ",%.17g", unit(r, k, z[k]));
 }
 
 int mu_fz_write_prototypes(const char *path, const mu_fz_result *r) {
     mu_output out;
     MU_TRY(mu_output_open(&out, path));
-    int F = r->d->F;
-    fprintf(out.f, "prototype");
-    header_names(out.f, r);
-    fprintf(out.f, ",objects,merged\n");
+    point_header(out.f, r, "prototype", ",objects,merged");
     for (int64_t j = 0; j < r->m; j++) {
         fprintf(out.f, "%lld", (long long)j);
-        for (int k = 0; k < F; k++) fprintf(out.f, ",%.17g", unit(r, k, r->proto[j * F + k]));
+        point(out.f, r, r->proto + j * r->d->F);
         fprintf(out.f, ",%lld,%lld\n", (long long)r->objects[j], (long long)r->merged[j]);
     }
     return mu_output_commit(&out);
@@ -69,14 +74,11 @@ static int write_labels(const char *path, const mu_fz_result *r) {
 static int write_raw(const char *path, const mu_fz_result *r) {
     mu_output out;
     MU_TRY(mu_output_open(&out, path));
-    int F = r->d->F;
-    fprintf(out.f, "raw,partition,start");
-    header_names(out.f, r);
-    fprintf(out.f, ",group\n");
+    point_header(out.f, r, "raw,partition,start", ",group");
     for (int64_t j = 0; j < r->m_raw; j++) {
         fprintf(out.f, "%lld,%lld,%lld", (long long)j, (long long)r->raw_part[j],
                 (long long)r->raw_start[j]);
-        for (int k = 0; k < F; k++) fprintf(out.f, ",%.17g", unit(r, k, r->raw[j * F + k]));
+        point(out.f, r, r->raw + j * r->d->F);
         fprintf(out.f, ",%lld\n", (long long)r->raw_group[j]);
     }
     return mu_output_commit(&out);

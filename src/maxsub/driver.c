@@ -45,17 +45,16 @@ int mu_maxsub_write_csv(const char *path, const char *header, const char *row) {
 
 int mu_maxsub_philox(const mu_opts *o, mu_philox_spec *spec) {
     *spec = (mu_philox_spec){.seed = (uint64_t)mu_opt_int(o, "seed"),
-                             .sparse = strcmp(mu_opt_str(o, "dist"), "sparse") == 0,
+                             .sparse = mu_opt_is(o, "dist", "sparse"),
                              .vmin = (int32_t)mu_opt_int(o, "min"),
                              .vmax = (int32_t)mu_opt_int(o, "max")};
-    return !mu_opt_str(o, "input") && !mu_opt_str(o, "fasta") &&
-           strcmp(mu_opt_str(o, "gen"), "philox") == 0;
+    return !mu_opt_str(o, "input") && !mu_opt_str(o, "fasta") && mu_opt_is(o, "gen", "philox");
 }
 
 void mu_maxsub_generate(const mu_app *app, int64_t lo, int64_t hi, int32_t *out) {
     mu_philox_spec spec;
     mu_maxsub_philox(app->opts, &spec);
-    if (strcmp(mu_opt_str(app->opts, "gen"), "thesis") == 0) {
+    if (mu_opt_is(app->opts, "gen", "thesis")) {
         mu_gen_thesis(lo, hi, out); /* one sequential stream */
         return;
     }

@@ -134,7 +134,7 @@ int mu_maxsub_combine_1d(const mu_app *app, const mu_mss_summary *mine, int empt
 }
 
 int mu_maxsub_run_1d(mu_app *app) {
-    int empty_allowed = strcmp(mu_opt_str(app->opts, "empty"), "allowed") == 0;
+    int empty_allowed = mu_opt_is(app->opts, "empty", "allowed");
     mu_philox_spec spec;
     int on_device = app->dev.use_gpu && mu_maxsub_philox(app->opts, &spec);
     int64_t n;

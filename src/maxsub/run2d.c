@@ -225,7 +225,7 @@ int mu_maxsub_solve_2d(const mu_app *app, mu_maxsub_matrix *mm, int empty_allowe
 }
 
 int mu_maxsub_run_2d(mu_app *app) {
-    int empty_allowed = strcmp(mu_opt_str(app->opts, "empty"), "allowed") == 0;
+    int empty_allowed = mu_opt_is(app->opts, "empty", "allowed");
     matrix m;
     mu_timer_begin("input");
     MU_TRY(load_matrix(app, &m));

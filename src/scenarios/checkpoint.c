@@ -58,6 +58,18 @@ int mu_sc_checkpoint_write(const char *path, uint64_t fp, int stages_done, const
     return mu_output_commit(&o);
 }
 
+/* t's node arrays for n nodes of nst stations (n and cap set); nonzero where one failed. */
+static int tree_alloc(mu_sc_tree *t, size_t n, int nst) {
+    t->n = t->cap = (int64_t)n;
+    t->parent = malloc(n * sizeof *t->parent);
+    t->stage = malloc(n * sizeof *t->stage);
+    t->prob = malloc(n * sizeof *t->prob);
+    t->pprob = malloc(n * sizeof *t->pprob);
+    t->iters = malloc(n * sizeof *t->iters);
+    t->q = malloc(n * (size_t)nst * sizeof *t->q);
+    return !t->parent || !t->stage || !t->prob || !t->pprob || !t->iters || !t->q;
+}
+
 /* Rank 0: reads into t (allocated here). */
 static int read_file(const char *path, uint64_t fp, int nst, int nstages, mu_sc_tree *t,
                      int *stages_done) {
@@ -78,15 +90,7 @@ static int read_file(const char *path, uint64_t fp, int nst, int nstages, mu_sc_
     if (!rc) {
         *stages_done = (int)hdr[1];
         size_t n = (size_t)hdr[2];
-        t->n = t->cap = (int64_t)n;
-        t->parent = malloc(n * sizeof *t->parent);
-        t->stage = malloc(n * sizeof *t->stage);
-        t->prob = malloc(n * sizeof *t->prob);
-        t->pprob = malloc(n * sizeof *t->pprob);
-        t->iters = malloc(n * sizeof *t->iters);
-        t->q = malloc(n * (size_t)nst * sizeof *t->q);
-        if (!t->parent || !t->stage || !t->prob || !t->pprob || !t->iters || !t->q)
-            rc = mu_error("out of memory reading '%s'", path);
+        if (tree_alloc(t, n, nst)) rc = mu_error("out of memory reading '%s'", path);
         size_t sf = (size_t)*stages_done + 2;
         if (!rc && !(fread(t->stage_first, sizeof *t->stage_first, sf, f) == sf &&
                      fread(t->parent, sizeof *t->parent, n, f) == n &&
@@ -110,16 +114,8 @@ int mu_sc_checkpoint_read(MPI_Comm comm, const char *path, uint64_t fp, int nst,
     int64_t hdr[2] = {t->n, *stages_done};
     MPI_Bcast(hdr, 2, MPI_INT64_T, 0, comm);
     if (rank != 0) {
-        size_t n = (size_t)hdr[0];
-        t->n = t->cap = hdr[0];
         *stages_done = (int)hdr[1];
-        t->parent = malloc(n * sizeof *t->parent);
-        t->stage = malloc(n * sizeof *t->stage);
-        t->prob = malloc(n * sizeof *t->prob);
-        t->pprob = malloc(n * sizeof *t->pprob);
-        t->iters = malloc(n * sizeof *t->iters);
-        t->q = malloc(n * (size_t)nst * sizeof *t->q);
-        rc = !t->parent || !t->stage || !t->prob || !t->pprob || !t->iters || !t->q
+        rc = tree_alloc(t, (size_t)hdr[0], nst)
                  ? mu_error("out of memory for the checkpoint's tree")
                  : 0;
     }

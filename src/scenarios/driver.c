@@ -118,8 +118,8 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     c->fit.pacf_conf = mu_opt_real(o, "pacf-conf");
     if (!(c->fit.pacf_conf >= 0) || !isfinite(c->fit.pacf_conf))
         return mu_error("--pacf-conf must be >= 0");
-    c->fit.sd_n1 = !strcmp(mu_opt_str(o, "sd-denominator"), "n-1");
-    c->fit.acf_pairs = !strcmp(mu_opt_str(o, "acf-denominator"), "pairs");
+    c->fit.sd_n1 = mu_opt_is(o, "sd-denominator", "n-1");
+    c->fit.acf_pairs = mu_opt_is(o, "acf-denominator", "pairs");
     c->fit.drop_dependent = mu_opt_flag(o, "drop-dependent");
     const char *start = mu_opt_str(o, "start");
     if (start) {
@@ -136,10 +136,9 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     if (m < 2 || m > 100000000) return mu_error("--m=%lld: must be 2..10^8", (long long)m);
     c->m = (int)m;
     c->seed = (uint64_t)mu_opt_int(o, "seed");
-    c->method = !strcmp(mu_opt_str(o, "method"), "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
+    c->method = mu_opt_is(o, "method", "hw") ? MU_AGG_HARTIGAN_WONG : MU_AGG_VERSION2;
     c->rep = (mu_sc_rep)mu_sc_rep_parse(mu_opt_str(o, "representative"));
-    const char *split = mu_opt_str(o, "split");
-    c->split = !strcmp(split, "on") ? 1 : !strcmp(split, "off") ? 0 : 2;
+    c->split = mu_opt_is(o, "split", "on") ? 1 : mu_opt_is(o, "split", "off") ? 0 : 2;
     int64_t th = mu_opt_int(o, "threads");
     if (th < 0 || th > 1024)
         return mu_error("--threads=%lld: must be 0 (auto) to 1024", (long long)th);
@@ -147,8 +146,8 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     int64_t it = mu_opt_int(o, "max-iter");
     if (it < 1 || it > 100000) return mu_error("--max-iter must be 1..100000");
     c->max_iter = (int)it;
-    c->comb = !strcmp(mu_opt_str(o, "mode"), "comb");
-    c->corr_lognormal = !strcmp(mu_opt_str(o, "corr"), "lognormal");
+    c->comb = mu_opt_is(o, "mode", "comb");
+    c->corr_lognormal = mu_opt_is(o, "corr", "lognormal");
     if (c->comb && c->corr_lognormal)
         return mu_error("--corr=lognormal goes with --mode=tree (a comb series has its own "
                         "lognormal parameters at every step)");

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "scenarios/kmeans.h"
+#include "gpu/scenarios_kmeans_core.h"
 
 double mu_km_now(void) {
     struct timespec ts;
@@ -62,35 +63,14 @@ void mu_km_nearest2_cpu(const double *a, int m, int d, const double *c, int k, i
     double *ct = transpose(c, k, d), *rowbuf = malloc(sizeof(double) * (size_t)k);
     for (int i = 0; i < m; i++) {
         const double *ai = a + (size_t)i * d;
-        double dt1, dt2, db;
         if (rowbuf) row_d2(ai, d, c, ct, k, rowbuf);
 #define D2(l) (rowbuf ? rowbuf[l] : mu_km_d2(ai, c + (size_t)(l)*d, d))
-        dt1 = D2(0);
-        dt2 = k > 1 ? D2(1) : dt1;
-        int c1 = 0, c2 = k > 1 ? 1 : 0;
-        if (dt1 > dt2) {
-            double t = dt1;
-            dt1 = dt2;
-            dt2 = t;
-            c1 = 1;
-            c2 = 0;
-        }
-        for (int l = 2; l < k; l++) {
-            db = D2(l);
-            if (db >= dt2) continue;
-            if (db < dt1) {
-                dt2 = dt1;
-                c2 = c1;
-                dt1 = db;
-                c1 = l;
-            } else {
-                dt2 = db;
-                c2 = l;
-            }
-        }
+        double d0 = D2(0);
+        mu_km_near2 n = mu_km_near2_start(d0, k > 1 ? D2(1) : d0, k);
+        for (int l = 2; l < k; l++) mu_km_near2_offer(&n, l, D2(l));
 #undef D2
-        ic1[i] = c1;
-        ic2[i] = c2;
+        ic1[i] = n.c1;
+        ic2[i] = n.c2;
     }
     free(ct);
     free(rowbuf);

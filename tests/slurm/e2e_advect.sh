@@ -30,18 +30,9 @@ export PLOT=auto
 export ADVECT_ARGS="--nx=48 --ny=48"
 unset SCHEDULE CHECKPOINT_EVERY RESTART LAUNCH NP OUTPUT_STEPS
 
-if ! "$src/tests/slurm/run_sbatch.sh" "$src/jobs/advect.sbatch" "$work" --export=ALL \
-    --job-name=mutirao-e2e-advect --time=5 --ntasks=4; then
-    fail=1
-    exit 1
-fi
+submit advect --time=5 --ntasks=4
 
-unset_slurm=()
-while read -r v; do
-    case "$v" in SLURM_*) unset_slurm+=(-u "$v") ;; esac
-done < <(compgen -e)
-env ${unset_slurm[@]+"${unset_slurm[@]}"} "$mpiexec" -n 1 ${preflags[@]+"${preflags[@]}"} \
-    "$mutirao" advect --device=cpu --config="$DECK" --steps=$STEPS $ADVECT_ARGS --schedule=lines \
+outside_slurm advect --device=cpu --config="$DECK" --steps=$STEPS $ADVECT_ARGS --schedule=lines \
     --dump="$work/ref.bin" >"$work/ref.log" 2>&1 || {
     cat "$work/ref.log" >&2
     err "the 1-rank reference run failed"

@@ -42,10 +42,7 @@ if [ "$mode" = scaling ]; then
     export RANKS="1 2" STUDIES="strong weak" POISSON=3d7 STRONG_NX=16 WEAK_NX=8 PC=jacobi \
         RHS=Aones RTOL=1e-8 DEVICE=cpu PETSC=0
     unset STRONG_NY STRONG_NZ WEAK_NY WEAK_NZ MAX_IT
-    if ! "$src/tests/slurm/run_sbatch.sh" "$src/jobs/cg-scaling.sbatch" "$work" --export=ALL \
-        --job-name=mutirao-e2e-cg-scaling --ntasks=2 --time=5; then
-        exit 1
-    fi
+    submit cg-scaling --ntasks=2 --time=5
     if python3 - "$OUTDIR/scaling.csv" "$OUTDIR/scaling.png" <<'PY'; then
 import sys
 
@@ -125,23 +122,14 @@ unset ATOL MAX_IT PRECISION
 if [ -n "${PETSC_CG:-}" ] && [ -x "${PETSC_CG:-}" ]; then
     export PETSC=1 PETSC_CG
 fi
-if ! "$src/tests/slurm/run_sbatch.sh" "$src/jobs/cg.sbatch" "$work" --export=ALL \
-    --job-name=mutirao-e2e-cg --ntasks=4 --time=5; then
-    exit 1
-fi
+submit cg --ntasks=4 --time=5
 
-# The reference runs: 1 rank, CPU, outside Slurm (without the SLURM_* variables
-# that would steer mpiexec and the launch check, should this test run in a job).
-unset_slurm=()
-while read -r v; do
-    case "$v" in SLURM_*) unset_slurm+=(-u "$v") ;; esac
-done < <(compgen -e)
+# The reference runs: 1 rank, CPU, outside Slurm.
 declare -A problem=([cg_matrix]="--matrix=$MATRIX" [cg_poisson]="--poisson=3d7 --nx=10 --ny=9 --nz=8")
 for name in cg_matrix cg_poisson; do
     read -r -a prob <<<"${problem[$name]}"
     ref=$work/ref_$name
-    if ! env ${unset_slurm[@]+"${unset_slurm[@]}"} "$mpiexec" -n 1 ${preflags[@]+"${preflags[@]}"} \
-        "$mutirao" cg "${prob[@]}" --rhs="$RHS" --pc="$PC" --rtol="$RTOL" --device=cpu \
+    if ! outside_slurm cg "${prob[@]}" --rhs="$RHS" --pc="$PC" --rtol="$RTOL" --device=cpu \
         --output="$ref.txt" --summary="$ref.json" >"$ref.log" 2>&1; then
         cat "$ref.log" >&2
         err "$name: the 1-rank reference run failed"

@@ -35,23 +35,13 @@ export DEVICE=auto
 export PLOT=auto
 unset LABEL_COLUMN R_NORM ZSCORE EPS1 EPS2 MAX_IT MERGE K THRESHOLD FUZZY_ARGS LAUNCH NP
 
-if ! "$src/tests/slurm/run_sbatch.sh" "$src/jobs/fuzzy.sbatch" "$work" --export=ALL \
-    --job-name=mutirao-e2e-fuzzy --time=5; then
-    fail=1
-    exit 1
-fi
+submit fuzzy --time=5
 
-# The 1-rank references, outside Slurm (its SLURM_* variables would steer mpiexec
-# and the launch check should this test itself run inside an allocation).
-unset_slurm=()
-while read -r v; do
-    case "$v" in SLURM_*) unset_slurm+=(-u "$v") ;; esac
-done < <(compgen -e)
+# The 1-rank references, outside Slurm.
 ref() { # name, fuzzy options...
     local name=$1
     shift
-    env ${unset_slurm[@]+"${unset_slurm[@]}"} "$mpiexec" -n 1 ${preflags[@]+"${preflags[@]}"} \
-        "$mutirao" fuzzy --device=cpu --output-prefix="$work/ref_$name-" "$@" \
+    outside_slurm fuzzy --device=cpu --output-prefix="$work/ref_$name-" "$@" \
         >"$work/ref_$name.log" 2>&1 || {
         cat "$work/ref_$name.log" >&2
         err "$name: the 1-rank reference run failed"

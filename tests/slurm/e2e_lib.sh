@@ -2,8 +2,9 @@
 # name for messages. Skips the test (exit 77) when Slurm is not installed or not
 # startable here, unless MUTIRAO_REQUIRE_SLURM=1 (CI) makes that a failure; then
 # makes the work folder $work (kept on failure or with KEEP=1), sets fail=0 and
-# defines err(), which records a failure and goes on.
+# defines err(), which records a failure and goes on, and the helpers below.
 # shellcheck shell=bash
+# shellcheck disable=SC2154 # me; src, mutirao, mpiexec, preflags: set by the test (e2e_args.sh)
 for cmd in sbatch slurmctld slurmd munged; do
     if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then
         if [ "${MUTIRAO_REQUIRE_SLURM:-0}" = 1 ]; then
@@ -37,3 +38,25 @@ finish() {
 }
 trap finish EXIT
 err() { echo "$me: FAIL: $*" >&2; fail=1; }
+
+# submit JOB SBATCH_ARGS...: jobs/JOB.sbatch through the local Slurm
+# (run_sbatch.sh, which waits for it), named mutirao-e2e-JOB; a job that does
+# not end well ends the test (exit 1).
+submit() {
+    local job=$1
+    shift
+    "$src/tests/slurm/run_sbatch.sh" "$src/jobs/$job.sbatch" "$work" --export=ALL \
+        --job-name="mutirao-e2e-$job" "$@" || exit 1
+}
+
+# outside_slurm ARGS...: `mutirao ARGS` on 1 rank with mpiexec, the references'
+# run, outside Slurm: without the SLURM_* variables, which would steer mpiexec
+# and the launch check should the test itself run inside an allocation.
+outside_slurm() {
+    local v unset_slurm=()
+    while read -r v; do
+        case "$v" in SLURM_*) unset_slurm+=(-u "$v") ;; esac
+    done < <(compgen -e)
+    env ${unset_slurm[@]+"${unset_slurm[@]}"} "$mpiexec" -n 1 ${preflags[@]+"${preflags[@]}"} \
+        "$mutirao" "$@"
+}

@@ -40,11 +40,7 @@ export GEN=philox
 export DEVICE=auto
 unset EMPTY MAXSUB_ARGS LAUNCH NP
 
-if ! "$src/tests/slurm/run_sbatch.sh" "$src/jobs/maxsub.sbatch" "$work" --export=ALL \
-    --job-name=mutirao-e2e-maxsub --time=5; then
-    fail=1
-    exit 1
-fi
+submit maxsub --time=5
 
 # expect <csv> <header> <row>: the file holds exactly these two lines.
 expect() {
@@ -98,19 +94,12 @@ PY
 done
 
 # Generated data: 4 ranks under Slurm == 1 rank on the CPU outside Slurm.
-# Should this test itself run inside an allocation, its SLURM_* variables would
-# steer mpiexec and the launch check: the reference run goes without them.
-unset_slurm=()
-while read -r v; do
-    case "$v" in SLURM_*) unset_slurm+=(-u "$v") ;; esac
-done < <(compgen -e)
 for dim in 1 2; do
     name=maxsub${dim}d_gen
     n=$N1
     [ $dim = 1 ] || n=$N2
     ref=$work/ref${dim}d.csv
-    if ! env ${unset_slurm[@]+"${unset_slurm[@]}"} \
-        "$mpiexec" -n 1 ${preflags[@]+"${preflags[@]}"} "$mutirao" maxsub --dim=$dim --n="$n" --seed="$SEED" --gen="$GEN" \
+    if ! outside_slurm maxsub --dim=$dim --n="$n" --seed="$SEED" --gen="$GEN" \
         --device=cpu --output="$ref" >"$work/ref${dim}d.log" 2>&1; then
         cat "$work/ref${dim}d.log" >&2
         err "$name: the 1-rank reference run failed"

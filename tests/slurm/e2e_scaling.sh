@@ -36,11 +36,7 @@ export MUTIRAO=$mutirao SCALING=$src/perf/scaling.py OUTDIR=$work/out WORKLOADS=
     RANKS="${ranks//,/ }" PRESET=tiny DEVICE=cpu RUN_TIMEOUT=60 \
     REPEAT=3 `# the fastest of three: a shared 2-core machine disturbs one-off timings` \
     MUTIRAO_MSS1D_ROUNDS=5 # a tuning knob that changes nothing here: each row must list it
-if ! RUN_SBATCH_TIMEOUT=${RUN_SBATCH_TIMEOUT:-240} "$src/tests/slurm/run_sbatch.sh" \
-    "$src/jobs/scaling.sbatch" "$work" --export=ALL --job-name=mutirao-e2e-scaling \
-    --ntasks=3 --time=5; then
-    exit 1
-fi
+RUN_SBATCH_TIMEOUT=${RUN_SBATCH_TIMEOUT:-240} submit scaling --ntasks=3 --time=5
 if "$PYTHON" "$src/tests/scaling_check.py" "$OUTDIR" "$workloads" "$studies" "$ranks" \
     MUTIRAO_MSS1D_ROUNDS=5; then
     echo "$me: ok: scaling.csv and scaling.png"

@@ -30,22 +30,12 @@ export TREE=1,10,8 M=512 SEED=99 METHOD=v2 NSTATIONS=64 SKIP_ZERO=1 STATIONS=all
 export COMB_SERIES=300 HORIZON=6 DEVICE=auto PLOT=auto
 unset START PMAX SCEN_ARGS LAUNCH NP
 
-if ! "$src/tests/slurm/run_sbatch.sh" "$src/jobs/scenarios.sbatch" "$work" --export=ALL \
-    --job-name=mutirao-e2e-scenarios --time=5; then
-    fail=1
-    exit 1
-fi
+submit scenarios --time=5
 
-unset_slurm=()
-while read -r v; do
-    case "$v" in SLURM_*) unset_slurm+=(-u "$v") ;; esac
-done < <(compgen -e)
 common=(--input="$INPUT" --nstations=64 --skip-zero --m=512 --seed=99 --method=v2 --device=cpu)
-env ${unset_slurm[@]+"${unset_slurm[@]}"} "$mpiexec" -n 1 ${preflags[@]+"${preflags[@]}"} \
-    "$mutirao" scenarios "${common[@]}" --tree=1,10,8 --output="$work/ref_tree.csv" \
+outside_slurm scenarios "${common[@]}" --tree=1,10,8 --output="$work/ref_tree.csv" \
     >"$work/ref_tree.log" 2>&1 || { cat "$work/ref_tree.log" >&2; err "1-rank reference tree failed"; }
-env ${unset_slurm[@]+"${unset_slurm[@]}"} "$mpiexec" -n 1 ${preflags[@]+"${preflags[@]}"} \
-    "$mutirao" scenarios "${common[@]}" --mode=comb --series=300 --horizon=6 --stats-series=0 \
+outside_slurm scenarios "${common[@]}" --mode=comb --series=300 --horizon=6 --stats-series=0 \
     --output="$work/ref_comb.csv" >"$work/ref_comb.log" 2>&1 ||
     { cat "$work/ref_comb.log" >&2; err "1-rank reference comb failed"; }
 

@@ -52,14 +52,7 @@ mn_srun() {
 
 # ref1 ARGS...: mutirao ARGS on 1 CPU rank with mpiexec, outside Slurm (no
 # SLURM_* variables, which would steer mpiexec and the launch check).
-ref1() {
-    local v unset_slurm=()
-    while read -r v; do
-        case "$v" in SLURM_*) unset_slurm+=(-u "$v") ;; esac
-    done < <(compgen -e)
-    env ${unset_slurm[@]+"${unset_slurm[@]}"} "$mpiexec" -n 1 ${preflags[@]+"${preflags[@]}"} \
-        "$mutirao" "$@" --device=cpu </dev/null
-}
+ref1() { outside_slurm "$@" --device=cpu </dev/null; }
 
 # check_layout WHAT SUMMARY NP: the summary says NP ranks on 2 nodes, and each
 # rank's node and node-local rank (and the node's rank count) are those Slurm
