@@ -1,4 +1,4 @@
-/* The corrected 1-D Walcek (2000) update of report §1.4, one cell at a time,
+/* The 1-D update of Walcek (2000), the study's misprints corrected, one cell at a time,
  * and the segment engine of src/advect/engine.h, shared by every schedule
  * (lines, dataflow) and the GPU kernels (gpu/advect_gpu.cu) so that they
  * do the same float operations in the same order: the schedules differ only in
@@ -15,7 +15,7 @@
 #include <string.h>
 #include "gpu/hd.h"
 
-/* Cell classes (report §2, Figure 2) by the signs of the left and right face winds. */
+/* Cell classes (the study's Figure 2) by the signs of the left and right face winds. */
 /* ADV_K: the cell that closes a chain going once around a periodic line with
  * one wind sign (engine.h, adv_seg_lap2): updated like an inflow-only cell
  * from two fixed fluxes. */

@@ -1,6 +1,6 @@
 /* 1-D maximum subarray on the GPU: one pass over the data, bandwidth bound.
  *
- * Layout of the work (report 002, 9.2):
+ * Layout of the work (this project's design):
  *  - the data is cut into pieces of 32 elements: a body of whole, 16-byte
  *    aligned pieces, plus the few elements before it (when the pointer is not
  *    16-byte aligned) and after it, which the last block scans;

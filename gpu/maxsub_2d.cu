@@ -1,6 +1,6 @@
 /* 2-D maximum submatrix on the GPU: Kadane over the rows for every column pair
  * (g, h), with the strip value of row i taken from the exclusive row prefix sums
- * V: c_i = V[i][h+1] - V[i][g] (report 002, 9.3).
+ * V: c_i = V[i][h+1] - V[i][g] (the study's prefix-sum differences).
  *
  * One block per 64 x 64 tile of pairs (the tiles of maxsub_monoid.h): 256
  * threads, each with a 4 x 4 register tile of pairs (consecutive g, consecutive

@@ -2,7 +2,7 @@
  *
  * Shared by the CPU reference (src/maxsub) and the CUDA kernels (gpu/), so both
  * apply the same arithmetic and the same tie rule: the largest sum, then the
- * smallest end index, then the largest start index (report 002, 9.1). Sums are
+ * smallest end index, then the largest start index (the study's sequential rule). Sums are
  * int64; indices are global and 0-based. An empty part (allowed mode only) has
  * sum 0 and is marked by pre_end = lo - 1, suf_start = hi, best_start = -1. */
 #ifndef MU_MAXSUB_MONOID_H
@@ -148,7 +148,7 @@ MU_HD int64_t mu_mss_tri_row_start(int64_t t, int64_t g) {
 }
 
 /* Linear id -> (g, h) in integer arithmetic: a double estimate, then exact correction
- * (the study's float formula loses pairs for n >= 6144; report 5.4). */
+ * (the study's float formula loses pairs for n >= 6144). */
 MU_HD void mu_mss_tri_unrank(int64_t t, int64_t id, int64_t *g, int64_t *h) {
     double d = (double)(2 * t + 1) * (double)(2 * t + 1) - 8.0 * (double)id;
     double gg = ((double)(2 * t + 1) - (d > 0 ? sqrt(d) : 0.0)) / 2.0;

@@ -1,7 +1,7 @@
 /* The per-draw arithmetic of scenario generation, shared by the CPU reference
  * (src/scenarios/gen.c) and the CUDA kernel (gpu/scenarios_gen.cu), so both
- * compute the same bits: exp, log and cos come from core/hdmath.h, and the
- * kernel is compiled without FMA contraction (CMakeLists.txt), as C11 is. Report 2.4-2.6: for
+ * compute the same bits: exp, log and cos come from core/hdmath.h, and the kernel is compiled
+ * without FMA contraction (CMakeLists.txt), as C11 is. Maceira and Bezerra (1997): for
  * station s of month m, with the node's past z (standardized by the months they belong to), cond =
  * sum_i phi_i z_{t-i},  Delta = -mu/sd - cond  (the lower bound of a_t), a = exp(xi) + Delta, xi ~
  * N(mu_xi, s_xi^2), E[a] = 0, Var[a] = sig_a^2, theta = 1 + sig_a^2/Delta^2, s_xi = sqrt(ln theta),
@@ -23,7 +23,7 @@ typedef struct {
     const double *sig_a;   /* nst */
     const double *D;       /* nst * nst, row-major */
     int lower;             /* D is lower triangular (Cholesky) */
-    double delta_min;      /* Delta is clamped to at most -delta_min * sig_a (report 2.4) */
+    double delta_min;      /* Delta is clamped to at most -delta_min * sig_a (a guard added here) */
 } mu_sc_gen_month;
 
 /* Which scenarios: node is the Philox stream; scenarios scen0 .. scen0+nscen-1.

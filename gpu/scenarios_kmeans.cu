@@ -1,7 +1,7 @@
 /* Distance and assignment kernels of the scenario k-means (C API in
- * gpu/scenarios_kmeans.h), for the study's GPU step (report 6.3): the M x K
+ * gpu/scenarios_kmeans.h), for the study's GPU step (its chapter 4): the M x K
  * squared distances, on whitened points, so each is a Euclidean distance in
- * O(d) (the study's Mahalanobis form costs O(d^2); report 6.3.3's whitening
+ * O(d) (the study's Mahalanobis form costs O(d^2); whitening is this project's
  * alternative).
  *
  * Same bits as the CPU: each distance is summed over j = 0..d-1 in order with

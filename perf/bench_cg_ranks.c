@@ -222,7 +222,7 @@ static double solve_once(mu_app *app, problem *P, const char *what) {
     return per;
 }
 
-/* (2): seconds per iteration of all ranks, with the report. */
+/* (2): seconds per iteration of all ranks, with its printed lines. */
 static double all_ranks(mu_app *app, problem *P, int warm, int iters, double t1, const char *what) {
     /* The backend's first several-rank iterate logs the form it runs (info). */
     mu_log_set_level("info");

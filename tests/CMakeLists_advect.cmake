@@ -1,8 +1,8 @@
 # Tests of the advect workload (issue 5). Included from tests/CMakeLists.txt.
-# Unit (unit_advect): the report's Figure 3 classification and Table 1
+# Unit (unit_advect): the study's Figure 3 classification and Table 1
 # streams, and the segment engine (lines and dataflow orders) bitwise equal to
-# an independent transcription of the corrected 1-D routine (report §1.4).
-# Command runs (label mpi): the §7.5 oracles (advect_oracles), the same bits
+# an independent transcription of the corrected 1-D routine (Walcek 2000).
+# Command runs (label mpi): the analytic oracles (advect_oracles), the same bits
 # on 1-4 ranks and in both schedules (advect_ranks), bad decks
 # (advect_bad_input), checkpoint/restart, HDF5, PNG and summary
 # (advect_outputs). Slurm: jobs/advect.sbatch end to end (slurm_advect_e2e).

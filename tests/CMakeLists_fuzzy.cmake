@@ -1,8 +1,8 @@
 # Tests of the fuzzy workload (issue 6). Included from tests/CMakeLists.txt.
-# Unit (test_fuzzy): the report's membership table (6.3) and merge vectors
-# (6.4), Iris's r in both forms (8.5), the solver, FM iteration, dealing,
+# Unit (test_fuzzy): the study's membership table (Table 5.1) and merge vectors
+# (Tables 5.3 and 5.4), Iris's r in both forms, the solver, FM iteration, dealing,
 # linkage against the study's Algorithm 8, the reader and its errors.
-# Command runs (label mpi): the report's vectors and the group counts of the
+# Command runs (label mpi): the reference vectors and the group counts of the
 # bundled sets (fuzzy_vectors), the same prototypes on 1-4 ranks in both modes
 # (fuzzy_ranks), bad input (fuzzy_bad_input), outputs and the plot
 # (fuzzy_outputs). Slurm: jobs/fuzzy.sbatch end to end (slurm_fuzzy_e2e).

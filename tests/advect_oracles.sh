@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The report's §7.5 oracles on `mutirao advect`, against analytic answers:
+# Oracles on `mutirao advect`, against analytic answers:
 # a uniform field stays uniform in a divergent 3-D wind (Walcek densities);
 # mass is conserved to rounding with periodic boundaries; no new extrema and
 # no negative values; a Gaussian, a cosine bell and a square wave carried once

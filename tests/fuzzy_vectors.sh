@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The report's vectors at the command level (design/seeds/004-fuzzy-minimals.md):
-# Iris in both r forms (8.5), the 90-object stand-in (8.2, 8.5), the group
-# counts of Old Faithful, Ruspini and xclara (8.5; inputs/fuzzy), and a seeded
+# The reference vectors of docs/fuzzy.md at the command level:
+# Iris in both r forms, the 90-object stand-in, the group
+# counts of Old Faithful, Ruspini and xclara (inputs/fuzzy), and a seeded
 # 10000-point three-blob set (the study's test 2 analogue) giving 3 prototypes.
 source "$(dirname "$0")/lib.sh"
 IN=$SRCDIR/inputs/fuzzy
@@ -40,7 +40,7 @@ check() {
     if out=$($CHECK "$@"); then echo "ok: $what: $out"; else fail "$what: $out"; fi
 }
 
-# ---- Iris, printed r (report 8.5): r = 1.446719, 2 prototypes, 51/99, first object's memberships.
+# ---- Iris, printed r: r = 1.446719, 2 prototypes, 51/99, first object's memberships.
 if fz iris_printed 2 --input="$IN/iris.csv" --label-column=Species --r-norm=printed --eps2=0.5; then
     near "iris printed r" "$(field iris_printed r)" 1.446719 5e-7
     check "iris printed prototypes" protos "$WORK/iris_printed-" \
@@ -58,7 +58,7 @@ if fz iris_density 3 --input="$IN/iris.csv" --label-column=Species --eps2=0.1 --
         "setosa:50|versicolor:50,virginica:29|virginica:21"
 fi
 
-# ---- The 90-object stand-in (report 8.2): a 3x3 grid plus a 9x9 grid.
+# ---- The 90-object stand-in: a 3x3 grid plus a 9x9 grid.
 {
     echo "x,y"
     for x in 1 2 3; do for y in 4 5 6; do echo "$x,$y"; done; done
@@ -79,7 +79,7 @@ for p in 2 4; do
     fi
 done
 
-# ---- Group counts of the public sets (report 8.5), density r, exact mode.
+# ---- Group counts of the public sets, density r, exact mode.
 if fz faithful 2 --input="$IN/faithful.csv" --zscore; then
     check "Old Faithful (z-scored): 2 groups" sizes "$WORK/faithful-" 97,175 0
 fi
@@ -91,7 +91,7 @@ if fz xclara 2 --input="$IN/xclara.csv"; then
 fi
 
 # ---- The study's test 2 analogue: 10000 Philox blobs (sigma 110, integer coordinates) at
-# (400,400), (400,1090), (1125,750); density r near 0.0274 (report 8.2). Partitioned with
+# (400,400), (400,1090), (1125,750); density r near 0.0274. Partitioned with
 # p = 4 (exact mode on 10^4 points is the GPU's job), and exact on 3000 of the same kind.
 if fz blobs10k 2 --gen=blobs --n=10000 --seed=2017 --mode=partitioned --partitions=4; then
     near "blobs 10k r" "$(field blobs10k r)" 0.0274 1e-3

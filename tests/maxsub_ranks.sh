@@ -74,7 +74,7 @@ for empty in allowed forbidden; do
     same_on_all "2-D all negative --empty=$empty" "$want" --dim=2 --input="$WORK/negm.txt" --empty=$empty
 done
 
-# The study's generator and the report's reference answers (7.3).
+# The study's generator and independently computed reference answers.
 same_on_all "thesis 1-D n=200000" "323778,47667,104040" --gen=thesis --n=200000
 same_on_all "thesis 1-D n=2000000" "682654,47667,366549" --gen=thesis --n=2000000
 same_on_all "thesis 2-D n=512" "491682,40,453,175,426" --dim=2 --gen=thesis --n=512

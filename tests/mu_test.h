@@ -1,7 +1,7 @@
 /* The one assertion helper of the C tests (tests/test_*.c, tests/gpu_test.h).
  *
  * Every check is counted; a failed one prints "FAIL file:line: what" (the
- * first 40 of a program) and makes mu_report's exit code 1, which ctest reads.
+ * first 40 of a program) and makes mu_report return exit code 1, which ctest reads.
  *
  *   CHECK(cond, fmt, ...)      cond true; on failure, the printf-style message
  *   CHECK_TRUE(cond)           cond true; the message is cond's text

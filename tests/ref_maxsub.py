@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Independent reference for maxsub tests, written from the report's rules
-(002-maxsub.md 9.1), not from the C code.
+"""Independent reference for maxsub tests, written from the rules stated
+here (and in docs/maxsub.md), not from the C code.
 
 1-D: the largest sum, then the smallest end, then the largest start; with
 --empty=allowed only positive sums count and otherwise the answer is empty.

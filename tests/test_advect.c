@@ -1,7 +1,7 @@
-/* Unit tests of the advect engine: the report's Figure 3 classification and
+/* Unit tests of the advect engine: the study's Figure 3 classification and
  * Table 1 streams; the segment engine, in the lines order and in the dataflow
  * order (streams, then inflow-only cells), bitwise equal to a separate
- * transcription of the corrected 1-D routine (report §1.4: forward loop, then
+ * transcription of the corrected 1-D routine (Walcek 2000: forward loop, then
  * backward loop) on random lines with random wind signs. Built without FMA
  * contraction, like the engine. */
 #include <stddef.h>
@@ -15,7 +15,7 @@
 #include "core/log.h"
 #include "core/philox.h"
 
-/* ---- the reference: report §1.4 as two loops over one open line -------------- */
+/* ---- the reference: Walcek (2000) as two loops over one open line ----------- */
 
 static float mx(float a, float b) {
     return a > b ? a : b;
@@ -88,7 +88,7 @@ static void ref_walcek(int n, const float *q0, float *qn, const float *u, const 
 
 /* ---- Figure 3 and Table 1 --------------------------------------------------------- */
 
-/* Classes of an open line as the report's letters (A, B: inflow borders). */
+/* Classes of an open line as the study's letters (A, B: inflow borders). */
 static void letters(const adv_seg *s, const uint8_t *cls, int n, char *out) {
     for (int i = 0; i < n; i++) out[i] = "DECFXK"[cls[i]];
     if (s->src_l == ADV_SRC_BORDER) out[0] = 'A';

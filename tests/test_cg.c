@@ -472,10 +472,10 @@ static void mm_gzip(void) {
     CHECK_INT_NE(cg_mm_read(gz, &a), 0);
 }
 
-/* The report's 5 x 5 example (section 2.1): COO in arbitrary order to CSR. */
+/* The study's 5 x 5 example (its Figures 5.1 and 5.2): COO in arbitrary order to CSR. */
 static void mm_report_example(void) {
     const char *p = write_file("ex5.mtx", "%%MatrixMarket matrix coordinate real general\n"
-                                          "% the report's example\n5 5 12\n"
+                                          "% the study's example\n5 5 12\n"
                                           "5 5 12\n3 5 9\n3 3 7\n2 4 5\n1 1 1\n1 4 2\n"
                                           "4 4 11\n2 1 3\n3 1 6\n2 2 4\n3 4 8\n4 3 10\n");
     cg_mm m;

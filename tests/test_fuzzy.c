@@ -1,7 +1,7 @@
-/* Unit tests of the fuzzy workload's serial parts against the report's vectors
- * (design/seeds/004-fuzzy-minimals.md): the membership table of the 90-object
- * example (6.3), the merge vectors for 2 and 4 blocks (6.4), Iris's r in both
- * forms (8.5), and the pieces: moments, Cholesky, the r solver, the FM
+/* Unit tests of the fuzzy workload's serial parts against reference vectors
+ * (docs/fuzzy.md): the membership table of the 90-object example (the study's
+ * Table 5.1), the merge vectors for 2 and 4 blocks (its Tables 5.3 and 5.4),
+ * Iris's r in both forms, and the pieces: moments, Cholesky, the r solver, the FM
  * iteration and acceptance, dealing, single linkage against the study's matrix
  * algorithm, cuts, accuracy measures, the reader and its errors. */
 #define _POSIX_C_SOURCE 200809L
@@ -30,7 +30,7 @@ static const char *write_tmp(const char *name, const char *text) {
     return mu_test_write(tmpdir, name, text);
 }
 
-/* ---- report 6.3: Table 5.1 from r = 0.892701 and the unrounded prototypes ---- */
+/* ---- the study's Table 5.1 from r = 0.892701 and the unrounded prototypes --- */
 
 static void membership_table_5_1(void) {
     /* (x, y, mu to P1, mu to P2), Table 5.1 = Table 5.2. */
@@ -59,12 +59,12 @@ static void membership_table_5_1(void) {
             if (e > worst) worst = e;
             CHECK_TRUE(e < 1e-5);
         }
-    printf("Table 5.1: max |mu - printed| = %.2e over 54 values (report: 5.8e-6)\n", worst);
+    printf("Table 5.1: max |mu - printed| = %.2e over 54 values (reference fit: 5.8e-6)\n", worst);
     /* Hard labels: the 9 small-group objects to P1, the rest to P2. */
     for (int i = 0; i < 27; i++) CHECK_INT_EQ(lab[i], t[i][0] <= 3 ? 0 : 1);
 }
 
-/* ---- report 6.4: the merge of Table 5.3's per-block prototypes ------------- */
+/* ---- the merge of Table 5.3's per-block prototypes into Table 5.4 ---------- */
 
 static void merge_vectors(const double *v, int m, const double *heights, int nh,
                           const double *means) {
@@ -211,7 +211,7 @@ static void solve_r_on(const double *x, int64_t n, int F, int printed, double wa
 }
 
 static void factor_r_grid90(void) {
-    /* The report's stand-in for the 90-object example: 3 x 3 plus 9 x 9 grids. */
+    /* A stand-in for the study's 90-object example: 3 x 3 plus 9 x 9 grids. */
     double x[180];
     int k = 0;
     for (int a = 1; a <= 3; a++)
@@ -224,7 +224,7 @@ static void factor_r_grid90(void) {
             x[k++] = a;
             x[k++] = b;
         }
-    solve_r_on(x, 90, 2, 0, 1.019, 5e-4);  /* report 8.2: 1.019 without 1/n */
+    solve_r_on(x, 90, 2, 0, 1.019, 5e-4);  /* 1.019 without 1/n */
     solve_r_on(x, 90, 2, 1, 0.2401, 5e-5); /* and 0.2401 with it */
 }
 
@@ -234,7 +234,7 @@ static void factor_r_iris(void) {
     CHECK_INT_EQ(d.n, 150);
     CHECK_INT_EQ(d.F, 4);
     CHECK_INT_EQ(d.nlabels, 3);
-    solve_r_on(d.x, d.n, d.F, 1, 1.446719, 5e-7); /* report 8.5 */
+    solve_r_on(d.x, d.n, d.F, 1, 1.446719, 5e-7); /* the printed form */
     solve_r_on(d.x, d.n, d.F, 0, 3.60561, 5e-6);
     mu_fz_free(&d);
 }

@@ -144,8 +144,8 @@ static int64_t ref_p1p2(const int32_t *x, int64_t n, mu_segment *out) {
     return k;
 }
 
-/* 1-D maximum subarray by brute force with the project's tie rule (report 002
- * 9.1): largest sum, then smallest end, then largest start. Non-empty. */
+/* 1-D maximum subarray by brute force with the project's tie rule (that of the
+ * study's sequential code): largest sum, then smallest end, then largest start. Non-empty. */
 static void ref_max_subarray(const int32_t *x, int64_t n, int64_t *best, int64_t *bs, int64_t *be) {
     *bs = *be = -1;
     *best = 0;
@@ -294,7 +294,7 @@ static void test_fasta_invalid_characters(void) {
 /* -------------------------------------------------------------- KD tests */
 
 static void test_kd_scale(void) {
-    /* Kyte & Doolittle 1982 (report 002 section 4.6), times ten. */
+    /* Kyte & Doolittle 1982, times ten. */
     static const char letters[] = "IVLFCMAGTSWYPHEQDNKR";
     static const int32_t values[] = {45, 42,  38,  28,  25,  19,  18,  -4,  -7,  -8,
                                      -9, -13, -16, -32, -35, -35, -35, -35, -39, -45};
@@ -342,7 +342,7 @@ static void check_rt(const int32_t *x, int64_t n) {
 }
 
 static void test_rt_examples(void) {
-    /* Report 002 section 1.1: the maximum subsequence is (5, 7, 2, -3, 10) = 21. */
+    /* The study's example: the maximum subsequence is (5, 7, 2, -3, 10) = 21. */
     static const int32_t thesis[] = {3, 5, 10, -5, -30, 5, 7, 2, -3, 10, -7, 5};
     mu_segment s[12];
     CHECK_INT_EQ(mu_ruzzo_tompa(thesis, 12, s), 3);

@@ -1,5 +1,5 @@
-/* maxsub CPU reference: the study's worked examples, the report's test vectors
- * (002-maxsub.md 7.2-7.3) and brute force on small inputs with ties. */
+/* maxsub CPU reference: the study's worked examples, reference answers computed
+ * independently of this code, and brute force on small inputs with ties. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,7 +49,7 @@ static void study_example(void) {
     CHECK_INT_EQ(s.best, 21);
     CHECK_INT_EQ(s.best_start, 5);
     CHECK_INT_EQ(s.best_end, 9);
-    /* The report's split tests: p = 1, 2, 3 all combine to 21. */
+    /* Split tests: p = 1, 2, 3 all combine to 21. */
     for (int p = 1; p <= 3; p++) {
         mu_mss_summary r = mu_mss_identity(0);
         for (int k = 0; k < p; k++)
@@ -159,7 +159,7 @@ static void thesis_generator(void) {
 #endif
 }
 
-/* Report 7.3: reference answers on the study's 1-D inputs. */
+/* Independent reference answers on the study's 1-D inputs. */
 static void thesis_1d_references(void) {
     const struct {
         int64_t n, sum, start, end;
@@ -214,7 +214,7 @@ static void study_matrix(void) {
     solve2d(K5, 5, 5, 1, r);
     int64_t want[5] = {110, 1, 3, 2, 4};
     CHECK_MEM_EQ(r, want, sizeof want);
-    /* Report 5.1: all 15 pairs (id order) with their maxima and rows. */
+    /* The study's 5 x 5 example: all 15 pairs (id order) with their maxima and rows. */
     const int64_t table[15][3] = {{35, 1, 2},  {0, -1, -1}, {10, 2, 2}, {64, 1, 3}, {69, 1, 3},
                                   {4, 3, 3},   {10, 0, 0},  {49, 3, 3}, {59, 3, 3}, {55, 0, 4},
                                   {105, 1, 3}, {110, 1, 3}, {80, 1, 3}, {85, 1, 3}, {20, 3, 4}};
@@ -323,7 +323,7 @@ static void brute_force_2d(void) {
     }
 }
 
-/* Report 7.3: the study's 2-D inputs (row-major from a fresh stream). */
+/* Independent reference answers on the study's 2-D inputs (row-major from a fresh stream). */
 static void thesis_2d_references(void) {
     const struct {
         int64_t n, sum, r0, r1, c0, c1;

@@ -342,7 +342,7 @@ static void generation_nonnegative(void) {
     free(Z);
 }
 
-/* Report 2.5: with the residual correlation applied to the normals, the
+/* With the residual correlation applied to the normals, the
  * lognormal noises a correlate less than the target where the lognormals are
  * skewed; the per-node transform (mu_sc_lognormal_factor) gives the target. A
  * node-like draw of 200000 scenarios of three stations with a strongly skewed
@@ -445,7 +445,7 @@ static void model_moments(const mu_sc_model *md, int s, double var[12], double l
  * monthly means within 0.015 sd of the model's (standard error about 0.004),
  * standard deviations within 0.03 (about 5 standard errors for these skewed
  * values; p047 in June, a dry month where the lower bound is clamped now and
- * then, report 2.4, comes out 2.5% low), lag-1 correlations within 0.015 (4). */
+ * then, comes out 2.5% low), lag-1 correlations within 0.015 (4). */
 static void generated_moments(void) {
     mu_sc_hist h;
     mu_sc_select sel = {"p006,p074,p047", 0, 0, 10};

@@ -4,7 +4,7 @@
  * cell it ends in), which fluxes are known locally at the start (open-border
  * inflow, or the seed that closes a chain going once around a periodic line
  * with one wind sign), and the independent streams and dependent inflow-only
- * cells of the rest (report §2). Classes depend on the wind only, so one
+ * cells of the rest (the study's dataflow). Classes depend on the wind only, so one
  * segment description serves every field.
  *
  * The segment functions, host and device, are in gpu/advect_walcek.h:

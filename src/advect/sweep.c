@@ -1,6 +1,6 @@
-/* One time step: X, Y and Z sweeps (report §1.5). Each sweep: halo exchange
+/* One time step: X, Y and Z sweeps (Walcek 2000, as in CCATT-BRAMS). Each sweep: halo exchange
  * (X, Y), face winds and Walcek densities, the Courant check, the line
- * classification, then the dataflow of report §7.3: local streams first, the
+ * classification, then the dataflow across ranks (this project's design): local streams first, the
  * flux chains carried across ranks in rounds (each rank passes the flux of its
  * end face once it is known, so both sides of an interface use the one value
  * computed upstream), and the inflow-only cells last. The cells do the same

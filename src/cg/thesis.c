@@ -1,4 +1,4 @@
-/* The study's coded algorithm (report 001 section 1.3, faithful mode of 8.1):
+/* The study's coded algorithm (its annex source listing), the faithful mode:
  *   x = 0; r = b; w = -r
  *   for i = 0 .. max_it (inclusive):
  *       z = A w; alpha = r'w / w'z; x += alpha w; r -= alpha z

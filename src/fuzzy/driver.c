@@ -46,8 +46,7 @@ static const mu_opt_spec fuzzy_opts[] = {
      "when --units=absolute"},
     {"eps2", MU_OPT_REAL, "", 0,
      "acceptance: squared distance to every prototype above (eps2/r)^2 (unset: 0.5), or "
-     "above eps2 when --units=absolute (unset: 1e-5, another public FM code's default, "
-     "report 8.1)"},
+     "above eps2 when --units=absolute (unset: 1e-5, another public FM code's default)"},
     {"max-it", MU_OPT_INT, "10000", 0, "iteration cap per start; starts that hit it are counted"},
     {"merge", MU_OPT_CHOICE, "auto", "auto|yes|no",
      "single-linkage merge of the raw prototypes (auto: partitioned with p > 1, or when "

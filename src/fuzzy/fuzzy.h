@@ -1,6 +1,6 @@
 /* The fuzzy command: Fuzzy Minimals clustering (Flores-Sintas, Cadenas and
- * Martin), as in T. A. D. de Souza's UNESP 2017 study, corrected where the
- * report (design/seeds/004-fuzzy-minimals.md) finds it wrong. Internal to
+ * Martin), as in T. A. D. de Souza's UNESP 2017 study, corrected where it is
+ * wrong (docs/fuzzy.md). Internal to
  * src/fuzzy. Data are row-major n x F doubles throughout; squared distances
  * are Euclidean. */
 #ifndef MU_FUZZY_H
@@ -31,7 +31,7 @@ typedef struct {
  * "file:line" and what was expected. */
 int mu_fz_read(const char *path, const char *header, const char *label_column, mu_fz_data *d);
 
-/* Three Gaussian blobs (the report's analogue of the study's test 2): centres
+/* Three Gaussian blobs (this project's analogue of the study's test 2): centres
  * "x,y;x,y;..." (any dimension, all the same), standard deviation sigma,
  * coordinates rounded to integers; object i draws from Philox keyed by (seed, i),
  * so the data are the same on any layout. Reference labels = the blob. */
@@ -87,7 +87,7 @@ typedef struct {
 } mu_fz_rinfo;
 
 /* The factor r of Eq. 3.9: r^F = K * sum_x 1/(1 + r^2 d2[x]), with K =
- * sqrt|C^-1| = exp(-logdet/2) (density) or that over n (the printed form, §8.2).
+ * sqrt|C^-1| = exp(-logdet/2) (density) or that over n (the form as printed).
  * Solved for s = log r by Newton safeguarded with bisection in a bracket that
  * always holds the unique root: g(s) = log K + log S(s) - F s with
  * S = sum 1/(1 + e^2s d2) and g'(s) = -2 sum u(1-u) / S - F < 0. This rank holds
@@ -104,7 +104,7 @@ int mu_fz_solve_r(const double *d2, int64_t nloc, int64_t n, int F, double logde
 void mu_fz_memberships(const double *x, int64_t n, int F, const double *v, int m, double r,
                        double *mu, int32_t *labels, double *top_mu);
 
-/* ---- partitions (the study's distribution, report 3.2 and 8.1 item 5) ------- */
+/* ---- partitions (the study's distribution, its section 4.4, as read here) ---- */
 
 /* Stable lexicographic ascending order of the objects (ties keep input order),
  * then round-robin dealing: sorted position i goes to partition i mod p, each

@@ -1,5 +1,5 @@
-/* The hierarchical merge of per-partition prototypes (report 2.6): single
- * linkage, the dendrogram cut, and the group means; plus the accuracy
+/* The hierarchical merge of per-partition prototypes (the study's section 4.5): single
+ * linkage (Johnson 1967), the dendrogram cut, and the group means; plus the accuracy
  * measures. */
 #include <math.h>
 #include <stdlib.h>

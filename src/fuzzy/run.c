@@ -868,7 +868,7 @@ static int finish_files(const mu_fz_cfg *c, fz_state *s, const fz_tables *t) {
     return rc;
 }
 
-/* Rank 0: merge, memberships, accuracy, the report and the files. */
+/* Rank 0: merge, memberships, accuracy, the printed report and the files. */
 static int finish(const mu_fz_cfg *c, fz_state *s) {
     int F = s->F;
     int64_t m_raw = s->m_raw;

@@ -1,5 +1,5 @@
 /* A small FASTA reader for protein sequences (the hydrophobic-region workload,
- * report 002 section 4.6).
+ * the study's section 4.1).
  *
  * Format accepted:
  *   - One or more records. A record starts with a header line '>' ID [DESCRIPTION]

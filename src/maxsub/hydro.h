@@ -1,4 +1,4 @@
-/* Hydrophobic regions of proteins (report 002 section 4.6): per-residue
+/* Hydrophobic regions of proteins (da Luz 2013, after Baxevanis and Ouellette 2001): per-residue
  * Kyte-Doolittle hydropathy in fixed point, and all maximal scoring subsequences
  * by the linear-time algorithm of Ruzzo & Tompa (ISMB 1999).
  *

@@ -1,4 +1,4 @@
-/* The study's application (report 4.6): hydrophobic regions of proteins. Each
+/* The study's application (its section 4.1): hydrophobic regions of proteins. Each
  * residue scores its Kyte-Doolittle value in tenths (exact integers) plus an
  * offset that makes the expected score negative; the regions are all maximal
  * scoring subsequences (Ruzzo-Tompa). Records are split over ranks in

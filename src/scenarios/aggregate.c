@@ -1,8 +1,8 @@
 /* Aggregation of one node's scenarios (aggregate.h). The steps, and the choices
- * the study leaves open (report 10):
+ * the study leaves open, made here:
  *
  *  1. Whitening (whiten.c): Mahalanobis with the M scenarios' own sample
- *     covariance (gap 4's default) becomes Euclidean; a singular covariance
+ *     covariance (the study does not say which) becomes Euclidean; a singular covariance
  *     drops the stations the others determine.
  *  2. Duplicates and K >= distinct points. Points equal after whitening are
  *     found by hashing. Each is still its own object with weight 1/M (a
@@ -11,7 +11,7 @@
  *     group per distinct point (within sum of squares 0): k = u groups are
  *     formed, not K. K = 1: one group.
  *  3. Initial centres: K distinct points drawn uniformly by Philox keyed by
- *     (key, "kmeans"), gap 3's option (b). Option (a), K extra generated
+ *     (key, "kmeans"), reading (b) of the study's random centres. Reading (a), K extra generated
  *     scenarios, needs the generator and can start a cluster empty, which
  *     AS 136 rejects; (b) cannot: each centre's own point is at distance 0 from
  *     it and farther from every other centre, and AS 136 keeps a point in the

@@ -25,7 +25,7 @@ static const mu_opt_spec sc_opts[] = {
     {"tree", MU_OPT_STRING, "1,30,200", 0,
      "tree shape: 1 (the root), then the openings K of each stochastic stage (one month each)"},
     {"m", MU_OPT_INT, "1024", 0, "scenarios generated per node (the study's M)"},
-    {"pmax", MU_OPT_INT, "6", 0, "largest PAR order tried (report 2.3)"},
+    {"pmax", MU_OPT_INT, "6", 0, "largest PAR order tried (Maceira and Bezerra 1997)"},
     {"pacf-conf", MU_OPT_REAL, "1.96", 0,
      "order = largest lag whose |partial autocorrelation| > this / sqrt(N)"},
     {"sd-denominator", MU_OPT_CHOICE, "n", "n|n-1", "monthly standard deviation over N or N-1"},
@@ -51,11 +51,12 @@ static const mu_opt_spec sc_opts[] = {
     {"series", MU_OPT_INT, "2000", 0, "comb: number of series S"},
     {"horizon", MU_OPT_INT, "12", 0, "comb: months per series"},
     {"delta-min", MU_OPT_REAL, "0.05", 0,
-     "the lognormal lower bound is clamped to at most -delta-min x noise std (report 2.4)"},
+     "the lognormal lower bound (Maceira and Bezerra 1997) is clamped to at most -delta-min x "
+     "noise std"},
     {"corr", MU_OPT_CHOICE, "normal", "normal|lognormal",
      "spatial correlation: the residual correlation applied to the normals (normal), or "
-     "transformed per tree node so the lognormal noises correlate as the residuals (report "
-     "2.5)"},
+     "transformed per tree node so the lognormal noises (Maceira and Bezerra 1997) correlate "
+     "as the residuals"},
     {"stats-series", MU_OPT_INT, "500", 0,
      "statistics report: generated series (comb draws on their own streams)"},
     {"stats-years", MU_OPT_INT, "4", 0,
@@ -64,7 +65,7 @@ static const mu_opt_spec sc_opts[] = {
     {"output-json", MU_OPT_PATH, "", 0, "the tree as JSON"},
     {"model", MU_OPT_PATH, "", 0, "the fitted PAR(p) model as JSON"},
     {"stats", MU_OPT_PATH, "", 0,
-     "statistics report (CSV): generated against historical monthly moments"},
+     "statistics report as CSV: generated against historical monthly moments"},
     {"node-scenarios", MU_OPT_PATH, "", 0,
      "tree: every node's M generated scenarios as CSV node,scenario,<station>,... (large; "
      "for checking the aggregation)"},

@@ -114,7 +114,7 @@ void mu_km_means(const double *a, int m, int d, const int *ic1, int k, double *c
 int mu_km_hartigan_wong(const double *a, int m, int d, double *c, int k, int maxit, int maxqtr,
                         const mu_km_backend *be, mu_km_out *out);
 
-/* The study's Version 2 (report 4.7): centres frozen during each pass and
+/* The study's Version 2 (its section 3.7.3, as read here): centres frozen during each pass and
  * recomputed from the members after it, then qsweeps quick-transfer sweeps
  * (<= 0: MU_KM_V2_SWEEPS); see kmeans_v2.c. be == NULL: CPU. */
 #define MU_KM_V2_SWEEPS 1

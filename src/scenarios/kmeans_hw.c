@@ -1,7 +1,7 @@
 /* Hartigan-Wong k-means exactly as Applied Statistics algorithm AS 136 (KMNS,
  * OPTRA, QTRAN), with the two changes R's kmeans() makes to it: a cap on the
  * quick-transfer steps (ifault 4) and the number of passes returned in iter.
- * Written from the published algorithm (report 4.5); the test compares it with
+ * Written from the published algorithm (Hartigan and Wong 1979); the test compares it with
  * R's kmeans(algorithm = "Hartigan-Wong") for identical assignments.
  *
  * Exactness rests on doing the arithmetic in AS 136's order: distances summed

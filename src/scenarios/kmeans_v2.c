@@ -1,9 +1,9 @@
-/* The study's parallel "Version 2" of Hartigan-Wong (report 3.7.3 and 4.7):
+/* The study's parallel "Version 2" of Hartigan-Wong (Quadros 2016, section 3.7.3):
  * the centres stay fixed during each pass over the points and are recomputed
  * from their members after it, so every point's test in a pass is independent
  * of the others' and the distance step is one M x K computation (the GPU's).
  *
- * Choices where the study is silent (report 10, gap 9), and why:
+ * Choices made here where the study is silent, and why:
  *  - a pass applies AS 136's optimal-transfer test (R1 = n1/(n1-1) d(i,L1)
  *    against R2 = n/(n+1) d(i,L), live-set rule, strict inequality) with the
  *    counts frozen at the start of the pass, like the centres;

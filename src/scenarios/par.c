@@ -1,4 +1,4 @@
-/* PAR(p) fit, report 2.2-2.3 and 2.5: per station and month the mean and
+/* PAR(p) fit (Box and Jenkins 1976; Maceira and Bezerra 1997): per station and month the mean and
  * standard deviation, the periodic autocorrelations rho^m(k), the periodic
  * Yule-Walker system of each order up to p_max (its last coefficient is the
  * periodic partial autocorrelation), the order as the largest significant lag,

@@ -1,7 +1,7 @@
 /* What a tree node's child stands for: the inflows given to each group that
  * the aggregation formed from the node's M generated scenarios.
  *   nearest   the member nearest the group's centroid in the whitened
- *             (Mahalanobis) space: the study's choice (report 3), a scenario
+ *             (Mahalanobis) space: the study's choice, a scenario
  *             that was drawn, but in many stations of skewed inflows it sits
  *             below its group's mean, so the tree's means fall below the sample's;
  *   centroid  the mean of the group's members in inflow units: the children,

@@ -41,7 +41,7 @@ int mu_sc_check_record(const mu_sc_hist *h, int min_years, const char *who);
 /* Rank 0's record to every rank. Collective. */
 int mu_sc_hist_bcast(MPI_Comm comm, mu_sc_hist *h);
 
-/* ---- the PAR(p) model (report 2.2-2.5) --------------------------------------- */
+/* ---- the PAR(p) model (Maceira and Bezerra 1997) ----------------------------- */
 
 typedef struct {
     int sd_n1;          /* 1: standard deviation with 1/(N-1); 0: 1/N (CEPEL) */
@@ -97,7 +97,7 @@ int mu_sc_dependent(const double *R, int n, double tol, unsigned char *dep);
 /* M scenarios of one month on the CPU (the reference): Z is nscen x nst. */
 void mu_sc_gen_cpu(const mu_sc_gen_month *g, const mu_sc_gen_draw *d, double *Z, int64_t *clamped);
 
-/* The exact lognormal correlation (report 2.5) for scenarios that share one
+/* The exact lognormal correlation for scenarios that share one
  * past (a tree node): the normal-space correlation rho_xi(i,j) =
  * ln(1 + R_ij sqrt((e^{s_i^2} - 1)(e^{s_j^2} - 1))) / (s_i s_j), clipped to [-1, 1],
  * makes the lognormal noises a correlate as R; its factor goes to D (nst x nst),
@@ -124,7 +124,7 @@ typedef struct {
     int64_t series;        /* comb: S */
     int horizon;           /* comb: months */
     double delta_min;
-    int corr_lognormal;   /* tree: correlation transformed per node (report 2.5) */
+    int corr_lognormal;   /* tree: correlation transformed per node (exact for the lognormal) */
     int64_t stats_series; /* statistics sample: series */
     int stats_years;      /* and years each (after a year of burn-in) */
     const char *out_csv, *out_json, *model_json, *stats_path, *plot;

@@ -1,4 +1,4 @@
-/* The statistics report (GEVAZP's test-module idea, report gap 8): per station
+/* The statistics report, after GEVAZP's test module (which the study used): per station
  * and month, generated against historical mean, standard deviation and lag-1
  * autocorrelation, and per month the mean absolute difference of the lag-0
  * cross-station correlations. A report of moments, not a pass/fail test. */

@@ -19,7 +19,7 @@ me=e2e_maxsub
 # shellcheck source=tests/slurm/e2e_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
-# The study's examples (design/seeds/002-maxsub.md).
+# The study's examples (da Luz 2013, sections 1.2 and 1.3).
 echo "3 5 10 -5 -30 5 7 2 -3 10 -7 5" >"$work/in1d.txt"
 cat >"$work/in2d.txt" <<'M'
 -10 -10 20 -20 -30
