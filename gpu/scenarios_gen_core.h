@@ -50,7 +50,7 @@ MU_HD double mu_sc_normal(uint64_t seed, uint64_t node, uint64_t scen, int st) {
 }
 
 /* Station s's lower bound of a_t: Delta, clamped to at most -delta_min sig_a
- * (report 2.4); *dtrue is the bound the model gives, -mu/sd - cond, and
+ * (a guard added here); *dtrue is the bound the model gives, -mu/sd - cond, and
  * *clamped is set when Delta is not that one. */
 MU_HD double mu_sc_delta(const mu_sc_gen_month *g, const double *zpast, int s, double *dtrue,
                          int *clamped) {
