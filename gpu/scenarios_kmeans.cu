@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "gpu/check.h"
+#include "gpu/rn.h"
 #include "gpu/scenarios_kmeans.h"
 #include "gpu/scenarios_kmeans_core.h"
 
@@ -206,7 +207,7 @@ template <int MT, int W, class Get> __device__ double staged_sum(Get get, int n,
         if (tid < W) {
             const int top = n - t0 < MT ? n - t0 : MT;
             const double *tb = tile + b * MT * W;
-            for (int p = 0; p < top; p++) s = __dadd_rn(s, tb[p * W + tid]);
+            s = mu_ordered_add(s, tb + tid, top, W);
         }
         if (t0 + MT < n) stash(b ^ 1);
         __syncthreads();

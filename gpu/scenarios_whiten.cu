@@ -28,6 +28,7 @@
 
 #include "gpu/check.h"
 #include "gpu/gpu.h"
+#include "gpu/rn.h"
 #include "gpu/scenarios_whiten.h"
 
 extern "C" {
@@ -104,7 +105,7 @@ __device__ void chain_sum(const double *__restrict__ a, const double *__restrict
         if (i0 + CH < m) fetch(i0 + CH);
         if (tid == 0) {
             const int n = m - i0 < CH ? m - i0 : CH;
-            for (int t = 0; t < n; t++) s = __dadd_rn(s, tile[buf * CH + t]);
+            s = mu_ordered_add(s, tile + buf * CH, n, 1);
         }
         if (i0 + CH < m) stash(buf ^ 1);
         __syncthreads();
