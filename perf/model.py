@@ -68,6 +68,10 @@ XSUM_WORDS = 71           # src/core/exactsum.h: MU_XSUM_WORDS
 CG_PEER_MAX = 8           # gpu/cg_gpu.h: MU_GPU_CG_PEER_MAX
 MSS_TILE = 64             # gpu/maxsub_monoid.h: MU_MSS_TILE
 H100_SMS = 132
+# cg host-driven: the share of an iteration's divisible kernels that the halo
+# overlaps (the direction pass and the interior rows: 131 + 331 of 600 us in
+# perf/bench_cg_ranks's parts on 2 H100s, 111b5b9)
+CG_HALO_OVERLAP = 0.77
 FUZZY_FEATURES = 2        # --gen=blobs default centres are 2-D
 SC_STATIONS = 64          # inputs/scenarios/ons_inflows_64.csv
 
@@ -201,8 +205,10 @@ def cg_shape(s, p, P, nodes, device, variant, net):
     elif peer:
         s.update(path="peer (CUDA IPC)", link="nvlink", syncs=2, sync_kind="peer")
     else:
+        # the halo's staging and messages fly during the direction pass and the
+        # interior rows (src/cg/kernels_gpu.c iterate_ranks): CG_HALO_OVERLAP
         s.update(path="host-driven", link="ndr" if nodes > 1 else "shm", syncs=2,
-                 sync_kind="host", staged=2 * s["bytes"])
+                 sync_kind="host", staged=2 * s["bytes"], overlap=CG_HALO_OVERLAP)
     if rows < plane:
         s["notes"].append(f"{rows:.0f} rows a rank, under one {plane}-row plane: "
                           f"halo from {per_side} ranks a side")
@@ -405,20 +411,22 @@ def allreduce(net, P, nbytes, device, intra_link):
             (rounds - inside) * (2 * a_out + nbytes / b_out))
 
 
-def net_time(s, P, device, net):
+def net_time(s, P, device, net, divisible=0.0):
+    """The step's communication; the point-to-point part and its staging beyond
+    what the shape's `overlap` share of the divisible compute (seconds) hides."""
     if P <= 1:
         return 0.0
     lat, bw = link_cost(net, s["link"])
-    p2p = s["msgs"] * lat + s["bytes"] / bw
+    p2p = s["msgs"] * lat + s["bytes"] / bw + s["staged"] / net["pcie_bw"]
     intra = "nvlink" if s["link"] == "nvlink" else "shm"
     red = s["reds"] * allreduce(net, P, s["red_bytes"], device, intra)
-    return p2p + red + s["staged"] / net["pcie_bw"]
+    return max(0.0, p2p - s.get("overlap", 0.0) * divisible) + red
 
 
 def model_time(s, s1, T1, f, o, P, device, net):
     """(total, compute, network, sync) for one step."""
     comp = f * T1 * s["fixed"] / s1["fixed"] + (1 - f) * T1 * s["crit"] / s1["crit"]
-    netw = net_time(s, P, device, net)
+    netw = net_time(s, P, device, net, T1 * s["crit"] / s1["crit"])
     sync = o.get(s["sync_kind"], 0.0) * s["syncs"] if P > 1 else 0.0
     return comp + netw + sync, comp, netw, sync
 
@@ -464,7 +472,8 @@ def calibrate(ds, net, fit_ranks, fix_f=None):
             continue
         s, s1, T1 = r["shape"], r["base_shape"], r["T1"]
         a = T1 * (s["fixed"] / s1["fixed"] - s["crit"] / s1["crit"])
-        y = r["step_s"] - T1 * s["crit"] / s1["crit"] - net_time(s, r["ranks"], ds["device"], net)
+        div = T1 * s["crit"] / s1["crit"]
+        y = r["step_s"] - div - net_time(s, r["ranks"], ds["device"], net, div)
         eqs.append((a / r["step_s"], s["syncs"] / r["step_s"], y / r["step_s"]))
         kinds.add(s["sync_kind"])
         r["role"] = "fit"
