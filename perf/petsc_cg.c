@@ -383,14 +383,20 @@ static int blank(const char *s) {
     return *s == '\0';
 }
 
+/* x's whole vector on rank 0 (x0, through sc); the caller destroys both. */
+static MPI_Comm to_zero(Vec x, VecScatter *sc, Vec *x0, PetscMPIInt *rank) {
+    MPI_Comm comm = PetscObjectComm((PetscObject)x);
+    MPI_Comm_rank(comm, rank);
+    PetscCallAbort(comm, VecScatterCreateToZero(x, sc, x0));
+    return comm;
+}
+
 /* Writes path.tmp.<pid>, renamed to path when complete. */
 static int write_vector(Vec x, const char *path) {
     VecScatter sc;
     Vec x0;
     PetscMPIInt rank;
-    MPI_Comm comm = PetscObjectComm((PetscObject)x);
-    MPI_Comm_rank(comm, &rank);
-    PetscCallAbort(comm, VecScatterCreateToZero(x, &sc, &x0));
+    MPI_Comm comm = to_zero(x, &sc, &x0, &rank);
     PetscCallAbort(comm, VecScatterBegin(sc, x, x0, INSERT_VALUES, SCATTER_FORWARD));
     PetscCallAbort(comm, VecScatterEnd(sc, x, x0, INSERT_VALUES, SCATTER_FORWARD));
     int bad = 0;
@@ -425,9 +431,7 @@ static int read_vector(Vec x, const char *path) {
     VecScatter sc;
     Vec x0;
     PetscMPIInt rank;
-    MPI_Comm comm = PetscObjectComm((PetscObject)x);
-    MPI_Comm_rank(comm, &rank);
-    PetscCallAbort(comm, VecScatterCreateToZero(x, &sc, &x0));
+    MPI_Comm comm = to_zero(x, &sc, &x0, &rank);
     int bad = 0;
     if (rank == 0) {
         PetscInt n, k = 0;

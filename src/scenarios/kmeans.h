@@ -29,6 +29,16 @@ typedef struct {
     long long dist_evals; /* point-centre distances the CPU evaluated itself */
 } mu_km_out;
 
+/* The start of a k-means call: out's counters cleared and ifault MU_KM_BADK,
+ * which stays the answer (returned non-zero) unless 1 < k < m. */
+static inline int mu_km_out_start(mu_km_out *out, int m, int k) {
+    out->ifault = MU_KM_BADK;
+    out->iter = 0;
+    out->dist_s = 0.0;
+    out->dist_evals = 0;
+    return k <= 1 || k >= m;
+}
+
 /* Whole distance steps over the points the backend was made with. Each function
  * returns 0 or 1 (failure). The results must equal, bit for bit, what
  * mu_km_d2 / mu_km_nearest2_cpu / mu_km_scan_cpu give on the CPU. */

@@ -247,11 +247,7 @@ static void finish(const double *a, int m, int d, double *c, int k, const int *i
 int mu_km_hartigan_wong(const double *a, int m, int d, double *c, int k, int maxit, int maxqtr,
                         const mu_km_backend *be, mu_km_out *out) {
     double t0 = mu_km_now();
-    out->ifault = MU_KM_BADK;
-    out->iter = 0;
-    out->dist_s = 0.0;
-    out->dist_evals = 0;
-    if (k <= 1 || k >= m) return out->ifault;
+    if (mu_km_out_start(out, m, k)) return out->ifault;
     if (maxqtr <= 0) maxqtr = 50LL * m > INT_MAX ? INT_MAX : 50 * m;
     int *ic1 = out->ic1, *nc = out->nc;
     int *ic2 = malloc(sizeof(int) * (size_t)m), *ncp = malloc(sizeof(int) * (size_t)k);

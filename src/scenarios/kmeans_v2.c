@@ -287,11 +287,7 @@ static void candidates(v2 *s) {
 int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, int qsweeps,
                    const mu_km_backend *be, mu_km_out *out) {
     double t0 = mu_km_now();
-    out->ifault = MU_KM_BADK;
-    out->iter = 0;
-    out->dist_s = 0.0;
-    out->dist_evals = 0;
-    if (k <= 1 || k >= m) return out->ifault;
+    if (mu_km_out_start(out, m, k)) return out->ifault;
     v2 s = {0};
     s.a = a;
     s.m = m;
