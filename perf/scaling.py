@@ -55,6 +55,7 @@ import csv
 import json
 import math
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -397,11 +398,15 @@ def add_efficiency(rows):
 
 def write_csv(rows, path):
     """The CSV, with paths inside the source tree and the results folder
-    written relative to them, so that a CSV names no machine's folders."""
+    written relative to them, and a binary outside the tree by its name
+    (`mutirao`, as on the PATH), so that a CSV names no machine's folders."""
     here = os.path.dirname(os.path.abspath(path)) + os.sep
     def shown(v):
         v = fmt(v)
-        return v.replace(here, "").replace(ROOT + os.sep, "") if isinstance(v, str) else v
+        if not isinstance(v, str):
+            return v
+        v = v.replace(here, "").replace(ROOT + os.sep, "")
+        return re.sub(r"(?<![\w.])/\S*/mutirao(?=\s)", "mutirao", v)
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
         w.writeheader()
