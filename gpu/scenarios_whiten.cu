@@ -167,6 +167,7 @@ struct wh_bufs {
     double *r = nullptr;                                                  /* d x d */
     int *keep = nullptr, *piv = nullptr;                                  /* d each */
     unsigned long long *bad = nullptr;
+    double *yh = nullptr; /* y on the host (pinned, m x d): its pages stay mapped between calls */
     int dev = -1;
     const double *y = nullptr; /* the last call's y on the device (x's buffer), or null */
 };
@@ -180,6 +181,7 @@ int bufs_free(wh_bufs *b) {
     if (b->keep) MU_CUDA_KEEP(cudaFree(b->keep));
     if (b->piv) MU_CUDA_KEEP(cudaFree(b->piv));
     if (b->bad) MU_CUDA_KEEP(cudaFree(b->bad));
+    if (b->yh) MU_CUDA_KEEP(cudaFreeHost(b->yh));
     *b = wh_bufs();
     return rc;
 }
@@ -203,6 +205,7 @@ int bufs_get(int m, int d, wh_bufs **out) {
         MU_CUDA(cudaMalloc(&b->keep, dd * sizeof(int)));
         MU_CUDA(cudaMalloc(&b->piv, dd * sizeof(int)));
         MU_CUDA(cudaMalloc(&b->bad, sizeof(unsigned long long)));
+        MU_CUDA(cudaMallocHost(&b->yh, md * sizeof(double)));
         b->cap_md = md;
         b->cap_d = dd;
         b->dev = dev;
@@ -270,7 +273,7 @@ int substitute(wh_bufs *b, int m, int q, const double *L, const int *piv, int rk
 
 /* The device steps: 0, or 1 after mu_error (a device failure through MU_GPU,
  * a non-finite value). h: host scratch of 2d doubles, 2d ints, d x d doubles. */
-int whiten_steps(const double *x, int m, int d, double *y, int *rank, double *h, int *hi) {
+int whiten_steps(const double *x, int m, int d, const double **y, int *rank, double *h, int *hi) {
     wh_bufs *b;
     unsigned long long bad;
     bufs.y = nullptr;
@@ -284,18 +287,25 @@ int whiten_steps(const double *x, int m, int d, double *y, int *rank, double *h,
     if (q > 0) {
         MU_TRY(MU_GPU(correlation(b, m, q, r), "whitening on the GPU"));
         rk = mu_whiten_factor(r, m, q, piv);
-        if (rk > 0) MU_TRY(MU_GPU(substitute(b, m, q, r, piv, rk, y), "whitening on the GPU"));
+        if (rk > 0) MU_TRY(MU_GPU(substitute(b, m, q, r, piv, rk, b->yh), "whitening on the GPU"));
     }
     b->y = rk > 0 ? b->x : nullptr;
+    *y = b->yh;
     *rank = rk;
     return 0;
 }
 
 } // namespace
 
-extern "C" int mu_gpu_whiten(const double *x, int m, int d, double *y, int *rank) {
+extern "C" int mu_gpu_whiten(const double *x, int m, int d, const double **y, int *rank) {
     *rank = 0;
-    if (m < 2 || d < 1) return mu_whiten(x, m, d, y, rank); /* rank 0: nothing moves */
+    *y = nullptr;
+    if (m < 2 || d < 1) { /* rank 0: nothing moves, but y is the thread's buffer all the same */
+        wh_bufs *b;
+        MU_TRY(MU_GPU(bufs_get(m > 0 ? m : 1, d > 0 ? d : 1, &b), "whitening on the GPU"));
+        *y = b->yh;
+        return mu_whiten(x, m, d, b->yh, rank);
+    }
     double *h = (double *)malloc(sizeof(double) * (2 * (size_t)d + (size_t)d * d));
     int *hi = (int *)malloc(sizeof(int) * 2 * (size_t)d);
     int rc = !h || !hi ? mu_error("out of memory whitening %d x %d scenarios", m, d)

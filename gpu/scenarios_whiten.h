@@ -16,10 +16,13 @@ extern "C" {
 #endif
 
 /* mu_whiten (scenarios/whiten.h) on the current device, except that y is
- * written compact: m x *rank, row stride *rank. Returns 0, or 1 after mu_error
+ * written compact (m x *rank, row stride *rank) into host memory of the
+ * calling thread, pinned and kept between its calls (*y: valid until the
+ * thread's next call): a fresh buffer a call would cost more in first-touch
+ * page faults than the whole device part. Returns 0, or 1 after mu_error
  * (core/message.h): mu_whiten's message (a non-finite value) or "whitening on
  * the GPU: <mu_gpu_error()>". */
-int mu_gpu_whiten(const double *x, int m, int d, double *y, int *rank);
+int mu_gpu_whiten(const double *x, int m, int d, const double **y, int *rank);
 /* The device's copy of the y that this host thread's last mu_gpu_whiten wrote
  * (m x rank, row-major, on its device), valid until the thread's next call;
  * NULL if that call failed or found rank 0. The k-means context copies it on

@@ -160,7 +160,8 @@ int mu_agg_cluster(const double *x, int m, int d, int k, mu_agg_method method, i
 typedef struct {
     int m, r, use_gpu, nranks;
     MPI_Comm comm;
-    double *y, *c, *best;
+    const double *y; /* the CPU's buffer (ybuf) or the device whitening's host rows */
+    double *ybuf, *c, *best;
     int *tmp, *grp, *first, *nc, *order, *rep;
     const double *ydev; /* the device's copy of y, if whitened there */
     mu_km_split sp;
@@ -179,13 +180,16 @@ typedef struct {
 static int whiten_rows(agg_state *a, const double *x, int d) {
     int m = a->m;
     if (a->use_gpu && m >= MU_GPU_KM_BOOK_MIN) {
-        MU_TRY(mu_gpu_whiten(x, m, d, a->y, &a->r));
+        MU_TRY(mu_gpu_whiten(x, m, d, &a->y, &a->r));
         a->ydev = mu_gpu_whiten_rows();
-    } else {
-        MU_TRY(mu_whiten(x, m, d, a->y, &a->r));
-        for (int i = 1; i < m; i++)
-            memmove(a->y + (size_t)i * a->r, a->y + (size_t)i * d, sizeof(double) * a->r);
+        return 0;
     }
+    a->ybuf = malloc(sizeof(double) * (size_t)m * (size_t)d);
+    MU_TRY(got_memory(a->ybuf != NULL));
+    MU_TRY(mu_whiten(x, m, d, a->ybuf, &a->r));
+    for (int i = 1; i < m; i++)
+        memmove(a->ybuf + (size_t)i * a->r, a->ybuf + (size_t)i * d, sizeof(double) * a->r);
+    a->y = a->ybuf;
     return 0;
 }
 
@@ -311,11 +315,10 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
     if (method != MU_AGG_HARTIGAN_WONG && method != MU_AGG_VERSION2)
         return mu_error("unknown aggregation method");
     int rc = 0, kk = 0, u = 0;
-    a.y = malloc(sizeof(double) * (size_t)m * (size_t)d);
     a.tmp = malloc(sizeof(int) * (size_t)m);
     a.grp = malloc(sizeof(int) * (size_t)m);
     a.first = malloc(sizeof(int) * (size_t)m);
-    MU_TRY_GOTO(got_memory(a.y && a.tmp && a.grp && a.first));
+    MU_TRY_GOTO(got_memory(a.tmp && a.grp && a.first));
     double t0 = mu_km_now();
     MU_TRY_GOTO(whiten_rows(&a, x, d));
     res->whiten_s = mu_km_now() - t0;
@@ -343,7 +346,7 @@ done:
     if (rc) mu_agg_result_free(res); /* what a failure left half made */
     mu_km_split_close(&a.sp);
     mu_gpu_km_destroy(a.g);
-    free(a.y);
+    free(a.ybuf);
     free(a.tmp);
     free(a.grp);
     free(a.first);
