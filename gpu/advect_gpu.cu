@@ -17,7 +17,7 @@
 #include <vector>
 #include "gpu/advect_gpu.h"
 #include "gpu/advect_walcek.h"
-#include "gpu/advect_walk.h"
+#include "gpu/advect_walk2.h"
 #include "gpu/check.h"
 
 struct mu_gpu_adv {
@@ -592,7 +592,7 @@ __global__ void k_tasks(dgeom w, bufs b) {
 }
 
 /* The chain kernels were capped at 64 registers (8 blocks of 128 threads, 50%
- * occupancy; k_local now at 7 and 6 blocks, launch_wa). Caps of 9 to 16 blocks
+ * occupancy; k_local now at 7 and 6 blocks, launch_local). Caps of 9 to 16 blocks
  * (56 to 32 registers, with spills) ran the paper case's step slower on an
  * H100 (1.57x to 2.10x the floor against 1.50x, same lease, 7a7dbbd); and
  * prefetching the q a walk reads 4 to 32 cells later into L1 or L2 ran no
@@ -678,35 +678,72 @@ __global__ void __launch_bounds__(128, MINB)
             adv_backward_walk(&l, cls, cn, part ? s.t : s.a, part ? s.b : s.t, WRAP, 0);
 }
 
-/* k_local on grid blocks of 128 threads: the variant of wrap, and its
- * blocks an SM: ADV_ZMINB on short lines (at most 64 cells, the Z sweep's),
- * ADV_XMINB on the others. The walks' rings (gpu/advect_walk.h) hold more
- * registers than the one-cell loop did. On one H100, the paper case's step
- * back to back: rings with 8 / 7 blocks (X and Y / Z) 1.88 ms, with 8 / 6
- * 1.85 ms, 7 / 6 1.81 ms (Y sweep 0.58 -> 0.51 ms), 8 / 5 1.84 ms, 8 / 8
- * 1.90-1.92 ms; the one-cell loop with 8 / 7 2.02 ms. */
+/* k_local for two fields a thread (gpu/advect_walk2.h; not wrapping): the
+ * line's fields in pairs (2p, 2p + 1), the last one alone (o = 0: walked
+ * twice, the same values stored twice) when the fields are odd. */
+template <int MINB>
+__global__ void __launch_bounds__(128, MINB)
+    k_local2(dgeom w, bufs b, int lines, fixed_cells fx, line_part lp) {
+    const int pairs = (w.N + 1) / 2;
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (long long)lp.n * pairs) return;
+    int g = part_line(lp, (int)(k / pairs)), f = 2 * (int)(k % pairs);
+    const ptrdiff_t o = f + 1 < w.N ? 1 : 0;
+    const adv_seg s = b.seg[g];
+    const uint8_t *cls = b.cls + (long long)g * w.m;
+    const float *cn = b.wcn + (long long)g * (w.m + 1);
+    const adv_line l = view(w, b, g, f), l1 = adv_line_shift(&l, o);
+    if (fx.c0 >= 0)
+        l.qn[fx.c0 * l.qs] = l.q[fx.c0 * l.qs], l1.qn[fx.c0 * l.qs] = l1.q[fx.c0 * l.qs];
+    if (fx.c1 >= 0)
+        l.qn[fx.c1 * l.qs] = l.q[fx.c1 * l.qs], l1.qn[fx.c1 * l.qs] = l1.q[fx.c1 * l.qs];
+    adv_seg_sources(&s, &l);
+    adv_seg_sources(&s, &l1);
+#pragma unroll 1
+    for (int part = 0; part < 2; part++)
+        if (part ? lines : s.src_l)
+            adv_forward_walk2(&l, o, cls, cn, part ? s.h : s.a, part ? s.b : s.h, 0);
+    if (lines < 2) return;
+#pragma unroll 1
+    for (int part = 0; part < 2; part++)
+        if (!part || s.src_r)
+            adv_backward_walk2(&l, o, cls, cn, part ? s.t : s.a, part ? s.b : s.t, 0);
+}
+
+/* k_local (wrapping lines) and k_local2 (the others) on grid blocks of 128
+ * threads, and their blocks an SM: ADV_ZMINB(2) on short lines (at most 64
+ * cells, the Z sweep's), ADV_XMINB(2) on the others; each the fastest of the
+ * counts measured on the paper case (perf/history/: k_local2 needs about 120
+ * registers unbounded, so 5 and 4 blocks spill a little and still win). */
 #ifndef ADV_ZMINB
 #define ADV_ZMINB 6
 #endif
 #ifndef ADV_XMINB
 #define ADV_XMINB 7
 #endif
-template <int WRAP>
-void launch_wa(const dgeom &w, const bufs &b, int lines, fixed_cells fx, line_part lp, int grid,
-               cudaStream_t st) {
-    if (w.m <= 64)
-        k_local<WRAP, ADV_ZMINB><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
-    else
-        k_local<WRAP, ADV_XMINB><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
-}
+#ifndef ADV_ZMINB2
+#define ADV_ZMINB2 4
+#endif
+#ifndef ADV_XMINB2
+#define ADV_XMINB2 5
+#endif
 void launch_local(const dgeom &w, const bufs &b, int lines, fixed_cells fx, line_part lp,
                   cudaStream_t st) {
-    const int grid = (int)(((long long)lp.n * w.N + 127) / 128);
     if (lp.n < 1) return;
-    if (w.wrap)
-        launch_wa<1>(w, b, lines, fx, lp, grid, st);
+    const int z = w.m <= 64;
+    if (w.wrap) {
+        const int grid = (int)(((long long)lp.n * w.N + 127) / 128);
+        if (z)
+            k_local<1, ADV_ZMINB><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
+        else
+            k_local<1, ADV_XMINB><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
+        return;
+    }
+    const int grid = (int)(((long long)lp.n * ((w.N + 1) / 2) + 127) / 128);
+    if (z)
+        k_local2<ADV_ZMINB2><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
     else
-        launch_wa<0>(w, b, lines, fx, lp, grid, st);
+        k_local2<ADV_XMINB2><<<grid, 128, 0, st>>>(w, b, lines, fx, lp);
 }
 
 /* Dataflow: a stream per warp, its fields on the lanes. */
