@@ -3,89 +3,51 @@
  * the CPU path. */
 #include <stddef.h>
 
+#include "gpu/none.h"
 #include "gpu/scenarios_kmeans.h"
 
 int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out) {
-    (void)pts;
-    (void)m;
-    (void)d;
-    (void)kmax;
+    MU_NONE_UNUSED(pts, m, d, kmax);
     if (out) *out = NULL;
     return 1;
 }
 
 void mu_gpu_km_destroy(mu_gpu_km *g) {
-    (void)g;
+    MU_NONE_UNUSED(g);
 }
 
 int mu_gpu_km_all(mu_gpu_km *g, const double *c, int k, double *dist) {
-    (void)g;
-    (void)c;
-    (void)k;
-    (void)dist;
+    MU_NONE_UNUSED(g, c, k, dist);
     return 1;
 }
 
 int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1, int *ic2) {
-    (void)g;
-    (void)c;
-    (void)k;
-    (void)ic1;
-    (void)ic2;
+    MU_NONE_UNUSED(g, c, k, ic1, ic2);
     return 1;
 }
 
 int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                    const int *nc, const double *an1, const double *an2, const unsigned char *live,
                    double *r1, double *r2, int *l2) {
-    (void)g;
-    (void)c;
-    (void)k;
-    (void)ic1;
-    (void)ic2;
-    (void)nc;
-    (void)an1;
-    (void)an2;
-    (void)live;
-    (void)r1;
-    (void)r2;
-    (void)l2;
+    MU_NONE_UNUSED(g, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
     return 1;
 }
 
 int mu_gpu_km_qtest(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                     const int *nc, const double *an1, const double *an2, const unsigned char *qchg,
                     int *cand) {
-    (void)g;
-    (void)c;
-    (void)k;
-    (void)ic1;
-    (void)ic2;
-    (void)nc;
-    (void)an1;
-    (void)an2;
-    (void)qchg;
-    (void)cand;
+    MU_NONE_UNUSED(g, c, k, ic1, ic2, nc, an1, an2, qchg, cand);
     return 1;
 }
 
 int mu_gpu_km_recompute(mu_gpu_km *g, const int *ic1, const int *nc, int k,
                         const unsigned char *touched, double *c, double *cw) {
-    (void)g;
-    (void)ic1;
-    (void)nc;
-    (void)k;
-    (void)touched;
-    (void)c;
-    (void)cw;
+    MU_NONE_UNUSED(g, ic1, nc, k, touched, c, cw);
     return 1;
 }
 
 int mu_gpu_km_kernel_ms(mu_gpu_km *g, const double *c, int k, int reps, double *ms) {
-    (void)g;
-    (void)c;
-    (void)k;
-    (void)reps;
+    MU_NONE_UNUSED(g, c, k, reps);
     if (ms) *ms = 0.0;
     return 1;
 }

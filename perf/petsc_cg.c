@@ -383,24 +383,36 @@ static int blank(const char *s) {
     return *s == '\0';
 }
 
-/* x's whole vector on rank 0 (x0, through sc); the caller destroys both. */
-static MPI_Comm to_zero(Vec x, VecScatter *sc, Vec *x0, PetscMPIInt *rank) {
-    MPI_Comm comm = PetscObjectComm((PetscObject)x);
-    MPI_Comm_rank(comm, rank);
-    PetscCallAbort(comm, VecScatterCreateToZero(x, sc, x0));
-    return comm;
+/* A vector's whole copy on rank 0 (x0, filled or emptied through sc). */
+typedef struct {
+    MPI_Comm comm;
+    PetscMPIInt rank;
+    VecScatter sc;
+    Vec x0;
+} on_zero;
+
+/* x's whole vector on rank 0; zero_done destroys it. */
+static on_zero to_zero(Vec x) {
+    on_zero z;
+    z.comm = PetscObjectComm((PetscObject)x);
+    MPI_Comm_rank(z.comm, &z.rank);
+    PetscCallAbort(z.comm, VecScatterCreateToZero(x, &z.sc, &z.x0));
+    return z;
+}
+
+static void zero_done(on_zero *z) {
+    PetscCallAbort(z->comm, VecScatterDestroy(&z->sc));
+    PetscCallAbort(z->comm, VecDestroy(&z->x0));
 }
 
 /* Writes path.tmp.<pid>, renamed to path when complete. */
 static int write_vector(Vec x, const char *path) {
-    VecScatter sc;
-    Vec x0;
-    PetscMPIInt rank;
-    MPI_Comm comm = to_zero(x, &sc, &x0, &rank);
-    PetscCallAbort(comm, VecScatterBegin(sc, x, x0, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCallAbort(comm, VecScatterEnd(sc, x, x0, INSERT_VALUES, SCATTER_FORWARD));
+    on_zero z = to_zero(x);
+    MPI_Comm comm = z.comm;
+    PetscCallAbort(comm, VecScatterBegin(z.sc, x, z.x0, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCallAbort(comm, VecScatterEnd(z.sc, x, z.x0, INSERT_VALUES, SCATTER_FORWARD));
     int bad = 0;
-    if (rank == 0) {
+    if (z.rank == 0) {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
         FILE *f = fopen(tmp, "w");
@@ -409,10 +421,10 @@ static int write_vector(Vec x, const char *path) {
         else {
             const PetscScalar *a;
             PetscInt n;
-            PetscCallAbort(comm, VecGetLocalSize(x0, &n));
-            PetscCallAbort(comm, VecGetArrayRead(x0, &a));
+            PetscCallAbort(comm, VecGetLocalSize(z.x0, &n));
+            PetscCallAbort(comm, VecGetArrayRead(z.x0, &a));
             for (PetscInt i = 0; i < n; i++) fprintf(f, "%.17g\n", (double)a[i]);
-            PetscCallAbort(comm, VecRestoreArrayRead(x0, &a));
+            PetscCallAbort(comm, VecRestoreArrayRead(z.x0, &a));
             if (ferror(f) | fclose(f))
                 bad = fail("error writing '%s' (disk full?)", path);
             else if (rename(tmp, path))
@@ -420,24 +432,21 @@ static int write_vector(Vec x, const char *path) {
             if (bad) remove(tmp);
         }
     }
-    PetscCallAbort(comm, VecScatterDestroy(&sc));
-    PetscCallAbort(comm, VecDestroy(&x0));
+    zero_done(&z);
     (void)MPI_Bcast(&bad, 1, MPI_INT, 0, comm);
     return bad;
 }
 
 /* Reads a vector with x's layout from path (plain or gzip), one number a line. */
 static int read_vector(Vec x, const char *path) {
-    VecScatter sc;
-    Vec x0;
-    PetscMPIInt rank;
-    MPI_Comm comm = to_zero(x, &sc, &x0, &rank);
+    on_zero z = to_zero(x);
+    MPI_Comm comm = z.comm;
     int bad = 0;
-    if (rank == 0) {
+    if (z.rank == 0) {
         PetscInt n, k = 0;
         PetscScalar *a;
-        PetscCallAbort(comm, VecGetLocalSize(x0, &n));
-        PetscCallAbort(comm, VecGetArray(x0, &a));
+        PetscCallAbort(comm, VecGetLocalSize(z.x0, &n));
+        PetscCallAbort(comm, VecGetArray(z.x0, &a));
         gzFile f = gzopen(path, "rb");
         if (!f) bad = fail("%s: cannot open: %s", path, strerror(errno));
         char line[256];
@@ -457,15 +466,14 @@ static int read_vector(Vec x, const char *path) {
         }
         if (!bad && k != n) bad = fail("%s: %ld values, expected %ld", path, (long)k, (long)n);
         if (f) gzclose(f);
-        PetscCallAbort(comm, VecRestoreArray(x0, &a));
+        PetscCallAbort(comm, VecRestoreArray(z.x0, &a));
     }
     (void)MPI_Bcast(&bad, 1, MPI_INT, 0, comm);
     if (!bad) {
-        PetscCallAbort(comm, VecScatterBegin(sc, x0, x, INSERT_VALUES, SCATTER_REVERSE));
-        PetscCallAbort(comm, VecScatterEnd(sc, x0, x, INSERT_VALUES, SCATTER_REVERSE));
+        PetscCallAbort(comm, VecScatterBegin(z.sc, z.x0, x, INSERT_VALUES, SCATTER_REVERSE));
+        PetscCallAbort(comm, VecScatterEnd(z.sc, z.x0, x, INSERT_VALUES, SCATTER_REVERSE));
     }
-    PetscCallAbort(comm, VecScatterDestroy(&sc));
-    PetscCallAbort(comm, VecDestroy(&x0));
+    zero_done(&z);
     return bad;
 }
 

@@ -13,10 +13,8 @@ bad() {
         [ $mode = exact ] || extra=(--partitions=2)
         rm -rf "$WORK/out" "$WORK/s.json"
         mkdir -p "$WORK/out"
-        check_failure "$name ($mode)" "$pattern" nonzero "$WORK/out/*" \
-            "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu --mode=$mode \
-            "${extra[@]}" --output="$WORK/out/p.csv" --output-prefix="$WORK/out/all-" \
-            --summary="$WORK/s.json" "$@" || true
+        bad_on_3 "$name ($mode)" "$pattern" nonzero "$WORK/out/*" fuzzy --mode=$mode "${extra[@]}" \
+            --output="$WORK/out/p.csv" --output-prefix="$WORK/out/all-" --summary="$WORK/s.json" "$@"
         failure_summary "$name ($mode)" "$WORK/s.json"
     done
 }

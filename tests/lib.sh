@@ -80,6 +80,16 @@ check_failure() {
     echo "ok: $name -> $(grep 'mutirao: error' "$WORK/stderr")"
 }
 
+# bad_on_3 NAME PATTERN WANT LEFTOVER COMMAND ARGS...: check_failure of
+# `mutirao COMMAND --device=cpu ARGS` on 3 ranks, behind the WRAP prefix; a
+# failed check is counted (fail), and the script goes on.
+bad_on_3() {
+    local name=$1 pattern=$2 want=$3 leftover=$4 command=$5
+    shift 5
+    check_failure "$name" "$pattern" "$want" "$leftover" \
+        "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" "$command" --device=cpu "$@" || true
+}
+
 # failure_summary NAME FILE: a summary written by a failed run (if any) records
 # the failure, its error and no result.
 failure_summary() {

@@ -9,8 +9,7 @@ bad() {
     local name=$1 pattern=$2
     shift 2
     rm -f "$WORK"/out.csv*
-    check_failure "$name" "$pattern" nonzero "$WORK/out.csv*" \
-        "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" maxsub --device=cpu --output="$WORK/out.csv" "$@" || true
+    bad_on_3 "$name" "$pattern" nonzero "$WORK/out.csv*" maxsub --output="$WORK/out.csv" "$@"
 }
 
 printf '1 2 3\n4 x5 6\n' > "$WORK/nonnum.txt"

@@ -8,10 +8,9 @@ bad() { # NAME PATTERN ARGS...: 3 ranks
     shift 2
     rm -rf "$WORK/out" "$WORK/s.json"
     mkdir -p "$WORK/out"
-    check_failure "$name" "$pattern" nonzero "$WORK/out/*" \
-        "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" scenarios --device=cpu --tree=1,3 --m=32 \
+    bad_on_3 "$name" "$pattern" nonzero "$WORK/out/*" scenarios --tree=1,3 --m=32 \
         --output="$WORK/out/t.csv" --model="$WORK/out/m.json" --stats="$WORK/out/s.csv" \
-        --summary="$WORK/s.json" "$@" || true
+        --summary="$WORK/s.json" "$@"
     failure_summary "$name" "$WORK/s.json"
 }
 

@@ -33,6 +33,15 @@ MU_HD double mu_hd_pow2i(int k) {
     return d;
 }
 
+/* Horner's rule from the highest coefficient c[0]: p = p s + c[i], i = 1..n-1,
+ * in that order, each step rounded (the bits depend on it). Called with a
+ * constant n, so device code unrolls it and keeps c in registers. */
+MU_HD double mu_hd_horner(const double *c, int n, double s) {
+    double p = c[0];
+    for (int i = 1; i < n; i++) p = MU_ADD(MU_MUL(p, s), c[i]);
+    return p;
+}
+
 MU_HD double mu_hd_exp(double x) {
     if (x != x) return x;
     if (x > 709.782712893384) return INFINITY;
@@ -41,22 +50,14 @@ MU_HD double mu_hd_exp(double x) {
     int k = (int)kf;
     /* r = x - k ln2, |r| <= 0.35: Taylor to degree 14 (last term < 4e-18). */
     double r = MU_ADD(MU_ADD(x, -MU_MUL(kf, MU_LN2_HI)), -MU_MUL(kf, MU_LN2_LO));
-    /* Coefficients 1/i!, literal so that no table is needed in device code. */
-    double p = 1.1470745597729725e-11;
-    p = MU_ADD(MU_MUL(p, r), 1.6059043836821613e-10);
-    p = MU_ADD(MU_MUL(p, r), 2.0876756987868100e-09);
-    p = MU_ADD(MU_MUL(p, r), 2.5052108385441720e-08);
-    p = MU_ADD(MU_MUL(p, r), 2.7557319223985888e-07);
-    p = MU_ADD(MU_MUL(p, r), 2.7557319223985893e-06);
-    p = MU_ADD(MU_MUL(p, r), 2.4801587301587302e-05);
-    p = MU_ADD(MU_MUL(p, r), 1.9841269841269841e-04);
-    p = MU_ADD(MU_MUL(p, r), 1.3888888888888889e-03);
-    p = MU_ADD(MU_MUL(p, r), 8.3333333333333332e-03);
-    p = MU_ADD(MU_MUL(p, r), 4.1666666666666664e-02);
-    p = MU_ADD(MU_MUL(p, r), 1.6666666666666666e-01);
-    p = MU_ADD(MU_MUL(p, r), 0.5);
-    p = MU_ADD(MU_MUL(p, r), 1.0);
-    p = MU_ADD(MU_MUL(p, r), 1.0);
+    /* Coefficients 1/i!, i = 14 down to 0. */
+    const double inv_fact[15] = {
+        1.1470745597729725e-11, 1.6059043836821613e-10, 2.0876756987868100e-09,
+        2.5052108385441720e-08, 2.7557319223985888e-07, 2.7557319223985893e-06,
+        2.4801587301587302e-05, 1.9841269841269841e-04, 1.3888888888888889e-03,
+        8.3333333333333332e-03, 4.1666666666666664e-02, 1.6666666666666666e-01,
+        5.0000000000000000e-01, 1.0000000000000000e+00, 1.0000000000000000e+00};
+    double p = mu_hd_horner(inv_fact, 15, r);
     /* Scale by 2^k in two exact steps so that neither overflows nor underflows early. */
     int k1 = k / 2, k2 = k - k1;
     return MU_MUL(MU_MUL(p, mu_hd_pow2i(k1)), mu_hd_pow2i(k2));
@@ -84,28 +85,20 @@ MU_HD double mu_hd_log(double x) {
 
 /* cos x and sin x for |x| <= pi/4 by Taylor in s = x^2 (last terms below 1e-17). */
 MU_HD double mu_hd_cos_small(double x) {
-    double s = MU_MUL(x, x), p = 1.0 / 6402373705728000.0; /* 1/18! */
-    p = MU_ADD(MU_MUL(p, s), -1.0 / 20922789888000.0);
-    p = MU_ADD(MU_MUL(p, s), 1.0 / 87178291200.0);
-    p = MU_ADD(MU_MUL(p, s), -1.0 / 479001600.0);
-    p = MU_ADD(MU_MUL(p, s), 1.0 / 3628800.0);
-    p = MU_ADD(MU_MUL(p, s), -1.0 / 40320.0);
-    p = MU_ADD(MU_MUL(p, s), 1.0 / 720.0);
-    p = MU_ADD(MU_MUL(p, s), -1.0 / 24.0);
-    p = MU_ADD(MU_MUL(p, s), 0.5);
+    /* (-1)^(i+1) / (2i)!, i = 9 down to 1 (cos x = 1 - p s): 1/18!, ..., -1/4!, 1/2!. */
+    const double c[9] = {1.5619206968586225e-16,  -4.7794773323873853e-14, 1.1470745597729725e-11,
+                         -2.0876756987868100e-09, 2.7557319223985888e-07,  -2.4801587301587302e-05,
+                         1.3888888888888889e-03,  -4.1666666666666664e-02, 5.0000000000000000e-01};
+    double s = MU_MUL(x, x), p = mu_hd_horner(c, 9, s);
     return MU_ADD(1.0, -MU_MUL(p, s));
 }
 
 MU_HD double mu_hd_sin_small(double x) {
-    double s = MU_MUL(x, x), p = -1.0 / 121645100408832000.0; /* -1/19! */
-    p = MU_ADD(MU_MUL(p, s), 1.0 / 355687428096000.0);
-    p = MU_ADD(MU_MUL(p, s), -1.0 / 1307674368000.0);
-    p = MU_ADD(MU_MUL(p, s), 1.0 / 6227020800.0);
-    p = MU_ADD(MU_MUL(p, s), -1.0 / 39916800.0);
-    p = MU_ADD(MU_MUL(p, s), 1.0 / 362880.0);
-    p = MU_ADD(MU_MUL(p, s), -1.0 / 5040.0);
-    p = MU_ADD(MU_MUL(p, s), 1.0 / 120.0);
-    p = MU_ADD(MU_MUL(p, s), -1.0 / 6.0);
+    /* (-1)^i / (2i+1)!, i = 9 down to 1 (sin x = x + p s x): -1/19!, ..., 1/5!, -1/3!. */
+    const double c[9] = {-8.2206352466243295e-18, 2.8114572543455206e-15,  -7.6471637318198164e-13,
+                         1.6059043836821613e-10,  -2.5052108385441720e-08, 2.7557319223985893e-06,
+                         -1.9841269841269841e-04, 8.3333333333333332e-03,  -1.6666666666666666e-01};
+    double s = MU_MUL(x, x), p = mu_hd_horner(c, 9, s);
     return MU_ADD(x, MU_MUL(MU_MUL(p, s), x));
 }
 

@@ -327,6 +327,12 @@ int mu_opt_checkpoint(const mu_opts *o, mu_ckpt_opts *c) {
     return 0;
 }
 
+int mu_opt_goes_with(const mu_opts *o, const char *const *names, const char *with) {
+    for (; *names; names++)
+        if (mu_opt_set(o, *names)) return mu_error("--%s goes with %s", *names, with);
+    return 0;
+}
+
 const char *mu_opt_source(const mu_opts *o, const char *name) {
     return must(o, name)->source;
 }

@@ -74,6 +74,14 @@ int mu_opt_is(const mu_opts *o, const char *name, const char *value);
 /* The MU_OPT_CHECKPOINT group, checked: --checkpoint-every >= 0, and a file
  * where --checkpoint-every or --restart needs one. */
 int mu_opt_checkpoint(const mu_opts *o, mu_ckpt_opts *c);
+/* A NULL-terminated list of option names, for mu_opt_goes_with. */
+#define MU_OPT_NAMES(...)                                                                          \
+    (const char *const[]) {                                                                        \
+        __VA_ARGS__, NULL                                                                          \
+    }
+/* Options that only another setting uses: fails on the first of `names` given
+ * explicitly, "--NAME goes with WITH"; 0 when none is. */
+int mu_opt_goes_with(const mu_opts *o, const char *const *names, const char *with);
 /* Where the value came from: "default", "command line", or "FILE:LINE". */
 const char *mu_opt_source(const mu_opts *o, const char *name);
 

@@ -93,14 +93,12 @@ int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
         return mu_error(c->input ? "--input and --gen exclude each other"
                                  : "no input: give --input=FILE, or --gen=blobs to generate");
     if (c->gen_schools)
-        for (const char *const *g = (const char *const[]){"centers", "sigma", NULL}; *g; g++)
-            if (mu_opt_set(o, *g)) return mu_error("--%s goes with --gen=blobs", *g);
+        MU_TRY(mu_opt_goes_with(o, MU_OPT_NAMES("centers", "sigma"), "--gen=blobs"));
     if (!c->input && c->label_column)
         return mu_error("--label-column is for --input (generated blobs carry their own labels)");
     if (c->input)
-        for (const char *const *g = (const char *const[]){"n", "seed", "centers", "sigma", NULL};
-             *g; g++)
-            if (mu_opt_set(o, *g)) return mu_error("--%s goes with --gen, not --input", *g);
+        MU_TRY(mu_opt_goes_with(o, MU_OPT_NAMES("n", "seed", "centers", "sigma"),
+                                "--gen, not --input"));
     c->n = mu_opt_int(o, "n");
     c->seed = (uint64_t)mu_opt_int(o, "seed");
     c->centers = mu_opt_str(o, "centers");
@@ -166,10 +164,8 @@ int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
     c->mem_limit = mu_opt_real(o, "mem-limit") * 1048576.0;
     if (!(c->mem_limit > 0)) return mu_error("--mem-limit must be positive");
     if (!c->exact)
-        for (const char *const *g =
-                 (const char *const[]){"checkpoint-every", "restart", "ring", "mem-limit", NULL};
-             *g; g++)
-            if (mu_opt_set(o, *g)) return mu_error("--%s goes with --mode=exact", *g);
+        MU_TRY(mu_opt_goes_with(o, MU_OPT_NAMES("checkpoint-every", "restart", "ring", "mem-limit"),
+                                "--mode=exact"));
     if (c->ring_mode == 1 && (c->restart || c->checkpoint_every > 0))
         return mu_error("--ring=yes runs every start in one sweep: no --checkpoint-every or "
                         "--restart");

@@ -42,14 +42,6 @@ cannot() {
     exit 77
 }
 
-# True when the PID file names a live process whose command is $2.
-pid_alive() {
-    local pid
-    [ -s "$1" ] || return 1
-    pid=$(tr -dc '0-9' <"$1")
-    [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
-    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ]
-}
 node_state() { sinfo -h -N -n "$1" -o '%t' 2>/dev/null | sed -n 1p; }
 ctld_up() {
     local out

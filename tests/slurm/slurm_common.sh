@@ -1,6 +1,7 @@
 # Sourced by slurm_up.sh and multinode_up.sh (which define say and die): what
 # the two test clusters share, the slurm.conf lines (root, munge, no cgroups or
-# accounting, cores as the unit) and starting munged.
+# accounting, cores as the unit), checking a daemon's PID file and starting
+# munged.
 # shellcheck shell=bash
 slurm_common_conf() {
     cat <<'CONF'
@@ -18,6 +19,15 @@ SlurmdParameters=config_overrides
 ReturnToService=2
 SchedulerType=sched/backfill
 CONF
+}
+
+# True when the PID file names a live process whose command is $2.
+pid_alive() {
+    local pid
+    [ -s "$1" ] || return 1
+    pid=$(tr -dc '0-9' <"$1")
+    [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
+    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ]
 }
 
 munge_ok() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }

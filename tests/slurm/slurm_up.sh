@@ -28,15 +28,6 @@ spool_dir=/var/lib/slurm/slurmd
 die() { echo "slurm_up: error: $*" >&2; exit 1; }
 say() { [ "$quiet" = 1 ] || echo "slurm_up: $*"; }
 
-# True when the PID file names a live process whose command is $2.
-pid_alive() {
-    local pid
-    [ -s "$1" ] || return 1
-    pid=$(tr -dc '0-9' <"$1")
-    [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
-    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ]
-}
-
 for cmd in munged munge unmunge slurmctld slurmd sinfo scontrol; do
     command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] ||
         die "'$cmd' not found; install: apt-get install slurmctld slurmd slurm-client munge"

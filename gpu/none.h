@@ -1,0 +1,12 @@
+/* Shared by the gpu/<x>_none.c stubs of a build without CUDA. */
+#ifndef MU_GPU_NONE_H
+#define MU_GPU_NONE_H
+
+/* Takes a stub's parameters so that none is unused (-Wextra): without CUDA
+ * there is nothing to do with them. */
+static inline void mu_none_ignore(int none, ...) {
+    (void)none;
+}
+#define MU_NONE_UNUSED(...) mu_none_ignore(0, __VA_ARGS__)
+
+#endif
