@@ -329,25 +329,56 @@ MU_HD void adv_ring_start(adv_ring *r, const adv_line *l, const float *cn, const
         ADV_PFK(r.bb, o2);                                                                         \
     } while (0)
 
-/* The line's arrays n cells on (the next ring's first cell). */
-MU_HD void adv_ring_step(adv_ring *r, int n) {
-    r->cb = adv_base(r->cb + n);
-    r->rb = adv_base(r->rb + n);
-    r->ab = adv_base(r->ab + n);
-    r->bb = adv_base(r->bb + n);
-}
+/* The line's arrays n cells on (the next ring's first cell); r: a ring
+ * (adv_ring, or gpu/advect_walk2.h's adv_ring2: the same pointers). */
+#define ADV_RING_STEP(r, n)                                                                        \
+    do {                                                                                           \
+        (r).cb = adv_base((r).cb + (n));                                                           \
+        (r).rb = adv_base((r).rb + (n));                                                           \
+        (r).ab = adv_base((r).ab + (n));                                                           \
+        (r).bb = adv_base((r).bb + (n));                                                           \
+    } while (0)
+
+/* The line's arrays of a cell into slot s of ring r (offsets c1 from the
+ * ring's first cell for the Courant number and rho*, c2 for d0 and d1). */
+#define ADV_RING_LOAD(s, c1, c2)                                                                   \
+    do {                                                                                           \
+        ADV_LDK(r.X[s], r.cb, c1);                                                                 \
+        ADV_LDK(r.R[s], r.rb, c1);                                                                 \
+        ADV_LDK(r.A[s], r.ab, c2);                                                                 \
+        ADV_LDK(r.B[s], r.bb, c2);                                                                 \
+    } while (0)
+
+/* The six cells of a ring, CELL(K) each. */
+#define ADV_RING_SIX(CELL)                                                                         \
+    do {                                                                                           \
+        CELL(0);                                                                                   \
+        CELL(1);                                                                                   \
+        CELL(2);                                                                                   \
+        CELL(3);                                                                                   \
+        CELL(4);                                                                                   \
+        CELL(5);                                                                                   \
+    } while (0)
+
+/* The window a backward ring leaves at its last cell (reached at slot K) from
+ * a field's Q and E. */
+#define ADV_RING_LEAVE(w, Q, E, K)                                                                 \
+    do {                                                                                           \
+        (w)->m2 = Q[((K) + 3) % 6];                                                                \
+        (w)->m1 = Q[((K) + 2) % 6];                                                                \
+        (w)->c = Q[((K) + 1) % 6];                                                                 \
+        (w)->p1 = Q[(K) % 6];                                                                      \
+        (w)->em1 = E[((K) + 2) % 3];                                                               \
+        (w)->e0 = E[((K) + 1) % 3];                                                                \
+        (w)->ep1 = E[(K) % 3];                                                                     \
+    } while (0)
 
 /* Cell k = i + K of a forward ring (i: the ring's first cell; r.cb, r.rb, r.ab, r.bb:
  * the Courant numbers, rho*, d0 and d1 at cell i; pf: prefetch). */
 #define ADV_RING_FWD_CELL(K)                                                                       \
     do {                                                                                           \
         const int k = i + (K);                                                                     \
-        if (k + 1 < e) {                                                                           \
-            ADV_LDK(r.X[((K) + 1) % 2], r.cb, (K) + 2);                                            \
-            ADV_LDK(r.R[((K) + 1) % 2], r.rb, (K) + 2);                                            \
-            ADV_LDK(r.A[((K) + 1) % 2], r.ab, (K) + 1);                                            \
-            ADV_LDK(r.B[((K) + 1) % 2], r.bb, (K) + 1);                                            \
-        }                                                                                          \
+        if (k + 1 < e) ADV_RING_LOAD(((K) + 1) % 2, (K) + 2, (K) + 1);                             \
         if (k + 2 < e) r.Q[((K) + 5) % 6] = *r.qp; /* q_{k+4}, for the flag of cell k + 3 */       \
         if (pf) ADV_PF(r.qp + (ADV_PREFETCH - 3) * l->qs);                                         \
         r.qp += l->qs;                                                                             \
@@ -378,13 +409,8 @@ MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, 
     for (;; i += ADV_RING) {
         const int pf = ADV_PREFETCH && i + ADV_RING + ADV_PREFETCH + 2 < e;
         if (pf) ADV_RING_PF(ADV_RING + ADV_PREFETCH + 2, ADV_RING + ADV_PREFETCH + 1);
-        ADV_RING_FWD_CELL(0);
-        ADV_RING_FWD_CELL(1);
-        ADV_RING_FWD_CELL(2);
-        ADV_RING_FWD_CELL(3);
-        ADV_RING_FWD_CELL(4);
-        ADV_RING_FWD_CELL(5);
-        adv_ring_step(&r, ADV_RING);
+        ADV_RING_SIX(ADV_RING_FWD_CELL);
+        ADV_RING_STEP(r, ADV_RING);
     }
 }
 
@@ -393,12 +419,7 @@ MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, 
 #define ADV_RING_BWD_CELL(K)                                                                       \
     do {                                                                                           \
         const int k = i - (K);                                                                     \
-        if (k - 1 >= lo) {                                                                         \
-            ADV_LDK(r.X[((K) + 1) % 2], r.cb, -(K)-1);                                             \
-            ADV_LDK(r.R[((K) + 1) % 2], r.rb, -(K)-1);                                             \
-            ADV_LDK(r.A[((K) + 1) % 2], r.ab, -(K)-1);                                             \
-            ADV_LDK(r.B[((K) + 1) % 2], r.bb, -(K)-1);                                             \
-        }                                                                                          \
+        if (k - 1 >= lo) ADV_RING_LOAD(((K) + 1) % 2, -(K)-1, -(K)-1);                             \
         if (k - 2 >= lo) r.Q[((K) + 5) % 6] = *r.qp; /* q_{k-4}, for the flag of cell k - 3 */     \
         if (pf) ADV_PF(r.qp - (ADV_PREFETCH - 3) * l->qs);                                         \
         r.qp -= l->qs;                                                                             \
@@ -413,13 +434,7 @@ MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, 
         if (keep) l->F[k * l->fs] = f;                                                             \
         if (k <= lo) {                                                                             \
             *Fl = f;                                                                               \
-            w->m2 = r.Q[((K) + 3) % 6];                                                            \
-            w->m1 = r.Q[((K) + 2) % 6];                                                            \
-            w->c = r.Q[((K) + 1) % 6];                                                             \
-            w->p1 = r.Q[(K) % 6];                                                                  \
-            w->em1 = r.E[((K) + 2) % 3];                                                           \
-            w->e0 = r.E[((K) + 1) % 3];                                                            \
-            w->ep1 = r.E[(K) % 3];                                                                 \
+            ADV_RING_LEAVE(w, r.Q, r.E, K);                                                        \
             return f;                                                                              \
         }                                                                                          \
     } while (0)
@@ -435,18 +450,12 @@ MU_HD float adv_bwd_e_ring(const adv_line *l, const float *cn, adv_win *w, int i
     for (;; i -= ADV_RING) {
         const int pf = ADV_PREFETCH && i - ADV_RING - ADV_PREFETCH - 2 > lo;
         if (pf) ADV_RING_PF(-(ADV_RING + ADV_PREFETCH + 1), -(ADV_RING + ADV_PREFETCH + 1));
-        ADV_RING_BWD_CELL(0);
-        ADV_RING_BWD_CELL(1);
-        ADV_RING_BWD_CELL(2);
-        ADV_RING_BWD_CELL(3);
-        ADV_RING_BWD_CELL(4);
-        ADV_RING_BWD_CELL(5);
-        adv_ring_step(&r, -ADV_RING);
+        ADV_RING_SIX(ADV_RING_BWD_CELL);
+        ADV_RING_STEP(r, -ADV_RING);
     }
 }
 #undef ADV_RING_FWD_CELL
 #undef ADV_RING_BWD_CELL
-#undef ADV_RING_PF
 
 /* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
  * values, and the fluxes (keep = 0: only F[e], the one the next cell or the

@@ -51,36 +51,11 @@ MU_HD void adv_ring2_start(adv_ring2 *r, const adv_line *l, ptrdiff_t o, const f
     r->bb = a.bb;
 }
 
-MU_HD void adv_ring2_step(adv_ring2 *r, int n) {
-    r->cb = adv_base(r->cb + n);
-    r->rb = adv_base(r->rb + n);
-    r->ab = adv_base(r->ab + n);
-    r->bb = adv_base(r->bb + n);
-}
-
-#define ADV_RING2_PF(o1, o2)                                                                       \
-    do {                                                                                           \
-        ADV_PFK(r.cb, o1);                                                                         \
-        ADV_PFK(r.rb, o1);                                                                         \
-        ADV_PFK(r.ab, o2);                                                                         \
-        ADV_PFK(r.bb, o2);                                                                         \
-    } while (0)
-
-/* The next cell's line arrays into slot s of the ring (offsets c1 for the
- * Courant number and rho*, c2 for d0 and d1). */
-#define ADV_RING2_LOAD(s, c1, c2)                                                                  \
-    do {                                                                                           \
-        ADV_LDK(r.X[s], r.cb, c1);                                                                 \
-        ADV_LDK(r.R[s], r.rb, c1);                                                                 \
-        ADV_LDK(r.A[s], r.ab, c2);                                                                 \
-        ADV_LDK(r.B[s], r.bb, c2);                                                                 \
-    } while (0)
-
 /* Cell k = i + K of a forward two-field ring: ADV_RING_FWD_CELL for each field. */
 #define ADV_RING2_FWD_CELL(K)                                                                      \
     do {                                                                                           \
         const int k = i + (K);                                                                     \
-        if (k + 1 < e) ADV_RING2_LOAD(((K) + 1) % 2, (K) + 2, (K) + 1);                            \
+        if (k + 1 < e) ADV_RING_LOAD(((K) + 1) % 2, (K) + 2, (K) + 1);                             \
         if (k + 2 < e) {                                                                           \
             r.Q0[((K) + 5) % 6] = r.qp[0];                                                         \
             r.Q1[((K) + 5) % 6] = r.qp[o];                                                         \
@@ -123,35 +98,17 @@ MU_HD void adv_fwd_d_ring2(const adv_line *l, ptrdiff_t o, const float *cn, cons
     ADV_ONE_AT_A_TIME
     for (;; i += ADV_RING) {
         const int pf = ADV_PREFETCH && i + ADV_RING + ADV_PREFETCH + 2 < e;
-        if (pf) ADV_RING2_PF(ADV_RING + ADV_PREFETCH + 2, ADV_RING + ADV_PREFETCH + 1);
-        ADV_RING2_FWD_CELL(0);
-        ADV_RING2_FWD_CELL(1);
-        ADV_RING2_FWD_CELL(2);
-        ADV_RING2_FWD_CELL(3);
-        ADV_RING2_FWD_CELL(4);
-        ADV_RING2_FWD_CELL(5);
-        adv_ring2_step(&r, ADV_RING);
+        if (pf) ADV_RING_PF(ADV_RING + ADV_PREFETCH + 2, ADV_RING + ADV_PREFETCH + 1);
+        ADV_RING_SIX(ADV_RING2_FWD_CELL);
+        ADV_RING_STEP(r, ADV_RING);
     }
 }
-
-/* A window left at cell lo by a backward ring (the field's Q and E, cell
- * k = lo reached at slot K). */
-#define ADV_RING2_LEAVE(w, Q, E, K)                                                                \
-    do {                                                                                           \
-        (w)->m2 = Q[((K) + 3) % 6];                                                                \
-        (w)->m1 = Q[((K) + 2) % 6];                                                                \
-        (w)->c = Q[((K) + 1) % 6];                                                                 \
-        (w)->p1 = Q[(K) % 6];                                                                      \
-        (w)->em1 = E[((K) + 2) % 3];                                                               \
-        (w)->e0 = E[((K) + 1) % 3];                                                                \
-        (w)->ep1 = E[(K) % 3];                                                                     \
-    } while (0)
 
 /* Cell k = i - K of a backward two-field ring: ADV_RING_BWD_CELL for each field. */
 #define ADV_RING2_BWD_CELL(K)                                                                      \
     do {                                                                                           \
         const int k = i - (K);                                                                     \
-        if (k - 1 >= lo) ADV_RING2_LOAD(((K) + 1) % 2, -(K)-1, -(K)-1);                            \
+        if (k - 1 >= lo) ADV_RING_LOAD(((K) + 1) % 2, -(K)-1, -(K)-1);                             \
         if (k - 2 >= lo) {                                                                         \
             r.Q0[((K) + 5) % 6] = r.qp[0];                                                         \
             r.Q1[((K) + 5) % 6] = r.qp[o];                                                         \
@@ -179,8 +136,8 @@ MU_HD void adv_fwd_d_ring2(const adv_line *l, ptrdiff_t o, const float *cn, cons
         if (k <= lo) {                                                                             \
             Fl[0] = f0;                                                                            \
             Fl[o] = f1;                                                                            \
-            ADV_RING2_LEAVE(w0, r.Q0, r.E0, K);                                                    \
-            ADV_RING2_LEAVE(w1, r.Q1, r.E1, K);                                                    \
+            ADV_RING_LEAVE(w0, r.Q0, r.E0, K);                                                     \
+            ADV_RING_LEAVE(w1, r.Q1, r.E1, K);                                                     \
             *f0p = f0;                                                                             \
             *f1p = f1;                                                                             \
             return;                                                                                \
@@ -199,21 +156,13 @@ MU_HD void adv_bwd_e_ring2(const adv_line *l, ptrdiff_t o, const float *cn, adv_
     ADV_ONE_AT_A_TIME
     for (;; i -= ADV_RING) {
         const int pf = ADV_PREFETCH && i - ADV_RING - ADV_PREFETCH - 2 > lo;
-        if (pf) ADV_RING2_PF(-(ADV_RING + ADV_PREFETCH + 1), -(ADV_RING + ADV_PREFETCH + 1));
-        ADV_RING2_BWD_CELL(0);
-        ADV_RING2_BWD_CELL(1);
-        ADV_RING2_BWD_CELL(2);
-        ADV_RING2_BWD_CELL(3);
-        ADV_RING2_BWD_CELL(4);
-        ADV_RING2_BWD_CELL(5);
-        adv_ring2_step(&r, -ADV_RING);
+        if (pf) ADV_RING_PF(-(ADV_RING + ADV_PREFETCH + 1), -(ADV_RING + ADV_PREFETCH + 1));
+        ADV_RING_SIX(ADV_RING2_BWD_CELL);
+        ADV_RING_STEP(r, -ADV_RING);
     }
 }
 #undef ADV_RING2_FWD_CELL
 #undef ADV_RING2_BWD_CELL
-#undef ADV_RING2_LEAVE
-#undef ADV_RING2_LOAD
-#undef ADV_RING2_PF
 
 /* The view of the second field. */
 MU_HD adv_line adv_line_shift(const adv_line *l, ptrdiff_t o) {
