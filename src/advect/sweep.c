@@ -259,59 +259,60 @@ static void exchange(adv_state *s, const sweep_geom *w, int dir) {
     mu_waitall(2, rq, MPI_STATUSES_IGNORE);
 }
 
-/* Forward chains across ranks: each round passes F[R] of every line whose
- * value is known to the next rank, which then runs the head waiting for it. */
-static void forward_rounds(adv_state *s, const sweep_geom *wp, int rounds) {
-    sweep_geom w = *wp;
-    int N = s->N, m = w.m;
-    for (int r = 0; r < rounds; r++) {
-        for (int g = 0; g < w.G; g++) {
-            const adv_seg *sg = &s->seg[g];
-            float *sb = s->sbuf + (int64_t)g * (N + 1);
-            sb[N] = sg->out_r;
-            for (int f = 0; f < N; f++)
-                sb[f] = sg->out_r ? s->flux[((int64_t)g * N + f) * (m + 1) + sg->b] : 0.f;
-        }
-        exchange(s, &w, 1);
-        for (int g = 0; g < w.G; g++) {
-            adv_seg *sg = &s->seg[g];
-            const float *rb = s->rbuf + (int64_t)g * (N + 1);
-            if (!sg->need_l || sg->head_done || rb[N] == 0) continue;
-            for (int f = 0; f < N; f++) {
-                adv_line l = line_view(s, &w, g, f);
-                ADV_FLUX(&l, sg->a) = rb[f];
-                adv_forward_range(&l, s->cls + (int64_t)g * m, sg->a, sg->h);
-            }
-            sg->head_done = 1;
-            if (sg->h == sg->b && s->wu[(int64_t)g * (m + 1) + sg->b] >= 0) sg->out_r = 1;
-        }
+/* One round's message along the chains (dir 1: F[R] of the lines whose
+ * value is known, to the next rank; -1: F[L] to the previous one), then the
+ * exchange: each line's N fluxes and a flag in sbuf, the neighbour's in rbuf. */
+static void chain_round(adv_state *s, const sweep_geom *w, int dir) {
+    int N = s->N, m = w->m;
+    for (int g = 0; g < w->G; g++) {
+        const adv_seg *sg = &s->seg[g];
+        int known = dir > 0 ? sg->out_r : sg->out_l, face = dir > 0 ? sg->b : sg->a;
+        float *sb = s->sbuf + (int64_t)g * (N + 1);
+        sb[N] = known;
+        for (int f = 0; f < N; f++)
+            sb[f] = known ? s->flux[((int64_t)g * N + f) * (m + 1) + face] : 0.f;
+    }
+    exchange(s, w, dir);
+}
+
+/* The chains that a flux from the neighbour starts, line g's N fields: dir 1
+ * the head waiting for F[L], -1 the tail waiting for F[R]; then the line's
+ * flux for the next rank along, if its chain now reaches the end. */
+static void chain_continue(adv_state *s, const sweep_geom *w, int g, const float *rb, int dir) {
+    adv_seg *sg = &s->seg[g];
+    int m = w->m;
+    const uint8_t *cls = s->cls + (int64_t)g * m;
+    for (int f = 0; f < s->N; f++) {
+        adv_line l = line_view(s, w, g, f);
+        ADV_FLUX(&l, dir > 0 ? sg->a : sg->b) = rb[f];
+        if (dir > 0)
+            adv_forward_range(&l, cls, sg->a, sg->h);
+        else
+            adv_backward_range(&l, cls, sg->t, sg->b);
+    }
+    const float *u = s->wu + (int64_t)g * (m + 1);
+    if (dir > 0) {
+        sg->head_done = 1;
+        if (sg->h == sg->b && u[sg->b] >= 0) sg->out_r = 1;
+    } else {
+        sg->tail_done = 1;
+        if (sg->t == sg->a && u[sg->a] < 0) sg->out_l = 1;
     }
 }
 
-/* Backward chains across ranks: F[L] to the previous rank, which runs its tail. */
-static void backward_rounds(adv_state *s, const sweep_geom *wp, int rounds) {
+/* Chains across ranks, rounds of chain_round and chain_continue: forward
+ * (dir 1) each round passes F[R] of every line whose value is known to the
+ * next rank, which then runs the head waiting for it; backward (-1) F[L] to
+ * the previous rank, which runs its tail. */
+static void chain_rounds(adv_state *s, const sweep_geom *wp, int rounds, int dir) {
     sweep_geom w = *wp;
-    int N = s->N, m = w.m;
     for (int r = 0; r < rounds; r++) {
+        chain_round(s, &w, dir);
         for (int g = 0; g < w.G; g++) {
             const adv_seg *sg = &s->seg[g];
-            float *sb = s->sbuf + (int64_t)g * (N + 1);
-            sb[N] = sg->out_l;
-            for (int f = 0; f < N; f++)
-                sb[f] = sg->out_l ? s->flux[((int64_t)g * N + f) * (m + 1) + sg->a] : 0.f;
-        }
-        exchange(s, &w, -1);
-        for (int g = 0; g < w.G; g++) {
-            adv_seg *sg = &s->seg[g];
-            const float *rb = s->rbuf + (int64_t)g * (N + 1);
-            if (!sg->need_r || sg->tail_done || rb[N] == 0) continue;
-            for (int f = 0; f < N; f++) {
-                adv_line l = line_view(s, &w, g, f);
-                ADV_FLUX(&l, sg->b) = rb[f];
-                adv_backward_range(&l, s->cls + (int64_t)g * m, sg->t, sg->b);
-            }
-            sg->tail_done = 1;
-            if (sg->t == sg->a && s->wu[(int64_t)g * (m + 1) + sg->a] < 0) sg->out_l = 1;
+            const float *rb = s->rbuf + (int64_t)g * (s->N + 1);
+            int waits = dir > 0 ? sg->need_l && !sg->head_done : sg->need_r && !sg->tail_done;
+            if (waits && rb[s->N] != 0) chain_continue(s, &w, g, rb, dir);
         }
     }
 }
@@ -729,11 +730,11 @@ static void cells_forward(adv_state *s, const sweep_geom *w, int dataflow, int64
         float ur = s->wu[(int64_t)g * (m + 1) + sg->b];
         sg->out_r = ur >= 0 && (sg->h < sg->b || sg->head_done || sg->src_r == ADV_SRC_SEED);
     }
-    forward_rounds(s, w, rounds);
+    chain_rounds(s, w, rounds, 1);
     if (any_cycle(s, w, 1)) {
         for (int g = 0; g < w->G; g++)
             if (s->cyc[g] > 0) adv_seg_lap2(&s->seg[g], s->cls + (int64_t)g * m, 1, first, last);
-        forward_rounds(s, w, rounds);
+        chain_rounds(s, w, rounds, 1);
     }
 }
 
@@ -776,11 +777,11 @@ static void cells_backward(adv_state *s, const sweep_geom *w, int dataflow, int6
         float ul = s->wu[(int64_t)g * (m + 1) + sg->a];
         sg->out_l = ul < 0 && (sg->t > sg->a || sg->tail_done || sg->src_l == ADV_SRC_SEED);
     }
-    backward_rounds(s, w, rounds);
+    chain_rounds(s, w, rounds, -1);
     if (any_cycle(s, w, -1)) {
         for (int g = 0; g < w->G; g++)
             if (s->cyc[g] < 0) adv_seg_lap2(&s->seg[g], s->cls + (int64_t)g * m, -1, first, last);
-        backward_rounds(s, w, rounds);
+        chain_rounds(s, w, rounds, -1);
     }
 }
 
