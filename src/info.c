@@ -5,6 +5,7 @@
 #include "app.h"
 #include "core/knobs.h"
 #include "gpu/gpu.h"
+#include "mpi/cuda_aware.h"
 
 static const mu_opt_spec info_opts[] = {MU_OPT_END};
 
@@ -41,6 +42,10 @@ static int info_run(mu_app *app) {
 #endif
     );
     printf("MPI:         %s (MPI %d.%d)\n", lib, major, minor);
+    const char *how;
+    int aware = mu_mpi_cuda_aware(&how);
+    printf("CUDA-aware:  %s (%s)%s\n", aware ? "yes" : "no", how,
+           aware ? "" : "; GPU ranks without peer access send through pinned host memory");
     printf("world size:  %d\n", app->size);
     printf("CUDA:        %s\n", mu_gpu_built() ? mu_gpu_versions() : "not built");
 #ifdef MUTIRAO_HAVE_PETSC

@@ -11,6 +11,7 @@
 #include "core/summary.h"
 #include "core/knobs.h"
 #include "core/timer.h"
+#include "mpi/cuda_aware.h"
 #include "mpi/launch.h"
 
 static const mu_command *const commands[] = {&mu_cmd_info,  &mu_cmd_maxsub,    &mu_cmd_cg,
@@ -48,6 +49,10 @@ static void log_environment(const mu_app *app) {
             app->command, app->size);
     mu_info("MPI library: %s", lib);
     mu_summary_str("mpi_library", lib);
+    const char *how;
+    int aware = mu_mpi_cuda_aware(&how);
+    mu_info("MPI CUDA-aware: %s (%s)", aware ? "yes" : "no", how);
+    mu_summary_bool("mpi_cuda_aware", aware);
     mu_summary_int("ranks", app->size);
     mu_opts_foreach(app->opts, log_option, NULL);
     mu_knobs_report();

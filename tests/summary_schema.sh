@@ -46,6 +46,10 @@ for name, status in want.items():
 adv = json.load(open(f"{sys.argv[2]}/advect.json"))["result"]
 if len(adv["l1_error"]) != 3:
     bad += 1; print("FAIL: advect: l1_error has", len(adv["l1_error"]), "fields, want 3")
+# The MPI library's answer to its CUDA-aware query, a yes/no in every run, the same in all.
+aware = {json.load(open(f"{sys.argv[2]}/{n}.json")).get("mpi_cuda_aware") for n in want}
+if len(aware) != 1 or not isinstance(next(iter(aware)), bool):
+    bad += 1; print(f"FAIL: mpi_cuda_aware {aware!r}, want one yes/no in every summary")
 sc = json.load(open(f"{sys.argv[2]}/scenarios-stats.json"))["result"]
 for k in ("tree_node_mean_rel", "tree_sample_mean_rel", "tree_sample_std_rel",
           "tree_sample_lag1_abs", "tree_sample_corr_abs", "tree_hist_mean_rel", "tree_hist_std_rel",

@@ -36,6 +36,9 @@ void mu_summary_int(const char *key, int64_t value) {
 void mu_summary_real(const char *key, double value) {
     put(root, key, cJSON_CreateNumber(value));
 }
+void mu_summary_bool(const char *key, int value) {
+    put(root, key, cJSON_CreateBool(value != 0));
+}
 void mu_summary_result_int(const char *key, int64_t value) {
     put(result, key, cJSON_CreateNumber((double)value));
 }

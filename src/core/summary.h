@@ -8,6 +8,7 @@ void mu_summary_init(const char *command);
 void mu_summary_str(const char *key, const char *value);
 void mu_summary_int(const char *key, int64_t value);
 void mu_summary_real(const char *key, double value);
+void mu_summary_bool(const char *key, int value);
 /* Adds under "options": name -> {value, source}. */
 void mu_summary_option(const char *name, const char *value, const char *source);
 /* Adds under "result". */
