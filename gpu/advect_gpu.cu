@@ -592,7 +592,8 @@ __global__ void k_tasks(dgeom w, bufs b) {
 }
 
 /* The chain kernels were capped at 64 registers (8 blocks of 128 threads, 50%
- * occupancy; k_local now at 7 and 6 blocks, launch_local). Caps of 9 to 16 blocks
+ * occupancy; the one-field k_local now at 7 and 6 blocks, the two-field
+ * k_local2 at 5 and 4, launch_local). Caps of 9 to 16 blocks
  * (56 to 32 registers, with spills) ran the paper case's step slower on an
  * H100 (1.57x to 2.10x the floor against 1.50x, same lease, 7a7dbbd); and
  * prefetching the q a walk reads 4 to 32 cells later into L1 or L2 ran no
@@ -714,7 +715,7 @@ __global__ void __launch_bounds__(128, MINB)
  * threads, and their blocks an SM: ADV_ZMINB(2) on short lines (at most 64
  * cells, the Z sweep's), ADV_XMINB(2) on the others; each the fastest of the
  * counts measured on the paper case (perf/history/: k_local2 needs about 120
- * registers unbounded, so 5 and 4 blocks spill a little and still win). */
+ * registers unbounded: 5 blocks spill a little and still win on long lines). */
 #ifndef ADV_ZMINB
 #define ADV_ZMINB 6
 #endif

@@ -265,7 +265,7 @@ MU_HD const float *adv_base(const float *p) {
  * flags are the same function of the same q), so the same bits. On one H100
  * the paper case's chain kernel went from 351 M to 292 M warp instructions a
  * X sweep (0.67 -> 0.53 ms under ncu) and a step back to back from 2.02 to
- * 1.85 ms (1.81 with 7 blocks an SM, gpu/advect_gpu.cu's launch_wa); rings
+ * 1.85 ms (1.81 with 7 blocks an SM, gpu/advect_gpu.cu's launch_local); rings
  * on the Z sweep's short lines too (38 cells): 1.85 against 1.91-1.93 ms
  * with the one-cell loop there. */
 #define ADV_RING 6
@@ -341,12 +341,12 @@ MU_HD void adv_ring_start(adv_ring *r, const adv_line *l, const float *cn, const
 
 /* The line's arrays of a cell into slot s of ring r (offsets c1 from the
  * ring's first cell for the Courant number and rho*, c2 for d0 and d1). */
-#define ADV_RING_LOAD(s, c1, c2)                                                                   \
+#define ADV_RING_LOAD(r, s, c1, c2)                                                                \
     do {                                                                                           \
-        ADV_LDK(r.X[s], r.cb, c1);                                                                 \
-        ADV_LDK(r.R[s], r.rb, c1);                                                                 \
-        ADV_LDK(r.A[s], r.ab, c2);                                                                 \
-        ADV_LDK(r.B[s], r.bb, c2);                                                                 \
+        ADV_LDK((r).X[s], (r).cb, c1);                                                             \
+        ADV_LDK((r).R[s], (r).rb, c1);                                                             \
+        ADV_LDK((r).A[s], (r).ab, c2);                                                             \
+        ADV_LDK((r).B[s], (r).bb, c2);                                                             \
     } while (0)
 
 /* The six cells of a ring, CELL(K) each. */
@@ -378,7 +378,7 @@ MU_HD void adv_ring_start(adv_ring *r, const adv_line *l, const float *cn, const
 #define ADV_RING_FWD_CELL(K)                                                                       \
     do {                                                                                           \
         const int k = i + (K);                                                                     \
-        if (k + 1 < e) ADV_RING_LOAD(((K) + 1) % 2, (K) + 2, (K) + 1);                             \
+        if (k + 1 < e) ADV_RING_LOAD(r, ((K) + 1) % 2, (K) + 2, (K) + 1);                          \
         if (k + 2 < e) r.Q[((K) + 5) % 6] = *r.qp; /* q_{k+4}, for the flag of cell k + 3 */       \
         if (pf) ADV_PF(r.qp + (ADV_PREFETCH - 3) * l->qs);                                         \
         r.qp += l->qs;                                                                             \
@@ -419,7 +419,7 @@ MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, 
 #define ADV_RING_BWD_CELL(K)                                                                       \
     do {                                                                                           \
         const int k = i - (K);                                                                     \
-        if (k - 1 >= lo) ADV_RING_LOAD(((K) + 1) % 2, -(K)-1, -(K)-1);                             \
+        if (k - 1 >= lo) ADV_RING_LOAD(r, ((K) + 1) % 2, -(K)-1, -(K)-1);                          \
         if (k - 2 >= lo) r.Q[((K) + 5) % 6] = *r.qp; /* q_{k-4}, for the flag of cell k - 3 */     \
         if (pf) ADV_PF(r.qp - (ADV_PREFETCH - 3) * l->qs);                                         \
         r.qp -= l->qs;                                                                             \

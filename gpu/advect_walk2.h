@@ -55,7 +55,7 @@ MU_HD void adv_ring2_start(adv_ring2 *r, const adv_line *l, ptrdiff_t o, const f
 #define ADV_RING2_FWD_CELL(K)                                                                      \
     do {                                                                                           \
         const int k = i + (K);                                                                     \
-        if (k + 1 < e) ADV_RING_LOAD(((K) + 1) % 2, (K) + 2, (K) + 1);                             \
+        if (k + 1 < e) ADV_RING_LOAD(r, ((K) + 1) % 2, (K) + 2, (K) + 1);                          \
         if (k + 2 < e) {                                                                           \
             r.Q0[((K) + 5) % 6] = r.qp[0];                                                         \
             r.Q1[((K) + 5) % 6] = r.qp[o];                                                         \
@@ -108,7 +108,7 @@ MU_HD void adv_fwd_d_ring2(const adv_line *l, ptrdiff_t o, const float *cn, cons
 #define ADV_RING2_BWD_CELL(K)                                                                      \
     do {                                                                                           \
         const int k = i - (K);                                                                     \
-        if (k - 1 >= lo) ADV_RING_LOAD(((K) + 1) % 2, -(K)-1, -(K)-1);                             \
+        if (k - 1 >= lo) ADV_RING_LOAD(r, ((K) + 1) % 2, -(K)-1, -(K)-1);                          \
         if (k - 2 >= lo) {                                                                         \
             r.Q0[((K) + 5) % 6] = r.qp[0];                                                         \
             r.Q1[((K) + 5) % 6] = r.qp[o];                                                         \
@@ -163,6 +163,11 @@ MU_HD void adv_bwd_e_ring2(const adv_line *l, ptrdiff_t o, const float *cn, adv_
 }
 #undef ADV_RING2_FWD_CELL
 #undef ADV_RING2_BWD_CELL
+#undef ADV_RING_PF
+#undef ADV_RING_LOAD
+#undef ADV_RING_SIX
+#undef ADV_RING_LEAVE
+#undef ADV_RING_STEP
 
 /* The view of the second field. */
 MU_HD adv_line adv_line_shift(const adv_line *l, ptrdiff_t o) {

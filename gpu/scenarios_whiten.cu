@@ -167,7 +167,10 @@ struct wh_bufs {
     double *r = nullptr;                                                  /* d x d */
     int *keep = nullptr, *piv = nullptr;                                  /* d each */
     unsigned long long *bad = nullptr;
-    double *yh = nullptr; /* y on the host (pinned, m x d): its pages stay mapped between calls */
+    /* y on the host (m x d), kept between calls so that its pages stay mapped:
+     * pinned, or pageable where pinning fails (yh_pageable) */
+    double *yh = nullptr;
+    int yh_pageable = 0;
     int dev = -1;
     const double *y = nullptr; /* the last call's y on the device (x's buffer), or null */
 };
@@ -181,7 +184,8 @@ int bufs_free(wh_bufs *b) {
     if (b->keep) MU_CUDA_KEEP(cudaFree(b->keep));
     if (b->piv) MU_CUDA_KEEP(cudaFree(b->piv));
     if (b->bad) MU_CUDA_KEEP(cudaFree(b->bad));
-    if (b->yh) MU_CUDA_KEEP(cudaFreeHost(b->yh));
+    if (b->yh && b->yh_pageable) free(b->yh);
+    if (b->yh && !b->yh_pageable) MU_CUDA_KEEP(cudaFreeHost(b->yh));
     *b = wh_bufs();
     return rc;
 }
@@ -205,7 +209,12 @@ int bufs_get(int m, int d, wh_bufs **out) {
         MU_CUDA(cudaMalloc(&b->keep, dd * sizeof(int)));
         MU_CUDA(cudaMalloc(&b->piv, dd * sizeof(int)));
         MU_CUDA(cudaMalloc(&b->bad, sizeof(unsigned long long)));
-        MU_CUDA(cudaMallocHost(&b->yh, md * sizeof(double)));
+        if (cudaMallocHost(&b->yh, md * sizeof(double)) != cudaSuccess) {
+            (void)cudaGetLastError(); /* pageable rows then: slower copies, the same values */
+            b->yh = (double *)malloc(md * sizeof(double));
+            b->yh_pageable = 1;
+            if (!b->yh) return mu_gpu_fail("out of host memory for %zu whitened values", md);
+        }
         b->cap_md = md;
         b->cap_d = dd;
         b->dev = dev;
@@ -298,13 +307,13 @@ int whiten_steps(const double *x, int m, int d, const double **y, int *rank, dou
 } // namespace
 
 extern "C" int mu_gpu_whiten(const double *x, int m, int d, const double **y, int *rank) {
+    static thread_local double none[1]; /* rank 0: no row is written */
     *rank = 0;
     *y = nullptr;
-    if (m < 2 || d < 1) { /* rank 0: nothing moves, but y is the thread's buffer all the same */
-        wh_bufs *b;
-        MU_TRY(MU_GPU(bufs_get(m > 0 ? m : 1, d > 0 ? d : 1, &b), "whitening on the GPU"));
-        *y = b->yh;
-        return mu_whiten(x, m, d, b->yh, rank);
+    bufs.y = nullptr;
+    if (m < 2 || d < 1) { /* mu_whiten's checks, rank 0, no device */
+        *y = none;
+        return mu_whiten(x, m, d, none, rank);
     }
     double *h = (double *)malloc(sizeof(double) * (2 * (size_t)d + (size_t)d * d));
     int *hi = (int *)malloc(sizeof(int) * 2 * (size_t)d);

@@ -17,9 +17,11 @@ extern "C" {
 
 /* mu_whiten (scenarios/whiten.h) on the current device, except that y is
  * written compact (m x *rank, row stride *rank) into host memory of the
- * calling thread, pinned and kept between its calls (*y: valid until the
- * thread's next call): a fresh buffer a call would cost more in first-touch
- * page faults than the whole device part. Returns 0, or 1 after mu_error
+ * calling thread, pinned (pageable if pinning fails) and kept between its
+ * calls, m x d doubles a thread at most, until the thread ends (*y: valid
+ * until the thread's next call; NULL after a failure; nothing written at rank
+ * 0): a fresh buffer a call would cost more in first-touch page faults than
+ * the whole device part. Returns 0, or 1 after mu_error
  * (core/message.h): mu_whiten's message (a non-finite value) or "whitening on
  * the GPU: <mu_gpu_error()>". */
 int mu_gpu_whiten(const double *x, int m, int d, const double **y, int *rank);

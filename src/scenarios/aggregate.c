@@ -176,7 +176,9 @@ typedef struct {
 } agg_backend;
 
 /* y = x whitened, compact (r columns). Large nodes of a GPU rank whiten on the
- * device (same bits); the device keeps its copy of y for the k-means context. */
+ * device (same bits); the device keeps its copy of y for the k-means context,
+ * and y is then the thread's kept host rows (mu_gpu_whiten: valid until this
+ * thread's next call, so for the whole aggregation). */
 static int whiten_rows(agg_state *a, const double *x, int d) {
     int m = a->m;
     if (a->use_gpu && m >= MU_GPU_KM_BOOK_MIN) {
