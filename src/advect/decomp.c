@@ -9,6 +9,7 @@
 #include "advect/advect.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "mpi/wait.h"
 
 /* Bytes one rank needs for nf fields on cells cells: q, qn and the fluxes
  * (a float each per field and cell), the initial fields kept on the host,
@@ -47,7 +48,7 @@ int adv_decompose(const adv_cfg *c, MPI_Comm comm, double mem_bytes, int *pf, in
     int P;
     MPI_Comm_size(comm, &P);
     /* The smallest memory of any rank decides, so that every rank chooses alike. */
-    MPI_Allreduce(MPI_IN_PLACE, &mem_bytes, 1, MPI_DOUBLE, MPI_MIN, comm);
+    mu_allreduce(&mem_bytes, 1, MPI_DOUBLE, MPI_MIN, comm);
     int automatic = c->pf == 0 && c->pgrid[0] == 0 && c->pgrid[1] == 0;
     if (!automatic) return mu_error_collective(comm, given(c, P, pf, pgrid));
     pgrid[0] = pgrid[1] = 0;

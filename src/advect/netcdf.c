@@ -12,6 +12,7 @@
 #include <string.h>
 #include "advect/advect.h"
 #include "core/error.h"
+#include "mpi/wait.h"
 #ifdef MUTIRAO_HAVE_NETCDF
 #include <netcdf.h>
 #endif
@@ -146,7 +147,7 @@ int adv_netcdf_write(adv_state *s, const char *path, int64_t step) {
     int64_t mine[GEOM] = {s->lo[0], s->lo[1], s->nl[0], s->nl[1], s->f0, s->N};
     int64_t *geom = rank == 0 ? malloc((size_t)size * GEOM * sizeof *geom) : NULL;
     int64_t biggest = (int64_t)s->nl[0] * s->nl[1];
-    MPI_Allreduce(MPI_IN_PLACE, &biggest, 1, MPI_INT64_T, MPI_MAX, s->comm);
+    mu_allreduce(&biggest, 1, MPI_INT64_T, MPI_MAX, s->comm);
     float *block = malloc((size_t)(biggest * s->nl[2]) * sizeof *block);
     int rc = biggest * s->nl[2] > INT_MAX
                  ? mu_error("'%s': a rank's block is over 2^31 cells", path)

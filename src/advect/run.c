@@ -456,7 +456,7 @@ static int run_open(mu_app *app, adv_cfg *cfg, adv_state *s) {
     int grc = !rc && app->dev.use_gpu ? adv_gpu_open(s, from_host) : 0;
     if (!rc) rc = mu_error_collective(app->comm, grc);
     int ngpu = s->gpu != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ngpu, 1, MPI_INT, MPI_SUM, app->comm);
+    mu_allreduce(&ngpu, 1, MPI_INT, MPI_SUM, app->comm);
     if (!rc && ngpu)
         mu_info("advect: %d rank(s) run the sweeps on their GPU (classification, %s kernels)", ngpu,
                 cfg->schedule == ADV_SCHED_DATAFLOW ? "stream and inflow-only-cell" : "line");

@@ -64,8 +64,8 @@ static MPI_Comm block_comm(const adv_state *s, int want) {
 static int same_block(const adv_state *s, MPI_Comm comm) {
     int lo[4] = {(int)s->lo[0], (int)s->lo[1], s->nl[0], s->nl[1]}, hi[4];
     memcpy(hi, lo, sizeof hi);
-    MPI_Allreduce(MPI_IN_PLACE, lo, 4, MPI_INT, MPI_MIN, comm);
-    MPI_Allreduce(MPI_IN_PLACE, hi, 4, MPI_INT, MPI_MAX, comm);
+    mu_allreduce(lo, 4, MPI_INT, MPI_MIN, comm);
+    mu_allreduce(hi, 4, MPI_INT, MPI_MAX, comm);
     return !memcmp(lo, hi, sizeof lo);
 }
 
@@ -88,14 +88,14 @@ static int window_alloc(adv_state *s, adv_share *sh, int ok) {
     char *base = NULL;
     sh->win = MPI_WIN_NULL;
     MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN); /* a failure falls back, not aborts */
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, sh->comm);
+    mu_allreduce(&ok, 1, MPI_INT, MPI_MIN, sh->comm);
     if (!ok) return 1;
     MPI_Aint mine = sh->rank == 0 ? (MPI_Aint)bytes : 0, got = 0;
     ok = MPI_Win_allocate_shared(mine, 1, MPI_INFO_NULL, sh->comm, &base, &sh->win) == MPI_SUCCESS;
     int unit;
     if (ok) ok = MPI_Win_shared_query(sh->win, 0, &got, &unit, &base) == MPI_SUCCESS;
     ok = ok && (size_t)got >= bytes && base;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, sh->comm);
+    mu_allreduce(&ok, 1, MPI_INT, MPI_MIN, sh->comm);
     if (!ok) {
         if (sh->win != MPI_WIN_NULL) MPI_Win_free(&sh->win);
         return 1;
@@ -145,7 +145,7 @@ static adv_share *share_make(adv_state *s, double mem_bytes, int want) {
     if (blk == MPI_COMM_NULL) return NULL;
     adv_share *sh = calloc(1, sizeof *sh);
     int ok = sh != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, blk);
+    mu_allreduce(&ok, 1, MPI_INT, MPI_MIN, blk);
     if (!ok) {
         free(sh);
         MPI_Comm_free(&blk);
@@ -183,10 +183,10 @@ static void share_report(const adv_state *s) {
     double mb = sh ? sh->bytes / 1e6 : 0;
     int size;
     MPI_Comm_size(s->comm, &size);
-    MPI_Allreduce(MPI_IN_PLACE, &ranks, 1, MPI_INT, MPI_SUM, s->comm);
-    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, s->comm);
-    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, s->comm);
-    MPI_Allreduce(MPI_IN_PLACE, &mb, 1, MPI_DOUBLE, MPI_MAX, s->comm);
+    mu_allreduce(&ranks, 1, MPI_INT, MPI_SUM, s->comm);
+    mu_allreduce(&lo, 1, MPI_INT, MPI_MIN, s->comm);
+    mu_allreduce(&hi, 1, MPI_INT, MPI_MAX, s->comm);
+    mu_allreduce(&mb, 1, MPI_DOUBLE, MPI_MAX, s->comm);
     char by[32];
     snprintf(by, sizeof by, lo == hi ? "%d" : "%d-%d", lo, hi);
     if (ranks)

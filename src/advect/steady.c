@@ -12,6 +12,7 @@
 #include "core/knobs.h"
 #include "core/log.h"
 #include "core/summary.h"
+#include "mpi/wait.h"
 
 /* Bytes kept for the three axes: per line, m + 1 faces and m cells. */
 static double steady_bytes(const adv_state *s) {
@@ -30,7 +31,7 @@ void adv_steady_decide(adv_state *s, double mem_bytes, int on_gpu) {
     const char *knob = mu_knob("MUTIRAO_ADV_KEEP"); /* 0: made every step (to compare) */
     s->keep_winds = !on_gpu && adv_wind_steady(s->cfg) && fits && !(knob && knob[0] == '0');
     int all = s->keep_winds;
-    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, s->comm);
+    mu_allreduce(&all, 1, MPI_INT, MPI_MIN, s->comm);
     s->keep_winds = all; /* every rank or none: kept sweeps skip the lines' reductions */
     if (all)
         mu_info("steady winds: each axis's winds, densities and classes kept between steps "

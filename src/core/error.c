@@ -13,19 +13,23 @@ void mu_error_set_waiter(mu_error_waiter w) {
     waiter = w;
 }
 
+void mu_error_allreduce(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    if (waiter) { /* a rank spinning in a blocking reduction holds a core the others need */
+        MPI_Request rq;
+        MPI_Iallreduce(MPI_IN_PLACE, buf, count, type, op, comm, &rq);
+        waiter(1, &rq, MPI_STATUSES_IGNORE);
+    } else {
+        MPI_Allreduce(MPI_IN_PLACE, buf, count, type, op, comm);
+    }
+}
+
 int mu_error_collective(MPI_Comm comm, int local_rc) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     /* The lowest failing rank speaks for all: deterministic, one message. */
-    int mine = local_rc ? rank : size, first = size;
-    if (waiter) { /* a rank spinning in a blocking reduction holds a core the others need */
-        MPI_Request rq;
-        MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &rq);
-        waiter(1, &rq, MPI_STATUSES_IGNORE);
-    } else {
-        MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    }
+    int first = local_rc ? rank : size;
+    mu_error_allreduce(&first, 1, MPI_INT, MPI_MIN, comm);
     if (first == size) return 0;
     char text[MSG_MAX];
     if (rank == first) {

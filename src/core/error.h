@@ -14,6 +14,9 @@ int mu_error_collective(MPI_Comm comm, int local_rc);
  * which yields the core where ranks outnumber cores; NULL: MPI_Allreduce). */
 typedef void (*mu_error_waiter)(int count, MPI_Request *req, MPI_Status *status);
 void mu_error_set_waiter(mu_error_waiter waiter);
+/* In-place MPI_Allreduce waited for as mu_error_collective waits, for core's
+ * other collectives (core does not depend on mpi/). */
+void mu_error_allreduce(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
 /* Collective: report as above if any rank failed, then finalize MPI and exit(1)
  * on every rank. Returns only when every rank succeeded. */

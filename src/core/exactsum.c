@@ -1,4 +1,5 @@
 #include "core/exactsum.h"
+#include "core/error.h"
 
 #include <float.h>
 #include <math.h>
@@ -97,7 +98,7 @@ void mu_xsum_add_array(mu_xsum *s, const double *v, int64_t n) {
 void mu_xsum_allreduce(mu_xsum *s, int count, MPI_Comm comm) {
     /* Normalized words are below 2^32, so the sum over any realistic rank count fits. */
     for (int i = 0; i < count; i++) mu_xsum_normalize(&s[i]);
-    MPI_Allreduce(MPI_IN_PLACE, s, count * MU_XSUM_WORDS, MPI_INT64_T, MPI_SUM, comm);
+    mu_error_allreduce(s, count * MU_XSUM_WORDS, MPI_INT64_T, MPI_SUM, comm);
 }
 
 const char *mu_xsum_status_name(mu_xsum_status st) {
