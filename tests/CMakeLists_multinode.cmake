@@ -6,15 +6,19 @@
 # and exits 77 (skipped) where this machine cannot hold it (not root, no
 # namespaces), unless MUTIRAO_REQUIRE_SLURM=1 (CI) makes that a failure.
 # The tests run one at a time (RESOURCE_LOCK multinode): the faults test kills
-# a node's daemons.
+# a node's daemons. multinode_up and multinode_down run with no other test
+# (RUN_SERIAL): they add and delete network interfaces, and an MPI start-up
+# that lists the interfaces meanwhile (MPICH's UCX) can fail with "No such
+# device".
 set(MUTIRAO_MN ${CMAKE_CURRENT_LIST_DIR}/slurm)
 
 add_test(NAME multinode_up COMMAND bash ${MUTIRAO_MN}/multinode_up.sh)
 set_tests_properties(multinode_up PROPERTIES LABELS "multinode;slurm" FIXTURES_SETUP multinode
-                                             RESOURCE_LOCK multinode TIMEOUT 180 SKIP_RETURN_CODE 77)
+                                             RESOURCE_LOCK multinode RUN_SERIAL TRUE TIMEOUT 180
+                                             SKIP_RETURN_CODE 77)
 add_test(NAME multinode_down COMMAND bash ${MUTIRAO_MN}/multinode_down.sh)
 set_tests_properties(multinode_down PROPERTIES LABELS "multinode;slurm" FIXTURES_CLEANUP multinode
-                                               RESOURCE_LOCK multinode TIMEOUT 120)
+                                               RESOURCE_LOCK multinode RUN_SERIAL TRUE TIMEOUT 120)
 
 # mutirao_multinode(name timeout script [more arguments]): test multinode_<name>.
 function(mutirao_multinode name timeout script)
