@@ -9,7 +9,7 @@
 static int polite;
 
 void mu_wait_configure(int local_ranks) {
-    mu_error_set_waiter(mu_waitall);
+    mu_error_set_reducer(mu_allreduce);
     const char *env = mu_knob("MUTIRAO_MPI_YIELD");
     if (env && *env) {
         polite = strcmp(env, "0") != 0;

@@ -7,20 +7,17 @@
 enum { MSG_MAX = 1024 }; /* the longest message, as core/message.c keeps it */
 static char printed[MSG_MAX];
 
-static mu_error_waiter waiter;
+static mu_error_reducer reducer;
 
-void mu_error_set_waiter(mu_error_waiter w) {
-    waiter = w;
+void mu_error_set_reducer(mu_error_reducer r) {
+    reducer = r;
 }
 
 void mu_error_allreduce(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-    if (waiter) { /* a rank spinning in a blocking reduction holds a core the others need */
-        MPI_Request rq;
-        MPI_Iallreduce(MPI_IN_PLACE, buf, count, type, op, comm, &rq);
-        waiter(1, &rq, MPI_STATUSES_IGNORE);
-    } else {
+    if (reducer)
+        reducer(buf, count, type, op, comm);
+    else
         MPI_Allreduce(MPI_IN_PLACE, buf, count, type, op, comm);
-    }
 }
 
 int mu_error_collective(MPI_Comm comm, int local_rc) {

@@ -10,12 +10,11 @@
 /* Collective over comm: returns 0 when local_rc == 0 on every rank. Otherwise
  * prints "mutirao: error: <message>" once (from rank 0) and returns 1 on every rank. */
 int mu_error_collective(MPI_Comm comm, int local_rc);
-/* How mu_error_collective waits for its reduction (mpi/wait.c sets its own,
- * which yields the core where ranks outnumber cores; NULL: MPI_Allreduce). */
-typedef void (*mu_error_waiter)(int count, MPI_Request *req, MPI_Status *status);
-void mu_error_set_waiter(mu_error_waiter waiter);
-/* In-place MPI_Allreduce waited for as mu_error_collective waits, for core's
- * other collectives (core does not depend on mpi/). */
+/* The in-place allreduce of core's collectives (mu_error_collective, the
+ * exact sums): mpi/wait.c sets its mu_allreduce, which yields the core where
+ * ranks outnumber cores (core does not depend on mpi/); NULL: MPI_Allreduce. */
+typedef void (*mu_error_reducer)(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+void mu_error_set_reducer(mu_error_reducer reducer);
 void mu_error_allreduce(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
 /* Collective: report as above if any rank failed, then finalize MPI and exit(1)
