@@ -44,6 +44,7 @@
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <mpi.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,9 @@ static double solve_r(const double *x, int64_t n, int F, double *r) {
         d2[i] = t;
     }
     mu_fz_rinfo info;
-    if (mu_fz_solve_r(d2, n, n, F, logdet, MU_FZ_R_DENSITY, 1e-12, MPI_COMM_NULL, &info)) die("r");
+    if (mu_fz_solve_r(d2, n, n, F, logdet, MU_FZ_R_DENSITY, 1e-12, omp_get_max_threads(),
+                      MPI_COMM_NULL, &info))
+        die("r");
     free(d2);
     *r = info.r;
     return bench_now() - t0;

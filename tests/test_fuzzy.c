@@ -194,10 +194,12 @@ static void solve_r_on(const double *x, int64_t n, int F, int printed, double wa
         d2[i] = 0;
         for (int f = 0; f < F; f++) d2[i] += (x[i * F + f] - mean[f]) * (x[i * F + f] - mean[f]);
     }
-    mu_fz_rinfo info;
-    CHECK_INT_EQ(mu_fz_solve_r(d2, n, n, F, ld, printed ? MU_FZ_R_PRINTED : MU_FZ_R_DENSITY, 1e-12,
-                               MPI_COMM_NULL, &info),
-                 0);
+    mu_fz_rinfo info, info3;
+    mu_fz_rnorm norm = printed ? MU_FZ_R_PRINTED : MU_FZ_R_DENSITY;
+    CHECK_INT_EQ(mu_fz_solve_r(d2, n, n, F, ld, norm, 1e-12, 1, MPI_COMM_NULL, &info), 0);
+    /* threads split the sums elsewhere (from 8192 distances): the same bits */
+    CHECK_INT_EQ(mu_fz_solve_r(d2, n, n, F, ld, norm, 1e-12, 3, MPI_COMM_NULL, &info3), 0);
+    CHECK_TRUE(memcmp(&info.r, &info3.r, sizeof info.r) == 0 && info.evals == info3.evals);
     printf("r (%s) = %.9f in %d steps, %d evaluations; want %.6f\n",
            printed ? "printed" : "density", info.r, info.steps, info.evals, want);
     CHECK_TRUE(fabs(info.r - want) < tol);
@@ -226,6 +228,19 @@ static void factor_r_grid90(void) {
         }
     solve_r_on(x, 90, 2, 0, 1.019, 5e-4);  /* 1.019 without 1/n */
     solve_r_on(x, 90, 2, 1, 0.2401, 5e-5); /* and 0.2401 with it */
+}
+
+static void factor_r_threads(void) {
+    /* 30000 points of the 90-object grid's kind, the 3 x 3 block repeated and
+     * shifted: r as a root of Eq. 3.9, the same bits on 1 and 3 threads. */
+    enum { N = 30000 };
+    double *x = malloc(2 * N * sizeof *x);
+    for (int i = 0; i < N; i++) {
+        x[2 * i] = (i % 3) + 0.001 * (i % 997);
+        x[2 * i + 1] = (i / 3 % 3) + 0.002 * (i % 491);
+    }
+    solve_r_on(x, N, 2, 0, 0, INFINITY);
+    free(x);
 }
 
 static void factor_r_iris(void) {
@@ -507,6 +522,7 @@ int main(void) {
     MU_RUN(linkage_matches_algorithm_8);
     MU_RUN(moments_and_logdet);
     MU_RUN(factor_r_grid90);
+    MU_RUN(factor_r_threads);
     MU_RUN(factor_r_iris);
     MU_RUN(fm_fixed_point);
     MU_RUN(deal_round_robin);

@@ -93,10 +93,11 @@ typedef struct {
  * S = sum 1/(1 + e^2s d2) and g'(s) = -2 sum u(1-u) / S - F < 0. This rank holds
  * nloc of the n distances; each evaluation is one exact allreduce of two sums,
  * so every rank count takes the same steps to the same bits. Stops when a step
- * moves log r by less than tol (relative change of r). Returns 0, or 1 with
- * mu_error(). Collective. */
+ * moves log r by less than tol (relative change of r). The rank's sums run on
+ * up to threads host threads (the same bits on any number). Returns 0, or 1
+ * with mu_error(). Collective. */
 int mu_fz_solve_r(const double *d2, int64_t nloc, int64_t n, int F, double logdet, mu_fz_rnorm norm,
-                  double tol, MPI_Comm comm, mu_fz_rinfo *info);
+                  double tol, int threads, MPI_Comm comm, mu_fz_rinfo *info);
 
 /* Memberships (Eq. 3.11) of the n objects to the m prototypes: mu[i*m + j] =
  * 1/(1 + r^2 d2(x_i, v_j)); labels[i] = argmax_j (the lowest j on ties) and

@@ -104,22 +104,45 @@ typedef struct {
     const double *d2;
     int64_t nloc;
     MPI_Comm comm;
+    int threads;
     int evals;
 } rsums;
 
-/* S = sum u and T = sum u (1 - u), u = 1/(1 + e^(2s) d2), over all ranks. */
+/* A thread's part of S and T: its accumulators normalized, so that any
+ * number of parts merge within the add limits. */
+static void part_sums(const double *d2, int64_t lo, int64_t hi, double a, mu_xsum acc[2]) {
+    mu_xsum_zero(&acc[0]);
+    mu_xsum_zero(&acc[1]);
+    for (int64_t i = lo; i < hi; i++) {
+        double u = 1.0 / (1.0 + a * d2[i]);
+        mu_xsum_add(&acc[0], u);
+        mu_xsum_add(&acc[1], u * (1.0 - u));
+        if (((i - lo) & 0x3fffffff) == 0x3fffffff) {
+            mu_xsum_normalize(&acc[0]);
+            mu_xsum_normalize(&acc[1]);
+        }
+    }
+    mu_xsum_normalize(&acc[0]);
+    mu_xsum_normalize(&acc[1]);
+}
+
+/* S = sum u and T = sum u (1 - u), u = 1/(1 + e^(2s) d2), over all ranks; the
+ * rank's distances in blocks over its threads (exact sums: the same words for
+ * any number of threads). */
 static void eval_sums(rsums *c, double s, double *S, double *T) {
     mu_xsum acc[2];
     mu_xsum_zero(&acc[0]);
     mu_xsum_zero(&acc[1]);
     double a = exp(2.0 * s);
-    for (int64_t i = 0; i < c->nloc; i++) {
-        double u = 1.0 / (1.0 + a * c->d2[i]);
-        mu_xsum_add(&acc[0], u);
-        mu_xsum_add(&acc[1], u * (1.0 - u));
-        if ((i & 0x3fffffff) == 0x3fffffff) {
-            mu_xsum_normalize(&acc[0]);
-            mu_xsum_normalize(&acc[1]);
+    int parts = c->nloc >= 8192 && c->threads > 1 ? c->threads : 1;
+#pragma omp parallel for schedule(static) num_threads(parts)
+    for (int p = 0; p < parts; p++) {
+        mu_xsum part[2];
+        part_sums(c->d2, c->nloc * p / parts, c->nloc * (p + 1) / parts, a, part);
+#pragma omp critical(mu_fz_r_sums)
+        {
+            mu_xsum_merge(&acc[0], &part[0]);
+            mu_xsum_merge(&acc[1], &part[1]);
         }
     }
     xsum_reduce(acc, 2, c->comm);
@@ -129,9 +152,9 @@ static void eval_sums(rsums *c, double s, double *S, double *T) {
 }
 
 int mu_fz_solve_r(const double *d2, int64_t nloc, int64_t n, int F, double logdet, mu_fz_rnorm norm,
-                  double tol, MPI_Comm comm, mu_fz_rinfo *info) {
+                  double tol, int threads, MPI_Comm comm, mu_fz_rinfo *info) {
     memset(info, 0, sizeof *info);
-    rsums c = {d2, nloc, comm, 0};
+    rsums c = {d2, nloc, comm, threads, 0};
     /* log K: sqrt|C^-1| = exp(-logdet / 2), over n in the printed form. */
     double logK = -0.5 * logdet - (norm == MU_FZ_R_PRINTED ? log((double)n) : 0.0);
     double S, T;

@@ -18,6 +18,7 @@
 #include "fuzzy/fm.h"
 #include "gpu/fuzzy_gpu.h"
 #include "gpu/gpu.h"
+#include "mpi/binding.h"
 #include "mpi/partition.h"
 #include "mpi/taskfarm.h"
 #include "mpi/wait.h"
@@ -51,8 +52,8 @@ static int set_arith_fast(mu_app *app, fm_ctx *ctx, int gpus) {
     if (mu_error_collective(app->comm, rc)) return 1;
     ctx->fast = 1;
     mu_info("fuzzy: --arith=fast: fused multiply-adds, a refined approximate reciprocal, sums "
-            "split over %d threads a start; not the CPU's bits",
-            MU_GPU_FM_FAST_LANES);
+            "split over %d threads a start (%d on ranges under %d objects); not the CPU's bits",
+            MU_GPU_FM_FAST_LANES, MU_GPU_FM_FAST_LANES_SHORT, MU_GPU_FM_FAST_SHORT);
     mu_summary_str("arith", "fast");
     return 0;
 }
@@ -425,7 +426,10 @@ static int model(mu_app *app, const mu_fz_cfg *c, fz_state *s, double *logdet) {
             d2[i] = t;
         }
         mu_fz_rinfo info;
-        rc = mu_fz_solve_r(d2, count, s->n, F, *logdet, c->norm, c->r_tol, app->comm, &info);
+        char why[128];
+        int threads = mu_threads_per_rank(&app->dev, 0, why, sizeof why);
+        rc = mu_fz_solve_r(d2, count, s->n, F, *logdet, c->norm, c->r_tol, threads, app->comm,
+                           &info);
         free(d2);
         if (rc) return 1; /* the same path on every rank: every rank failed alike */
         s->r = info.r;
