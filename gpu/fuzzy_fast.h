@@ -12,9 +12,9 @@
  * moved to the centre of their bounding box (min and max are exact in any
  * order) and the end points moved back.
  *
- * Each start's sum runs over L lanes (rows j mod L, in row order) held by L
- * threads, combined by a butterfly whose pairs do not depend on the launch;
- * L (lanes()) and the centre depend only on the range's rows. So a start's
+ * Each start's sum runs over kLanes lanes (rows j mod kLanes, in row order)
+ * held by kLanes threads, combined by a butterfly whose pairs do not depend on
+ * the launch; the centre depends only on the range's rows. So a start's
  * trajectory depends on the data and the device's arithmetic alone, never on
  * the ranks, the chunks or the other ranges of a launch. */
 #ifndef MU_GPU_FUZZY_FAST_H
@@ -22,15 +22,12 @@
 
 namespace fast {
 
-/* The lanes of a range's starts: a power of two dividing 32. */
-__host__ __device__ inline int lanes(long long rows) {
-    return rows < MU_GPU_FM_FAST_SHORT ? MU_GPU_FM_FAST_LANES_SHORT : MU_GPU_FM_FAST_LANES;
-}
+constexpr int kLanes = MU_GPU_FM_FAST_LANES; /* a power of two dividing 32 */
 /* 32 starts a block: each tile read from memory serves 32 x kTile pairs. */
 constexpr int kBlock = 256;
 
 /* Rows a tile stages in shared memory: large tiles, fewer barriers. Lanes are
- * rows mod L of the range, so the tile does not change the sums. */
+ * rows mod kLanes of the range, so the tile does not change the sums. */
 inline int tile_rows(int F) {
     return F <= 4 ? 1024 : 256;
 }
@@ -91,10 +88,10 @@ __global__ void shift_kernel(const double *__restrict__ x, int F,
     }
 }
 
-/* Butterfly over the L threads of a start: every thread ends with the same
- * sum (the pairs are fixed and addition commutes). */
-__device__ __forceinline__ double lanes_sum(double v, unsigned group, int L) {
-    for (int m = 1; m < L; m *= 2) v += __shfl_xor_sync(group, v, m);
+/* Butterfly over the kLanes threads of a start: every thread ends with the
+ * same sum (the pairs are fixed and addition commutes). */
+__device__ __forceinline__ double lanes_sum(double v, unsigned group) {
+    for (int m = 1; m < kLanes; m *= 2) v += __shfl_xor_sync(group, v, m);
     return v;
 }
 
@@ -113,7 +110,7 @@ __device__ __forceinline__ bool take(const range_d &R, const double *xr, int nf,
 }
 
 /* FMAX == 2: exactly two features (unrolled); else F <= FMAX. Each group of
- * L threads iterates S starts at once (slots), so a row read from shared
+ * kLanes threads iterates S starts at once (slots), so a row read from shared
  * memory serves S pairs: shared-memory bandwidth, not the FP64 pipe, bounds
  * one slot. A start's sums are the same in any slot. Tile: tile_rows rows of
  * F + 1 doubles. Output as the bitwise kernels. */
@@ -129,8 +126,8 @@ __global__ void __launch_bounds__(kBlock)
     const double *xr = xs + R.row0 * row;
     const double *m = mid + blockIdx.y * nf;
     unsigned long long *ctr = next + blockIdx.y;
-    const int L = lanes(R.rows), lane = threadIdx.x % L, first = threadIdx.x % 32 - lane;
-    const unsigned group = L == 32 ? 0xffffffffu : ((1u << L) - 1u) << first;
+    const int lane = threadIdx.x % kLanes, first = threadIdx.x % 32 - lane;
+    const unsigned group = ((1u << kLanes) - 1u) << first;
     long long k[S], it[S];
     double c[S][FMAX];
     bool act[S], any = false;
@@ -160,7 +157,7 @@ __global__ void __launch_bounds__(kBlock)
             __syncthreads();
             if (!any) continue;
 #pragma unroll 4
-            for (int j = lane; j < tn; j += L) {
+            for (int j = lane; j < tn; j += kLanes) {
                 const double *p = tile + j * row;
                 double x[FMAX], s = p[nf];
 #pragma unroll
@@ -183,10 +180,10 @@ __global__ void __launch_bounds__(kBlock)
         any = false;
 #pragma unroll
         for (int q = 0; q < S; q++) {
-            double tw = lanes_sum(sw[q], group, L), e = 0, nc[FMAX];
+            double tw = lanes_sum(sw[q], group), e = 0, nc[FMAX];
 #pragma unroll
             for (int f = 0; f < FMAX; f++) {
-                nc[f] = lanes_sum(sx[q][f], group, L) / tw;
+                nc[f] = lanes_sum(sx[q][f], group) / tw;
                 double d = nc[f] - c[q][f];
                 if (f < nf) e = fma(d, d, e);
             }

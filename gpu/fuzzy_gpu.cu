@@ -399,8 +399,7 @@ int mu_gpu_fm_set_fast(mu_gpu_fm *c, int fast) {
 
 int64_t mu_gpu_fm_resident(const mu_gpu_fm *ctx) {
     if (!ctx) return 0;
-    if (ctx->fast)
-        return (int64_t)ctx->sms * ctx->fast_per_sm[0] * (fast::kBlock / fast::lanes(ctx->n));
+    if (ctx->fast) return (int64_t)ctx->sms * ctx->fast_per_sm[0] * (fast::kBlock / fast::kLanes);
     return (int64_t)ctx->sms * ctx->blocks_per_sm * kThreads;
 }
 
@@ -471,8 +470,8 @@ static int launch_bitwise(mu_gpu_fm *c, int nranges, int64_t most, double r2, do
     return 0;
 }
 
-static int launch_fast(mu_gpu_fm *c, const range_d *h, int nranges, int64_t most, double r2,
-                       double eps1, int64_t max_it) {
+static int launch_fast(mu_gpu_fm *c, int nranges, int64_t most, double r2, double eps1,
+                       int64_t max_it) {
     const int F = c->F;
     if (nranges > c->cap_mid) {
         MU_CUDA(cudaFree(c->mid));
@@ -484,12 +483,9 @@ static int launch_fast(mu_gpu_fm *c, const range_d *h, int nranges, int64_t most
     size_t shared = (size_t)fast::tile_rows(F) * (size_t)(F + 1) * sizeof(double);
     /* Two slots where the starts fill the device many times over (each
      * start then takes twice as long, which only a long queue hides). */
-    int L = 1; /* the widest range's lanes set the blocks */
-    for (int i = 0; i < nranges; i++)
-        if (fast::lanes(h[i].rows) > L) L = fast::lanes(h[i].rows);
-    int64_t held = (int64_t)c->sms * c->fast_per_sm[0] * (fast::kBlock / L);
+    int64_t held = (int64_t)c->sms * c->fast_per_sm[0] * (fast::kBlock / fast::kLanes);
     int slots = F <= 4 && most >= 8 * held ? 2 : 1;
-    unsigned bx = blocks_x(most, L / slots, fast::kBlock,
+    unsigned bx = blocks_x(most, fast::kLanes / slots, fast::kBlock,
                            (int64_t)c->sms * c->fast_per_sm[slots - 1], nranges);
     for (int y0 = 0; y0 < nranges; y0 += 65535) {
         unsigned ny = (unsigned)(nranges - y0 < 65535 ? nranges - y0 : 65535);
@@ -525,7 +521,7 @@ static int launch(mu_gpu_fm *c, const mu_gpu_fm_range *ranges, int nranges, doub
     MU_CUDA_GOTO(cudaMemcpy(c->ranges, h, (size_t)nranges * sizeof *h, cudaMemcpyHostToDevice));
     MU_CUDA_GOTO(cudaMemset(c->ctr, 0, (size_t)nranges * sizeof *c->ctr));
     MU_CUDA_GOTO(cudaEventRecord(c->t0));
-    rc = c->fast ? launch_fast(c, h, nranges, most, r2, eps1, max_it)
+    rc = c->fast ? launch_fast(c, nranges, most, r2, eps1, max_it)
                  : launch_bitwise(c, nranges, most, r2, eps1, max_it, sum_block);
     if (rc) goto done;
     MU_CUDA_GOTO(cudaEventRecord(c->t1));

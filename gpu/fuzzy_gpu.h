@@ -21,15 +21,8 @@ extern "C" {
 
 /* Features above this run on the CPU (the per-thread state lives in registers). */
 #define MU_GPU_FM_MAX_FEATURES 32
-/* Threads that share a start's sums in the fast form: a warp on ranges of
- * fewer rows than MU_GPU_FM_FAST_SHORT (few starts: shorter starts shorten
- * the launch's tail, which its slowest start sets), else 8. A property of the
- * range, so a start's sums do not depend on the ranks or chunks. */
+/* Threads that share a start's sums in the fast form. */
 #define MU_GPU_FM_FAST_LANES 8
-#define MU_GPU_FM_FAST_LANES_SHORT 32
-#ifndef MU_GPU_FM_FAST_SHORT
-#define MU_GPU_FM_FAST_SHORT 131072
-#endif
 /* Summation blocks must be a multiple of this (the tile of rows in shared memory). */
 #define MU_GPU_FM_TILE 256
 
@@ -74,7 +67,7 @@ int mu_gpu_fm_accept(mu_gpu_fm *ctx, const double *v, const int *converged, int6
 
 /* fast != 0: the fast form from now on (src/fuzzy's --arith=fast; see
  * gpu/fuzzy_fast.h): fused multiply-adds, an approximate reciprocal refined
- * once, each range moved to its centre, each start over 8 or 32 threads. Not
+ * once, each range moved to its centre, each start over kLanes threads. Not
  * the CPU's bits; a start's trajectory still depends only on the data and the
  * device. sum_block is then ignored. 0: back to the bitwise form. */
 int mu_gpu_fm_set_fast(mu_gpu_fm *ctx, int fast);

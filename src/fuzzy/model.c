@@ -127,15 +127,17 @@ static void part_sums(const double *d2, int64_t lo, int64_t hi, double a, mu_xsu
 }
 
 /* S = sum u and T = sum u (1 - u), u = 1/(1 + e^(2s) d2), over all ranks; the
- * rank's distances in blocks over its threads (exact sums: the same words for
- * any number of threads). */
+ * rank's distances in blocks handed to its threads as they come (exact sums:
+ * the same words in any order; a thread the system holds back keeps one
+ * small block, not a thread's share). */
 static void eval_sums(rsums *c, double s, double *S, double *T) {
     mu_xsum acc[2];
     mu_xsum_zero(&acc[0]);
     mu_xsum_zero(&acc[1]);
     double a = exp(2.0 * s);
-    int parts = c->nloc >= 8192 && c->threads > 1 ? c->threads : 1;
-#pragma omp parallel for schedule(static) num_threads(parts)
+    int threads = c->nloc >= 8192 && c->threads > 1 ? c->threads : 1;
+    int parts = threads > 1 ? 8 * threads : 1;
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (int p = 0; p < parts; p++) {
         mu_xsum part[2];
         part_sums(c->d2, c->nloc * p / parts, c->nloc * (p + 1) / parts, a, part);

@@ -52,8 +52,8 @@ static int set_arith_fast(mu_app *app, fm_ctx *ctx, int gpus) {
     if (mu_error_collective(app->comm, rc)) return 1;
     ctx->fast = 1;
     mu_info("fuzzy: --arith=fast: fused multiply-adds, a refined approximate reciprocal, sums "
-            "split over %d threads a start (%d on ranges under %d objects); not the CPU's bits",
-            MU_GPU_FM_FAST_LANES, MU_GPU_FM_FAST_LANES_SHORT, MU_GPU_FM_FAST_SHORT);
+            "split over %d threads a start; not the CPU's bits",
+            MU_GPU_FM_FAST_LANES);
     mu_summary_str("arith", "fast");
     return 0;
 }
