@@ -42,13 +42,11 @@ cannot() {
     exit 77
 }
 
-node_state() { sinfo -h -N -n "$1" -o '%t' 2>/dev/null | sed -n 1p; }
 ctld_up() {
     local out
     out=$(scontrol ping 2>/dev/null) || return 1
     [[ "$out" == *"is UP"* ]]
 }
-usable() { case "$1" in idle | mix | alloc | comp) return 0 ;; *) return 1 ;; esac }
 has_addr() { # dev address [netns]
     local out
     if [ -n "${3:-}" ]; then out=$(ip -n "$3" -o -4 addr show dev "$1" 2>/dev/null) || return 1
@@ -214,27 +212,8 @@ done
 
 # ---- wait for the nodes ---------------------------------------------------------
 deadline=$((SECONDS + timeout_s))
-declare -A resumed=()
 for n in "${MN_NODES[@]}"; do
-    while :; do
-        state=$(node_state "$n")
-        usable "$state" && break
-        case "$state" in
-        drain* | drng | down* | fail*)
-            # A node set down or drained earlier (a slurmd killed by a test) whose
-            # slurmd runs again is returned to service once.
-            if [ -z "${resumed[$n]:-}" ] && pid_alive "$MN_DIR/slurmd-$n.pid" slurmd; then
-                scontrol update NodeName="$n" State=RESUME >/dev/null 2>&1 || true
-                resumed[$n]=1
-            fi
-            ;;
-        esac
-        if [ $SECONDS -ge $deadline ]; then
-            sinfo -N -l >&2 || true
-            die "node $n is '${state:-missing}', not idle, after ${timeout_s} s" \
-                "(see $MN_DIR/log/slurmd-$n.log and $MN_DIR/log/slurmctld.log)"
-        fi
-        sleep 0.2
-    done
+    wait_node "$n" "$MN_DIR/slurmd-$n.pid" $deadline \
+        "$MN_DIR/log/slurmd-$n.log and $MN_DIR/log/slurmctld.log"
 done
 say "up: $(sinfo -h -N -o '%N %t' | tr '\n' ' ')(SLURM_CONF=$MN_CONF)"

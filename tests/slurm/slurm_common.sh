@@ -1,7 +1,7 @@
-# Sourced by slurm_up.sh and multinode_up.sh (which define say and die): what
-# the two test clusters share, the slurm.conf lines (root, munge, no cgroups or
-# accounting, cores as the unit), checking a daemon's PID file and starting
-# munged.
+# Sourced by slurm_up.sh and multinode_up.sh (which define say, die and
+# timeout_s): what the two test clusters share, the slurm.conf lines (root,
+# munge, no cgroups or accounting, cores as the unit), checking a daemon's PID
+# file, starting munged and waiting for a node.
 # shellcheck shell=bash
 slurm_common_conf() {
     cat <<'CONF'
@@ -50,4 +50,36 @@ munge_start() {
     say "starting munged"
     runuser -u munge -- /usr/sbin/munged </dev/null >/dev/null 2>&1 ||
         die "munged did not start (see /var/log/munge/munged.log)"
+}
+
+# node_state NODE: the node's state as sinfo abbreviates it (idle, down*, ...);
+# empty when Slurm does not know it. usable STATE: a state that accepts jobs.
+node_state() { sinfo -h -N -n "$1" -o '%t' 2>/dev/null | sed -n 1p; }
+usable() { case "$1" in idle | mix | alloc | comp) return 0 ;; *) return 1 ;; esac }
+
+# wait_node NODE SLURMD_PID DEADLINE LOGS: waits until NODE is usable; dies
+# (naming LOGS) once $SECONDS reaches DEADLINE. Both clusters' nodes can be left
+# drained or down (a slurmd that died or that a test killed): one whose slurmd
+# runs again (SLURMD_PID, its PID file; empty: not ours to touch) is returned to
+# service once.
+# shellcheck disable=SC2154 # timeout_s: set by the script that sources this
+wait_node() {
+    local node=$1 pid_file=$2 deadline=$3 logs=$4 state resumed=0
+    while :; do
+        state=$(node_state "$node")
+        usable "$state" && return 0
+        case "$state" in
+        drain* | drng | down* | fail*)
+            if [ $resumed = 0 ] && [ -n "$pid_file" ] && pid_alive "$pid_file" slurmd; then
+                scontrol update NodeName="$node" State=RESUME >/dev/null 2>&1 || true
+                resumed=1
+            fi
+            ;;
+        esac
+        if [ $SECONDS -ge "$deadline" ]; then
+            sinfo -N -l >&2 || true
+            die "node $node is '${state:-missing}', not idle, after ${timeout_s} s (see $logs)"
+        fi
+        sleep 0.2
+    done
 }

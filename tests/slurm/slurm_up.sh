@@ -49,15 +49,14 @@ running() {
     return 1
 }
 # A healthy node: slurmd runs, slurmctld answers, the node accepts jobs.
-node_state() { sinfo -h -N -n "$node" -o '%t' 2>/dev/null | head -n 1; }
 healthy() {
     running slurmd || return 1
     scontrol ping 2>/dev/null | grep 'is UP' >/dev/null || return 1
-    case "$(node_state)" in idle | mix | alloc | comp) return 0 ;; *) return 1 ;; esac
+    usable "$(node_state "$node")"
 }
 
 if healthy; then
-    say "already up: node $node $(node_state), $(sinfo -h -N -n "$node" -o '%c CPUs, partition %P')"
+    say "already up: node $node $(node_state "$node"), $(sinfo -h -N -n "$node" -o '%c CPUs, partition %P')"
     exit 0
 fi
 [ "$(id -u)" = 0 ] || die "Slurm is not up, and starting it needs root (munged, slurmctld, slurmd)"
@@ -162,26 +161,9 @@ if [ $slurmd_up = 0 ]; then
 fi
 
 # ---- wait for the node ---------------------------------------------------
-resumed=0
-deadline=$((SECONDS + timeout_s))
-while :; do
-    state=$(node_state)
-    case "$state" in
-    idle | mix | alloc | comp) break ;;
-    drain* | drng | down | fail*)
-        # A node of our cluster that was drained or set down (e.g. a dead slurmd
-        # earlier) and now has its slurmd back is returned to service once.
-        if [ $resumed = 0 ] && pid_alive "$slurmd_pid" slurmd && grep -qF "$marker" "$conf"; then
-            scontrol update NodeName="$node" State=RESUME >/dev/null 2>&1 || true
-            resumed=1
-        fi
-        ;;
-    esac
-    if [ $SECONDS -ge $deadline ]; then
-        sinfo -N -l >&2 || true
-        die "node $node is '${state:-missing}', not idle, after ${timeout_s} s" \
-            "(see $log_dir/slurmd.log and $log_dir/slurmctld.log)"
-    fi
-    sleep 0.2
-done
-say "up: node $node $state, $(sinfo -h -N -n "$node" -o '%c CPUs, partition %P')"
+# A node drained or set down earlier is returned to service only in a cluster
+# of ours (its slurm.conf written here).
+ours_pid=
+grep -qsF "$marker" "$conf" && ours_pid=$slurmd_pid
+wait_node "$node" "$ours_pid" $((SECONDS + timeout_s)) "$log_dir/slurmd.log and $log_dir/slurmctld.log"
+say "up: node $node $(node_state "$node"), $(sinfo -h -N -n "$node" -o '%c CPUs, partition %P')"
