@@ -42,23 +42,12 @@ if cmp -s "$work/ref.bin" "$OUTDIR/advect.bin"; then
 else
     err "final fields under Slurm differ from the 1-rank run"
 fi
-if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d.get('ranks') == 4 and d['result']['steps'] == $STEPS else 1)" \
-    "$OUTDIR/advect.json"; then
-    echo "e2e_advect: ok: summary: 4 ranks, $STEPS steps"
-else
-    err "summary does not show 4 ranks and $STEPS steps"
-fi
+summary_shows "$OUTDIR/advect.json" steps "$STEPS"
 logs=("$work"/slurm-*.out)
 count=$(grep -c '^advect: field ' "${logs[0]}" 2>/dev/null || true)
 [ "${count:-0}" -eq 2 ] || err "expected 2 'advect: field' lines in the job log, found ${count:-0}"
-if command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
-    for tag in start end; do
-        if [ "$(head -c 4 "$OUTDIR/advect-$tag.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
-            echo "e2e_advect: ok: advect-$tag.png drawn"
-        else
-            err "no advect-$tag.png"
-        fi
-    done
-fi
+for tag in start end; do
+    png_drawn "$OUTDIR/advect-$tag.png" "no advect-$tag.png"
+done
 [ "$fail" = 0 ] && echo "e2e_advect: PASS"
 exit "$fail"

@@ -69,19 +69,8 @@ for pair in fuzzy_input:4 fuzzy_gen:3; do
         fi
     done
     [ $same = 0 ] || echo "e2e_fuzzy: ok: $name: $got prototypes, identical on 4 ranks and 1"
-    if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d.get('ranks') == 4 and d['result']['prototypes'] == $want else 1)" \
-        "$OUTDIR/$name.json"; then
-        echo "e2e_fuzzy: ok: $name summary: 4 ranks, $want prototypes"
-    else
-        err "$name: summary does not show 4 ranks and $want prototypes"
-    fi
-    if command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
-        if [ "$(head -c 4 "$OUTDIR/$name.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
-            echo "e2e_fuzzy: ok: $name.png drawn"
-        else
-            err "$name: no PNG scatter"
-        fi
-    fi
+    summary_shows "$OUTDIR/$name.json" prototypes "$want" "$name"
+    png_drawn "$OUTDIR/$name.png" "$name: no PNG scatter"
 done
 
 # Rank 0's one-line result for each run must be in the job log.

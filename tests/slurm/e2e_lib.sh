@@ -60,3 +60,29 @@ outside_slurm() {
     env ${unset_slurm[@]+"${unset_slurm[@]}"} "$mpiexec" -n 1 ${preflags[@]+"${preflags[@]}"} \
         "$mutirao" "$@"
 }
+
+# summary_shows FILE KEY WANT [WHAT]: the run summary FILE says 4 ranks (the
+# e2e jobs' size) and result.KEY = WANT (a JSON value); an ok line or err(),
+# about WHAT when given.
+summary_shows() {
+    local file=$1 key=$2 want=$3 what=${4:-}
+    if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d.get("ranks") == 4 and d["result"][sys.argv[2]] == json.loads(sys.argv[3]) else 1)' \
+        "$file" "$key" "$want"; then
+        echo "$me: ok: ${what:+$what }summary: 4 ranks, $want $key"
+    else
+        err "${what:+$what: }summary does not show 4 ranks and $want $key"
+    fi
+}
+
+# png_drawn FILE WHY: when gnuplot is installed (the jobs plot only then), FILE
+# must be a PNG image; else err() WHY.
+png_drawn() {
+    command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1 || return 0
+    if [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
+        echo "$me: ok: $(basename "$1") drawn"
+    else
+        err "$2"
+    fi
+}

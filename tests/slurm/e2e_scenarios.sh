@@ -55,19 +55,8 @@ else
     err "tree check: $out"
 fi
 [ "$(($(wc -l <"$OUTDIR/tree.csv") - 1))" = 91 ] || err "tree.csv: expected 91 nodes (1 + 10 + 80)"
-if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d.get('ranks') == 4 and d['result']['leaves'] == 80 else 1)" \
-    "$OUTDIR/tree-summary.json"; then
-    echo "e2e_scenarios: ok: summary: 4 ranks, 80 leaves"
-else
-    err "summary does not show 4 ranks and 80 leaves"
-fi
-if command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
-    if [ "$(head -c 4 "$OUTDIR/tree.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
-        echo "e2e_scenarios: ok: tree.png drawn"
-    else
-        err "no PNG fan"
-    fi
-fi
+summary_shows "$OUTDIR/tree-summary.json" leaves 80
+png_drawn "$OUTDIR/tree.png" "no PNG fan"
 logs=("$work"/slurm-*.out)
 grep -q '^scenarios: tree 1,10,8: 91 nodes, 80 leaves' "${logs[0]}" 2>/dev/null ||
     err "the job log lacks the tree's result line"
