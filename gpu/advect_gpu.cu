@@ -766,10 +766,7 @@ __global__ void __launch_bounds__(128, 6) k_streams(dgeom w, bufs b, long long n
 __global__ void k_out_r(dgeom w, bufs b) {
     int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= w.G) return;
-    adv_seg *s = &b.seg[g];
-    if (s->src_l) s->head_done = 1;
-    float ur = b.wu[(long long)g * (w.m + 1) + s->b];
-    s->out_r = ur >= 0 && (s->h < s->b || s->head_done || s->src_r == ADV_SRC_SEED);
+    adv_seg_close_head(b.seg, b.wu, g, w.m);
 }
 
 __global__ void k_pack(dgeom w, bufs b, int dir) {
@@ -856,10 +853,7 @@ __global__ void k_fcells(dgeom w, bufs b, long long nf) {
 __global__ void k_out_l(dgeom w, bufs b) {
     int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= w.G) return;
-    adv_seg *s = &b.seg[g];
-    if (s->src_r) s->tail_done = 1;
-    float ul = b.wu[(long long)g * (w.m + 1) + s->a];
-    s->out_l = ul < 0 && (s->t > s->a || s->tail_done || s->src_l == ADV_SRC_SEED);
+    adv_seg_close_tail(b.seg, b.wu, g, w.m);
 }
 
 __global__ void k_lost(dgeom w, bufs b) {

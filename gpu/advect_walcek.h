@@ -301,6 +301,27 @@ MU_HD void adv_seg_lap2(adv_seg *s, uint8_t *cls, int cycle, int first, int last
     }
 }
 
+/* The end of the local chains of line g's segment seg[g], one rule for the
+ * host sweep and the device kernels; wu: the face winds of the m-cell lines,
+ * line g's face j at wu[g * (m + 1) + j + 1]. Forward: a head fed from a
+ * local source is done; F[R] goes to the right neighbour when the wind there
+ * leaves the segment and the chain reaching R is complete (it starts at a
+ * local root, its head is done, or it is seeded). */
+MU_HD void adv_seg_close_head(adv_seg *seg, const float *wu, int g, int m) {
+    adv_seg *s = &seg[g];
+    if (s->src_l) s->head_done = 1;
+    float ur = wu[(int64_t)g * (m + 1) + s->b];
+    s->out_r = ur >= 0 && (s->h < s->b || s->head_done || s->src_r == ADV_SRC_SEED);
+}
+
+/* The mirror for the backward chains: the tail, and F[L] for the left neighbour. */
+MU_HD void adv_seg_close_tail(adv_seg *seg, const float *wu, int g, int m) {
+    adv_seg *s = &seg[g];
+    if (s->src_r) s->tail_done = 1;
+    float ul = wu[(int64_t)g * (m + 1) + s->a];
+    s->out_l = ul < 0 && (s->t > s->a || s->tail_done || s->src_l == ADV_SRC_SEED);
+}
+
 MU_HD void adv_seg_sources(const adv_seg *s, const adv_line *l) {
     if (s->src_l == ADV_SRC_BORDER) adv_border_flux(l, s->a - 1, s->a - 1);
     if (s->src_l == ADV_SRC_SEED) adv_seed_flux(l, s->a, -1);

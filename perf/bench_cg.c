@@ -188,16 +188,7 @@ static double time_table(cg_backend *be, cg_state *s, int iters) {
 
 /* A context of our own on A (no preconditioner), for the sweeps. */
 static mu_gpu_cg *own_context(const cg_matrix *A) {
-    mu_gpu_cg_desc d;
-    memset(&d, 0, sizeof d);
-    d.nloc = A->nloc;
-    d.rowptr = A->rowptr;
-    d.col = A->col;
-    d.val = A->val;
-    d.interior = A->interior;
-    d.ninterior = A->ninterior;
-    d.boundary = A->boundary;
-    d.nboundary = A->nboundary;
+    mu_gpu_cg_desc d = cg_gpu_desc_block(A);
     d.mean_row = (double)A->nnz / (double)A->n;
     mu_gpu_cg *g;
     MU(mu_gpu_cg_create(&d, &g));

@@ -713,7 +713,6 @@ static void cells_forward(adv_state *s, const sweep_geom *w, int dataflow, int64
             if (sg->src_l) adv_forward_range(&l, cls, sg->a, sg->h);
             if (!dataflow) adv_forward_range(&l, cls, sg->h, sg->b);
         }
-        if (sg->src_l) sg->head_done = 1;
     }
     if (dataflow)
         for (int64_t k = 0; k < nt; k++) {
@@ -725,11 +724,7 @@ static void cells_forward(adv_state *s, const sweep_geom *w, int dataflow, int64
         }
 
     /* Forward chains across ranks. */
-    for (int g = 0; g < w->G; g++) {
-        adv_seg *sg = &s->seg[g];
-        float ur = s->wu[(int64_t)g * (m + 1) + sg->b];
-        sg->out_r = ur >= 0 && (sg->h < sg->b || sg->head_done || sg->src_r == ADV_SRC_SEED);
-    }
+    for (int g = 0; g < w->G; g++) adv_seg_close_head(s->seg, s->wu, g, m);
     chain_rounds(s, w, rounds, 1);
     if (any_cycle(s, w, 1)) {
         for (int g = 0; g < w->G; g++)
@@ -738,18 +733,21 @@ static void cells_forward(adv_state *s, const sweep_geom *w, int dataflow, int64
     }
 }
 
+/* The backward loop over cells [lo, hi) of line g, for each of its fields. */
+static void lines_backward(adv_state *s, const sweep_geom *w, int g, int lo, int hi) {
+    const uint8_t *cls = s->cls + (int64_t)g * w->m;
+    for (int f = 0; f < s->N; f++) {
+        adv_line l = line_view(s, w, g, f);
+        adv_backward_range(&l, cls, lo, hi);
+    }
+}
+
 /* Backward chains: local part, tails fed by an open border; then across ranks. */
 static void cells_backward(adv_state *s, const sweep_geom *w, int dataflow, int64_t nf, int rounds,
                            int first, int last) {
     int N = s->N, m = w->m;
-    for (int g = 0; g < w->G; g++) {
-        adv_seg *sg = &s->seg[g];
-        const uint8_t *cls = s->cls + (int64_t)g * m;
-        for (int f = 0; f < N; f++) {
-            adv_line l = line_view(s, w, g, f);
-            if (!dataflow) adv_backward_range(&l, cls, sg->a, sg->t);
-        }
-    }
+    if (!dataflow)
+        for (int g = 0; g < w->G; g++) lines_backward(s, w, g, s->seg[g].a, s->seg[g].t);
     if (dataflow)
         for (int64_t k = 0; k < nf; k++) {
             int g = s->fcells[2 * k], i = s->fcells[2 * k + 1];
@@ -766,16 +764,9 @@ static void cells_backward(adv_state *s, const sweep_geom *w, int dataflow, int6
                     adv_backward(&l, s->seg[g].b - 1, ADV_K);
                 }
     for (int g = 0; g < w->G; g++) {
-        adv_seg *sg = &s->seg[g];
-        if (sg->src_r) {
-            for (int f = 0; f < N; f++) {
-                adv_line l = line_view(s, w, g, f);
-                adv_backward_range(&l, s->cls + (int64_t)g * m, sg->t, sg->b);
-            }
-            sg->tail_done = 1;
-        }
-        float ul = s->wu[(int64_t)g * (m + 1) + sg->a];
-        sg->out_l = ul < 0 && (sg->t > sg->a || sg->tail_done || sg->src_l == ADV_SRC_SEED);
+        const adv_seg *sg = &s->seg[g];
+        if (sg->src_r) lines_backward(s, w, g, sg->t, sg->b);
+        adv_seg_close_tail(s->seg, s->wu, g, m);
     }
     chain_rounds(s, w, rounds, -1);
     if (any_cycle(s, w, -1)) {

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include "cg/cg.h"
 #include "core/exactsum.h"
+#include "gpu/cg_gpu.h"
 
 typedef enum { CG_ROWS_INTERIOR, CG_ROWS_BOUNDARY, CG_ROWS_ALL } cg_rows;
 
@@ -84,6 +85,9 @@ void cg_backend_free(cg_backend *b);
 int cg_backend_cpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out);
 /* The GPU backend (kernels_gpu.c), on the device this rank is bound to. */
 int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out);
+/* A's block as mu_gpu_cg_create takes it: its CSR arrays and row lists, every
+ * other field zero for the caller (the GPU backend, perf/bench_cg) to set. */
+mu_gpu_cg_desc cg_gpu_desc_block(const cg_matrix *A);
 /* Where the GPU backend's several-rank iterations spent their host time, in
  * seconds (for perf/bench_cg_ranks): waiting for the send values to reach the
  * host (halo_copy), for the halo messages (halo_mpi; the interior rows'
