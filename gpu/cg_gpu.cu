@@ -351,11 +351,8 @@ int mu_cg::grid_for(const void *kernel, long long work, int *blocks) {
 
 struct mu_gpu_cg {
     int fp32, lanes;
-    int rows;   /* rows per sub-warp and SpMV step: 1, 2 or 4 */
-    int fused;  /* iterate's form: 1 fused, 0 split */
-    int spread; /* SpMV rows finished by every lane of a sub-warp (MUTIRAO_CG_SPREAD) */
-    int depth;  /* SpMV entries per lane and row loaded ahead: 1 or 4 (MUTIRAO_CG_DEPTH) */
-    size_t es;  /* bytes per vector entry */
+    int fused; /* iterate's form: 1 fused, 0 split */
+    size_t es; /* bytes per vector entry */
     int64_t nloc, nghost, nnz, ninterior, nboundary, nsend;
     /* A row list that is a range first..first + n - 1 (the usual case: row
      * blocks of a banded matrix) is not uploaded; the SpMV then reads no list. */
@@ -497,41 +494,12 @@ int lanes_env(int fallback) {
     return v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32 ? v : fallback;
 }
 
-/* Defaults of the two choices that change no bits (see cg_gpu.h), from
- * perf/bench_cg on an H100 (3-D 7-point 256^3, fp64, 2 lanes): 2 rows per
- * sub-warp gave 1.28 ms per device iteration against 1.42 (1 row) and 1.34
- * (4 rows); the split form 1.085 ms against 1.128 fused (kernel times by
+/* The split form is the default: on an H100 (3-D 7-point 256^3, fp64, 2
+ * lanes) it took 1.085 ms an iteration against 1.128 fused (kernel times by
  * ncu): the fused SpMV moves the bytes counted but at 2.38 TB/s (58 registers,
- * half occupancy) where the plain one reaches 2.56 TB/s. */
-constexpr int DEFAULT_ROWS = 2, DEFAULT_FUSED = 0;
-/* Entries per lane and row loaded before the first use (MUTIRAO_CG_DEPTH):
- * 4 puts a 7-point row's whole chain (row pointers, then columns and values,
- * then the gathers of x) in three waits instead of one wait per entry, but
- * takes 64 registers; on an H100 at 256^3 (same lease, bench_cg, median of 50
- * batches) depth 1 with lane-0 row finishing ran 1.048 ms per iteration,
- * depth 4 with all lanes finishing 1.059-1.061 ms, so 1 and lane 0 are the
- * defaults (MUTIRAO_CG_SPREAD=1 spreads the finishing over the lanes). */
-/* Both variants lose, but a build without them ran the default iteration
- * about 2 % slower in an A/B on one H100 (perf/history/RESULTS-2026-11.md,
- * 2026-11-27), for a reason not found yet: they stay until it is. */
-constexpr int DEFAULT_DEPTH = 1;
-
-int rows_env() {
-    const char *s = mu_knob("MUTIRAO_CG_ROWS");
-    int v = s ? atoi(s) : 0;
-    return v == 1 || v == 2 || v == 4 ? v : DEFAULT_ROWS;
-}
-
-int depth_env() {
-    const char *s = mu_knob("MUTIRAO_CG_DEPTH");
-    int v = s ? atoi(s) : 0;
-    return v == 1 || v == 4 ? v : DEFAULT_DEPTH;
-}
-
-int spread_env() {
-    const char *s = mu_knob("MUTIRAO_CG_SPREAD");
-    return s && s[0] == '1';
-}
+ * half occupancy) where the plain one reaches 2.56 TB/s. The fused form stays
+ * for the several-rank iteration without a second vector pass. */
+constexpr int DEFAULT_FUSED = 0;
 
 int fused_env() {
     const char *s = mu_knob("MUTIRAO_CG_FUSE");
@@ -625,8 +593,6 @@ template <typename T> spmv_args<T> spmv_base(const mu_gpu_cg *g) {
     a.rowptr = g->rowptr;
     a.col = g->col;
     a.val = (const T *)g->val;
-    a.spread = g->spread;
-    a.depth = g->depth;
     return a;
 }
 
@@ -655,12 +621,12 @@ template <typename T> int spmv_t(mu_gpu_cg *g, int rows, const void *x, void *y,
      * words are integer atomics); later work waits for them. */
     if (rows == MU_GPU_CG_BOUNDARY && g->halo_open) {
         g->halo_open = 0;
-        if (launch_spmv(a, g->lanes, g->rows, false, g->halo)) return 1;
+        if (launch_spmv(a, g->lanes, false, g->halo)) return 1;
         MU_CUDA(cudaEventRecord(g->ev_bnd, g->halo));
         MU_CUDA(cudaStreamWaitEvent(g->work, g->ev_bnd, 0));
         return 0;
     }
-    return launch_spmv(a, g->lanes, g->rows, false, g->work);
+    return launch_spmv(a, g->lanes, false, g->work);
 }
 
 template <typename T> int pack_next_t(mu_gpu_cg *g, const void *zr, const void *p, double beta) {
@@ -728,7 +694,7 @@ int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry)
             a.pnew = P[i % 2];
             a.xsol = (T *)x;
         }
-        if (launch_spmv(a, g->lanes, g->rows, fuse_here, g->work, dry)) return 1;
+        if (launch_spmv(a, g->lanes, fuse_here, g->work, dry)) return 1;
         if (update_t<T>(iter_update<T>(g, r, q, z, nullptr), true, false, g->work, dry)) return 1;
         if (!dry && !fused) { /* F of this iteration: x += alpha p; p = z + beta p */
             k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, P[0], P[0], (T *)x, zr);
@@ -768,7 +734,7 @@ int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool
         a.st = g->st_dev;
         a.peer = pd;
         a.split = 1;
-        if (launch_spmv(a, g->lanes, g->rows, false, g->work, dry)) return 1;
+        if (launch_spmv(a, g->lanes, false, g->work, dry)) return 1;
         /* B with S2 */
         if (update_t<T>(iter_update<T>(g, r, q, z, pd), true, false, g->work, dry)) return 1;
         if (dry) continue;
@@ -861,36 +827,15 @@ double seconds_now() {
 
 extern "C" {
 
-int mu_gpu_cg_set_tuning(mu_gpu_cg *g, int rows, int fused) {
-    if (!g) return mu_gpu_fail("mu_gpu_cg_set_tuning: no context");
-    if (rows != 0 && rows != 1 && rows != 2 && rows != 4)
-        return mu_gpu_fail("cg: %d rows per sub-warp (expected 1, 2 or 4)", rows);
-    if (rows) g->rows = rows;
-    if (fused == 0 || fused == 1) g->fused = fused;
+int mu_gpu_cg_set_fused(mu_gpu_cg *g, int fused) {
+    if (!g) return mu_gpu_fail("mu_gpu_cg_set_fused: no context");
+    if (fused != 0 && fused != 1) return mu_gpu_fail("cg: form %d (expected 0 or 1)", fused);
+    g->fused = fused;
     if (g->gvalid) { /* the graph holds the old kernels */
         MU_CUDA(cudaGraphExecDestroy(g->graph));
         g->gvalid = 0;
     }
     return 0;
-}
-
-int mu_gpu_cg_set_depth(mu_gpu_cg *g, int depth) {
-    if (!g) return mu_gpu_fail("mu_gpu_cg_set_depth: no context");
-    if (depth != 1 && depth != 4) return mu_gpu_fail("cg: SpMV depth %d (expected 1 or 4)", depth);
-    g->depth = depth;
-    if (g->gvalid) { /* the graph holds the old kernels */
-        MU_CUDA(cudaGraphExecDestroy(g->graph));
-        g->gvalid = 0;
-    }
-    return 0;
-}
-
-int mu_gpu_cg_depth(const mu_gpu_cg *g) {
-    return g ? g->depth : 0;
-}
-
-int mu_gpu_cg_rows(const mu_gpu_cg *g) {
-    return g ? g->rows : 0;
 }
 
 int mu_gpu_cg_fused(const mu_gpu_cg *g) {
@@ -959,10 +904,7 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     g->nboundary = d->nboundary;
     g->nsend = d->nsend;
     g->lanes = lanes_env(mu_gpu_cg_lanes_for(d->mean_row));
-    g->rows = rows_env();
     g->fused = fused_env();
-    g->spread = spread_env();
-    g->depth = depth_env();
     g->interior_first = range_first(d->interior, d->ninterior);
     g->boundary_first = range_first(d->boundary, d->nboundary);
 

@@ -52,28 +52,19 @@ typedef struct {
 /* Binds to the current device (mu_gpu_select first) and uploads the block.
  * Environment, for benchmarks: MUTIRAO_CG_LANES=1|2|4|8|16|32 overrides the
  * lanes (it changes the bits of A x: give every rank the same);
- * MUTIRAO_CG_ROWS=1|2|4 (rows per sub-warp and step), MUTIRAO_CG_FUSE=0|1
- * (the form of mu_gpu_cg_iterate), MUTIRAO_CG_SPREAD=0|1 (1: each row's
- * store and dot term by its own lane of the sub-warp; 0, the default: all by
- * the sub-warp's lane 0), MUTIRAO_CG_DEPTH=1|4 (entries per lane and row
- * loaded before the first is used; 1 the default; 4 with 1 or 2 rows per
- * sub-warp) change no result. */
+ * MUTIRAO_CG_FUSE=0|1 (the form of mu_gpu_cg_iterate) changes no result. */
 int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out);
 void mu_gpu_cg_destroy(mu_gpu_cg *g); /* NULL is accepted */
 /* Lanes per row: 1 (CSR-scalar) or 2..32 (CSR-vector). */
 int mu_gpu_cg_lanes(const mu_gpu_cg *g);
 int mu_gpu_cg_set_lanes(mu_gpu_cg *g, int lanes);
-/* rows: 1, 2 or 4 (0: keep); fused: 1 or 0 (-1: keep). Neither changes a result. */
-int mu_gpu_cg_set_tuning(mu_gpu_cg *g, int rows, int fused);
-int mu_gpu_cg_rows(const mu_gpu_cg *g);
-/* SpMV entries per lane and row loaded ahead: 1 or 4 (MUTIRAO_CG_DEPTH). No result changes. */
-int mu_gpu_cg_set_depth(mu_gpu_cg *g, int depth);
-int mu_gpu_cg_depth(const mu_gpu_cg *g);
+/* The form of mu_gpu_cg_iterate: 1 fused, 0 split. It changes no result. */
+int mu_gpu_cg_set_fused(mu_gpu_cg *g, int fused);
 int mu_gpu_cg_fused(const mu_gpu_cg *g);
 /* The lanes for a mean row length m: 1 (CSR-scalar) when m < 1.5, else the
  * smallest power of two L >= 2 with L * MU_GPU_CG_ENTRIES_PER_LANE >= m, at
  * most 32. Few lanes per row keep many rows, so many loads, in flight per
- * warp, and the per-row work of lane 0 (the exact dot term, the stores)
+ * warp, and the per-row work (the exact dot term, the stores)
  * spread over many rows: on an H100, the 7-point stencil's SpMV ran at 89% of
  * the copy bandwidth with 2 lanes and 73% with 8. */
 enum { MU_GPU_CG_ENTRIES_PER_LANE = 4 };

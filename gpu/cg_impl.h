@@ -229,12 +229,16 @@ template <typename T> struct spmv_args {
     int first, nrows;
     const T *x; /* plain: the vector multiplied */
     T *y;
-    long long *words;     /* NULL: no dot; else += x_i y_i (fused: p_i y_i) */
-    dev_status *st;       /* NULL outside iterate; else nothing when st->stop, and the
-                           * last block sets alpha (step_alpha) */
+    long long *words; /* NULL: no dot; else += x_i y_i (fused: p_i y_i) */
+    dev_status *st;   /* NULL outside iterate; else nothing when st->stop, and the
+                       * last block sets alpha (step_alpha) */
+    /* Always 0: lane 0 finishes a step's rows (1 would give each row its own
+     * lane, the same bits, measured slower). Left a run-time argument because
+     * the choice fixed when compiling made the kernel 1.5-3 % slower on an
+     * H100 (lane 0) and 0.7 % on an H200 (own lanes): code generation
+     * (perf/history/RESULTS-2026-11-27.md). */
+    int own_lanes;
     int cur, split;       /* iterate: where p is (step_alpha); split form: clear pending first */
-    int spread;           /* rows finished by all lanes of a sub-warp (else by lane 0): same bits */
-    int depth;            /* entries per lane and row loaded before the first use: 1 or 4 */
     const peer_dev *peer; /* peer form (iterate on several ranks): S1 sums p'Ap over the ranks */
     /* fused (iterate): x_j = zr_j + beta pold_j formed on the fly and written to
      * pnew for the own rows; xsol += alpha pold on them. */
@@ -242,13 +246,11 @@ template <typename T> struct spmv_args {
     T *pnew, *xsol;
 };
 
-/* Enqueue y = A x with `lanes` lanes per row and `rows` rows per sub-warp and
- * step (1, 2 or 4: the order of a row's sum does not depend on it) on the
- * stream. dry: only size the grid (which also loads the kernel), launch nothing. */
-int launch_spmv(const spmv_args<double> &a, int lanes, int rows, bool fused, cudaStream_t s,
+/* Enqueue y = A x with `lanes` lanes per row on the stream. dry: only size the
+ * grid (which also loads the kernel), launch nothing. */
+int launch_spmv(const spmv_args<double> &a, int lanes, bool fused, cudaStream_t s,
                 bool dry = false);
-int launch_spmv(const spmv_args<float> &a, int lanes, int rows, bool fused, cudaStream_t s,
-                bool dry = false);
+int launch_spmv(const spmv_args<float> &a, int lanes, bool fused, cudaStream_t s, bool dry = false);
 
 /* Blocks of THREADS threads for `work` threads' worth of items: at most what fits
  * on the device at once for this kernel (the kernels loop over their items). */

@@ -35,17 +35,6 @@ int mu_gpu_cg_halo_pack_next(mu_gpu_cg *g, const void *zr, const void *p, double
     return 1;
 }
 
-int mu_gpu_cg_set_depth(mu_gpu_cg *g, int depth) {
-    (void)g;
-    (void)depth;
-    return 1;
-}
-
-int mu_gpu_cg_depth(const mu_gpu_cg *g) {
-    (void)g;
-    return 0;
-}
-
 int mu_gpu_cg_peer_bus(char bus[32]) {
     bus[0] = '\0';
     return 1;

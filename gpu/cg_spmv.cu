@@ -8,13 +8,15 @@
  * which launch, rank or position computes it; with L = 1 it is the CPU
  * reference's sequential sum, bit for bit.
  *
- * Each warp takes S = 32 / L sub-warps times R rows per step (rows of a step
- * are consecutive, so one load instruction of the warp reads S consecutive
- * rows' entries: coalesced), and steps through the rows with a grid stride.
- * The row pointers, then the first D entries per lane of all R rows (D = 1
- * or 4: MUTIRAO_CG_DEPTH), are loaded before any is used, so R rows' loads
- * are in flight at once; longer rows loop. The order of a lane's sum is the
- * same for every D.
+ * Each warp takes S = 32 / L sub-warps times R = 2 rows per step (rows of a
+ * step are consecutive, so one load instruction of the warp reads S
+ * consecutive rows' entries: coalesced), and steps through the rows with a
+ * grid stride. The row pointers, then the first entry per lane of both rows,
+ * are loaded before any is used, so both rows' loads are in flight at once;
+ * longer rows loop. Lane 0 of a sub-warp finishes the step's rows (stores,
+ * dot terms). (Measured on an H100 and an H200, 3-D 7-point 256^3: 1 or 4
+ * rows a step, four entries a lane loaded ahead, and each row finished by its
+ * own lane were slower; perf/history/.)
  * x is read through the read-only cache.
  *
  * The fused form (mu_gpu_cg_iterate) multiplies by p_new = zr + beta p_old,
@@ -36,7 +38,9 @@ __device__ __forceinline__ T xval(const spmv_args<T> &a, int j, T beta) {
     return __ldg(a.x + j);
 }
 
-template <typename T, int L, int R, int D, bool FUSED>
+constexpr int R = 2; /* rows of a sub-warp per step */
+
+template <typename T, int L, bool FUSED>
 __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     __shared__ unsigned long long sh[NWORDS];
     /* Split form: the previous direction pass applied the pending update (also
@@ -69,34 +73,25 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
             s[k] = row[k] >= 0 ? __ldg(a.rowptr + row[k]) : 0;
             e[k] = row[k] >= 0 ? __ldg(a.rowptr + row[k] + 1) : 0;
         }
-        /* The first D entries of every row and lane (entries l, l + L, ...):
-         * all loads issued before the first use, the gathers of x next. */
-        int c0[R][D];
-        T v0[R][D], x0[R][D];
+        /* The first entry of every row and lane (entry l): all loads issued
+         * before the first use, the gathers of x next. */
+        int c0[R];
+        T v0[R], x0[R];
 #pragma unroll
         for (int k = 0; k < R; k++) {
-#pragma unroll
-            for (int d = 0; d < D; d++) {
-                const int p = s[k] + l + d * L;
-                const bool ok = p < e[k];
-                c0[k][d] = ok ? __ldg(a.col + p) : 0;
-                v0[k][d] = ok ? __ldg(a.val + p) : T(0);
-            }
+            const int p = s[k] + l;
+            const bool ok = p < e[k];
+            c0[k] = ok ? __ldg(a.col + p) : 0;
+            v0[k] = ok ? __ldg(a.val + p) : T(0);
         }
 #pragma unroll
-        for (int k = 0; k < R; k++) {
-#pragma unroll
-            for (int d = 0; d < D; d++)
-                x0[k][d] = s[k] + l + d * L < e[k] ? xval<T, FUSED>(a, c0[k][d], beta) : T(0);
-        }
+        for (int k = 0; k < R; k++) x0[k] = s[k] + l < e[k] ? xval<T, FUSED>(a, c0[k], beta) : T(0);
         T sum[R];
 #pragma unroll
         for (int k = 0; k < R; k++) {
             T acc = T(0);
-#pragma unroll
-            for (int d = 0; d < D; d++)
-                if (s[k] + l + d * L < e[k]) acc = add_rn(acc, mul_rn(v0[k][d], x0[k][d]));
-            for (int p = s[k] + l + D * L; p < e[k]; p += L)
+            if (s[k] + l < e[k]) acc = add_rn(acc, mul_rn(v0[k], x0[k]));
+            for (int p = s[k] + l + L; p < e[k]; p += L)
                 acc = add_rn(acc,
                              mul_rn(__ldg(a.val + p), xval<T, FUSED>(a, __ldg(a.col + p), beta)));
             sum[k] = acc;
@@ -110,14 +105,13 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
             }
         }
         /* Every lane of the sub-warp now holds each row's sum (the butterfly adds
-         * the same pairs as a tree into lane 0, each add commutative). Spread:
-         * lane l finishes rows k = l, l + L, ... (stores, the dot term), so all
-         * lanes work; else lane 0 finishes all R rows. */
+         * the same pairs as a tree into lane 0, each add commutative): lane 0
+         * finishes the rows (a.own_lanes: see spmv_args). */
         {
 #pragma unroll
             for (int k = 0; k < R; k++) {
                 const int i = row[k];
-                if (i < 0 || (a.spread ? k % L != l : l != 0)) continue;
+                if (i < 0 || (a.own_lanes ? k % L != l : l != 0)) continue;
                 a.y[i] = sum[k];
                 T xi;
                 if (FUSED) {
@@ -140,62 +134,40 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     }
 }
 
-template <typename T, int L, int R, int D, bool FUSED>
-int launch_lrd(const spmv_args<T> &a, cudaStream_t st, bool dry) {
+template <typename T, int L, bool FUSED>
+int launch_l(const spmv_args<T> &a, cudaStream_t st, bool dry) {
     constexpr int STEP = (32 / L) * R;
-    const void *fn = (const void *)k_spmv<T, L, R, D, FUSED>;
+    const void *fn = (const void *)k_spmv<T, L, FUSED>;
     const long long warps = ((long long)a.nrows + STEP - 1) / STEP;
     int blocks = 0;
     if (grid_for(fn, warps * 32, &blocks)) return 1;
     if (dry) return 0;
-    k_spmv<T, L, R, D, FUSED><<<blocks, THREADS, 0, st>>>(a);
+    k_spmv<T, L, FUSED><<<blocks, THREADS, 0, st>>>(a);
     MU_LAUNCHED();
     return 0;
 }
 
-/* Depth 4 only with 1 or 2 rows per step (4 x 4 entries in flight per lane
- * would cost too many registers); else depth 1. */
-template <typename T, int L, int R, bool FUSED>
-int launch_lr(const spmv_args<T> &a, cudaStream_t st, bool dry) {
-    constexpr int D4 = R <= 2 ? 4 : 1;
-    if (a.depth == 4) return launch_lrd<T, L, R, D4, FUSED>(a, st, dry);
-    return launch_lrd<T, L, R, 1, FUSED>(a, st, dry);
-}
-
-/* The runtime rows per sub-warp and lanes per row to the instances: R and L
- * run through the powers of two up to 4 and 32. */
-template <typename T, int L, bool FUSED, int R = 1>
-int launch_l(const spmv_args<T> &a, int rows, cudaStream_t st, bool dry) {
-    if (rows == R) return launch_lr<T, L, R, FUSED>(a, st, dry);
-    if constexpr (R < 4)
-        return launch_l<T, L, FUSED, 2 * R>(a, rows, st, dry);
-    else
-        return mu_gpu_fail("cg SpMV: %d rows per sub-warp (expected 1, 2 or 4)", rows);
-}
-
 template <typename T, bool FUSED, int L = 1>
-int launch_t(const spmv_args<T> &a, int lanes, int rows, cudaStream_t st, bool dry) {
-    if (lanes == L) return launch_l<T, L, FUSED>(a, rows, st, dry);
+int launch_t(const spmv_args<T> &a, int lanes, cudaStream_t st, bool dry) {
+    if (lanes == L) return launch_l<T, L, FUSED>(a, st, dry);
     if constexpr (L < 32)
-        return launch_t<T, FUSED, 2 * L>(a, lanes, rows, st, dry);
+        return launch_t<T, FUSED, 2 * L>(a, lanes, st, dry);
     else
         return mu_gpu_fail("cg SpMV: %d lanes per row (expected 1, 2, 4, 8, 16 or 32)", lanes);
 }
 
 } // namespace
 
-int launch_spmv(const spmv_args<double> &a, int lanes, int rows, bool fused, cudaStream_t s,
-                bool dry) {
+int launch_spmv(const spmv_args<double> &a, int lanes, bool fused, cudaStream_t s, bool dry) {
     if (a.nrows <= 0) return 0;
-    return fused ? launch_t<double, true>(a, lanes, rows, s, dry)
-                 : launch_t<double, false>(a, lanes, rows, s, dry);
+    return fused ? launch_t<double, true>(a, lanes, s, dry)
+                 : launch_t<double, false>(a, lanes, s, dry);
 }
 
-int launch_spmv(const spmv_args<float> &a, int lanes, int rows, bool fused, cudaStream_t s,
-                bool dry) {
+int launch_spmv(const spmv_args<float> &a, int lanes, bool fused, cudaStream_t s, bool dry) {
     if (a.nrows <= 0) return 0;
-    return fused ? launch_t<float, true>(a, lanes, rows, s, dry)
-                 : launch_t<float, false>(a, lanes, rows, s, dry);
+    return fused ? launch_t<float, true>(a, lanes, s, dry)
+                 : launch_t<float, false>(a, lanes, s, dry);
 }
 
 } // namespace mu_cg

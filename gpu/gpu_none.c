@@ -167,16 +167,10 @@ int mu_gpu_cg_set_lanes(mu_gpu_cg *g, int lanes) {
     return 1;
 }
 
-int mu_gpu_cg_set_tuning(mu_gpu_cg *g, int rows, int fused) {
+int mu_gpu_cg_set_fused(mu_gpu_cg *g, int fused) {
     (void)g;
-    (void)rows;
     (void)fused;
     return 1;
-}
-
-int mu_gpu_cg_rows(const mu_gpu_cg *g) {
-    (void)g;
-    return 0;
 }
 
 int mu_gpu_cg_fused(const mu_gpu_cg *g) {

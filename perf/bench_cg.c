@@ -12,8 +12,8 @@
  *      CG iteration (gpu/cg_gpu.h, mu_gpu_cg_traffic), each over (a) as a floor;
  *      time / minimal floor (and / the issue's 11-pass "fused floor"). Also: the
  *      table path (what several ranks run, with host reductions), the solve to
- *      rtol 1e-8 (iterations, time), and sweeps of lanes per row, rows per
- *      sub-warp and the form of the device iterations (split, fused) on this
+ *      rtol 1e-8 (iterations, time), and sweeps of lanes per row and the form
+ *      of the device iterations (split, fused) on this
  *      operator and on the 3-D 27-point one at (n/2)^3: SpMV with and without
  *      the x'y term, device CG per iteration;
  *  (c) the peer: CG from cusparseSpMV (CSR, fp64, default algorithm) plus cuBLAS
@@ -233,9 +233,8 @@ static double time_device(mu_gpu_cg *g, void **v, const void *b) {
     return bench_median(ti, 10);
 }
 
-/* SpMV bandwidth and device iterations over lanes per row, rows per sub-warp
- * and the two forms of the device iterations (none of them changes a result
- * but the lanes). */
+/* SpMV bandwidth and device iterations over lanes per row and the two forms
+ * of the device iterations (only the lanes change a result). */
 static void sweep(const cg_matrix *A, const char *label, double bw, const int *lanes, int nl) {
     mu_gpu_cg *g = own_context(A);
     void *v[5];
@@ -249,33 +248,24 @@ static void sweep(const cg_matrix *A, const char *label, double bw, const int *l
     mu_gpu_cg_traffic(A->nloc, A->nnz, 0, 0, &tb);
     const double spmv_bytes = tb.matrix + 16.0 * (double)A->nloc;
     const double floor_min = tb.minimal / bw;
-    const int def_depth = mu_gpu_cg_depth(g);
-    printf("\n(b2) %s: %lld rows, %.2f nonzeros per row; defaults: %d lanes, %d rows per "
-           "sub-warp, depth %d, %s form\n",
-           label, (long long)A->n, (double)A->nnz / (double)A->n, mu_gpu_cg_lanes(g),
-           mu_gpu_cg_rows(g), def_depth, mu_gpu_cg_fused(g) ? "fused" : "split");
-    printf("  lanes rows depth | SpMV ms  GB/s  of copy | SpMV+x'y ms | device CG ms/it: split   "
-           "/min   fused   /min\n");
-    for (int li = 0; li < nl; li++)
-        for (int rows = 1; rows <= 4; rows *= 2)
-            for (int depth = 1; depth <= 4; depth += 3) {
-                if (depth == 4 && rows == 4) continue; /* depth 4 runs with 1 or 2 rows only */
-                MU(mu_gpu_cg_set_lanes(g, lanes[li]));
-                MU(mu_gpu_cg_set_tuning(g, rows, -1));
-                MU(mu_gpu_cg_set_depth(g, depth));
-                MU(mu_gpu_cg_vec_fill(g, v[0], 1.0));
-                const double t0 = time_spmv(g, v[0], v[1], 0), t1 = time_spmv(g, v[0], v[1], 1);
-                double tit[2];
-                for (int f = 0; f < 2; f++) {
-                    MU(mu_gpu_cg_set_tuning(g, 0, f));
-                    tit[f] = time_device(g, v, v[4]);
-                }
-                printf(
-                    "  %5d %4d %5d | %7.3f %5.0f %6.1f%% | %11.3f | %21.3f %6.3fx %7.3f %6.3fx\n",
-                    lanes[li], rows, depth, t0 * 1e3, spmv_bytes / t0 * 1e-9,
-                    100.0 * spmv_bytes / t0 / bw, t1 * 1e3, tit[0] * 1e3, tit[0] / floor_min,
-                    tit[1] * 1e3, tit[1] / floor_min);
-            }
+    printf("\n(b2) %s: %lld rows, %.2f nonzeros per row; defaults: %d lanes, %s form\n", label,
+           (long long)A->n, (double)A->nnz / (double)A->n, mu_gpu_cg_lanes(g),
+           mu_gpu_cg_fused(g) ? "fused" : "split");
+    printf("  lanes | SpMV ms  GB/s  of copy | SpMV+x'y ms | device CG ms/it: split   /min   fused "
+           "  /min\n");
+    for (int li = 0; li < nl; li++) {
+        MU(mu_gpu_cg_set_lanes(g, lanes[li]));
+        MU(mu_gpu_cg_vec_fill(g, v[0], 1.0));
+        const double t0 = time_spmv(g, v[0], v[1], 0), t1 = time_spmv(g, v[0], v[1], 1);
+        double tit[2];
+        for (int f = 0; f < 2; f++) {
+            MU(mu_gpu_cg_set_fused(g, f));
+            tit[f] = time_device(g, v, v[4]);
+        }
+        printf("  %5d | %7.3f %5.0f %6.1f%% | %11.3f | %21.3f %6.3fx %7.3f %6.3fx\n", lanes[li],
+               t0 * 1e3, spmv_bytes / t0 * 1e-9, 100.0 * spmv_bytes / t0 / bw, t1 * 1e3,
+               tit[0] * 1e3, tit[0] / floor_min, tit[1] * 1e3, tit[1] / floor_min);
+    }
     printf("  (bytes per iteration: minimal %.3f GB, floor %.3f ms; split %.3f GB; fused %.3f "
            "GB)\n",
            tb.minimal * 1e-9, floor_min * 1e3, tb.split * 1e-9, tb.fused * 1e-9);
@@ -507,12 +497,12 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
 
 /* What cg_backend_gpu chose for a matrix. */
 typedef struct {
-    int lanes, rows, fused;
+    int lanes, fused;
 } gpu_defaults;
 
 static gpu_defaults default_tuning(const cg_matrix *A) {
     mu_gpu_cg *g = own_context(A);
-    gpu_defaults d = {mu_gpu_cg_lanes(g), mu_gpu_cg_rows(g), mu_gpu_cg_fused(g)};
+    gpu_defaults d = {mu_gpu_cg_lanes(g), mu_gpu_cg_fused(g)};
     mu_gpu_cg_destroy(g);
     return d;
 }
@@ -536,8 +526,7 @@ static void device_iterations(cg_backend *be, cg_state *s, const cg_matrix *A, b
     f->own = def->fused ? tb->fused : tb->split;
     f->f_it = f->own / bw, f->f_min = tb->minimal / bw, f->f_tab = tb->table / bw;
     f->f_issue = (tb->matrix + 11.0 * 8.0 * (double)A->nloc) / bw;
-    printf("  defaults: %d lanes per row, %d rows per sub-warp, %s form\n", def->lanes, def->rows,
-           def->fused ? "fused" : "split");
+    printf("  defaults: %d lanes per row, %s form\n", def->lanes, def->fused ? "fused" : "split");
     printf("  mutirao device iterations: %.3f ms per iteration (median of %d batches of %d, after "
            "%d)\n",
            f->t_it * 1e3, o->reps, MU_GPU_CG_BATCH, o->warm);

@@ -6,9 +6,8 @@
  * everything else it computes has the CPU reference's bits. So besides the
  * CPU comparison within rounding, the test emulates that order on the host
  * (the CPU table with its spmv replaced) and asks for the same bits:
- *  - SpMV, every lane count 1..32, 1, 2, 4 rows per sub-warp, 1 or 4
- *    entries per lane loaded ahead, rows finished by lane 0 or by every lane
- *    (vector poisoned first): bitwise the emulation; L = 1 bitwise the CPU; the chosen
+ *  - SpMV, every lane count 1..32 (vector poisoned first): bitwise the
+ *    emulation; L = 1 bitwise the CPU; the chosen
  *    L within 1e-14 (fp64) or 1e-6 (fp32) of the CPU, relative in the 2-norm;
  *    the fused x'y exact;
  *  - dot, precond, cg_update, waxpby, cg_residual, cg_direction on the same vectors (values over a
@@ -113,11 +112,9 @@ static void tune_env(const char *name, int value, int unset) {
         unsetenv(name);
 }
 
-/* The GPU table; lanes 0: from the mean row length; rows 0 and form -1: the defaults. */
-static cg_backend *gpu_tuned(const cg_matrix *A, int fp32, int jacobi, int lanes, int rows,
-                             int fused) {
+/* The GPU table; lanes 0: from the mean row length; form -1: the default. */
+static cg_backend *gpu_tuned(const cg_matrix *A, int fp32, int jacobi, int lanes, int fused) {
     tune_env("MUTIRAO_CG_LANES", lanes, 0);
-    tune_env("MUTIRAO_CG_ROWS", rows, 0);
     tune_env("MUTIRAO_CG_FUSE", fused, -1);
     cg_backend *b = NULL;
     if (cg_backend_gpu(A, fp32, jacobi, &b)) {
@@ -128,7 +125,7 @@ static cg_backend *gpu_tuned(const cg_matrix *A, int fp32, int jacobi, int lanes
 }
 
 static cg_backend *gpu_backend(const cg_matrix *A, int fp32, int jacobi, int lanes) {
-    return gpu_tuned(A, fp32, jacobi, lanes, 0, -1);
+    return gpu_tuned(A, fp32, jacobi, lanes, -1);
 }
 
 static int chosen_lanes(const cg_matrix *A) {
@@ -185,18 +182,9 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
         if (cg_backend_cpu(A, fp32, 0, &cpu)) continue;
         run_spmv(cpu, xh, yc, &sc);
         const int lanes[] = {0, 1, 2, 4, 8, 16, 32};
-        for (size_t u = 0; u < 3 * sizeof lanes / sizeof lanes[0]; u++) {
-            size_t t = u / 3;
-            int rows = 1 << (u % 3); /* 1, 2, 4 rows per sub-warp: the same bits */
+        for (size_t t = 0; t < sizeof lanes / sizeof lanes[0]; t++) {
             int L = lanes[t] ? lanes[t] : chosen_lanes(A);
-            /* Entries loaded ahead (1 or 4) and which lanes finish a row: the same bits. */
-            const int depth = t % 2 ? 1 : 4, spread = t % 3 != 2;
-            tune_env("MUTIRAO_CG_DEPTH", depth, 0);
-            tune_env("MUTIRAO_CG_SPREAD", spread, -1);
-            cg_backend *gpu = gpu_tuned(A, fp32, 0, lanes[t], rows, -1),
-                       *emu = emulation(A, fp32, 0, L);
-            tune_env("MUTIRAO_CG_DEPTH", 0, 0);
-            tune_env("MUTIRAO_CG_SPREAD", 0, 0);
+            cg_backend *gpu = gpu_tuned(A, fp32, 0, lanes[t], -1), *emu = emulation(A, fp32, 0, L);
             if (!gpu || !emu) {
                 if (gpu) gpu->destroy(gpu);
                 if (emu) emu->destroy(emu);
@@ -206,11 +194,10 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
             run_spmv(emu, xh, ye, &se);
             int64_t at = 0;
             CHECK(same_bits(yg, ye, A->nloc, &at),
-                  "%s fp%d L=%d R=%d D=%d S=%d: SpMV row %lld: GPU %.17g, emulated order %.17g",
-                  name, fp32 ? 32 : 64, L, rows, depth, spread, (long long)at, yg[at], ye[at]);
-            CHECK(same_sum(&sg, &se),
-                  "%s fp%d L=%d R=%d D=%d S=%d: fused x'Ax differs from the emulation", name,
-                  fp32 ? 32 : 64, L, rows, depth, spread);
+                  "%s fp%d L=%d: SpMV row %lld: GPU %.17g, emulated order %.17g", name,
+                  fp32 ? 32 : 64, L, (long long)at, yg[at], ye[at]);
+            CHECK(same_sum(&sg, &se), "%s fp%d L=%d: fused x'Ax differs from the emulation", name,
+                  fp32 ? 32 : 64, L);
             if (L == 1) {
                 CHECK(same_bits(yg, yc, A->nloc, &at),
                       "%s fp%d CSR-scalar row %lld: %.17g != CPU %.17g", name, fp32 ? 32 : 64,
@@ -218,7 +205,7 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
                 CHECK(same_sum(&sg, &sc), "%s fp%d CSR-scalar: x'Ax differs from the CPU", name,
                       fp32 ? 32 : 64);
             }
-            if (lanes[t] == 0 && rows == 2) {
+            if (lanes[t] == 0) {
                 double d = rel_diff(yg, yc, A->nloc), tol = fp32 ? 1e-6 : 1e-14;
                 double a = mu_xsum_round(&sg, NULL), b = mu_xsum_round(&sc, NULL), nx = 0, ny = 0;
                 for (int64_t i = 0; i < A->nloc; i++) {
@@ -326,7 +313,7 @@ static void solve_on(const cg_matrix *A, int where, const cg_config *cfg, int fp
     else if (where == ON_EMU)
         be = emulation(A, fp32, cfg->jacobi, chosen_lanes(A));
     else
-        be = gpu_tuned(A, fp32, cfg->jacobi, 0, 0,
+        be = gpu_tuned(A, fp32, cfg->jacobi, 0,
                        where == ON_GPU_SPLIT   ? 0
                        : where == ON_GPU_FUSED ? 1
                                                : -1);
@@ -563,7 +550,7 @@ int main(int argc, char **argv) {
         free(names[i]);
     }
 
-    /* Poisson operators (3-D 7-point 64^3: many blocks, 4 rows per sub-warp). */
+    /* Poisson operators (3-D 7-point 64^3: many blocks). */
     struct {
         int stencil;
         int64_t nx, ny, nz;
