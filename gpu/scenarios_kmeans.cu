@@ -19,8 +19,9 @@
  *   all       copies the matrix to the host (Hartigan-Wong's passes);
  *   nearest2  AS 136's nearest and second nearest centre (strict comparisons:
  *             ties keep the lower index);
- *   scan      Version 2's optimal-transfer test (r1, r2, l2), in the CPU's
- *             order over l, since each step compares with the running r.
+ *   scan      Version 2's optimal-transfer test, in the CPU's order over l,
+ *             since each step compares with the running r; one int a point
+ *             comes back (mu_km_move), not r1, r2 and l2.
  * Points and buffers stay on the device between calls; a call moves the k
  * centres in and only the results the CPU reads out.
  *
@@ -68,8 +69,7 @@ struct scan_args {
     const int *ic1, *ic2, *nc;
     const double *an1, *an2;
     const unsigned char *live;
-    double *r1, *r2;
-    int *l2;
+    int *move;
 };
 
 /* dist[i*k + l] for the centres of tile blockIdx.y. */
@@ -126,9 +126,7 @@ __global__ void scan_kernel(const double *__restrict__ dist, int m, int k, scan_
     const double *row = dist + (size_t)i * k;
     const int l1 = sa.ic1[i], own2 = sa.ic2[i];
     if (sa.nc[l1] == 1) {
-        sa.r1[i] = 0.0;
-        sa.r2[i] = 0.0;
-        sa.l2[i] = -1;
+        sa.move[i] = -1;
         return;
     }
     const bool l1live = sa.live[l1] != 0;
@@ -141,9 +139,7 @@ __global__ void scan_kernel(const double *__restrict__ dist, int m, int k, scan_
             best = l;
         }
     }
-    sa.r1[i] = __dmul_rn(row[l1], sa.an1[l1]);
-    sa.r2[i] = r;
-    sa.l2[i] = best;
+    sa.move[i] = mu_km_move(__dmul_rn(row[l1], sa.an1[l1]), r, best);
 }
 
 /* Version 2's quick-transfer test (mu_km_qtest_cpu). */
@@ -286,16 +282,15 @@ __global__ void transpose_kernel(const double *__restrict__ prow, int m, int d,
 
 struct mu_gpu_km {
     int m, d, kmax, dev;
-    double *pt, *c, *dist, *an1, *an2, *r1, *r2;
-    int *ic1, *ic2, *l2;
+    double *pt, *c, *dist, *an1, *an2;
+    int *ic1, *ic2, *move;
     unsigned char *live;
     /* Version 2's bookkeeping: row-major points (as uploaded), per-point and
      * per-cluster sums, candidates (the member lists come staged in up). */
     double *prow, *dd, *cw;
     int *cand;
     /* scan's and recompute's inputs in one upload each (up, staged in pinned
-     * up_h) and scan's results
-     * (r1, r2, l2: one block) in one download (pinned dn_h) */
+     * up_h); scan's and qtest's results downloaded through pinned dn_h */
     char *up, *up_h, *dn_h;
     size_t up_bytes;
     /* host scratch */
@@ -308,8 +303,7 @@ static thread_local mu_gpu_km *parked;
 
 static void release(mu_gpu_km *g) {
     int rc = 0;
-    /* r2 and l2 live in r1's block */
-    void *bufs[] = {g->pt,  g->c,    g->dist, g->an1, g->an2, g->r1,   g->ic1,
+    void *bufs[] = {g->pt,  g->c,    g->dist, g->an1, g->an2, g->move, g->ic1,
                     g->ic2, g->live, g->prow, g->dd,  g->cw,  g->cand, g->up};
     for (void *b : bufs)
         if (b) MU_CUDA_KEEP(cudaFree(b));
@@ -342,11 +336,8 @@ static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
     MU_CUDA(cudaMalloc(&g->dist, (size_t)m * kmax * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->an1, (size_t)kmax * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->an2, (size_t)kmax * sizeof(double)));
-    /* r1, r2 and l2 in one block, downloaded at once */
-    MU_CUDA(cudaMalloc(&g->r1, (size_t)m * (2 * sizeof(double) + sizeof(int))));
-    g->r2 = g->r1 + m;
-    g->l2 = (int *)(g->r1 + 2 * (size_t)m);
-    MU_CUDA(cudaMallocHost(&g->dn_h, (size_t)m * (2 * sizeof(double) + sizeof(int))));
+    MU_CUDA(cudaMalloc(&g->move, (size_t)m * sizeof(int)));
+    MU_CUDA(cudaMallocHost(&g->dn_h, (size_t)m * sizeof(int)));
     /* centres, an1, an2 (doubles), ic1, ic2, nc (ints), live (bytes) */
     g->up_bytes = ((size_t)kmax * d + 2 * (size_t)kmax) * sizeof(double) +
                   (2 * (size_t)m + (size_t)kmax) * sizeof(int) + (size_t)kmax;
@@ -465,22 +456,18 @@ static int stage(mu_gpu_km *g, const double *c, int k, const int *ic1, const int
 
 extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                               const int *nc, const double *an1, const double *an2,
-                              const unsigned char *live, double *r1, double *r2, int *l2) {
+                              const unsigned char *live, int *move) {
     staged st;
     if (stage(g, c, k, ic1, ic2, nc, an1, an2, live, &st)) return 1;
     const size_t m = (size_t)g->m;
     dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
     dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, st.c, k, g->dist);
     MU_LAUNCHED();
-    scan_args sa{st.ic1, st.ic2, st.nc, st.an1, st.an2, st.flag, g->r1, g->r2, g->l2};
+    scan_args sa{st.ic1, st.ic2, st.nc, st.an1, st.an2, st.flag, g->move};
     scan_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->dist, g->m, k, sa);
     MU_LAUNCHED();
-    /* One download: r1, r2, l2. */
-    MU_CUDA(
-        cudaMemcpy(g->dn_h, g->r1, m * (2 * sizeof(double) + sizeof(int)), cudaMemcpyDeviceToHost));
-    memcpy(r1, g->dn_h, m * sizeof(double));
-    memcpy(r2, g->dn_h + m * sizeof(double), m * sizeof(double));
-    memcpy(l2, g->dn_h + 2 * m * sizeof(double), m * sizeof(int));
+    MU_CUDA(cudaMemcpy(g->dn_h, g->move, m * sizeof(int), cudaMemcpyDeviceToHost));
+    memcpy(move, g->dn_h, m * sizeof(int));
     return 0;
 }
 

@@ -29,7 +29,7 @@ int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1, int *ic2)
 /* Version 2's optimal-transfer test of every point (mu_km_scan_cpu). */
 int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                    const int *nc, const double *an1, const double *an2, const unsigned char *live,
-                   double *r1, double *r2, int *l2);
+                   int *move);
 
 /* From this many points on, the aggregation also gives the device Version 2's
  * bookkeeping steps (below); under it their launches and copies cost more

@@ -41,4 +41,13 @@ MU_HD void mu_km_near2_offer(mu_km_near2 *n, int l, double db) {
     }
 }
 
+/* Version 2's optimal-transfer test of a point, as the serial part reads it:
+ * r1 = d2(i, L1) an1[L1] against the smallest r2 = d2(i, L) an2[L] found, at
+ * centre l2. Returns l2 when the point is to move there (r2 < r1), -2 - l2 when
+ * it stays and l2 becomes its second choice, -1 for the only member of its
+ * cluster (no test). One int a point: what the device sends back. */
+MU_HD int mu_km_move(double r1, double r2, int l2) {
+    return r2 >= r1 ? -2 - l2 : l2;
+}
+
 #endif

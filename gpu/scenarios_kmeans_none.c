@@ -28,8 +28,8 @@ int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1, int *ic2)
 
 int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                    const int *nc, const double *an1, const double *an2, const unsigned char *live,
-                   double *r1, double *r2, int *l2) {
-    MU_NONE_UNUSED(g, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
+                   int *move) {
+    MU_NONE_UNUSED(g, c, k, ic1, ic2, nc, an1, an2, live, move);
     return 1;
 }
 

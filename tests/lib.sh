@@ -115,10 +115,11 @@ finish() {
 # never got there.
 signal_when() {
     local pid=$1 log=$2 pattern=$3 sig=$4 t=0 ranks
+    # polled often: a run's later stages may take well under a second
     until grep -q "$pattern" "$log" 2>/dev/null; do
-        sleep 0.2
+        sleep 0.05
         t=$((t + 1))
-        if [ $t -gt 300 ] || ! kill -0 "$pid" 2>/dev/null; then return 1; fi
+        if [ $t -gt 1200 ] || ! kill -0 "$pid" 2>/dev/null; then return 1; fi
     done
     ranks=$(for proxy in $(pgrep -P "$pid"); do pgrep -P "$proxy"; done)
     [ -n "$ranks" ] || ranks=$(pgrep -P "$pid" -f "$MUTIRAO")

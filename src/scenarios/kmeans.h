@@ -50,8 +50,7 @@ typedef struct {
     int (*nearest2)(void *ctx, const double *c, int k, int *ic1, int *ic2);
     /* Version 2's optimal-transfer test for every point at once (see mu_km_scan_cpu). */
     int (*scan)(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
-                const double *an1, const double *an2, const unsigned char *live, double *r1,
-                double *r2, int *l2);
+                const double *an1, const double *an2, const unsigned char *live, int *move);
     /* Optional (NULL: kmeans_v2.c does it on the CPU). Version 2's bookkeeping
      * steps, which read only frozen state, so they are per point or per cluster:
      * the quick-transfer test (mu_km_qtest_cpu) and the recomputation of the
@@ -78,13 +77,14 @@ static inline double mu_km_d2(const double *a, const double *c, int d) {
 /* The CPU versions of the backend's steps, over points a (m x d). */
 void mu_km_all_cpu(const double *a, int m, int d, const double *c, int k, double *dist);
 void mu_km_nearest2_cpu(const double *a, int m, int d, const double *c, int k, int *ic1, int *ic2);
-/* For each point i with nc[ic1[i]] > 1: r1[i] = d2(i, L1) an1[L1] and the AS 136
+/* For each point i with nc[ic1[i]] > 1: r1 = d2(i, L1) an1[L1] and the AS 136
  * search for the smallest r2 = d2(i, L) an2[L], starting from L = ic2[i] and over
  * the other L (all of them when live[L1], else the live ones), accepting L when
- * d2 < r2 / an2[L]. Points in singletons get l2[i] = -1. */
+ * d2 < r2 / an2[L]; move[i] = mu_km_move(r1, r2, L) (gpu/scenarios_kmeans_core.h).
+ * Points in singletons get move[i] = -1. */
 void mu_km_scan_cpu(const double *a, int m, int d, const double *c, int k, const int *ic1,
                     const int *ic2, const int *nc, const double *an1, const double *an2,
-                    const unsigned char *live, double *r1, double *r2, int *l2);
+                    const unsigned char *live, int *move);
 /* Version 2's quick-transfer test of every point: cand[i] = ic2[i] when
  * nc[ic1[i]] > 1, qchg flags ic1[i] or ic2[i], and
  * d2(i, ic2[i]) < d2(i, ic1[i]) an1[ic1[i]] / an2[ic2[i]]; else -1. */

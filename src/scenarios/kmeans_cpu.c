@@ -78,15 +78,13 @@ void mu_km_nearest2_cpu(const double *a, int m, int d, const double *c, int k, i
 
 void mu_km_scan_cpu(const double *a, int m, int d, const double *c, int k, const int *ic1,
                     const int *ic2, const int *nc, const double *an1, const double *an2,
-                    const unsigned char *live, double *r1, double *r2, int *l2) {
+                    const unsigned char *live, int *move) {
     double *ct = transpose(c, k, d), *rowbuf = malloc(sizeof(double) * (size_t)k);
     for (int i = 0; i < m; i++) {
         const double *ai = a + (size_t)i * d;
         int c1 = ic1[i];
         if (nc[c1] == 1) {
-            r1[i] = 0.0;
-            r2[i] = 0.0;
-            l2[i] = -1;
+            move[i] = -1;
             continue;
         }
         if (rowbuf) row_d2(ai, d, c, ct, k, rowbuf);
@@ -101,10 +99,8 @@ void mu_km_scan_cpu(const double *a, int m, int d, const double *c, int k, const
                 best = l;
             }
         }
-        r1[i] = D2(c1) * an1[c1];
+        move[i] = mu_km_move(D2(c1) * an1[c1], r, best);
 #undef D2
-        r2[i] = r;
-        l2[i] = best;
     }
     free(ct);
     free(rowbuf);
@@ -224,9 +220,9 @@ static int cpu_nearest2(void *ctx, const double *c, int k, int *ic1, int *ic2) {
 }
 static int cpu_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
                     const int *nc, const double *an1, const double *an2, const unsigned char *live,
-                    double *r1, double *r2, int *l2) {
+                    int *move) {
     const mu_km_points *x = ctx;
-    mu_km_scan_cpu(x->a, x->m, x->d, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
+    mu_km_scan_cpu(x->a, x->m, x->d, c, k, ic1, ic2, nc, an1, an2, live, move);
     return 0;
 }
 

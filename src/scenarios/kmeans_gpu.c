@@ -13,8 +13,8 @@ static int gpu_nearest2(void *ctx, const double *c, int k, int *ic1, int *ic2) {
 }
 static int gpu_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
                     const int *nc, const double *an1, const double *an2, const unsigned char *live,
-                    double *r1, double *r2, int *l2) {
-    return mu_gpu_km_scan(ctx, c, k, ic1, ic2, nc, an1, an2, live, r1, r2, l2);
+                    int *move) {
+    return mu_gpu_km_scan(ctx, c, k, ic1, ic2, nc, an1, an2, live, move);
 }
 static int gpu_qtest(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
                      const int *nc, const double *an1, const double *an2, const unsigned char *qchg,

@@ -11,16 +11,13 @@ int mu_km_split_open(mu_km_split *s, MPI_Comm comm, int m) {
     s->m = m;
     s->k = 0;
     s->may_fail = 0;
-    s->cnt = malloc(sizeof(int) * 6 * (size_t)s->size);
-    s->pack = malloc(sizeof(double) * 3 * (size_t)m);
-    int bad = s->cnt == NULL || s->pack == NULL, any = 0;
+    s->cnt = malloc(sizeof(int) * 4 * (size_t)s->size);
+    int bad = s->cnt == NULL, any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
     if (any) {
         mu_km_split_close(s);
         return 1;
     }
-    s->cnt3 = s->cnt + 4 * s->size;
-    s->dsp3 = s->cnt + 5 * s->size;
     s->dsp = s->cnt + s->size;
     s->cntk = s->cnt + 2 * s->size;
     s->dspk = s->cnt + 3 * s->size;
@@ -29,8 +26,6 @@ int mu_km_split_open(mu_km_split *s, MPI_Comm comm, int m) {
         mu_block_range(m, s->size, r, &lo, &hi);
         s->dsp[r] = (int)lo;
         s->cnt[r] = (int)(hi - lo);
-        s->dsp3[r] = 3 * (int)lo;
-        s->cnt3[r] = 3 * (int)(hi - lo);
     }
     s->lo = s->dsp[s->rank];
     s->n = s->cnt[s->rank];
@@ -39,9 +34,7 @@ int mu_km_split_open(mu_km_split *s, MPI_Comm comm, int m) {
 
 void mu_km_split_close(mu_km_split *s) {
     free(s->cnt);
-    free(s->pack);
     s->cnt = NULL;
-    s->pack = NULL;
 }
 
 /* The block's step failed on some rank: every rank returns 1. CPU blocks
@@ -82,27 +75,14 @@ static int sp_nearest2(void *ctx, const double *c, int k, int *ic1, int *ic2) {
 }
 
 static int sp_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2, const int *nc,
-                   const double *an1, const double *an2, const unsigned char *live, double *r1,
-                   double *r2, int *l2) {
+                   const double *an1, const double *an2, const unsigned char *live, int *move) {
     mu_km_split *s = ctx;
     int lo = s->lo;
     int rc = s->n > 0 ? s->local.scan(s->local.ctx, c, k, ic1 + lo, ic2 + lo, nc, an1, an2, live,
-                                      r1 + lo, r2 + lo, l2 + lo)
+                                      move + lo)
                       : 0;
     if (collective(s, rc)) return 1;
-    /* one gather: (r1, r2, l2) per point; l2 (< 2^31) is exact as a double */
-    double *pk = s->pack;
-    for (int i = lo; i < lo + s->n; i++) {
-        pk[3 * (size_t)i] = r1[i];
-        pk[3 * (size_t)i + 1] = r2[i];
-        pk[3 * (size_t)i + 2] = l2[i];
-    }
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, pk, s->cnt3, s->dsp3, MPI_DOUBLE, s->comm);
-    for (int i = 0; i < s->m; i++) {
-        r1[i] = pk[3 * (size_t)i];
-        r2[i] = pk[3 * (size_t)i + 1];
-        l2[i] = (int)pk[3 * (size_t)i + 2];
-    }
+    gather(s, move, MPI_INT);
     return 0;
 }
 

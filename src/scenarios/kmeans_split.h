@@ -20,8 +20,6 @@ typedef struct {
     const double *block;          /* the block's points (n x d) */
     int d;
     int may_fail; /* the local backend can fail (a device): each step agrees on it first */
-    double *pack; /* 3 m: the scan's three results of each point, gathered at once */
-    int *cnt3, *dsp3;
 } mu_km_split;
 
 /* Collective. Fills s's block; 0, or 1 when out of memory (on any rank). */

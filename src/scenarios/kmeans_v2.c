@@ -58,8 +58,7 @@ typedef struct {
     double *c, *an1, *an2, *csave, *cw, *cwsave; /* cw: within sum of squares per cluster */
     int *ic1, *ic2, *nc, *ncrun, *save1, *save2, *ncsave, *cand;
     unsigned char *lock;
-    double *r1, *r2; /* the scan's tests: R1 and R2 per point, with L2 */
-    int *l2;
+    int *move;            /* the scan's outcome per point (mu_km_move) */
     unsigned char *flags; /* live, chg, qchg, nchg and lock: k bytes each */
     double wss;           /* within sum of squares of the current partition */
     const mu_km_backend *be;
@@ -198,12 +197,10 @@ static int alloc_work(v2 *s) {
     s->save2 = malloc(sizeof(int) * mm);
     s->ncsave = malloc(sizeof(int) * kk);
     s->cand = malloc(sizeof(int) * mm);
-    s->r1 = malloc(sizeof(double) * mm);
-    s->r2 = malloc(sizeof(double) * mm);
-    s->l2 = malloc(sizeof(int) * mm);
+    s->move = malloc(sizeof(int) * mm);
     s->flags = malloc(5 * kk);
     if (!s->an1 || !s->an2 || !s->csave || !s->cw || !s->cwsave || !s->ic2 || !s->ncrun ||
-        !s->save1 || !s->save2 || !s->ncsave || !s->cand || !s->r1 || !s->r2 || !s->l2 || !s->flags)
+        !s->save1 || !s->save2 || !s->ncsave || !s->cand || !s->move || !s->flags)
         return 1;
     s->lock = s->flags + 4 * kk;
     return 0;
@@ -221,9 +218,7 @@ static void free_work(v2 *s) {
     free(s->save2);
     free(s->ncsave);
     free(s->cand);
-    free(s->r1);
-    free(s->r2);
-    free(s->l2);
+    free(s->move);
     free(s->flags);
 }
 
@@ -251,20 +246,19 @@ static int first_partition(v2 *s, mu_km_out *out) {
 }
 
 /* The parallel part of a pass: every point's test against the frozen centres,
- * into r1, r2 and l2. Returns 1 when the backend failed. */
+ * into move. Returns 1 when the backend failed. */
 static int scan(v2 *s, const unsigned char *live, mu_km_out *out) {
     const mu_km_backend *be = s->be;
     double t;
     if (be) {
         t = mu_km_now();
-        if (be->scan(be->ctx, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2, live, s->r1, s->r2,
-                     s->l2))
+        if (be->scan(be->ctx, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2, live, s->move))
             return 1;
         out->dist_s += mu_km_now() - t;
     } else {
         t = mu_km_now();
         mu_km_scan_cpu(s->a, s->m, s->d, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2, live,
-                       s->r1, s->r2, s->l2);
+                       s->move);
         out->dist_s += mu_km_now() - t;
         out->dist_evals += (long long)s->m * s->k;
     }
@@ -276,11 +270,11 @@ static int scan(v2 *s, const unsigned char *live, mu_km_out *out) {
 static void candidates(v2 *s) {
     for (int i = 0; i < s->m; i++) {
         s->cand[i] = -1;
-        if (s->l2[i] < 0) continue; /* the only member of its cluster */
-        if (s->r2[i] >= s->r1[i])
-            s->ic2[i] = s->l2[i];
-        else
-            s->cand[i] = s->l2[i];
+        const int mv = s->move[i];
+        if (mv >= 0)
+            s->cand[i] = mv;
+        else if (mv <= -2) /* stays; its second choice found */
+            s->ic2[i] = -2 - mv;
     }
 }
 
