@@ -1,0 +1,62 @@
+/* CUDA kernels of the maxsub workload, as a C API. */
+#ifndef MU_MAXSUB_GPU_H
+#define MU_MAXSUB_GPU_H
+#include <stdint.h>
+#include "maxsub_monoid.h"
+#include "maxsub/philox_value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1-D: summary of host[0..n), whose first value has global index base.
+ * Streams the data through the pipeline (pinned staging, >= 2 streams). */
+int mu_gpu_mss1d_host(const int32_t *host, int64_t n, int64_t base, int empty_allowed,
+                      mu_mss_summary *out);
+
+/* 1-D on data already resident on the device (benchmarks). kernel_ms may be NULL. */
+int mu_gpu_mss1d_device(const int32_t *dev, int64_t n, int64_t base, int empty_allowed,
+                        mu_mss_summary *out, float *kernel_ms);
+
+/* 1-D on Philox data made on the device: the summary of values [lo, hi) of
+ * the sequence spec, generated and reduced in chunks without a host copy. */
+int mu_gpu_mss1d_philox(mu_philox_spec spec, int64_t lo, int64_t hi, int empty_allowed,
+                        mu_mss_summary *out);
+
+/* Philox values into device memory dev (rows x cols, stream order on stream, NULL
+ * the default): value base + t at t, or with transposed the matrix whose source
+ * is the cols x rows matrix of values base + index. */
+int mu_gpu_philox_fill(mu_philox_spec spec, int64_t base, int64_t rows, int64_t cols,
+                       int transposed, int32_t *dev, void *stream);
+/* The same into host memory (tests: the device's bits against the host's). */
+int mu_gpu_philox_to_host(mu_philox_spec spec, int64_t base, int64_t rows, int64_t cols,
+                          int transposed, int32_t *host);
+
+/* 2-D: a rows x cols int32 matrix (row-major, already oriented so that the
+ * column pairs are the pairs to enumerate) is copied to the device once and its
+ * exclusive row prefix sums V (rows x (cols+1)) built there. */
+typedef struct mu_gpu_mss2d mu_gpu_mss2d;
+int mu_gpu_mss2d_create(const int32_t *k, int64_t rows, int64_t cols, mu_gpu_mss2d **ctx);
+/* The same for Philox data made on the device (see mu_gpu_philox_fill): no host matrix. */
+int mu_gpu_mss2d_create_philox(mu_philox_spec spec, int64_t rows, int64_t cols, int transposed,
+                               mu_gpu_mss2d **ctx);
+/* Best strip over the tiles [tile_begin, tile_end) (see maxsub_monoid.h): the
+ * largest Kadane value over the pairs, and the smallest pair id reaching it
+ * (mu_mss_pair_id). Allowed mode: best >= 0 (0 with pair_id -1 when no positive
+ * strip). Exact in int64; a faster int32 path is used where it is proven exact. */
+int mu_gpu_mss2d_run(mu_gpu_mss2d *ctx, int64_t tile_begin, int64_t tile_end, int empty_allowed,
+                     int64_t *best, int64_t *pair_id);
+/* The same per tile: results[2t] = best and results[2t+1] = pair id of tile
+ * tile_begin + t (pair id -1 when, in allowed mode, the tile has no positive strip).
+ * One launch for the whole range; this is what the task farm calls. */
+int mu_gpu_mss2d_run_tiles(mu_gpu_mss2d *ctx, int64_t tile_begin, int64_t tile_end,
+                           int empty_allowed, int64_t *results);
+/* The row sums c[0 .. rows) of strip (g, h), from the prefix sums on the device. */
+int mu_gpu_mss2d_strip_sums(const mu_gpu_mss2d *ctx, int64_t g, int64_t h, int64_t *c);
+/* NULL is accepted. */
+void mu_gpu_mss2d_destroy(mu_gpu_mss2d *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,573 @@
+/* Distance and assignment kernels of the scenario k-means (C API in
+ * gpu/scenarios_kmeans.h), for the study's GPU step (its chapter 4): the M x K
+ * squared distances, on whitened points, so each is a Euclidean distance in
+ * O(d) (the study's Mahalanobis form costs O(d^2); whitening is this project's
+ * alternative).
+ *
+ * Same bits as the CPU: each distance is summed over j = 0..d-1 in order with
+ * __dsub_rn, __dmul_rn and __dadd_rn, which the compiler never fuses into an
+ * FMA, and the decisions use the same comparisons and IEEE divisions as
+ * src/scenarios/kmeans_cpu.c. So the aggregation takes the same decisions on
+ * either side, whatever the ties.
+ *
+ * Layout: the points are kept transposed (d x m), so the threads of a warp (one
+ * point each) read coalesced; a tile of TK centres (grid y) is staged through
+ * shared memory JC coordinates at a time and read by broadcast; each thread
+ * keeps its TK running sums in registers and writes dist[i*k + l] (device).
+ * Every call computes the whole M x K matrix this way, which keeps the device
+ * busy even at M = 1024; then, per point, one thread reads its row:
+ *   all       copies the matrix to the host (Hartigan-Wong's passes);
+ *   nearest2  AS 136's nearest and second nearest centre (strict comparisons:
+ *             ties keep the lower index);
+ *   scan      Version 2's optimal-transfer test (r1, r2, l2), in the CPU's
+ *             order over l, since each step compares with the running r.
+ * Points and buffers stay on the device between calls; a call moves the k
+ * centres in and only the results the CPU reads out.
+ *
+ * Version 2's bookkeeping (used from MU_GPU_KM_BOOK_MIN points):
+ *   qtest      the quick-transfer test, one thread per point, its two
+ *              distances summed side by side in the CPU's order;
+ *   recompute  the flagged clusters' centres and sums of squares: the host
+ *              lists each flagged cluster's members in point order (O(M)),
+ *              uploaded with ic1, nc and the flags in one pinned copy;
+ *              one thread per (cluster, coordinate) adds them in that order
+ *              (row-major copy of the points), a thread per point its
+ *              distance to its new centre, and a thread per cluster those
+ *              distances in member order: the CPU's sums. Each sum is one
+ *              dependent chain, so its block stages the members through
+ *              shared memory with all its threads, the next tile in flight
+ *              while the few adding threads work on the current one.
+ *
+ * The points are uploaded once per context as the host has them (row-major,
+ * the bookkeeping's layout) and transposed on the device.
+ *
+ * A destroyed context is parked (one per host thread) and reused by the next
+ * create of the same sizes on the same device: the tree makes one per node,
+ * and cudaMalloc/cudaFree cost more than a node's k-means at M = 1024. This
+ * file is compiled with the per-thread default stream, so the host threads
+ * that run a stage's nodes (src/scenarios/lanes.c) overlap on the device. */
+#include <algorithm>
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "gpu/check.h"
+#include "gpu/rn.h"
+#include "gpu/scenarios_kmeans.h"
+#include "gpu/scenarios_kmeans_core.h"
+
+namespace {
+
+constexpr int THREADS = 128; /* points per block */
+constexpr int TK = 16;       /* centres per tile (registers per thread) */
+constexpr int JC = 64;       /* coordinates staged at a time */
+constexpr int SELECT = 64;   /* threads per block of the per-point selections */
+
+struct scan_args {
+    const int *ic1, *ic2, *nc;
+    const double *an1, *an2;
+    const unsigned char *live;
+    double *r1, *r2;
+    int *l2;
+};
+
+/* dist[i*k + l] for the centres of tile blockIdx.y. */
+__global__ void __launch_bounds__(THREADS)
+    dist_kernel(const double *__restrict__ pt, int m, int d, const double *__restrict__ c, int k,
+                double *__restrict__ dist) {
+    __shared__ double cs[TK][JC];
+    const int i = blockIdx.x * THREADS + threadIdx.x;
+    const int lbase = blockIdx.y * TK;
+    double s[TK];
+#pragma unroll
+    for (int t = 0; t < TK; t++) s[t] = 0.0;
+    for (int jc = 0; jc < d; jc += JC) {
+        const int jn = d - jc < JC ? d - jc : JC;
+        __syncthreads();
+        for (int e = threadIdx.x; e < TK * JC; e += THREADS) {
+            int t = e / JC, j = e % JC, l = lbase + t;
+            cs[t][j] = (l < k && j < jn) ? c[(size_t)l * d + jc + j] : 0.0;
+        }
+        __syncthreads();
+        if (i < m)
+            for (int j = 0; j < jn; j++) {
+                const double a = pt[(size_t)(jc + j) * m + i];
+#pragma unroll
+                for (int t = 0; t < TK; t++) {
+                    double u = __dsub_rn(a, cs[t][j]);
+                    s[t] = __dadd_rn(s[t], __dmul_rn(u, u));
+                }
+            }
+    }
+    if (i >= m) return;
+#pragma unroll
+    for (int t = 0; t < TK; t++)
+        if (lbase + t < k) dist[(size_t)i * k + lbase + t] = s[t];
+}
+
+/* AS 136's first step from the distance rows: centres 0 and 1, then each
+ * further centre by strict comparisons (ties keep the lower index). */
+__global__ void nearest2_kernel(const double *__restrict__ dist, int m, int k, int *__restrict__ o1,
+                                int *__restrict__ o2) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const double *row = dist + (size_t)i * k;
+    mu_km_near2 n = mu_km_near2_start(row[0], k > 1 ? row[1] : row[0], k);
+    for (int l = 2; l < k; l++) mu_km_near2_offer(&n, l, row[l]);
+    o1[i] = n.c1;
+    o2[i] = n.c2;
+}
+
+/* Version 2's optimal-transfer test from the distance rows (mu_km_scan_cpu). */
+__global__ void scan_kernel(const double *__restrict__ dist, int m, int k, scan_args sa) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const double *row = dist + (size_t)i * k;
+    const int l1 = sa.ic1[i], own2 = sa.ic2[i];
+    if (sa.nc[l1] == 1) {
+        sa.r1[i] = 0.0;
+        sa.r2[i] = 0.0;
+        sa.l2[i] = -1;
+        return;
+    }
+    const bool l1live = sa.live[l1] != 0;
+    int best = own2;
+    double r = __dmul_rn(row[own2], sa.an2[own2]);
+    for (int l = 0; l < k; l++) {
+        if ((!l1live && !sa.live[l]) || l == l1 || l == own2) continue;
+        if (row[l] < __ddiv_rn(r, sa.an2[l])) {
+            r = __dmul_rn(row[l], sa.an2[l]);
+            best = l;
+        }
+    }
+    sa.r1[i] = __dmul_rn(row[l1], sa.an1[l1]);
+    sa.r2[i] = r;
+    sa.l2[i] = best;
+}
+
+/* Version 2's quick-transfer test (mu_km_qtest_cpu). */
+__global__ void qtest_kernel(const double *__restrict__ pt, int m, int d,
+                             const double *__restrict__ c, const int *__restrict__ ic1,
+                             const int *__restrict__ ic2, const int *__restrict__ nc,
+                             const double *__restrict__ an1, const double *__restrict__ an2,
+                             const unsigned char *__restrict__ qchg, int *__restrict__ cand) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const int l1 = ic1[i], l2 = ic2[i];
+    int out = -1;
+    if (nc[l1] != 1 && (qchg[l1] || qchg[l2])) {
+        const double *c1 = c + (size_t)l1 * d, *c2 = c + (size_t)l2 * d;
+        double s1 = 0.0, s2 = 0.0;
+        for (int j = 0; j < d; j++) {
+            const double a = pt[(size_t)j * m + i];
+            double u = __dsub_rn(a, c1[j]), v = __dsub_rn(a, c2[j]);
+            s1 = __dadd_rn(s1, __dmul_rn(u, u));
+            s2 = __dadd_rn(s2, __dmul_rn(v, v));
+        }
+        const double r1 = __dmul_rn(s1, an1[l1]);
+        if (s2 < __ddiv_rn(r1, an2[l2])) out = l2;
+    }
+    cand[i] = out;
+}
+
+/* The in-order sums of the bookkeeping are latency chains, so what bounds
+ * them is how many of their loads are in flight: a block stages a tile of
+ * members into shared memory with all its threads (the next tile's loads
+ * issued before the current tile is added), and a few threads add the staged
+ * values in member order, each its own chain. */
+constexpr int SUMT = 256; /* threads per block of the staged sums */
+constexpr int CJ = 8;     /* coordinates per centre block (its adding threads) */
+constexpr int CM = 256;   /* members per centre tile */
+constexpr int WM = 1024;  /* members per tile of the sums of squares */
+
+/* Adding thread w < W of the block: the sum, in member order, of get(p, w)
+ * for members p = 0 .. n-1, staged MT members at a time through tile (2 x
+ * MT x W): the next tile's loads are issued before the current one is added. */
+template <int MT, int W, class Get> __device__ double staged_sum(Get get, int n, double *tile) {
+    constexpr int PER = MT * W / SUMT;
+    const int tid = threadIdx.x;
+    double v[PER], s = 0.0;
+    auto fetch = [&](int t0) {
+#pragma unroll
+        for (int q = 0; q < PER; q++) {
+            const int e = tid + q * SUMT;
+            v[q] = get(t0 + e / W, e % W);
+        }
+    };
+    auto stash = [&](int b) {
+#pragma unroll
+        for (int q = 0; q < PER; q++) tile[b * MT * W + tid + q * SUMT] = v[q];
+    };
+    fetch(0);
+    stash(0);
+    __syncthreads();
+    for (int t0 = 0, b = 0; t0 < n; t0 += MT, b ^= 1) {
+        if (t0 + MT < n) fetch(t0 + MT);
+        if (tid < W) {
+            const int top = n - t0 < MT ? n - t0 : MT;
+            const double *tb = tile + b * MT * W;
+            s = mu_ordered_add(s, tb + tid, top, W);
+        }
+        if (t0 + MT < n) stash(b ^ 1);
+        __syncthreads();
+    }
+    return s;
+}
+
+/* Centre rows of the flagged clusters, block (l, coordinates j0 .. j0+CJ-1):
+ * members list[start[l] .. start[l+1]) in point order, added one by one. */
+__global__ void __launch_bounds__(SUMT)
+    centre_kernel(const double *__restrict__ prow, int d, const int *__restrict__ list,
+                  const int *__restrict__ start, const int *__restrict__ nc,
+                  const unsigned char *__restrict__ flag, double *__restrict__ c) {
+    __shared__ double tile[2 * CM * CJ];
+    const int l = blockIdx.x, j0 = blockIdx.y * CJ, tid = threadIdx.x;
+    if (!flag[l]) return;
+    const int p0 = start[l], n = start[l + 1] - p0;
+    auto get = [&](int p, int w) {
+        const int j = j0 + w;
+        return p < n && j < d ? prow[(size_t)list[p0 + p] * d + j] : 0.0;
+    };
+    const double s = staged_sum<CM, CJ>(get, n, tile);
+    if (tid < CJ && j0 + tid < d)
+        c[(size_t)l * d + j0 + tid] = nc[l] > 0 ? __ddiv_rn(s, (double)nc[l]) : 0.0;
+}
+
+/* dd[i] = distance from point i to its (new) centre, for flagged clusters. */
+__global__ void own_kernel(const double *__restrict__ pt, int m, int d,
+                           const double *__restrict__ c, const int *__restrict__ ic1,
+                           const unsigned char *__restrict__ flag, double *__restrict__ dd) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const int l = ic1[i];
+    if (!flag[l]) return;
+    const double *cl = c + (size_t)l * d;
+    double s = 0.0;
+    for (int j = 0; j < d; j++) {
+        double u = __dsub_rn(pt[(size_t)j * m + i], cl[j]);
+        s = __dadd_rn(s, __dmul_rn(u, u));
+    }
+    dd[i] = s;
+}
+
+/* cw[l] = the flagged cluster's dd in member (point) order (block l). */
+__global__ void __launch_bounds__(SUMT)
+    wss_kernel(const int *__restrict__ list, const int *__restrict__ start,
+               const unsigned char *__restrict__ flag, const double *__restrict__ dd,
+               double *__restrict__ cw) {
+    __shared__ double tile[2 * WM];
+    const int l = blockIdx.x;
+    if (!flag[l]) return;
+    const int p0 = start[l], n = start[l + 1] - p0;
+    auto get = [&](int p, int) { return p < n ? dd[list[p0 + p]] : 0.0; };
+    const double s = staged_sum<WM, 1>(get, n, tile);
+    if (threadIdx.x == 0) cw[l] = s;
+}
+
+/* pt (d x m) = the transpose of prow (m x d), by 32 x 32 tiles through shared
+ * memory so that both sides are read and written coalesced. */
+__global__ void transpose_kernel(const double *__restrict__ prow, int m, int d,
+                                 double *__restrict__ pt) {
+    __shared__ double t[32][33];
+    const int i0 = blockIdx.x * 32, j0 = blockIdx.y * 32;
+    for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+        const int i = i0 + r, j = j0 + threadIdx.x;
+        if (i < m && j < d) t[r][threadIdx.x] = prow[(size_t)i * d + j];
+    }
+    __syncthreads();
+    for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+        const int j = j0 + r, i = i0 + threadIdx.x;
+        if (i < m && j < d) pt[(size_t)j * m + i] = t[threadIdx.x][r];
+    }
+}
+
+} // namespace
+
+struct mu_gpu_km {
+    int m, d, kmax, dev;
+    double *pt, *c, *dist, *an1, *an2, *r1, *r2;
+    int *ic1, *ic2, *l2;
+    unsigned char *live;
+    /* Version 2's bookkeeping: row-major points (as uploaded), per-point and
+     * per-cluster sums, candidates (the member lists come staged in up). */
+    double *prow, *dd, *cw;
+    int *cand;
+    /* scan's and recompute's inputs in one upload each (up, staged in pinned
+     * up_h) and scan's results
+     * (r1, r2, l2: one block) in one download (pinned dn_h) */
+    char *up, *up_h, *dn_h;
+    size_t up_bytes;
+    /* host scratch */
+    int *h_pos;
+    double *h_c, *h_cw;
+};
+
+/* One parked context per host thread (see the top). */
+static thread_local mu_gpu_km *parked;
+
+static void release(mu_gpu_km *g) {
+    int rc = 0;
+    /* r2 and l2 live in r1's block */
+    void *bufs[] = {g->pt,  g->c,    g->dist, g->an1, g->an2, g->r1,   g->ic1,
+                    g->ic2, g->live, g->prow, g->dd,  g->cw,  g->cand, g->up};
+    for (void *b : bufs)
+        if (b) MU_CUDA_KEEP(cudaFree(b));
+    if (g->up_h) MU_CUDA_KEEP(cudaFreeHost(g->up_h));
+    if (g->dn_h) MU_CUDA_KEEP(cudaFreeHost(g->dn_h));
+    (void)rc;
+    free(g->h_pos);
+    free(g->h_c);
+    free(g->h_cw);
+    free(g);
+}
+
+extern "C" void mu_gpu_km_destroy(mu_gpu_km *g) {
+    if (!g) return;
+    if (parked) release(parked);
+    parked = g;
+}
+
+/* The buffers of a new context of these sizes (host scratch and device). */
+static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
+    size_t md = (size_t)m * d;
+    g->h_pos = (int *)malloc(((size_t)kmax + 1) * sizeof(int));
+    g->h_c = (double *)malloc((size_t)kmax * d * sizeof(double));
+    g->h_cw = (double *)malloc((size_t)kmax * sizeof(double));
+    if (!g->h_pos || !g->h_c || !g->h_cw)
+        return mu_gpu_fail("k-means on the GPU: out of host memory");
+    MU_CUDA(cudaMalloc(&g->pt, md * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->prow, md * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->c, (size_t)kmax * d * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->dist, (size_t)m * kmax * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->an1, (size_t)kmax * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->an2, (size_t)kmax * sizeof(double)));
+    /* r1, r2 and l2 in one block, downloaded at once */
+    MU_CUDA(cudaMalloc(&g->r1, (size_t)m * (2 * sizeof(double) + sizeof(int))));
+    g->r2 = g->r1 + m;
+    g->l2 = (int *)(g->r1 + 2 * (size_t)m);
+    MU_CUDA(cudaMallocHost(&g->dn_h, (size_t)m * (2 * sizeof(double) + sizeof(int))));
+    /* centres, an1, an2 (doubles), ic1, ic2, nc (ints), live (bytes) */
+    g->up_bytes = ((size_t)kmax * d + 2 * (size_t)kmax) * sizeof(double) +
+                  (2 * (size_t)m + (size_t)kmax) * sizeof(int) + (size_t)kmax;
+    MU_CUDA(cudaMalloc(&g->up, g->up_bytes));
+    MU_CUDA(cudaMallocHost(&g->up_h, g->up_bytes));
+    MU_CUDA(cudaMalloc(&g->ic1, (size_t)m * sizeof(int)));
+    MU_CUDA(cudaMalloc(&g->ic2, (size_t)m * sizeof(int)));
+    MU_CUDA(cudaMalloc(&g->live, (size_t)kmax));
+    MU_CUDA(cudaMalloc(&g->dd, (size_t)m * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->cw, (size_t)kmax * sizeof(double)));
+    MU_CUDA(cudaMalloc(&g->cand, (size_t)m * sizeof(int)));
+    return 0;
+}
+
+extern "C" int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out) {
+    *out = NULL;
+    if (m < 1 || d < 1 || kmax < 1)
+        return mu_gpu_fail("k-means on the GPU: bad sizes m %d, d %d, k %d", m, d, kmax);
+    int rc = 0, dev = 0;
+    mu_gpu_km *g = NULL;
+    MU_CUDA(cudaGetDevice(&dev));
+    if (parked && parked->m == m && parked->d == d && parked->kmax >= kmax && parked->dev == dev) {
+        g = parked; /* same sizes: only the points change */
+        parked = NULL;
+    } else {
+        g = (mu_gpu_km *)calloc(1, sizeof *g);
+        if (!g) return mu_gpu_fail("k-means on the GPU: out of host memory");
+        g->m = m;
+        g->d = d;
+        g->kmax = kmax;
+        g->dev = dev;
+        if (allocate(g, m, d, kmax)) {
+            release(g);
+            return 1;
+        }
+    }
+    /* The points as they are (row-major, the bookkeeping's layout), transposed
+     * on the device for the per-point kernels; pts may be on the host or on
+     * this device (cudaMemcpyDefault tells which). */
+    MU_CUDA_GOTO(cudaMemcpy(g->prow, pts, (size_t)m * d * sizeof(double), cudaMemcpyDefault));
+    transpose_kernel<<<dim3((m + 31) / 32, (d + 31) / 32), dim3(32, 8)>>>(g->prow, m, d, g->pt);
+    MU_LAUNCHED_GOTO();
+done:
+    if (rc) {
+        release(g);
+        return rc;
+    }
+    *out = g;
+    return 0;
+}
+
+/* Every distance of the k centres into g->dist (device). */
+static int distances(mu_gpu_km *g, const double *c, int k) {
+    if (!g || k < 1 || k > g->kmax)
+        return mu_gpu_fail("k-means on the GPU: %d centres for a context of at most %d", k,
+                           g ? g->kmax : 0);
+    MU_CUDA(cudaMemcpy(g->c, c, (size_t)k * g->d * sizeof(double), cudaMemcpyHostToDevice));
+    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
+    dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, g->c, k, g->dist);
+    MU_LAUNCHED();
+    return 0;
+}
+
+extern "C" int mu_gpu_km_all(mu_gpu_km *g, const double *c, int k, double *dist) {
+    if (distances(g, c, k)) return 1;
+    MU_CUDA(cudaMemcpy(dist, g->dist, (size_t)g->m * k * sizeof(double), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1, int *ic2) {
+    if (distances(g, c, k)) return 1;
+    nearest2_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->dist, g->m, k, g->ic1, g->ic2);
+    MU_LAUNCHED();
+    MU_CUDA(cudaMemcpy(ic1, g->ic1, (size_t)g->m * sizeof(int), cudaMemcpyDeviceToHost));
+    MU_CUDA(cudaMemcpy(ic2, g->ic2, (size_t)g->m * sizeof(int), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+/* The per-point tests' inputs, uploaded at once through the pinned staging:
+ * centres, an1, an2, ic1, ic2, nc and a byte per cluster (live or qchg). */
+struct staged {
+    const double *c, *an1, *an2;
+    const int *ic1, *ic2, *nc;
+    const unsigned char *flag;
+};
+
+static int stage(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
+                 const int *nc, const double *an1, const double *an2, const unsigned char *flag,
+                 staged *st) {
+    if (!g || k < 1 || k > g->kmax)
+        return mu_gpu_fail("k-means on the GPU: %d centres for a context of at most %d", k,
+                           g ? g->kmax : 0);
+    const size_t m = (size_t)g->m, kk = (size_t)k, kd = kk * g->d;
+    const size_t o_an1 = kd * sizeof(double), o_an2 = o_an1 + kk * sizeof(double),
+                 o_ic1 = o_an2 + kk * sizeof(double), o_ic2 = o_ic1 + m * sizeof(int),
+                 o_nc = o_ic2 + m * sizeof(int), o_flag = o_nc + kk * sizeof(int),
+                 bytes = o_flag + kk;
+    char *h = g->up_h, *u = g->up;
+    memcpy(h, c, kd * sizeof(double));
+    memcpy(h + o_an1, an1, kk * sizeof(double));
+    memcpy(h + o_an2, an2, kk * sizeof(double));
+    memcpy(h + o_ic1, ic1, m * sizeof(int));
+    memcpy(h + o_ic2, ic2, m * sizeof(int));
+    memcpy(h + o_nc, nc, kk * sizeof(int));
+    memcpy(h + o_flag, flag, kk);
+    MU_CUDA(cudaMemcpy(u, h, bytes, cudaMemcpyHostToDevice));
+    *st = staged{(const double *)u,
+                 (const double *)(u + o_an1),
+                 (const double *)(u + o_an2),
+                 (const int *)(u + o_ic1),
+                 (const int *)(u + o_ic2),
+                 (const int *)(u + o_nc),
+                 (const unsigned char *)(u + o_flag)};
+    return 0;
+}
+
+extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
+                              const int *nc, const double *an1, const double *an2,
+                              const unsigned char *live, double *r1, double *r2, int *l2) {
+    staged st;
+    if (stage(g, c, k, ic1, ic2, nc, an1, an2, live, &st)) return 1;
+    const size_t m = (size_t)g->m;
+    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
+    dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, st.c, k, g->dist);
+    MU_LAUNCHED();
+    scan_args sa{st.ic1, st.ic2, st.nc, st.an1, st.an2, st.flag, g->r1, g->r2, g->l2};
+    scan_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->dist, g->m, k, sa);
+    MU_LAUNCHED();
+    /* One download: r1, r2, l2. */
+    MU_CUDA(
+        cudaMemcpy(g->dn_h, g->r1, m * (2 * sizeof(double) + sizeof(int)), cudaMemcpyDeviceToHost));
+    memcpy(r1, g->dn_h, m * sizeof(double));
+    memcpy(r2, g->dn_h + m * sizeof(double), m * sizeof(double));
+    memcpy(l2, g->dn_h + 2 * m * sizeof(double), m * sizeof(int));
+    return 0;
+}
+
+extern "C" int mu_gpu_km_qtest(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
+                               const int *nc, const double *an1, const double *an2,
+                               const unsigned char *qchg, int *cand) {
+    staged st;
+    if (stage(g, c, k, ic1, ic2, nc, an1, an2, qchg, &st)) return 1;
+    qtest_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->pt, g->m, g->d, st.c, st.ic1, st.ic2,
+                                                           st.nc, st.an1, st.an2, st.flag, g->cand);
+    MU_LAUNCHED();
+    MU_CUDA(cudaMemcpy(g->dn_h, g->cand, (size_t)g->m * sizeof(int), cudaMemcpyDeviceToHost));
+    memcpy(cand, g->dn_h, (size_t)g->m * sizeof(int));
+    return 0;
+}
+
+extern "C" int mu_gpu_km_recompute(mu_gpu_km *g, const int *ic1, const int *nc, int k,
+                                   const unsigned char *touched, double *c, double *cw) {
+    if (!g || k < 1 || k > g->kmax)
+        return mu_gpu_fail("k-means on the GPU: %d clusters for a context of at most %d", k,
+                           g ? g->kmax : 0);
+    const int m = g->m, d = g->d;
+    /* Members of the flagged clusters, each cluster's in point order, staged
+     * with ic1, nc, the cluster starts and flags for one upload from pinned
+     * memory: ints ic1 (m), nc (k), start (k + 1), the flags' k bytes padded
+     * to an int, the list (n <= m ints); up_h holds more than that. */
+    const size_t o_fl = (size_t)(m + 2 * k + 1) * sizeof(int),
+                 o_list = o_fl + ((size_t)k + sizeof(int) - 1) / sizeof(int) * sizeof(int);
+    int *ic1h = (int *)g->up_h, *nch = ic1h + m, *start = nch + k;
+    unsigned char *fl = (unsigned char *)g->up_h + o_fl;
+    int *list = (int *)(g->up_h + o_list), n = 0;
+    for (int l = 0; l < k; l++) {
+        fl[l] = touched ? (touched[l] != 0) : 1;
+        start[l] = n;
+        n += fl[l] ? nc[l] : 0;
+    }
+    start[k] = n;
+    int *pos = g->h_pos;
+    memcpy(pos, start, sizeof(int) * (size_t)k);
+    for (int i = 0; i < m; i++)
+        if (fl[ic1[i]]) list[pos[ic1[i]]++] = i;
+    memcpy(ic1h, ic1, sizeof(int) * (size_t)m);
+    memcpy(nch, nc, sizeof(int) * (size_t)k);
+    MU_CUDA(cudaMemcpy(g->up, g->up_h, o_list + (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+    const int *ic1u = (const int *)g->up, *ncu = ic1u + m, *startu = ncu + k;
+    const unsigned char *flu = (const unsigned char *)g->up + o_fl;
+    const int *listu = (const int *)(g->up + o_list);
+    centre_kernel<<<dim3(k, (d + CJ - 1) / CJ), SUMT>>>(g->prow, d, listu, startu, ncu, flu, g->c);
+    MU_LAUNCHED();
+    own_kernel<<<(m + SELECT - 1) / SELECT, SELECT>>>(g->pt, m, d, g->c, ic1u, flu, g->dd);
+    MU_LAUNCHED();
+    wss_kernel<<<k, SUMT>>>(listu, startu, flu, g->dd, g->cw);
+    MU_LAUNCHED();
+    MU_CUDA(cudaMemcpy(g->h_c, g->c, (size_t)k * d * sizeof(double), cudaMemcpyDeviceToHost));
+    MU_CUDA(cudaMemcpy(g->h_cw, g->cw, (size_t)k * sizeof(double), cudaMemcpyDeviceToHost));
+    for (int l = 0; l < k; l++)
+        if (fl[l]) {
+            memcpy(c + (size_t)l * d, g->h_c + (size_t)l * d, sizeof(double) * (size_t)d);
+            cw[l] = g->h_cw[l];
+        }
+    return 0;
+}
+
+extern "C" int mu_gpu_km_kernel_ms(mu_gpu_km *g, const double *c, int k, int reps, double *ms) {
+    *ms = 0.0;
+    if (reps < 1) reps = 1;
+    if (distances(g, c, k)) return 1; /* uploads the centres; the warm-up launch */
+    int rc = 0;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    std::vector<double> t((size_t)reps);
+    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
+    MU_CUDA_GOTO(cudaEventCreate(&e0));
+    MU_CUDA_GOTO(cudaEventCreate(&e1));
+    for (int r = 0; r < reps; r++) {
+        float f = 0.0f;
+        MU_CUDA_GOTO(cudaEventRecord(e0));
+        dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, g->c, k, g->dist);
+        MU_LAUNCHED_GOTO();
+        MU_CUDA_GOTO(cudaEventRecord(e1));
+        MU_CUDA_GOTO(cudaEventSynchronize(e1));
+        MU_CUDA_GOTO(cudaEventElapsedTime(&f, e0, e1));
+        t[(size_t)r] = f;
+    }
+    std::sort(t.begin(), t.end());
+    *ms = t[(size_t)reps / 2];
+done:
+    if (e0) MU_CUDA_KEEP(cudaEventDestroy(e0));
+    if (e1) MU_CUDA_KEEP(cudaEventDestroy(e1));
+    return rc;
+}

@@ -1,0 +1,56 @@
+/* CUDA distance and assignment kernels of the scenario aggregation (k-means),
+ * as a C API. The points (already whitened, m x d row-major) stay on the
+ * device; each call uploads the k centres and brings back only what the CPU's
+ * serial part reads. Every result equals, bit for bit, the CPU reference of
+ * src/scenarios/kmeans.h: distances are summed over j in the same order with
+ * separately rounded subtract, multiply and add (no fused multiply-add), and
+ * the per-point decisions use the same comparisons. Functions return 0, or 1
+ * with the message in mu_gpu_error(); a build without CUDA compiles
+ * gpu/scenarios_kmeans_none.c, where creation fails. */
+#ifndef MU_GPU_SCENARIOS_KMEANS_H
+#define MU_GPU_SCENARIOS_KMEANS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mu_gpu_km mu_gpu_km;
+
+/* Copies the m points (host memory, or the current device's) to the current
+ * device; kmax bounds k in later calls. */
+int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out);
+/* NULL is accepted. The context is parked for reuse by the next create of the
+ * same sizes on the same device (one per host thread). */
+void mu_gpu_km_destroy(mu_gpu_km *g);
+/* dist[i*k + l] = squared distance from point i to centre l (host, m x k). */
+int mu_gpu_km_all(mu_gpu_km *g, const double *c, int k, double *dist);
+/* AS 136's first step: nearest and second nearest centre of each point. */
+int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1, int *ic2);
+/* Version 2's optimal-transfer test of every point (mu_km_scan_cpu). */
+int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
+                   const int *nc, const double *an1, const double *an2, const unsigned char *live,
+                   double *r1, double *r2, int *l2);
+
+/* From this many points on, the aggregation also gives the device Version 2's
+ * bookkeeping steps (below); under it their launches and copies cost more
+ * than the CPU's O(M d) loops. */
+#define MU_GPU_KM_BOOK_MIN 8192
+/* Version 2's quick-transfer test of every point (mu_km_qtest_cpu). */
+int mu_gpu_km_qtest(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
+                    const int *nc, const double *an1, const double *an2, const unsigned char *qchg,
+                    int *cand);
+/* Centres and within sums of squares of the flagged clusters (all when touched
+ * is NULL) from their members in point order (mu_km_recompute_cpu): one
+ * thread per (cluster, coordinate) adds the members in order, so the bits are
+ * the CPU's. Writes only the flagged rows of c and entries of cw (host). */
+int mu_gpu_km_recompute(mu_gpu_km *g, const int *ic1, const int *nc, int k,
+                        const unsigned char *touched, double *c, double *cw);
+
+/* Benchmarks: the median over reps launches of the M x K distance kernel
+ * alone (CUDA events, after one warm-up launch), in milliseconds. */
+int mu_gpu_km_kernel_ms(mu_gpu_km *g, const double *c, int k, int reps, double *ms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,18 @@
+/* The device whitening's API in a build without CUDA: it always fails, and the
+ * aggregation only calls it on GPU ranks, which such a build never has. */
+#include "core/message.h"
+#include "gpu/gpu.h"
+#include "gpu/scenarios_whiten.h"
+
+int mu_gpu_whiten(const double *x, int m, int d, const double **y, int *rank) {
+    (void)x;
+    (void)m;
+    (void)d;
+    *y = NULL;
+    *rank = 0;
+    return MU_GPU(1, "whitening on the GPU"); /* mu_gpu_error(): no CUDA in this build */
+}
+
+const double *mu_gpu_whiten_rows(void) {
+    return NULL;
+}

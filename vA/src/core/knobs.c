@@ -1,0 +1,108 @@
+#include "core/knobs.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/log.h"
+#include "core/summary.h"
+
+typedef struct {
+    const char *name, *values, *what;
+} knob;
+
+static const knob knobs[] = {
+    {"MUTIRAO_MPI_YIELD", "0|1", "MPI waits yield the core (default: when ranks outnumber cores)"},
+    {"MUTIRAO_PROGRESS_SECONDS", "seconds", "interval of the progress lines [10]"},
+    {"MUTIRAO_CG_PEER", "0|1",
+     "cg on several GPUs of a node: 0 the host-driven form (no CUDA IPC, the path between "
+     "nodes), 1 the peer form even on ranks sharing a GPU [chosen by peer access]"},
+    {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]"},
+    {"MUTIRAO_CG_LANES", "1|2|4|8|16|32", "cg GPU SpMV: lanes per row [by the matrix]"},
+    {"MUTIRAO_CG_FUSE", "0|1", "cg GPU: SpMV fused with the direction update [0]"},
+    {"MUTIRAO_ADV_HALO_AHEAD", "0|1", "advect: halos packed ahead during the sweep before [1]"},
+    {"MUTIRAO_ADV_KEEP", "0|1",
+     "advect CPU, steady winds: each axis's winds, densities and classes kept between steps "
+     "[1 where they fit a quarter of the rank's memory]"},
+    {"MUTIRAO_ADV_SHARE", "0|1",
+     "advect CPU: the ranks of a node with one block share its sweep inputs (shared memory) "
+     "[1]"},
+    {"MUTIRAO_MSS1D_ROUNDS", "1..64", "maxsub 1-D GPU: reduction rounds [16]"},
+    {"MUTIRAO_MSS1D_FAST", "0|1", "maxsub 1-D GPU: the fast path where int32 is exact [1]"},
+    {"MUTIRAO_MSS2D_INT64", "0|1", "maxsub 2-D GPU: force the int64 kernel [0]"},
+    {"MUTIRAO_MSS2D_KERNEL", "pairs|rows", "maxsub 2-D GPU: the kernel variant [by the size]"},
+};
+enum { NKNOBS = sizeof knobs / sizeof knobs[0] };
+
+static const knob *find(const char *name) {
+    for (int i = 0; i < NKNOBS; i++)
+        if (!strcmp(knobs[i].name, name)) return &knobs[i];
+    return NULL;
+}
+
+const char *mu_knob(const char *name) {
+    if (!find(name)) {
+        mu_log(MU_LOG_ERROR, "internal: tuning knob %s is not registered (core/knobs.c)", name);
+        abort();
+    }
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* v is one of the '|'-separated words of spec. */
+static int one_of(const char *spec, const char *v) {
+    size_t n = strlen(v);
+    for (const char *w = spec; w; w = strchr(w, '|')) {
+        if (*w == '|') w++;
+        if (!strncmp(w, v, n) && (w[n] == '|' || w[n] == '\0')) return 1;
+    }
+    return 0;
+}
+
+/* v is an integer in "lo..hi". */
+static int in_range(const char *spec, const char *v) {
+    char *end;
+    long lo = strtol(spec, &end, 10), hi = strtol(end + 2, NULL, 10);
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    return !errno && end != v && !*end && x >= lo && x <= hi;
+}
+
+/* v is what the knob's values column allows: words a|b|c, a range lo..hi, or
+ * "seconds" (a positive number). */
+static int knob_valid(const knob *k, const char *v) {
+    if (strstr(k->values, "..")) return in_range(k->values, v);
+    if (!strcmp(k->values, "seconds")) {
+        char *end;
+        double s = strtod(v, &end);
+        return end != v && !*end && isfinite(s) && s > 0;
+    }
+    return one_of(k->values, v);
+}
+
+int mu_knobs_check(void) {
+    for (int i = 0; i < NKNOBS; i++) {
+        const char *v = mu_knob(knobs[i].name);
+        if (v && !knob_valid(&knobs[i], v))
+            return mu_error("environment: %s=%s: expected %s (%s)", knobs[i].name, v,
+                            knobs[i].values, knobs[i].what);
+    }
+    return 0;
+}
+
+void mu_knobs_print(FILE *out) {
+    for (int i = 0; i < NKNOBS; i++) {
+        const char *v = getenv(knobs[i].name);
+        fprintf(out, "  %-26s %-16s %s%s%s\n", knobs[i].name, knobs[i].values, knobs[i].what,
+                v && *v ? "; set here: " : "", v && *v ? v : "");
+    }
+}
+
+void mu_knobs_report(void) {
+    for (int i = 0; i < NKNOBS; i++) {
+        const char *v = mu_knob(knobs[i].name);
+        if (!v) continue;
+        mu_info("tuning knob %s = %s", knobs[i].name, v);
+        mu_summary_knob(knobs[i].name, v);
+    }
+}

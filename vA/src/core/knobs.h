@@ -1,0 +1,24 @@
+/* Tuning knobs: the environment variables that change how (never what)
+ * mutirao computes, registered in one table (knobs.c). `mutirao info` lists
+ * them; each run checks, logs and summarizes ("knobs") those set. A knob not
+ * in the table is a programming error. */
+#ifndef MU_CORE_KNOBS_H
+#define MU_CORE_KNOBS_H
+#include <stdio.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The knob's value in the environment, or NULL where unset or empty. */
+const char *mu_knob(const char *name);
+/* 0 when every knob set has an allowed value; else records which and returns 1. */
+int mu_knobs_check(void);
+/* The table with the values set here, one knob a line. */
+void mu_knobs_print(FILE *out);
+/* The knobs set here: logged (info) and put under "knobs" in the summary. */
+void mu_knobs_report(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,106 @@
+/* `mutirao maxsub`: options and dispatch. */
+#include <string.h>
+#include "maxsub/maxsub.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/log.h"
+#include "maxsub/gen.h"
+
+static const mu_opt_spec maxsub_opts[] = {
+    {"dim", MU_OPT_CHOICE, "1", "1|2", "1: maximum subarray; 2: maximum submatrix"},
+    {"input", MU_OPT_PATH, "", 0,
+     "input file (text integers, or raw int32 binary); unset: generate"},
+    {"format", MU_OPT_CHOICE, "auto", "auto|text|bin",
+     "input format (auto: .bin/.i32/.raw are binary)"},
+    {"rows", MU_OPT_INT, "", 0, "2-D: rows of a binary input or of generated data"},
+    {"cols", MU_OPT_INT, "", 0, "2-D: columns of a binary input or of generated data"},
+    {"n", MU_OPT_INT, "", 0, "generated length (1-D) or n x n matrix (2-D); accepts 2^28, 1e8"},
+    {"gen", MU_OPT_CHOICE, "philox", "philox|thesis",
+     "generator: Philox 4x32-10 keyed by (seed, index), or the study's glibc rand() stream"},
+    {"seed", MU_OPT_INT, "1", 0, "Philox seed"},
+    {"dist", MU_OPT_CHOICE, "uniform", "uniform|sparse",
+     "Philox values: uniform in [min, max], or sparse (95% in [min, -1], 5% in [1, max])"},
+    {"min", MU_OPT_INT, "-1000", 0, "smallest generated value"},
+    {"max", MU_OPT_INT, "1000", 0, "largest generated value"},
+    {"empty", MU_OPT_CHOICE, "allowed", "allowed|forbidden",
+     "allowed: the empty subarray (sum 0) counts, as in the study; forbidden: at least one "
+     "element"},
+    {"output", MU_OPT_PATH, "", 0, "write the answer as CSV to this file"},
+    {"farm-chunk", MU_OPT_INT, "0", 0,
+     "2-D: smallest tile range the task farm hands out (0: auto)"},
+    {"fasta", MU_OPT_PATH, "", 0, "hydrophobic regions of the proteins in this FASTA file"},
+    {"kd-offset", MU_OPT_INT, "-12", 0,
+     "FASTA: added to each Kyte-Doolittle value, in tenths (-12 = -1.2)"},
+    {"min-score", MU_OPT_INT, "50", 0, "FASTA: smallest region score reported, in tenths"},
+    {"min-length", MU_OPT_INT, "10", 0, "FASTA: shortest region reported, in residues"},
+    MU_OPT_END};
+
+int mu_maxsub_write_csv(const char *path, const char *header, const char *row) {
+    if (!path) return 0;
+    mu_output out;
+    MU_TRY(mu_output_open(&out, path));
+    fprintf(out.f, "%s\n%s\n", header, row);
+    return mu_output_commit(&out);
+}
+
+int mu_maxsub_philox(const mu_opts *o, mu_philox_spec *spec) {
+    *spec = (mu_philox_spec){.seed = (uint64_t)mu_opt_int(o, "seed"),
+                             .sparse = mu_opt_is(o, "dist", "sparse"),
+                             .vmin = (int32_t)mu_opt_int(o, "min"),
+                             .vmax = (int32_t)mu_opt_int(o, "max")};
+    return !mu_opt_str(o, "input") && !mu_opt_str(o, "fasta") && mu_opt_is(o, "gen", "philox");
+}
+
+void mu_maxsub_generate(const mu_app *app, int64_t lo, int64_t hi, int32_t *out) {
+    mu_philox_spec spec;
+    mu_maxsub_philox(app->opts, &spec);
+    if (mu_opt_is(app->opts, "gen", "thesis")) {
+        mu_gen_thesis(lo, hi, out); /* one sequential stream */
+        return;
+    }
+    /* Philox values depend on the index only: the rank's threads take blocks. */
+    char why[256];
+    int threads = mu_threads_per_rank(&app->dev, 0, why, sizeof why);
+    const int64_t block = (int64_t)1 << 16, nblocks = (hi - lo + block - 1) / block;
+    mu_debug("maxsub: generating %lld values with %d thread(s) (%s)", (long long)(hi - lo), threads,
+             why);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t b = 0; b < nblocks; b++) {
+        int64_t a = lo + b * block, e = a + block < hi ? a + block : hi;
+        mu_gen_philox(spec, a, e, out + (a - lo));
+    }
+}
+
+static int check_options(const mu_opts *o) {
+    int64_t lo = mu_opt_int(o, "min"), hi = mu_opt_int(o, "max");
+    if (lo < INT32_MIN || hi > INT32_MAX || lo > hi)
+        return mu_error("--min=%lld and --max=%lld must be int32 values with min <= max",
+                        (long long)lo, (long long)hi);
+    if (mu_opt_int(o, "farm-chunk") < 0) return mu_error("--farm-chunk must be >= 0");
+    if (mu_opt_str(o, "input") && mu_opt_str(o, "fasta"))
+        return mu_error("--input and --fasta exclude each other");
+    if (!mu_opt_str(o, "input") && !mu_opt_str(o, "fasta")) {
+        int dim = mu_opt_int(o, "dim");
+        int has_n = mu_opt_set(o, "n"), has_rc = mu_opt_set(o, "rows") && mu_opt_set(o, "cols");
+        if (!has_n && !(dim == 2 && has_rc))
+            return mu_error("no input: give --input=FILE, --fasta=FILE, or --n=N to generate data");
+        if (has_n && mu_opt_int(o, "n") < 1)
+            return mu_error("--n=%lld: the length must be at least 1",
+                            (long long)mu_opt_int(o, "n"));
+    }
+    return 0;
+}
+
+static int maxsub_run(mu_app *app) {
+    int rc = check_options(app->opts);
+    const char *out = mu_opt_str(app->opts, "output");
+    if (!rc && out && app->rank == 0) rc = mu_output_check(out);
+    MU_TRY(mu_error_collective(app->comm, rc));
+    if (mu_opt_str(app->opts, "fasta")) return mu_maxsub_run_fasta(app);
+    if (mu_opt_int(app->opts, "dim") == 2) return mu_maxsub_run_2d(app);
+    return mu_maxsub_run_1d(app);
+}
+
+const mu_command mu_cmd_maxsub = {
+    "maxsub", "maximum subarray (1-D), maximum submatrix (2-D), hydrophobic regions (FASTA)",
+    maxsub_opts, maxsub_run};

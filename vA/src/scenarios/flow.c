@@ -1,0 +1,429 @@
+/* The whole scenarios run: record, fit, tree or comb, statistics sample, outputs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scenarios/run.h"
+#include "mpi/binding.h"
+#include "core/error.h"
+#include "core/memory.h"
+#include "core/log.h"
+#include "core/output.h"
+#include "core/signals.h"
+#include "core/summary.h"
+#include "core/timer.h"
+#include "gpu/gpu.h"
+
+enum { STATS_BATCH = 256 };
+
+/* Leaves out of h the stations flagged in drop (every rank holds h and drops
+ * the same ones: each fitted the same record). */
+static void drop_stations(mu_sc_hist *h, const unsigned char *drop) {
+    int kept = 0;
+    for (int i = 0; i < h->nst; i++) {
+        if (drop[i]) {
+            free(h->names[i]);
+            continue;
+        }
+        h->names[kept++] = h->names[i];
+    }
+    int64_t rows = (int64_t)h->nyears * 12;
+    for (int64_t r = 0; r < rows; r++) {
+        int k = 0;
+        for (int i = 0; i < h->nst; i++)
+            if (!drop[i]) h->q[r * kept + k++] = h->q[r * h->nst + i];
+    }
+    h->nst = kept;
+}
+
+/* --drop-dependent: the stations that are linear combinations of others in
+ * some month's residuals are left out and the model fitted again, until none
+ * is (a station dropped can change which others depend). */
+static int refit_independent(mu_sc_hist *h, const mu_sc_fit_cfg *fc, mu_sc_model *md) {
+    int rc = 0;
+    while (!rc && md->dependent) {
+        char names[512] = "";
+        int o = 0, n = 0;
+        for (int i = 0; i < h->nst; i++)
+            if (md->dependent[i]) {
+                n++;
+                if (o < (int)sizeof names - 64)
+                    o += snprintf(names + o, sizeof names - (size_t)o, "%s%s", o ? ", " : "",
+                                  h->names[i]);
+            }
+        if (n == 0 || n == h->nst) break;
+        mu_info("scenarios: --drop-dependent: leaving out %d station(s) that are linear "
+                "combinations of others: %s",
+                n, names);
+        unsigned char *drop = md->dependent;
+        md->dependent = NULL;
+        drop_stations(h, drop);
+        free(drop);
+        mu_sc_model_free(md);
+        rc = mu_sc_fit(h, fc, md);
+    }
+    return rc;
+}
+
+static int load(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md) {
+    int rc = 0;
+    mu_timer_begin("input");
+    if (app->rank == 0 && c->given) {
+        *h = *c->given; /* taken over */
+        memset(c->given, 0, sizeof *c->given);
+    } else if (app->rank == 0) {
+        rc = mu_sc_read(c->input, &c->sel, h);
+        if (!rc && h->nst > 1024)
+            rc = mu_error("%s: %d stations: at most 1024 (choose with --stations or --nstations)",
+                          c->input, h->nst);
+    }
+    rc = mu_error_collective(app->comm, rc);
+    if (!rc) rc = mu_sc_hist_bcast(app->comm, h);
+    mu_timer_end("input");
+    if (rc) return 1;
+    mu_timer_begin("fit");
+    mu_sc_fit_cfg fc = c->fit;
+    fc.quiet = app->rank != 0;
+    rc = mu_sc_fit(h, &fc, md);
+    if (!rc && fc.drop_dependent) rc = refit_independent(h, &fc, md);
+    mu_timer_end("fit");
+    return mu_error_collective(app->comm, rc);
+}
+
+static void log_fit(const mu_sc_hist *h, const mu_sc_model *md) {
+    int hist[13] = {0}, nst = md->nst;
+    for (int k = 0; k < 12 * nst; k++) hist[md->order[k]]++;
+    char buf[256];
+    int o = 0;
+    for (int p = 0; p <= md->pmax; p++)
+        o += snprintf(buf + o, sizeof buf - (size_t)o, "%s%d:%d", p ? " " : "", p, hist[p]);
+    mu_info("scenarios: PAR(p) fit of %d station(s) on %d years (%d-%d); orders (p:count of "
+            "station-months) %s; %d non-stationary, %d month(s) with a non-positive-definite "
+            "residual correlation",
+            nst, h->nyears, h->first_year, h->first_year + h->nyears - 1, buf, md->nonstationary,
+            md->nonpd);
+    for (int s = 0; s < nst && s < 8; s++) {
+        o = 0;
+        for (int m = 0; m < 12; m++)
+            o += snprintf(buf + o, sizeof buf - (size_t)o, "%s%d", m ? "," : "",
+                          md->order[m * nst + s]);
+        mu_info("scenarios:   %-8s orders by month %s", h->names[s], buf);
+    }
+    if (nst > 8) mu_info("scenarios:   (%d more stations in the model JSON)", nst - 8);
+}
+
+static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows, int per_scen) {
+    int nst = x->md->nst, pmax = x->md->pmax;
+    x->Z = malloc((size_t)rows * nst * sizeof *x->Z);
+    x->zpast = malloc((size_t)(per_scen ? rows : 1) * pmax * nst * sizeof *x->zpast);
+    int rc = !x->Z || !x->zpast ? mu_error("out of memory for %lld scenarios", (long long)rows) : 0;
+    if (!rc && x->use_gpu)
+        rc = MU_GPU(mu_sc_gpu_create(nst, pmax, rows, per_scen, &x->gpu), "scenarios: GPU buffers");
+    return mu_error_collective(app->comm, rc);
+}
+
+static void free_scratch(mu_sc_ctx *x) {
+    mu_sc_lanes_close(x);
+    free(x->Dnode);
+    x->Dnode = NULL;
+    free(x->Z);
+    free(x->zpast);
+    mu_sc_gpu_destroy(x->gpu);
+    x->Z = x->zpast = NULL;
+    x->gpu = NULL;
+}
+
+static int write_comb(const char *path, const mu_sc_hist *h, const double *out, int64_t S, int H,
+                      int64_t hist_end) {
+    mu_output o;
+    MU_TRY(mu_output_open(&o, path));
+    fprintf(o.f, "series,stage,year,month");
+    for (int s = 0; s < h->nst; s++) fprintf(o.f, ",%s", h->names[s]);
+    fprintf(o.f, "\n");
+    for (int64_t k = 0; k < S; k++)
+        for (int t = 0; t < H; t++) {
+            int64_t a = hist_end + t;
+            fprintf(o.f, "%lld,%d,%d,%d", (long long)k, t + 1, h->first_year + (int)(a / 12),
+                    (int)(a % 12) + 1);
+            for (int s = 0; s < h->nst; s++) fprintf(o.f, ",%.10g", out[(k * H + t) * h->nst + s]);
+            fprintf(o.f, "\n");
+        }
+    return mu_output_commit(&o);
+}
+
+/* The tree, and with --node-scenarios rank 0's file of the nodes' scenarios
+ * (written stage by stage, kept only when the tree is complete). */
+static int build_tree(mu_app *app, mu_sc_ctx *x) {
+    mu_output o;
+    int rc = 0, dump = app->rank == 0 && x->c->node_scenarios;
+    if (dump && !(rc = mu_output_open(&o, x->c->node_scenarios))) {
+        x->dump = o.f;
+        mu_sc_dump_header(o.f, x->h);
+    }
+    if (mu_error_collective(app->comm, rc)) return 1;
+    mu_timer_begin("tree");
+    /* A library call leaves the caller's signal handlers alone. */
+    int library = x->c->out != NULL;
+    int sig_rc = library ? 0 : mu_signals_install();
+    rc = sig_rc ? sig_rc : mu_sc_build_tree(app, x);
+    if (!sig_rc && !library) mu_signals_restore();
+    mu_timer_end("tree");
+    x->dump = NULL;
+    if (dump && rc) mu_output_abort(&o);
+    if (dump && !rc) rc = mu_output_commit(&o);
+    return rc;
+}
+
+/* The tree's worst differences: the log and the summary (finite ones only). */
+static void report_diff(const mu_sc_tree_diff *d, int with_sample, const char *path) {
+    if (isfinite(d->node_mean))
+        mu_info("scenarios: tree stages against the scenarios their parents generated: largest "
+                "relative difference of a stage mean %.3g",
+                d->node_mean);
+    else /* a restart: the checkpoint keeps the tree, not the nodes' sample means */
+        mu_info("scenarios: tree stages against the scenarios their parents generated: not "
+                "known after a restart");
+    if (with_sample) {
+        mu_info("scenarios: tree stages against the sample: largest relative difference of a "
+                "stage mean %.4f, of a standard deviation %.4f; largest difference of a lag-1 "
+                "correlation %.4f, of a cross-station correlation %.4f (%s)",
+                d->mean, d->std, d->lag1, d->corr, path);
+        mu_info("scenarios: tree stages against the record's month: mean %.4f, standard "
+                "deviation %.4f (relative), lag-1 %.4f, cross-station %.4f",
+                d->h_mean, d->h_std, d->h_lag1, d->h_corr);
+    }
+    const char *keys[] = {"tree_node_mean_rel",   "tree_sample_mean_rel", "tree_sample_std_rel",
+                          "tree_sample_lag1_abs", "tree_sample_corr_abs", "tree_hist_mean_rel",
+                          "tree_hist_std_rel",    "tree_hist_lag1_abs",   "tree_hist_corr_abs"};
+    double v[] = {d->node_mean, d->mean,  d->std,    d->lag1,  d->corr,
+                  d->h_mean,    d->h_std, d->h_lag1, d->h_corr};
+    for (int i = 0; i < 9; i++)
+        if (isfinite(v[i]) && (i == 0 || with_sample)) mu_summary_result_real(keys[i], v[i]);
+}
+
+/* The first generated month (given, or the month after the record) into
+ * *hist_end; the record must hold p_max months before it. Local status. */
+static int start_month(const mu_sc_cfg *c, const mu_sc_hist *h, const mu_sc_model *md,
+                       int64_t *hist_end) {
+    int64_t rec_months = (int64_t)h->nyears * 12;
+    *hist_end =
+        c->start_year ? ((int64_t)c->start_year - h->first_year) * 12 + c->start_month : rec_months;
+    int rc = 0;
+    if (*hist_end < md->pmax || *hist_end > rec_months)
+        rc = mu_error("--start=%d-%02d: the record (%d-01 to %d-12) must hold the %d months "
+                      "before it (p_max) and reach the month before it",
+                      c->start_year, c->start_month + 1, h->first_year,
+                      h->first_year + h->nyears - 1, md->pmax);
+    return rc;
+}
+
+/* The run's context, its log and summary lines, and the model's JSON.
+ * Local status. */
+static int setup(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, mu_sc_tree *tree,
+                 int64_t hist_end, mu_sc_ctx *x) {
+    int rc = 0;
+    if (app->rank == 0) log_fit(h, md);
+    x->c = c;
+    x->h = h;
+    x->md = md;
+    x->hist_end = hist_end;
+    x->start_m = (int)(hist_end % 12);
+    x->tree = tree;
+    x->use_gpu = app->dev.use_gpu;
+    char why[256];
+    x->threads = mu_threads_per_rank(&app->dev, c->threads, why, sizeof why);
+    if (x->use_gpu && !c->threads && x->threads > MU_SC_GPU_LANES) {
+        /* A GPU rank's lanes share its device: on an H100, the 6000-leaf tree's
+         * 30 second-stage nodes took as long on 8 and 16 lanes as on 32, whose
+         * contention spread the stage's time more from run to run. */
+        x->threads = MU_SC_GPU_LANES;
+        size_t n = strlen(why);
+        snprintf(why + n, sizeof why - n,
+                 "; at most %d on a GPU rank, whose nodes share the device", MU_SC_GPU_LANES);
+    }
+    if (!c->comb)
+        mu_info("scenarios: %d host thread(s) per rank on a stage's nodes (%s)", x->threads, why);
+    mu_summary_int("threads_per_rank", x->threads);
+    mu_summary_int("stations", h->nst);
+    mu_summary_int("record_years", h->nyears);
+    if (app->rank == 0 && c->model_json) {
+        mu_timer_begin("output");
+        rc = mu_sc_write_model(c->model_json, h, md, &c->fit);
+        mu_timer_end("output");
+    }
+    return rc;
+}
+
+/* The comb's and the statistics' steps return 1 when the run stops there, and
+ * leave in *rc this rank's own status, which the run returns. */
+
+/* --comb: independent series from the start month, into *comb on rank 0 and its CSV. */
+/* Rank 0's buffer of series x months x stations doubles (*out), refused with a
+ * message when it is more than the rank may use (checked before allocating). */
+static int rank0_buffer(mu_app *app, int64_t series, int months, int nst, const char *what,
+                        double **out) {
+    int rc = 0;
+    if (app->rank == 0) {
+        double need = (double)series * months * nst * sizeof **out;
+        double have = mu_mem_rank_available(app->dev.local_size);
+        if (need > have)
+            rc = mu_error("the %s needs %.3g GiB on rank 0, more than the %.3g GiB it may use "
+                          "(available memory over the node's ranks, and ulimit -v)",
+                          what, need / 1073741824.0, have / 1073741824.0);
+        else if (!(*out = malloc((size_t)need)))
+            rc = mu_error("out of memory for the %s", what);
+    }
+    return mu_error_collective(app->comm, rc);
+}
+
+static int run_comb(mu_app *app, mu_sc_ctx *x, double **comb, int *rc) {
+    const mu_sc_cfg *c = x->c;
+    const mu_sc_hist *h = x->h;
+    int64_t hist_end = x->hist_end;
+    int sy = (int)((hist_end) / 12) + h->first_year, sm = (int)(hist_end % 12);
+    mu_info("scenarios: comb: %lld independent series over %d months from %d-%02d",
+            (long long)c->series, c->horizon, sy, sm + 1);
+    if (rank0_buffer(app, c->series, c->horizon, h->nst, "comb", comb)) return 1;
+    mu_timer_begin("comb");
+    *rc = mu_sc_comb(app, x, c->series, c->horizon, 0, *comb);
+    mu_timer_end("comb");
+    if (*rc) return 1;
+    if (app->rank == 0 && c->out_csv) {
+        mu_timer_begin("output");
+        *rc = write_comb(c->out_csv, h, *comb, c->series, c->horizon, hist_end);
+        mu_timer_end("output");
+    }
+    return mu_error_collective(app->comm, *rc);
+}
+
+/* The statistics sample: S comb series of H months into *sample on rank 0. */
+static int run_stats(mu_app *app, mu_sc_ctx *x, int64_t S, int H, double **sample, int *rc) {
+    if (rank0_buffer(app, S, H, x->h->nst, "statistics sample", sample)) return 1;
+    mu_timer_begin("statistics");
+    *rc = mu_sc_comb(app, x, S, H, 1, *sample);
+    mu_timer_end("statistics");
+    return *rc != 0;
+}
+
+/* Rank 0: the answer line, the summary, the files and the tree's differences.
+ * Returns rank 0's local status. */
+static int report(const mu_sc_ctx *x, const mu_sc_tree *tree, int64_t clamped, const double *sample,
+                  int64_t S, int H) {
+    const mu_sc_cfg *c = x->c;
+    const mu_sc_hist *h = x->h;
+    int rc = 0;
+    mu_timer_begin("output");
+    if (!c->comb) {
+        double psum = 0;
+        int64_t leaves = tree->n - tree->stage_first[c->nstages];
+        for (int64_t v = tree->stage_first[c->nstages]; v < tree->n; v++) psum += tree->pprob[v];
+        printf("scenarios: tree %s: %lld nodes, %lld leaves, M=%d, stations=%d, "
+               "leaf probability sum=%.15f, clamped draws=%lld\n",
+               c->tree_text, (long long)tree->n, (long long)leaves, c->m, h->nst, psum,
+               (long long)clamped);
+        mu_summary_result_int("nodes", tree->n);
+        mu_summary_result_int("leaves", leaves);
+        mu_summary_result_int("clamped", clamped);
+        mu_summary_result_real("leaf_probability_sum", psum);
+        if (c->out_csv || c->out_json)
+            rc = mu_sc_write_tree(c->out_csv, c->out_json, h, tree, (int)x->hist_end);
+    } else {
+        printf("scenarios: comb: %lld series x %d months, stations=%d, clamped draws=%lld\n",
+               (long long)c->series, c->horizon, h->nst, (long long)clamped);
+        mu_summary_result_int("series", c->series);
+        mu_summary_result_int("clamped", clamped);
+    }
+    if (!rc && sample)
+        rc = mu_sc_write_stats(c->stats_path, h, x->md, sample, S, H, 12, x->start_m);
+    if (!rc && !c->comb) {
+        mu_sc_tree_diff d;
+        mu_sc_tree_node_diff(tree, c->nstages, h->nst, &d);
+        /* Appended after the atomic write: the file is complete either way. */
+        if (sample)
+            rc = mu_sc_tree_stats(c->stats_path, h, tree, c->nstages, x->start_m, sample, S, H, &d);
+        if (!rc) report_diff(&d, sample != NULL, c->stats_path);
+    }
+    mu_timer_end("output");
+    if (!rc && c->plot && !c->comb) {
+        mu_timer_begin("plot");
+        rc = mu_sc_plot(c->plot, h, tree, c->plot_stations, (int)x->hist_end);
+        mu_timer_end("plot");
+    }
+    fflush(stdout);
+    return rc;
+}
+
+int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
+    mu_sc_hist h;
+    mu_sc_model md;
+    memset(&h, 0, sizeof h);
+    memset(&md, 0, sizeof md);
+    mu_sc_tree tree;
+    memset(&tree, 0, sizeof tree);
+    mu_sc_ctx x;
+    memset(&x, 0, sizeof x);
+    double *comb = NULL, *sample = NULL;
+    if (load(app, c, &h, &md)) {
+        mu_sc_hist_free(&h);
+        return 1;
+    }
+    int64_t hist_end = 0;
+    int rc = start_month(c, &h, &md, &hist_end);
+    if (mu_error_collective(app->comm, rc)) goto out;
+    rc = setup(app, c, &h, &md, &tree, hist_end, &x);
+    if (mu_error_collective(app->comm, rc)) goto out;
+
+    int64_t rows = c->comb ? STATS_BATCH : c->m;
+    if (rows < STATS_BATCH) rows = STATS_BATCH;
+    /* The failures below are agreed by every rank: each returns 1. */
+    if (alloc_scratch(app, &x, rows, 1)) {
+        rc = 1;
+        goto out;
+    }
+    if (c->comb) {
+        if (run_comb(app, &x, &comb, &rc)) {
+            rc = 1;
+            goto out;
+        }
+    } else {
+        mu_info("scenarios: representatives: %s", mu_sc_rep_name(c->rep));
+        rc = build_tree(app, &x);
+        if (rc == MU_SC_STOPPED) { /* the checkpoint is the result; no outputs */
+            app->exit_status = 3;
+            rc = 0;
+            goto out;
+        }
+        if (rc) goto out;
+    }
+    /* The statistics sample: stats_series comb series of stats_years years after a
+     * year of burn-in (they start from the record's last months). */
+    int64_t S = c->stats_series;
+    int H = 12 * (c->stats_years + 1);
+    free(x.Dnode); /* the statistics sample uses each month's own factor */
+    x.Dnode = NULL;
+    if (S > 0 && c->stats_path && run_stats(app, &x, S, H, &sample, &rc)) {
+        rc = 1;
+        goto out;
+    }
+    int64_t clamped = 0;
+    MPI_Reduce(&x.clamped, &clamped, 1, MPI_INT64_T, MPI_SUM, 0, app->comm);
+    if (c->out) { /* a library call: the tree to the caller, nothing printed or written */
+        *c->out = (mu_sc_out){.tree = tree,
+                              .hist_end = hist_end,
+                              .clamped = clamped,
+                              .nonstationary = md.nonstationary,
+                              .nonpd = md.nonpd};
+        memset(&tree, 0, sizeof tree);
+        goto out;
+    }
+    if (app->rank == 0) rc = report(&x, &tree, clamped, sample, S, H);
+    rc = mu_error_collective(app->comm, rc);
+out:
+    free_scratch(&x);
+    free(comb);
+    free(sample);
+    mu_sc_tree_free(&tree);
+    mu_sc_model_free(&md);
+    mu_sc_hist_free(&h);
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,135 @@
+/* Host threads inside a rank for the nodes of a tree stage. A node's work at
+ * M = 1024 is a few milliseconds of small steps (a distance kernel of a few
+ * microseconds, a copy back, the serial bookkeeping): one node at a time
+ * leaves the device and the other cores idle, and ranks sharing one GPU
+ * time-slice between their CUDA contexts. Threads of one process share one
+ * context, and the scenario kernels are compiled with the per-thread default
+ * stream, so the nodes of a chunk run side by side on the device and on the
+ * host cores.
+ *
+ * Each lane is a copy of the rank's context with its own scratch, GPU
+ * buffers (generation; the k-means parks one context per thread) and error
+ * text; a node's record depends only on the node, so the records are the
+ * same whatever the number of threads. Only the calling thread uses MPI
+ * (MPI_THREAD_FUNNELED) and the phase timers. */
+#define _GNU_SOURCE
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "gpu/gpu.h"
+#include "core/timer.h"
+#include "scenarios/run.h"
+
+enum { LANE_ERR = 1024 };
+
+static int lanes_open(mu_sc_ctx *x, int n) {
+    int nst = x->md->nst, pmax = x->md->pmax;
+    x->lanes = calloc((size_t)n, sizeof *x->lanes);
+    if (!x->lanes) return mu_error("out of memory for %d scenario lanes", n);
+    for (int t = 0; t < n; t++) {
+        mu_sc_ctx *l = &x->lanes[t];
+        *l = *x;
+        l->lanes = NULL;
+        l->nlanes = 0;
+        l->lane = 1;
+        l->Dnode = NULL;
+        l->gpu = NULL;
+        l->Z = malloc((size_t)x->c->m * nst * sizeof *l->Z);
+        l->zpast = malloc((size_t)pmax * nst * sizeof *l->zpast);
+        l->err = malloc(LANE_ERR);
+        x->nlanes = t + 1; /* so that close frees this one too */
+        if (!l->Z || !l->zpast || !l->err)
+            return mu_error("out of memory for scenario lane %d (M = %d)", t, x->c->m);
+        if (x->use_gpu)
+            MU_TRY(MU_GPU(mu_sc_gpu_create(nst, pmax, x->c->m, 0, &l->gpu),
+                          "scenarios: GPU buffers of lane %d", t));
+    }
+    return 0;
+}
+
+void mu_sc_lanes_close(mu_sc_ctx *x) {
+    for (int t = 0; t < x->nlanes; t++) {
+        mu_sc_ctx *l = &x->lanes[t];
+        free(l->Z);
+        free(l->zpast);
+        free(l->Dnode);
+        free(l->err);
+        mu_sc_gpu_destroy(l->gpu);
+    }
+    free(x->lanes);
+    x->lanes = NULL;
+    x->nlanes = 0;
+}
+
+/* A lane's first failure, node v: the node, and a copy of this thread's
+ * message (core/message.c keeps one per thread, and the lane's thread may be
+ * gone, or failing elsewhere, when the calling thread passes it on). */
+static void lane_failed(mu_sc_ctx *l, int64_t v) {
+    if (l->err_node >= 0) return;
+    l->err_node = v;
+    snprintf(l->err, LANE_ERR, "%s", mu_error_message());
+}
+
+int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t rd,
+                    mu_sc_node_fn fn) {
+    int n = x->threads < count ? x->threads : (int)count;
+    if (n <= 1) {
+        for (int64_t j = 0; j < count; j++) MU_TRY(fn(x, v0 + j, rec + j * rd));
+        return 0;
+    }
+    if (x->nlanes < n) {
+        mu_sc_lanes_close(x);
+        mu_timer_begin("stage lanes");
+        int rc = lanes_open(x, n);
+        mu_timer_end("stage lanes");
+        if (rc) mu_sc_lanes_close(x); /* keeps the message: it records none */
+        MU_TRY(rc);
+    }
+    for (int t = 0; t < n; t++) {
+        mu_sc_ctx *l = &x->lanes[t];
+        l->stage = x->stage;
+        l->clamped = 0;
+        l->km_s = l->km_dist_s = l->gen_s = l->agg_s = 0;
+        l->err_node = -1;
+    }
+    int failed = 0;
+#pragma omp parallel num_threads(n)
+    {
+        mu_sc_ctx *l = &x->lanes[omp_get_thread_num()];
+        int bound = !l->use_gpu ||
+                    !MU_GPU(mu_gpu_bind_thread(), "scenarios: a host thread could not use the GPU");
+        if (!bound) lane_failed(l, v0);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t j = 0; j < count; j++) {
+            int stop;
+#pragma omp atomic read
+            stop = failed;
+            if (stop || !bound) continue;
+            if (fn(l, v0 + j, rec + j * rd)) {
+                lane_failed(l, v0 + j);
+#pragma omp atomic write
+                failed = 1;
+            }
+        }
+    }
+    int64_t first = -1;
+    const char *msg = NULL;
+    for (int t = 0; t < n; t++) {
+        mu_sc_ctx *l = &x->lanes[t];
+        x->clamped += l->clamped;
+        x->km_s += l->km_s;
+        x->km_dist_s += l->km_dist_s;
+        /* Thread-seconds: with several lanes these phases add up to more than the wall time. */
+        mu_timer_add("generate", l->gen_s, 0);
+        mu_timer_add("aggregate", l->agg_s, 0);
+        if (l->err_node >= 0 && (first < 0 || l->err_node < first)) {
+            first = l->err_node;
+            msg = l->err;
+        }
+    }
+    return msg ? mu_error("%s", msg) : 0;
+}

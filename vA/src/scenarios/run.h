@@ -1,0 +1,70 @@
+/* Internal to the scenarios run: what every task needs. */
+#ifndef MU_SCENARIOS_RUN_H
+#define MU_SCENARIOS_RUN_H
+#include "scenarios/scenarios.h"
+#include "gpu/scenarios_gen.h"
+
+typedef struct mu_sc_ctx {
+    const mu_sc_cfg *c;
+    const mu_sc_hist *h;
+    const mu_sc_model *md;
+    int64_t hist_end; /* months of the record before the first generated month */
+    int start_m;      /* month (0..11) of the first generated month */
+    mu_sc_tree *tree;
+    int stage; /* the stage being built (0: children of the root) */
+    int use_gpu;
+    mu_sc_gpu *gpu;
+    int64_t clamped;
+    double km_s, km_dist_s; /* seconds in the k-means calls and in their distance steps */
+    double *Dnode;          /* --corr=lognormal: this node's factor (nst x nst) */
+    int lower_node;
+    double *Z, *zpast; /* scratch: M x nst, pmax x nst (tree) or per series (comb) */
+    /* Host threads (lanes.c): threads is the resolved count; lanes[t] is
+     * thread t's copy of this context with its own scratch and device buffers
+     * (lane = 1 there: it keeps its seconds in gen_s/agg_s, not the timers). */
+    int threads, nlanes, lane;
+    struct mu_sc_ctx *lanes;
+    double gen_s, agg_s;
+    FILE *dump;       /* rank 0 with --node-scenarios: the open file (else NULL) */
+    int64_t err_node; /* a lane: the first node that failed there (-1: none) */
+    char *err;        /* and its message */
+} mu_sc_ctx;
+
+/* Work of one tree node (run.c's node_work alone): its record into rec. */
+typedef int (*mu_sc_node_fn)(mu_sc_ctx *x, int64_t v, double *rec);
+/* Nodes v0 .. v0+count-1 into rec + j * rd, on up to x->threads host threads
+ * (lanes made on first use, sized for x->c->m scenarios). The records do not
+ * depend on the number of threads. 0, or 1 after mu_error with the message of
+ * the lowest failing node among those tried (a failure stops the others). */
+int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t rd,
+                    mu_sc_node_fn fn);
+void mu_sc_lanes_close(mu_sc_ctx *x);
+/* The standardized past (pmax x nst, lag-major) of tree node v. */
+void mu_sc_node_past(const mu_sc_ctx *x, int64_t v, double *zp);
+/* The tree, stage by stage (collective). */
+int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x);
+/* Checkpoints of the tree after a stage (checkpoint.c). */
+uint64_t mu_sc_fingerprint(const mu_sc_cfg *c, const mu_sc_hist *h, int64_t hist_end);
+int mu_sc_checkpoint_write(const char *path, uint64_t fp, int stages_done, const mu_sc_tree *t,
+                           int nst);
+/* Collective: t (empty) gets the checkpoint's tree, *stages_done its stages. */
+int mu_sc_checkpoint_read(MPI_Comm comm, const char *path, uint64_t fp, int nst, int nstages,
+                          mu_sc_tree *t, int *stages_done);
+/* mu_sc_build_tree's return when a stop signal ended it after a checkpoint. */
+#define MU_SC_STOPPED 3
+/* Host threads (lanes) a GPU rank uses by default on a stage's nodes (flow.c). */
+#define MU_SC_GPU_LANES 16
+/* 1 when a stage of `nodes` nodes runs with all ranks on each node in turn
+ * (run.c's shared_stage) instead of the task farm: fewer nodes than ranks,
+ * and --split=on, or auto on CPU ranks. */
+int mu_sc_split_stage(const mu_sc_cfg *c, int use_gpu, int64_t nodes, int nranks);
+/* Generates one batch on this rank's device or CPU. */
+int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z);
+/* Philox stream ids of the comb series and of the statistics sample, month t. */
+#define MU_SC_COMB_STREAM(t) ((1ull << 63) | (uint64_t)(t))
+#define MU_SC_STATS_STREAM(t) ((1ull << 62) | (uint64_t)(t))
+/* The comb: S series over the horizon, through the task farm; rank 0 gets
+ * out (S x horizon x nst). stream selects the Philox streams (comb or stats). */
+int mu_sc_comb(mu_app *app, mu_sc_ctx *x, int64_t nser, int horizon, int stats, double *out);
+
+#endif

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Checkpoint and restart of an exact run: a real SIGUSR1 (or SIGTERM) sent to
+# the ranks mid-run makes them finish the current round of starts, write the
+# records so far and exit 3; --restart, on another rank count, ends with the
+# same result line, the same total iteration count and identical prototypes,
+# memberships and labels as a run never stopped. Periodic checkpoints alone
+# leave the answer unchanged, and a checkpoint of other data is refused.
+source "$(dirname "$0")/lib.sh"
+ARGS=(--gen=blobs --n=2000 --seed=11)
+
+iterations() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['result']['iterations_total'])" "$1"; }
+line() { echo "$(grep '^fuzzy: ' "$1.out") it=$(iterations "$1.json")"; }
+
+# The reference, never stopped.
+run_np 2 fuzzy --device=cpu "${ARGS[@]}" --output-prefix="$WORK/ref-" --summary="$WORK/ref.json" \
+    >"$WORK/ref.out" 2>"$WORK/ref.err" || { cat "$WORK/ref.err" >&2; fail "reference run"; finish; }
+WANT=$(line "$WORK/ref")
+echo "reference: $WANT"
+
+same_as_ref() {
+    local name=$1 prefix=$2 f
+    local got
+    got=$(line "$prefix")
+    [ "$got" = "$WANT" ] || fail "$name: '$got', want '$WANT'"
+    for f in prototypes memberships labels; do
+        cmp -s "$WORK/ref-$f.csv" "$prefix-$f.csv" || fail "$name: $f.csv differs from the reference"
+    done
+    echo "ok: $name: the reference's answer"
+}
+
+# ranks_of PID: the mutirao processes below PID.
+ranks_of() {
+    local p
+    for p in $(pgrep -P "$1"); do
+        [ "$(ps -o comm= -p "$p")" = mutirao ] && echo "$p"
+        ranks_of "$p"
+    done
+}
+
+# signal_case SIG NP NP_RESTART: stop a run on NP ranks with SIG, restart on NP_RESTART.
+signal_case() {
+    local sig=$1 np=$2 np2=$3
+    rm -f "$WORK/fz.ckpt"
+    "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu "${ARGS[@]}" \
+        --checkpoint="$WORK/fz.ckpt" --checkpoint-every=60 --output-prefix="$WORK/stopped-" \
+        >"$WORK/sig.out" 2>"$WORK/sig.err" &
+    local pid=$!
+    # Wait for the first periodic checkpoint: the run is then inside its rounds.
+    if ! wait_for_file $pid "$WORK/fz.ckpt"; then
+        abandon $pid "$sig: no checkpoint appeared while the run was going" "$WORK/sig.err"
+        return
+    fi
+    # Signal the ranks themselves, as Slurm does (srun --signal): the launcher's
+    # descendants that run mutirao (MPICH: under a proxy; OpenMPI: children).
+    local ranks
+    ranks=$(ranks_of $pid)
+    # shellcheck disable=SC2086
+    kill -"$sig" ${ranks:-$pid}
+    reap $pid
+    local rc=$RC
+    expect_eq "SIG$sig on $np rank(s): exit status" "$rc" 3
+    [ "$rc" = 3 ] || { tail -n 5 "$WORK/sig.err" >&2; return; }
+    grep -q "stopped by SIG$sig after [0-9]* of 2000 starts" "$WORK/sig.err" ||
+        fail "SIG$sig: no stop message"
+    [ ! -e "$WORK/stopped-prototypes.csv" ] || fail "SIG$sig: a stopped run wrote results"
+    echo "ok: $(grep -o "stopped by SIG$sig after [0-9]* of 2000 starts" "$WORK/sig.err")"
+    if run_np "$np2" fuzzy --device=cpu "${ARGS[@]}" --checkpoint="$WORK/fz.ckpt" --restart \
+        --output-prefix="$WORK/restart-" --summary="$WORK/restart.json" >"$WORK/restart.out" \
+        2>"$WORK/restart.err"; then
+        grep -q "restarting from" "$WORK/restart.err" || fail "SIG$sig: no restart message"
+        same_as_ref "SIG$sig on $np rank(s), restart on $np2" "$WORK/restart"
+    else
+        cat "$WORK/restart.err" >&2
+        fail "SIG$sig: the restart failed"
+    fi
+}
+
+signal_case USR1 2 1
+signal_case TERM 1 3
+
+# Periodic checkpoints only: the same answer.
+run_np 3 fuzzy --device=cpu "${ARGS[@]}" --checkpoint="$WORK/periodic.ckpt" \
+    --checkpoint-every=500 --output-prefix="$WORK/periodic-" --summary="$WORK/periodic.json" \
+    >"$WORK/periodic.out" 2>"$WORK/periodic.err" || fail "periodic run"
+[ -s "$WORK/periodic.ckpt" ] || fail "no periodic checkpoint"
+same_as_ref "checkpoints every 500 starts on 3 ranks" "$WORK/periodic"
+
+# A checkpoint of other data is refused, on every rank, with one message.
+check_failure "restart on other data" "written for other data or settings" nonzero "restart2-*" \
+    "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu --gen=blobs --n=2000 --seed=12 \
+    --checkpoint="$WORK/periodic.ckpt" --restart --output-prefix="$WORK/restart2-"
+check_failure "restart without a checkpoint" "cannot open checkpoint" nonzero "restart3-*" \
+    "$MPIEXEC" -n 1 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu "${ARGS[@]}" \
+    --checkpoint="$WORK/missing.ckpt" --restart --output-prefix="$WORK/restart3-"
+finish

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# `mutirao maxsub --device=gpu` against --device=cpu on generated data, which
+# GPU ranks now make on their device: the same result line on 1, 2 and 3 ranks
+# for 1-D (both distributions, both empty modes, a size past the device's
+# 2^28-value chunks) and 2-D (square, more columns than rows so the matrix is
+# made transposed, more rows than columns), and the study's generator (made on
+# the host) as a control. Exit 77 (skipped) without a CUDA device.
+source "$(dirname "$0")/lib.sh"
+
+require_gpu maxsub --device=gpu --n=16
+
+# same NAME ARGS...: the CPU's result line on 1 rank, the GPU's on 1-3 ranks.
+same() {
+    local name=$1 np want got
+    shift
+    want=$(run_np 1 maxsub --device=cpu "$@" 2>"$WORK/err" | grep '^maxsub: ') ||
+        { cat "$WORK/err" >&2; fail "$name: the CPU run failed"; return; }
+    for np in 1 2 3; do
+        got=$(run_np "$np" maxsub --device=gpu "$@" 2>"$WORK/err" | grep '^maxsub: ') ||
+            { cat "$WORK/err" >&2; fail "$name on $np GPU rank(s): failed"; continue; }
+        if [ "$got" != "$want" ]; then
+            fail "$name on $np GPU rank(s): '$got', want '$want'"
+        fi
+    done
+    grep -q "generated on the GPU" "$WORK/err" && echo "ok: $name: $want (generated on the GPU)" ||
+        echo "ok: $name: $want"
+}
+
+same "1-D uniform" --n=1000003 --seed=7
+same "1-D sparse, empty allowed" --n=2000001 --seed=3 --dist=sparse --empty=allowed
+same "1-D small range" --n=99999 --seed=11 --min=-3 --max=2
+same "1-D past a chunk" --n=300000000 --seed=5 --dist=sparse
+same "1-D study generator" --n=100000 --gen=thesis
+same "2-D square" --dim=2 --n=300 --seed=2
+same "2-D wide (made transposed)" --dim=2 --rows=90 --cols=333 --seed=4
+same "2-D tall, sparse" --dim=2 --rows=400 --cols=77 --seed=6 --dist=sparse
+finish
