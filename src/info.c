@@ -63,7 +63,8 @@ static int info_run(mu_app *app) {
 #else
     printf("netCDF:      not built (needs libnetcdf-dev): advect --nc off\n");
 #endif
-    printf("tuning knobs (environment; they change how, never what, mutirao computes):\n");
+    printf("tuning knobs (environment; they change how, never what, mutirao computes; 'rounding': "
+           "a value may change the answer's last bits):\n");
     mu_knobs_print(stdout);
     printf("ranks:\n");
     for (int r = 0; r < app->size; r++) printf("%s\n", all + (size_t)r * sizeof line);

@@ -24,8 +24,18 @@ python3 - "$WORK/s.json" <<'PY' || fail "summary knobs"
 import json, sys
 knobs = json.load(open(sys.argv[1])).get("knobs")
 want = {"MUTIRAO_PROGRESS_SECONDS": "7", "MUTIRAO_MSS1D_ROUNDS": "3"}
-sys.exit(0 if knobs == want else f"summary knobs {knobs}, want {want}")
+same = json.load(open(sys.argv[1])).get("knobs_same_bits")
+sys.exit(0 if knobs == want and same is True else f"summary knobs {knobs} ({same}), want {want}")
 PY
+# MUTIRAO_CG_LANES changes the order of a row's sum: listed and summarized as such
+grep -qE "^  MUTIRAO_CG_LANES +[^ ]+ +rounding " "$WORK/info" || fail "CG_LANES not listed as rounding"
+grep -qE "^  MUTIRAO_MSS1D_ROUNDS +[^ ]+ +same bits " "$WORK/info" || fail "MSS1D_ROUNDS not same bits"
+MUTIRAO_CG_LANES=4 run_np 1 cg --poisson=2d5 --nx=8 --summary="$WORK/l.json" >/dev/null 2>"$WORK/lerr" ||
+    fail "cg with MUTIRAO_CG_LANES set failed"
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])).get("knobs_same_bits") is not False)' \
+    "$WORK/l.json" || fail "a rounding knob set, yet knobs_same_bits is not false"
+grep -q "MUTIRAO_CG_LANES = 4 (it may change the answer's last bits)" "$WORK/lerr" ||
+    fail "the rounding knob is not logged as such"
 grep -q "tuning knob MUTIRAO_MSS1D_ROUNDS = 3" "$WORK/err" || fail "the set knob is not logged"
 (unset MUTIRAO_PROGRESS_SECONDS && run_np 1 maxsub --n=1000 --summary="$WORK/n.json" >/dev/null 2>&1) ||
     fail "maxsub failed"

@@ -1,7 +1,8 @@
 /* Tuning knobs: the environment variables that change how (never what)
- * mutirao computes, registered in one table (knobs.c). `mutirao info` lists
- * them; each run checks, logs and summarizes ("knobs") those set. A knob not
- * in the table is a programming error. */
+ * mutirao computes, registered in one table (knobs.c) with whether a value
+ * can change the answer's last bits. `mutirao info` lists them; each run
+ * checks, logs and summarizes ("knobs", "knobs_same_bits") those set. A knob
+ * not in the table is a programming error. */
 #ifndef MU_CORE_KNOBS_H
 #define MU_CORE_KNOBS_H
 #include <stdio.h>
@@ -15,7 +16,8 @@ const char *mu_knob(const char *name);
 int mu_knobs_check(void);
 /* The table with the values set here, one knob a line. */
 void mu_knobs_print(FILE *out);
-/* The knobs set here: logged (info) and put under "knobs" in the summary. */
+/* The knobs set here: logged (info) and put under "knobs" in the summary, with
+ * "knobs_same_bits": 0 when one of them can change the answer's last bits. */
 void mu_knobs_report(void);
 
 #ifdef __cplusplus
