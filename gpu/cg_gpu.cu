@@ -497,8 +497,9 @@ int lanes_env(int fallback) {
 /* The split form is the default: on an H100 (3-D 7-point 256^3, fp64, 2
  * lanes) it took 1.085 ms an iteration against 1.128 fused (kernel times by
  * ncu): the fused SpMV moves the bytes counted but at 2.38 TB/s (58 registers,
- * half occupancy) where the plain one reaches 2.56 TB/s. The fused form stays
- * for the several-rank iteration without a second vector pass. */
+ * half occupancy) where the plain one reaches 2.56 TB/s. The fused form (one
+ * rank only, MUTIRAO_CG_FUSE=1) is slower; it stays as the start of a
+ * several-rank iteration without the direction pass, not built. */
 constexpr int DEFAULT_FUSED = 0;
 
 int fused_env() {
