@@ -7,39 +7,42 @@
 #include "core/log.h"
 #include "core/summary.h"
 
-/* rounding: 1 where a value can change the answer's last bits (the order of
- * a sum), never its meaning; 0: the same bits whatever the value. */
 typedef struct {
     const char *name, *values, *what;
-    int rounding;
 } knob;
 
 static const knob knobs[] = {
-    {"MUTIRAO_MPI_YIELD", "0|1", "MPI waits yield the core (default: when ranks outnumber cores)",
-     0},
-    {"MUTIRAO_PROGRESS_SECONDS", "seconds", "interval of the progress lines [10]", 0},
+    {"MUTIRAO_MPI_YIELD", "0|1", "MPI waits yield the core (default: when ranks outnumber cores)"},
+    {"MUTIRAO_PROGRESS_SECONDS", "seconds", "interval of the progress lines [10]"},
     {"MUTIRAO_CG_PEER", "0|1",
      "cg on several GPUs of a node: 0 the host-driven form (no CUDA IPC, the path between "
-     "nodes), 1 the peer form even on ranks sharing a GPU [chosen by peer access]",
-     0},
-    {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]", 0},
-    {"MUTIRAO_CG_LANES", "1|2|4|8|16|32", "cg GPU SpMV: lanes per row [by the matrix]", 1},
-    {"MUTIRAO_CG_FUSE", "0|1", "cg GPU: SpMV fused with the direction update [0]", 0},
-    {"MUTIRAO_ADV_HALO_AHEAD", "0|1", "advect: halos packed ahead during the sweep before [1]", 0},
+     "nodes), 1 the peer form even on ranks sharing a GPU [chosen by peer access]"},
+    {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]"},
+    {"MUTIRAO_CG_LANES", "1|2|4|8|16|32", "cg GPU SpMV: lanes per row [by the matrix]"},
+    {"MUTIRAO_CG_FUSE", "0|1", "cg GPU: SpMV fused with the direction update [0]"},
+    {"MUTIRAO_ADV_HALO_AHEAD", "0|1", "advect: halos packed ahead during the sweep before [1]"},
     {"MUTIRAO_ADV_KEEP", "0|1",
      "advect CPU, steady winds: each axis's winds, densities and classes kept between steps "
-     "[1 where they fit a quarter of the rank's memory]",
-     0},
+     "[1 where they fit a quarter of the rank's memory]"},
     {"MUTIRAO_ADV_SHARE", "0|1",
      "advect CPU: the ranks of a node with one block share its sweep inputs (shared memory) "
-     "[1]",
-     0},
-    {"MUTIRAO_MSS1D_ROUNDS", "1..64", "maxsub 1-D GPU: reduction rounds [16]", 0},
-    {"MUTIRAO_MSS1D_FAST", "0|1", "maxsub 1-D GPU: the fast path where int32 is exact [1]", 0},
-    {"MUTIRAO_MSS2D_INT64", "0|1", "maxsub 2-D GPU: force the int64 kernel [0]", 0},
-    {"MUTIRAO_MSS2D_KERNEL", "pairs|rows", "maxsub 2-D GPU: the kernel variant [by the size]", 0},
+     "[1]"},
+    {"MUTIRAO_MSS1D_ROUNDS", "1..64", "maxsub 1-D GPU: reduction rounds [16]"},
+    {"MUTIRAO_MSS1D_FAST", "0|1", "maxsub 1-D GPU: the fast path where int32 is exact [1]"},
+    {"MUTIRAO_MSS2D_INT64", "0|1", "maxsub 2-D GPU: force the int64 kernel [0]"},
+    {"MUTIRAO_MSS2D_KERNEL", "pairs|rows", "maxsub 2-D GPU: the kernel variant [by the size]"},
 };
 enum { NKNOBS = sizeof knobs / sizeof knobs[0] };
+
+/* The knobs whose value can change the answer's last bits (the order of a
+ * sum), never its meaning; every other gives the same bits whatever its value. */
+static const char *const rounding[] = {"MUTIRAO_CG_LANES"};
+
+static int changes_rounding(const knob *k) {
+    for (size_t i = 0; i < sizeof rounding / sizeof rounding[0]; i++)
+        if (!strcmp(rounding[i], k->name)) return 1;
+    return 0;
+}
 
 static const knob *find(const char *name) {
     for (int i = 0; i < NKNOBS; i++)
@@ -101,7 +104,7 @@ void mu_knobs_print(FILE *out) {
     for (int i = 0; i < NKNOBS; i++) {
         const char *v = getenv(knobs[i].name);
         fprintf(out, "  %-26s %-16s %-9s %s%s%s\n", knobs[i].name, knobs[i].values,
-                knobs[i].rounding ? "rounding" : "same bits", knobs[i].what,
+                changes_rounding(&knobs[i]) ? "rounding" : "same bits", knobs[i].what,
                 v && *v ? "; set here: " : "", v && *v ? v : "");
     }
 }
@@ -112,9 +115,9 @@ void mu_knobs_report(void) {
         const char *v = mu_knob(knobs[i].name);
         if (!v) continue;
         mu_info("tuning knob %s = %s%s", knobs[i].name, v,
-                knobs[i].rounding ? " (it may change the answer's last bits)" : "");
+                changes_rounding(&knobs[i]) ? " (it may change the answer's last bits)" : "");
         mu_summary_knob(knobs[i].name, v);
-        if (knobs[i].rounding) same = 0;
+        if (changes_rounding(&knobs[i])) same = 0;
     }
     mu_summary_bool("knobs_same_bits", same);
 }
