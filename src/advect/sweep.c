@@ -748,7 +748,7 @@ static void cells_backward(adv_state *s, const sweep_geom *w, int dataflow, int6
     int N = s->N, m = w->m;
     if (!dataflow)
         for (int g = 0; g < w->G; g++) lines_backward(s, w, g, s->seg[g].a, s->seg[g].t);
-    if (dataflow)
+    else
         for (int64_t k = 0; k < nf; k++) {
             int g = s->fcells[2 * k], i = s->fcells[2 * k + 1];
             for (int f = 0; f < N; f++) {

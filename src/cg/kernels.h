@@ -85,7 +85,7 @@ void cg_backend_free(cg_backend *b);
 int cg_backend_cpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out);
 /* The GPU backend (kernels_gpu.c), on the device this rank is bound to. */
 int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out);
-/* A's block as mu_gpu_cg_create takes it: its CSR arrays and row lists, every
+/* A's block as mu_gpu_cg_create takes it: its CSR arrays, row lists and ghost count, every
  * other field zero for the caller (the GPU backend, perf/bench_cg) to set. */
 mu_gpu_cg_desc cg_gpu_desc_block(const cg_matrix *A);
 /* Where the GPU backend's several-rank iterations spent their host time, in

@@ -542,6 +542,7 @@ mu_gpu_cg_desc cg_gpu_desc_block(const cg_matrix *A) {
     mu_gpu_cg_desc d;
     memset(&d, 0, sizeof d);
     d.nloc = A->nloc;
+    d.nghost = A->nghost;
     d.rowptr = A->rowptr;
     d.col = A->col;
     d.val = A->val;
@@ -560,7 +561,6 @@ int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
     mu_halo_lists hl;
     mu_halo_get_lists(A->halo, &hl);
     mu_gpu_cg_desc d = cg_gpu_desc_block(A);
-    d.nghost = A->nghost;
     d.diag = jacobi ? A->diag : NULL;
     d.send_index = hl.send_index;
     d.nsend = hl.nsend;
