@@ -363,6 +363,7 @@ struct mu_gpu_cg {
     cudaEvent_t ev_x, ev_packed, ev_ghosts, ev_st[2], ev_take, ev_bnd, ev_read;
     int halo_open; /* halo_pack ordered the halo stream after `work`: boundary rows may run there */
     int halo_next; /* halo_pack_next packed the next p's send values: halo_pack only orders */
+    int halo_device; /* MPI takes device buffers: no copies through send_pin, ghost_pin */
     void *send_dev, *send_pin, *ghost_pin;
     long long *words;            /* NSLOTS x NWORDS on the device */
     long long *words_pin;        /* 2 x NWORDS pinned */
@@ -1023,6 +1024,21 @@ int mu_gpu_cg_vec_copy(mu_gpu_cg *g, const void *src, void *dst) {
     return 0;
 }
 
+/* After the gather on the halo stream: the send values to pinned memory, unless
+ * MPI takes them from the device; ev_packed marks them ready for MPI. */
+static int send_ready(mu_gpu_cg *g) {
+    if (!g->halo_device)
+        MU_CUDA(cudaMemcpyAsync(g->send_pin, g->send_dev, (size_t)g->nsend * g->es,
+                                cudaMemcpyDeviceToHost, g->halo));
+    MU_CUDA(cudaEventRecord(g->ev_packed, g->halo));
+    return 0;
+}
+
+int mu_gpu_cg_set_halo_device(mu_gpu_cg *g, int on) {
+    g->halo_device = on != 0;
+    return 0;
+}
+
 int mu_gpu_cg_halo_pack(mu_gpu_cg *g, const void *x) {
     /* x is written by kernels on `work`: the gather, and the boundary rows
      * after it (spmv_t), wait for them (after halo_pack_next: only the
@@ -1036,10 +1052,7 @@ int mu_gpu_cg_halo_pack(mu_gpu_cg *g, const void *x) {
     }
     if (g->nsend <= 0) return 0;
     if (g->fp32 ? pack_t<float>(g, x) : pack_t<double>(g, x)) return 1;
-    MU_CUDA(cudaMemcpyAsync(g->send_pin, g->send_dev, (size_t)g->nsend * g->es,
-                            cudaMemcpyDeviceToHost, g->halo));
-    MU_CUDA(cudaEventRecord(g->ev_packed, g->halo));
-    return 0;
+    return send_ready(g);
 }
 
 int mu_gpu_cg_halo_pack_next(mu_gpu_cg *g, const void *zr, const void *p, double beta) {
@@ -1054,24 +1067,22 @@ int mu_gpu_cg_halo_pack_next(mu_gpu_cg *g, const void *zr, const void *p, double
         return 1;
     MU_CUDA(cudaEventRecord(g->ev_read, g->halo));
     MU_CUDA(cudaStreamWaitEvent(g->work, g->ev_read, 0));
-    MU_CUDA(cudaMemcpyAsync(g->send_pin, g->send_dev, (size_t)g->nsend * g->es,
-                            cudaMemcpyDeviceToHost, g->halo));
-    MU_CUDA(cudaEventRecord(g->ev_packed, g->halo));
-    return 0;
+    return send_ready(g);
 }
 
 int mu_gpu_cg_halo_wait(mu_gpu_cg *g, void **send, void **ghosts) {
     /* Also orders the previous exchange's ghost copy (same stream) before new receives. */
     MU_CUDA(cudaEventSynchronize(g->ev_packed));
-    if (send) *send = g->send_pin;
-    if (ghosts) *ghosts = g->ghost_pin;
+    if (send) *send = g->halo_device ? g->send_dev : g->send_pin;
+    if (ghosts) *ghosts = g->halo_device ? NULL : g->ghost_pin;
     return 0;
 }
 
 int mu_gpu_cg_halo_unpack(mu_gpu_cg *g, void *x) {
     if (g->nghost <= 0) return 0;
-    MU_CUDA(cudaMemcpyAsync((char *)x + (size_t)g->nloc * g->es, g->ghost_pin,
-                            (size_t)g->nghost * g->es, cudaMemcpyHostToDevice, g->halo));
+    if (!g->halo_device) /* else MPI received the ghosts in place, before this call */
+        MU_CUDA(cudaMemcpyAsync((char *)x + (size_t)g->nloc * g->es, g->ghost_pin,
+                                (size_t)g->nghost * g->es, cudaMemcpyHostToDevice, g->halo));
     MU_CUDA(cudaEventRecord(g->ev_ghosts, g->halo));
     MU_CUDA(cudaStreamWaitEvent(g->work, g->ev_ghosts, 0));
     /* The next pack waits for ev_packed after this copy on the same stream. */

@@ -88,7 +88,12 @@ int mu_gpu_cg_vec_copy(mu_gpu_cg *g, const void *src, void *dst);  /* owned part
  * copy into the pinned send buffer (on the halo stream: it overlaps kernels
  * launched next); halo_wait waits for that copy and gives both buffers (send:
  * nsend values, ghosts: nghost values, of the vector type); halo_unpack copies
- * the ghost buffer into x's ghost slots, and later kernels wait for it. */
+ * the ghost buffer into x's ghost slots, and later kernels wait for it.
+ * With set_halo_device(1), for a CUDA-aware MPI, nothing goes through the host:
+ * halo_wait waits for the gather and gives the device send buffer and no ghost
+ * buffer (the caller receives into x's ghost slots, x + nloc), and halo_unpack
+ * only orders later kernels after the messages (call it after MPI's wait). */
+int mu_gpu_cg_set_halo_device(mu_gpu_cg *g, int on);
 int mu_gpu_cg_halo_pack(mu_gpu_cg *g, const void *x);
 /* halo_pack of the next p = zr + beta p (mu_gpu_cg_direction's values),
  * enqueued before that direction pass, which waits only for the gather; the

@@ -45,7 +45,8 @@ static int info_run(mu_app *app) {
     const char *how;
     int aware = mu_mpi_cuda_aware(&how);
     printf("CUDA-aware:  %s (%s)%s\n", aware ? "yes" : "no", how,
-           aware ? "" : "; GPU ranks without peer access send through pinned host memory");
+           aware ? "; cg GPU ranks without peer access hand device buffers to MPI"
+                 : "; GPU ranks without peer access send through pinned host memory");
     printf("world size:  %d\n", app->size);
     printf("CUDA:        %s\n", mu_gpu_built() ? mu_gpu_versions() : "not built");
 #ifdef MUTIRAO_HAVE_PETSC

@@ -38,13 +38,33 @@ same_all() {
         cg_same_as_1 "$name" "$np" || true
     done
     echo "   forms of several ranks:${forms:- none logged}"
-    # 2 ranks with the host-driven form forced (where the peer form is the default).
-    if MUTIRAO_CG_PEER=0 cg_run "$name on 2 ranks, MUTIRAO_CG_PEER=0" 2 --device=gpu \
-        --output="$WORK/xh.txt" "$@" &&
-        { [ "$(cg_status "$WORK/out")" != "$CG_WANT" ] || ! cmp -s "$WORK/x1.txt" "$WORK/xh.txt"; }; then
-        fail "$name on 2 ranks, MUTIRAO_CG_PEER=0: differs from 1 rank"
-    fi
+    # 2 ranks with the host-driven form forced (where the peer form is the default),
+    # the halo staged through pinned host memory and, where the MPI library is
+    # CUDA-aware, handed to MPI in device memory.
+    local route
+    for route in 0 $AWARE; do
+        if MUTIRAO_CG_PEER=0 MUTIRAO_CG_MPI_DEVICE=$route cg_run \
+            "$name on 2 ranks, MUTIRAO_CG_PEER=0 MUTIRAO_CG_MPI_DEVICE=$route" 2 --device=gpu \
+            --output="$WORK/xh.txt" "$@"; then
+            if [ "$(cg_status "$WORK/out")" != "$CG_WANT" ] || ! cmp -s "$WORK/x1.txt" "$WORK/xh.txt"; then
+                fail "$name on 2 ranks, host-driven, MUTIRAO_CG_MPI_DEVICE=$route: differs from 1 rank"
+            elif grep -q "GPU ranks: iterations driven from the host" "$WORK/err" &&
+                ! grep -q "the halo from ${ROUTE_WORDS[$route]}" "$WORK/err"; then
+                fail "$name on 2 ranks, MUTIRAO_CG_MPI_DEVICE=$route: not the halo from ${ROUTE_WORDS[$route]}"
+            fi
+        fi
+    done
 }
+
+# The device route is tested where the MPI library says it is CUDA-aware.
+ROUTE_WORDS=("pinned host memory" "device memory")
+AWARE=""
+if run_np 1 info 2>/dev/null | grep -q "^CUDA-aware: *yes"; then
+    AWARE=1
+    echo "   the MPI library is CUDA-aware: the device route is tested too"
+else
+    echo "   the MPI library is not CUDA-aware: the device route is not tested here"
+fi
 
 same_all "3d7 40^3" --poisson=3d7 --nx=40
 same_all "3d7 40x36x30 jacobi" --poisson=3d7 --nx=40 --ny=36 --nz=30 --pc=jacobi

@@ -57,6 +57,7 @@
 #include "core/log.h"
 #include "core/signals.h"
 #include "gpu/cg_gpu.h"
+#include "mpi/cuda_aware.h"
 #include "mpi/wait.h"
 #include "core/knobs.h"
 
@@ -68,7 +69,9 @@ typedef struct {
     mu_gpu_cg *g;
     mu_halo_type halo_type;
     halo_state halo;
-    void *send, *ghosts; /* pinned host buffers of the context */
+    void *send, *ghosts; /* the context's send buffer and ghost buffer (NULL: x's slots) */
+    int halo_device;     /* MPI takes device buffers (CUDA-aware): no host copies */
+    void *halo_x;        /* the vector of the exchange under way */
     int failed;
     peer_mode peer;     /* several-rank iterate on the device (decided by the first call) */
     double peer_s[4];   /* the peer form's one-off costs: decision, exports, opens, graph */
@@ -134,14 +137,18 @@ static void vec_copy(cg_backend *b, const void *src, void *dst) {
 static void halo_begin(cg_backend *b, void *x) {
     gpu_impl *c = b->impl;
     GPU_DO(c, mu_gpu_cg_halo_pack(c->g, x), "halo gather");
+    c->halo_x = x;
     c->halo = HALO_PACKED;
 }
 
-/* The send values are on the host: post the messages. */
+/* The send values are ready (on the host, or on the device for a CUDA-aware
+ * MPI, which then receives straight into x's ghost slots): post the messages. */
 static void halo_post(gpu_impl *c) {
     if (c->halo != HALO_PACKED) return;
     GPU_DO(c, mu_gpu_cg_halo_wait(c->g, NULL, NULL), "halo copy");
-    mu_halo_begin_packed(c->A->halo, c->send, c->ghosts, c->halo_type);
+    size_t es = c->halo_type == MU_HALO_FLOAT ? sizeof(float) : sizeof(double);
+    void *ghosts = c->ghosts ? c->ghosts : (char *)c->halo_x + (size_t)c->A->nloc * es;
+    mu_halo_begin_packed(c->A->halo, c->send, ghosts, c->halo_type);
     c->halo = HALO_POSTED;
 }
 
@@ -327,6 +334,22 @@ static const char *const peer_why[] = {
     "more ranks than the peer form takes",
 };
 
+/* Device buffers to MPI where the library says it is CUDA-aware, unless
+ * MUTIRAO_CG_MPI_DEVICE=0 keeps the pinned host staging. */
+static int halo_route(gpu_impl *c) {
+    const char *env = mu_knob("MUTIRAO_CG_MPI_DEVICE"), *how = "";
+    const int aware = mu_mpi_cuda_aware(&how);
+    if (env && env[0] == '1' && !aware)
+        mu_warn("cg: MUTIRAO_CG_MPI_DEVICE=1, but the MPI library is not CUDA-aware (%s): the "
+                "halo goes through pinned host memory",
+                how);
+    c->halo_device = aware && !(env && env[0] == '0');
+    if (mu_gpu_cg_set_halo_device(c->g, c->halo_device) ||
+        mu_gpu_cg_halo_wait(c->g, &c->send, &c->ghosts))
+        return 1;
+    return 0;
+}
+
 /* Collective: may every rank of comm run the peer form? Logs the answer once. */
 static void peer_decide(gpu_impl *c, MPI_Comm comm) {
     int size = 1, rank = 0, nsize = 0, why = PEER_WHY_OK;
@@ -365,8 +388,9 @@ static void peer_decide(gpu_impl *c, MPI_Comm comm) {
     c->peer = why ? PEER_OFF : PEER_ON;
     if (why)
         mu_info("cg: %d GPU ranks: iterations driven from the host, halo and reductions through "
-                "MPI (%s)",
-                size, peer_why[why]);
+                "MPI (%s), the halo from %s",
+                size, peer_why[why],
+                c->halo_device ? "device memory (CUDA-aware MPI)" : "pinned host memory");
     else
         mu_info("cg: %d GPU ranks on one node with peer access: whole iterations on the devices, "
                 "halo and reductions through peer memory (CUDA IPC)%s",
@@ -569,7 +593,7 @@ int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
     d.fp32 = fp32;
     c->A = A;
     c->halo_type = fp32 ? MU_HALO_FLOAT : MU_HALO_DOUBLE;
-    int rc = MU_GPU(mu_gpu_cg_create(&d, &c->g) || mu_gpu_cg_halo_wait(c->g, &c->send, &c->ghosts),
+    int rc = MU_GPU(mu_gpu_cg_create(&d, &c->g) || halo_route(c),
                     "cg: cannot set up the matrix on the GPU");
     if (rc) {
         destroy(b);

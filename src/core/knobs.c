@@ -17,6 +17,9 @@ static const knob knobs[] = {
     {"MUTIRAO_CG_PEER", "0|1",
      "cg on several GPUs of a node: 0 the host-driven form (no CUDA IPC, the path between "
      "nodes), 1 the peer form even on ranks sharing a GPU [chosen by peer access]"},
+    {"MUTIRAO_CG_MPI_DEVICE", "0|1",
+     "cg GPU ranks driven from the host: the halo handed to MPI in device memory (1) or staged "
+     "through pinned host memory (0) [1 where the MPI library is CUDA-aware]"},
     {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]"},
     {"MUTIRAO_CG_LANES", "1|2|4|8|16|32", "cg GPU SpMV: lanes per row [by the matrix]"},
     {"MUTIRAO_CG_FUSE", "0|1", "cg GPU: SpMV fused with the direction update [0]"},
