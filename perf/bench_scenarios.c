@@ -4,6 +4,7 @@
  *   tree    the study's 6000-leaf tree 1 -> 30 -> 200, M = 1024, 64 real stations
  *           (study: 3210.7 s serial, 122.4 s CUDA, 74.9 s with 3 ranks + GPU)
  *   newave  12 monthly stages, M = 100000 generated vectors clustered into 20
+ *           (issue 22: < 2 s on one H100)
  *   table   the 12 monthly cases of Table 3-2, M = 1024 into K = 136, 116, ... 152
  *   rate    generation alone: scenario-months per second, against the bytes
  *           written and the normals drawn (the memory and random-number limits)
@@ -12,21 +13,34 @@
  *                        [--newave-m=100000] [--newave-stages=12] [--newave-budget=90]
  *                        [--tree-m=1024] [--threads=N]
  *                        [--representative=centroid|nearest|scaled] (the command's default)
- * --threads: host threads per rank on a stage's nodes (0: as the command's auto);
- * with several, the phase seconds below are summed over the threads.
+ * --threads: host threads per rank on a stage's nodes, and on the newave
+ * stages (0: the command's rule, mu_threads_per_rank and at most 16 on a GPU
+ * rank; 1: one node or stage at a time on the calling thread); with several,
+ * the phase seconds below are per thread (summed over the threads, or each
+ * stage's own lane), so they add up to more than the wall.
  * Under mpirun with several ranks it runs the tree case only, its nodes farmed
  * over the ranks (with --device=gpu every rank uses device 0); rank 0 reports
  * (its own share of the generation and aggregation).
  * Each case prints as it finishes (stdout line-buffered). The aggregation is
  * split into the k-means' distance steps (the device's on the GPU), its serial
  * part (the rest of the k-means call) and the rest (whitening, duplicates,
- * centre draw, representatives, device buffers). newave runs M = 20000 first
- * (12 stages), then --newave-m, stage by stage, stopping after the stage that
- * passes --newave-budget seconds (it then says so and gives the per-stage mean).
+ * centre draw, representatives, device buffers).
+ * newave: the stages are independent (each one's past is the record's last
+ * months), so they run side by side as the command runs a tree stage's nodes
+ * (mu_sc_lanes_run: one lane a host thread, its own scratch and GPU buffers,
+ * kernels on per-thread default streams), --threads stages at a time; the
+ * headline is the wall time of the stages. It runs M = min(20000, --newave-m)
+ * first (also the warm-up of the device, the lanes' threads and their k-means
+ * contexts), then --newave-m, stopping after the batch of stages that passes
+ * --newave-budget seconds (it then says so and gives the per-stage mean).
+ * Each stage prints a check line (group sizes, a hash of the assignment and of
+ * the representative members' bits) to compare runs: --threads must not
+ * change it.
  * The CPU path on many ranks is the command itself, e.g.
  *   mpiexec -n 16 mutirao scenarios --device=cpu --input=... --tree=1,30,200 */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,69 +143,166 @@ static double run_tree(bench *b, mu_app *app, const int *open, int nstages, int 
     return wall;
 }
 
+/* ---- NEWAVE scale: independent stages side by side ----------------------------- */
+
+enum { NEWAVE_K = 20 };
+
+/* A stage's outcome, handed back through its lane record (mu_sc_lanes_run's
+ * records are doubles: copied in and out whole). */
+typedef struct {
+    double gen_s, agg_s; /* the stage's own lane (thread) seconds */
+    double dist_s, kmeans_s, whiten_s, distinct_s, device_s, rep_s;
+    int iterations, converged, k;
+    int size[NEWAVE_K]; /* group sizes */
+    uint64_t hash;      /* of the assignment and the representative members' bits */
+} stage_rec;
+#define STAGE_RD ((sizeof(stage_rec) + sizeof(double) - 1) / sizeof(double))
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The check of a stage: group sizes, and a hash of every scenario's group and
+ * of the representatives (indices, probabilities, the scenarios' bits). */
+static void stage_check(const mu_agg_result *ar, const double *Z, int m, int nst, stage_rec *r) {
+    r->k = ar->k;
+    for (int i = 0; i < m; i++)
+        if (ar->group[i] < NEWAVE_K) r->size[ar->group[i]]++;
+    uint64_t h = fnv1a(0xcbf29ce484222325ull, &ar->k, sizeof ar->k);
+    h = fnv1a(h, ar->group, (size_t)m * sizeof *ar->group);
+    h = fnv1a(h, ar->rep, (size_t)ar->k * sizeof *ar->rep);
+    h = fnv1a(h, ar->prob, (size_t)ar->k * sizeof *ar->prob);
+    for (int g = 0; g < ar->k; g++)
+        h = fnv1a(h, Z + (size_t)ar->rep[g] * nst, (size_t)nst * sizeof *Z);
+    r->hash = h;
+}
+
+/* Stage v as a lane's node (mu_sc_node_fn): its past is the record's last
+ * months (selective sampling of each month's noise, one backward opening set
+ * a stage), its M noise vectors are clustered into 20. Nothing depends on the
+ * lane: same record whatever the threads. */
+static int newave_stage(mu_sc_ctx *x, int64_t v, double *rec) {
+    const mu_sc_cfg *c = x->c;
+    const mu_sc_model *md = x->md;
+    int nst = md->nst, m = c->m, month = (int)(v % 12);
+    int64_t hist_end = x->hist_end - 12 + month;
+    for (int i = 0; i < md->pmax; i++)
+        for (int s = 0; s < nst; s++) {
+            int64_t tt = hist_end - 1 - i;
+            int mm = (int)(tt % 12);
+            x->zpast[i * nst + s] =
+                (x->h->q[tt * nst + s] - md->mu[mm * nst + s]) / md->sd[mm * nst + s];
+        }
+    mu_sc_gen_draw d = {c->seed, MU_SC_COMB_STREAM(v), 0, m, x->zpast, 0};
+    double t1 = now();
+    MU_TRY(mu_sc_generate(x, month, &d, x->Z));
+    double t2 = now();
+    mu_agg_result ar;
+    memset(&ar, 0, sizeof ar);
+    if (mu_agg_cluster(x->Z, m, nst, NEWAVE_K, c->method, c->max_iter, 77 + (uint64_t)v, x->use_gpu,
+                       &ar))
+        return mu_error_cause(mu_error_message(), "newave stage %d", (int)v + 1);
+    stage_rec r;
+    memset(&r, 0, sizeof r);
+    r.gen_s = t2 - t1;
+    r.agg_s = now() - t2;
+    r.dist_s = ar.dist_s;
+    r.kmeans_s = ar.kmeans_s;
+    r.whiten_s = ar.whiten_s;
+    r.distinct_s = ar.distinct_s;
+    r.device_s = ar.device_s;
+    r.rep_s = ar.rep_s;
+    r.iterations = ar.iterations;
+    r.converged = ar.converged;
+    stage_check(&ar, x->Z, m, nst, &r);
+    mu_agg_result_free(&ar);
+    memcpy(rec, &r, sizeof r);
+    return 0;
+}
+
+/* A stage's lines: its phases, and its check (grep "check" to compare runs). */
+static void stage_print(int st, int m, const stage_rec *r) {
+    printf("  stage %2d: generation %.3f s, aggregation %.3f s (distances %.3f, serial %.3f, "
+           "rest %.3f: whitening %.3f, duplicates %.3f, device points %.3f, "
+           "representatives %.3f), %d iterations%s\n",
+           st + 1, r->gen_s, r->agg_s, r->dist_s, r->kmeans_s - r->dist_s, r->agg_s - r->kmeans_s,
+           r->whiten_s, r->distinct_s, r->device_s, r->rep_s, r->iterations,
+           r->converged ? "" : " (max_iter)");
+    char sizes[NEWAVE_K * 12] = "";
+    size_t n = 0;
+    for (int g = 0; g < r->k && g < NEWAVE_K; g++)
+        n += (size_t)snprintf(sizes + n, sizeof sizes - n, " %d", r->size[g]);
+    printf("  check M=%d stage %2d: %d groups, sizes%s; hash %016llx\n", m, st + 1, r->k, sizes,
+           (unsigned long long)r->hash);
+}
+
 /* NEWAVE scale: stages monthly stages, each M generated noise vectors clustered
- * into 20 (selective sampling), one line per stage as it finishes; stops after
- * the stage that passes budget seconds. */
+ * into 20, through the command's lanes (--threads stages at a time, side by
+ * side); the lines of each batch as it finishes; stops after the batch that
+ * passes budget seconds of wall time. */
 static int newave(bench *b, int64_t rec, int m, int stages, double budget) {
+    b->c.m = m; /* the lanes' scratch size */
     mu_sc_tree t;
     memset(&t, 0, sizeof t);
     mu_sc_ctx x;
     setup_ctx(b, &x, &t, rec, m, 0);
-    int nst = b->md.nst;
+    int batch = b->threads < stages ? b->threads : stages;
+    double *recs = calloc((size_t)stages * STAGE_RD, sizeof *recs);
+    if (!recs) {
+        fprintf(stderr, "bench_scenarios: out of memory\n");
+        exit(1);
+    }
+    printf("NEWAVE scale: %d stages x M=%d into %d (%s), %d stage(s) side by side on %d host "
+           "thread(s)%s\n",
+           stages, m, NEWAVE_K, b->c.method == MU_AGG_HARTIGAN_WONG ? "hw" : "v2", batch, batch,
+           batch > 1 ? " (a stage's seconds below are its own thread's: they overlap)" : "");
+    double wall = 0, lanes0 = mu_timer_seconds("stage lanes");
     double tg = 0, ta = 0, td = 0, tk = 0;
-    int itsum = 0, st;
-    printf("NEWAVE scale: %d stages x M=%d into 20 (%s)\n", stages, m,
-           b->c.method == MU_AGG_HARTIGAN_WONG ? "hw" : "v2");
-    for (st = 0; st < stages; st++) {
-        int month = st % 12;
-        int64_t hist_end = rec - 12 + month;
-        /* The past of every stage: the record's last months (selective sampling
-         * of the noise of each month, one backward opening set per stage). */
-        for (int i = 0; i < b->md.pmax; i++)
-            for (int s = 0; s < nst; s++) {
-                int64_t tt = hist_end - 1 - i;
-                int mm = (int)(tt % 12);
-                x.zpast[i * nst + s] =
-                    (b->h.q[tt * nst + s] - b->md.mu[mm * nst + s]) / b->md.sd[mm * nst + s];
-            }
-        mu_sc_gen_draw d = {b->c.seed, MU_SC_COMB_STREAM(st), 0, m, x.zpast, 0};
-        double t1 = now();
-        if (mu_sc_generate(&x, month, &d, x.Z)) die("generate");
-        double t2 = now();
-        mu_agg_result ar;
-        memset(&ar, 0, sizeof ar);
-        if (mu_agg_cluster(x.Z, m, nst, 20, b->c.method, b->c.max_iter, 77 + st, b->use_gpu, &ar)) {
-            fprintf(stderr, "bench_scenarios: newave stage %d: %s\n", st + 1, mu_error_message());
+    uint64_t all = 0xcbf29ce484222325ull;
+    int itsum = 0, st = 0;
+    while (st < stages) {
+        int n = stages - st < batch ? stages - st : batch;
+        double t0 = now();
+        int rc = mu_sc_lanes_run(&x, st, n, recs + (size_t)st * STAGE_RD, STAGE_RD, newave_stage);
+        wall += now() - t0;
+        if (rc) {
+            fprintf(stderr, "bench_scenarios: %s\n", mu_error_message());
+            free(recs);
             free_ctx(&x);
             return 1;
         }
-        double t3 = now();
-        tg += t2 - t1;
-        ta += t3 - t2;
-        td += ar.dist_s;
-        tk += ar.kmeans_s;
-        itsum += ar.iterations;
-        printf("  stage %2d: generation %.3f s, aggregation %.3f s (distances %.3f, serial %.3f, "
-               "rest %.3f: whitening %.3f, duplicates %.3f, device points %.3f, "
-               "representatives %.3f), %d iterations%s\n",
-               st + 1, t2 - t1, t3 - t2, ar.dist_s, ar.kmeans_s - ar.dist_s, t3 - t2 - ar.kmeans_s,
-               ar.whiten_s, ar.distinct_s, ar.device_s, ar.rep_s, ar.iterations,
-               ar.converged ? "" : " (max_iter)");
-        mu_agg_result_free(&ar);
-        if (tg + ta > budget && st + 1 < stages) {
-            st++;
-            break;
+        for (int j = st; j < st + n; j++) {
+            stage_rec r;
+            memcpy(&r, recs + (size_t)j * STAGE_RD, sizeof r);
+            stage_print(j, m, &r);
+            tg += r.gen_s;
+            ta += r.agg_s;
+            td += r.dist_s;
+            tk += r.kmeans_s;
+            itsum += r.iterations;
+            all = fnv1a(all, &r.hash, sizeof r.hash);
         }
+        st += n;
+        if (wall > budget && st < stages) break;
     }
     double tot = tg + ta;
-    printf("NEWAVE M=%d: %d of %d stages in %.3f s (%.3f s per stage); generation %.1f%%, "
-           "k-means distance steps %.1f%%, k-means serial part %.1f%%, rest of the aggregation "
-           "%.1f%%; %.1f k-means iterations per stage%s\n",
-           m, st, stages, tot, tot / st, 100 * tg / tot, 100 * td / tot, 100 * (tk - td) / tot,
-           100 * (ta - tk) / tot, (double)itsum / st,
+    char lanes[64] = ""; /* the lanes' buffers, opened in the first batch: in the wall */
+    if (batch > 1)
+        snprintf(lanes, sizeof lanes, "; opening the lanes %.3f s of it",
+                 mu_timer_seconds("stage lanes") - lanes0);
+    printf("NEWAVE M=%d: %d of %d stages in %.3f s wall on %d thread(s) (%.3f s per stage%s); "
+           "%sgeneration %.1f%%, k-means distance steps %.1f%%, k-means serial part %.1f%%, rest "
+           "of the aggregation %.1f%%; %.1f k-means iterations per stage%s\n",
+           m, st, stages, wall, batch, wall / st, lanes,
+           batch > 1 ? "of the stages' thread-seconds: " : "", 100 * tg / tot, 100 * td / tot,
+           100 * (tk - td) / tot, 100 * (ta - tk) / tot, (double)itsum / st,
            st < stages ? " (stopped at the time budget: the full case takes about stages x the "
                          "per-stage time)"
                        : "");
+    printf("  check M=%d: %d stages, hash %016llx\n", m, st, (unsigned long long)all);
+    free(recs);
     free_ctx(&x);
     return 0;
 }
@@ -231,8 +342,13 @@ static int setup_bench(bench *b, mu_app *app, int argc, char **argv, const char 
     b->c.rep = (mu_sc_rep)rep;
     char why[256];
     mu_cpu_share(MPI_COMM_WORLD, &app->dev);
-    b->threads =
-        mu_threads_per_rank(&app->dev, atoi(arg(argc, argv, "--threads", "0")), why, sizeof why);
+    int req = atoi(arg(argc, argv, "--threads", "0"));
+    b->threads = mu_threads_per_rank(&app->dev, req, why, sizeof why);
+    if (b->use_gpu && !req && b->threads > MU_SC_GPU_LANES) { /* the command's cap (flow.c) */
+        b->threads = MU_SC_GPU_LANES;
+        size_t n = strlen(why);
+        snprintf(why + n, sizeof why - n, "; at most %d on a GPU rank", MU_SC_GPU_LANES);
+    }
     printf("threads: %d a rank (%s)\n", b->threads, why);
     b->c.delta_min = 0.05;
     return 0;
@@ -409,7 +525,8 @@ int main(int argc, char **argv) {
     if (all || !strcmp(which, "newave")) {
         int stages = atoi(arg(argc, argv, "--newave-stages", "12"));
         double budget = atof(arg(argc, argv, "--newave-budget", "90"));
-        if (newave_m != 20000 && newave(&b, rec, 20000, stages, 1e30)) return 1;
+        int warm = newave_m < 20000 ? newave_m : 20000; /* also the warm-up */
+        if (newave(&b, rec, warm, stages, 1e30)) return 1;
         if (newave(&b, rec, newave_m, stages, budget)) return 1;
     }
     if ((all || !strcmp(which, "rate")) && b.use_gpu && rate_gpu(&b)) return 1;
