@@ -29,10 +29,11 @@
  * months), so they run side by side as the command runs a tree stage's nodes
  * (mu_sc_lanes_run: one lane a host thread, its own scratch and GPU buffers,
  * kernels on per-thread default streams), --threads stages at a time; the
- * headline is the wall time of the stages. It runs M = min(20000, --newave-m)
- * first (also the warm-up of the device, the lanes' threads and their k-means
- * contexts), then --newave-m, stopping after the batch of stages that passes
- * --newave-budget seconds (it then says so and gives the per-stage mean).
+ * headline is the wall time of the stages. It runs twice at --newave-m: the
+ * first pass allocates each lane thread's device and pinned buffers (as a
+ * command's first stage on its lanes does), the second finds them kept; each
+ * stops after the batch of stages that passes --newave-budget seconds (it
+ * then says so and gives the per-stage mean).
  * Each stage prints a check line (group sizes, a hash of the assignment and of
  * the representative members' bits) to compare runs: --threads must not
  * change it.
@@ -525,8 +526,11 @@ int main(int argc, char **argv) {
     if (all || !strcmp(which, "newave")) {
         int stages = atoi(arg(argc, argv, "--newave-stages", "12"));
         double budget = atof(arg(argc, argv, "--newave-budget", "90"));
-        int warm = newave_m < 20000 ? newave_m : 20000; /* also the warm-up */
-        if (newave(&b, rec, warm, stages, 1e30)) return 1;
+        /* Twice: the first pass allocates each lane thread's device and pinned
+         * buffers, as the first stage of a command run does; the second finds them. */
+        printf("newave pass 1 (each lane's buffers allocated in it):\n");
+        if (newave(&b, rec, newave_m, stages, budget)) return 1;
+        printf("newave pass 2 (the buffers kept):\n");
         if (newave(&b, rec, newave_m, stages, budget)) return 1;
     }
     if ((all || !strcmp(which, "rate")) && b.use_gpu && rate_gpu(&b)) return 1;
