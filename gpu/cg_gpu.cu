@@ -8,26 +8,24 @@
  * (on `work`) overlaps all of them; events order the two.
  *
  * Iterate. One batch of G iterations is captured once as a CUDA graph (for
- * fixed vectors) and replayed. Two forms, the same bits (MUTIRAO_CG_FUSE):
- * fused (1): p = z + beta p and x += alpha p of an iteration are done inside
- * the next iteration's SpMV, which forms each p_j on the fly:
- *   position 0:    A  q = A p                         (p in the caller's buffer P0)
- *   position i>0:  A' q = A p_i, p_i = z + beta p_{i-1} formed on the fly into
- *                     P[i%2], x += alpha p_{i-1}      (the previous update, fused)
- *   each position: S1 alpha = rz / p'Ap (stop if p'Ap is not positive and finite),
- *                     in the last block of A or A' (step_alpha, cg_impl.h)
- *                  B  r -= alpha q; z = r / diag; r'z, r'r exact
- *                  S2 beta = r'z / rz, rz, rr, count; stop when converged or at the
- *                     limit, in the last block of B (step_beta)
- *   after G:       F  the last pending update into P0 (or P1 copied to P0); S3 resets
- * split (0): each position is A with S1, B with S2, then F (x += alpha p;
- * p = z + beta p in one pass), with no second p buffer and no gather of two
- * vectors per entry; one vector pass more per iteration than fused.
+ * fixed vectors) and replayed. Each position of the batch:
+ *   A  q = A p
+ *   S1 alpha = rz / p'Ap (stop if p'Ap is not positive and finite), in the
+ *      last block of A (step_alpha, cg_impl.h)
+ *   B  r -= alpha q; z = r / diag; r'z, r'r exact
+ *   S2 beta = r'z / rz, rz, rr, count; stop when converged or at the limit, in
+ *      the last block of B (step_beta)
+ *   F  x += alpha p; p = z + beta p in one pass (k_finish)
+ * A fused form, with F done inside the next SpMV (each p_j formed on the fly
+ * into a second p buffer, one vector pass fewer), was slower on an H100
+ * (3-D 7-point 256^3, fp64, 2 lanes: 1.128 against 1.085 ms an iteration;
+ * its SpMV at 2.38 TB/s, 58 registers and half occupancy, against 2.56 TB/s)
+ * and was removed.
  * Every kernel returns at once when the status says stop, so a batch queued
  * after the end costs only launches, and the vectors are always left as the
  * table path would leave them after `done` iterations.
  *
- * Peer form (several ranks, gpu/cg_peer.h): the split form with the halo
+ * Peer form (several ranks, gpu/cg_peer.h): the same iteration with the halo
  * kernel H before each SpMV and the sums of S1 and S2 taken over all ranks
  * on the device, in the same last blocks. */
 #include <chrono>
@@ -204,7 +202,8 @@ __global__ void __launch_bounds__(THREADS)
 
 /* ---- iterate's own kernels (alpha and beta: step_alpha, step_beta in cg_impl.h) ---- */
 
-/* F: the last iteration's pending x += alpha p and p = z + beta p, into the caller's buffer. */
+/* F: the last iteration's pending x += alpha p and p = z + beta p, into the caller's buffer.
+ * Called with p1 = p0 (st->cur is always 0: the copy from p1 never runs). */
 template <typename T>
 __global__ void __launch_bounds__(THREADS)
     k_finish(const dev_status *st, long long n, T *p0, const T *p1, T *x, const T *zr) {
@@ -222,12 +221,6 @@ __global__ void __launch_bounds__(THREADS)
             p0[i] = p1[i];
         }
     }
-}
-
-/* S3: after F. */
-__global__ void k_reset(dev_status *st) {
-    st->pending = 0;
-    st->cur = 0;
 }
 
 /* ---- the peer form's own kernels (gpu/cg_peer.h) ---- */
@@ -351,7 +344,6 @@ int mu_cg::grid_for(const void *kernel, long long work, int *blocks) {
 
 struct mu_gpu_cg {
     int fp32, lanes;
-    int fused; /* iterate's form: 1 fused, 0 split */
     size_t es; /* bytes per vector entry */
     int64_t nloc, nghost, nnz, ninterior, nboundary, nsend;
     /* A row list that is a range first..first + n - 1 (the usual case: row
@@ -369,7 +361,6 @@ struct mu_gpu_cg {
     long long *words_pin;        /* 2 x NWORDS pinned */
     void *stage;                 /* pinned staging of vec_set / vec_get */
     dev_status *st_dev, *st_pin; /* st_pin: [0], [1] status copies, [2] the initial status */
-    void *p1;                    /* iterate's second p buffer */
     cudaGraphExec_t graph;
     const void *gkey[5];
     int gvalid;
@@ -495,19 +486,6 @@ int lanes_env(int fallback) {
     return v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32 ? v : fallback;
 }
 
-/* The split form is the default: on an H100 (3-D 7-point 256^3, fp64, 2
- * lanes) it took 1.085 ms an iteration against 1.128 fused (kernel times by
- * ncu): the fused SpMV moves the bytes counted but at 2.38 TB/s (58 registers,
- * half occupancy) where the plain one reaches 2.56 TB/s. The fused form (one
- * rank only, MUTIRAO_CG_FUSE=1) is slower; it stays as the start of a
- * several-rank iteration without the direction pass, not built. */
-constexpr int DEFAULT_FUSED = 0;
-
-int fused_env() {
-    const char *s = mu_knob("MUTIRAO_CG_FUSE");
-    return s && (s[0] == '0' || s[0] == '1') ? s[0] == '1' : DEFAULT_FUSED;
-}
-
 long long *slot(mu_gpu_cg *g, int acc) {
     return acc < 0 ? nullptr : g->words + (size_t)acc * NWORDS;
 }
@@ -582,13 +560,6 @@ int update_t(const upd_args<T> &a, bool upd, bool dox, cudaStream_t s, bool dry 
                : update_k<T, true, false, false>(a, s, dry);
 }
 
-/* Loads a kernel's module now (not while a graph is being captured). */
-int touch(const void *fn) {
-    cudaFuncAttributes fa;
-    MU_CUDA(cudaFuncGetAttributes(&fa, fn));
-    return 0;
-}
-
 template <typename T> spmv_args<T> spmv_base(const mu_gpu_cg *g) {
     spmv_args<T> a;
     memset(&a, 0, sizeof a);
@@ -623,12 +594,12 @@ template <typename T> int spmv_t(mu_gpu_cg *g, int rows, const void *x, void *y,
      * words are integer atomics); later work waits for them. */
     if (rows == MU_GPU_CG_BOUNDARY && g->halo_open) {
         g->halo_open = 0;
-        if (launch_spmv(a, g->lanes, false, g->halo)) return 1;
+        if (launch_spmv(a, g->lanes, g->halo)) return 1;
         MU_CUDA(cudaEventRecord(g->ev_bnd, g->halo));
         MU_CUDA(cudaStreamWaitEvent(g->work, g->ev_bnd, 0));
         return 0;
     }
-    return launch_spmv(a, g->lanes, false, g->work);
+    return launch_spmv(a, g->lanes, g->work);
 }
 
 template <typename T> int pack_next_t(mu_gpu_cg *g, const void *zr, const void *p, double beta) {
@@ -672,42 +643,26 @@ upd_args<T> iter_update(mu_gpu_cg *g, void *r, void *q, void *z, const peer_dev 
  * happens while the batch is captured as a graph. */
 template <typename T>
 int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry) {
-    if (dry && touch((const void *)k_reset)) return 1;
     const int64_t n = g->nloc;
-    const bool fused = g->fused != 0;
-    T *P[2] = {(T *)p, (T *)g->p1};
     const T *zr = (const T *)(z ? z : r);
     int fblocks = 0;
     if (grid_for((const void *)k_finish<T>, n, &fblocks)) return 1;
     for (int i = 0; i < BATCH; i++) {
-        spmv_args<T> a = spmv_base<T>(g);
+        spmv_args<T> a = spmv_base<T>(g); /* A with S1 */
         a.nrows = (int)n;
+        a.x = (const T *)p;
         a.y = (T *)q;
         a.words = slot(g, SLOT_PAP);
         a.st = g->st_dev;
-        a.cur = fused ? i % 2 : 0;
-        a.split = !fused;
-        const bool fuse_here = fused && i > 0;
-        if (!fuse_here) {
-            a.x = P[0];
-        } else {
-            a.zr = zr;
-            a.pold = P[(i - 1) % 2];
-            a.pnew = P[i % 2];
-            a.xsol = (T *)x;
-        }
-        if (launch_spmv(a, g->lanes, fuse_here, g->work, dry)) return 1;
+        a.split = 1;
+        if (launch_spmv(a, g->lanes, g->work, dry)) return 1;
+        /* B with S2 */
         if (update_t<T>(iter_update<T>(g, r, q, z, nullptr), true, false, g->work, dry)) return 1;
-        if (!dry && !fused) { /* F of this iteration: x += alpha p; p = z + beta p */
-            k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, P[0], P[0], (T *)x, zr);
-            MU_LAUNCHED();
-        }
+        if (dry) continue;
+        /* F: x += alpha p; p = z + beta p */
+        k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, (T *)p, (T *)p, (T *)x, zr);
+        MU_LAUNCHED();
     }
-    if (dry || !fused) return 0;
-    k_finish<T><<<fblocks, THREADS, 0, g->work>>>(g->st_dev, n, P[0], P[1], (T *)x, zr);
-    MU_LAUNCHED();
-    k_reset<<<1, 1, 0, g->work>>>(g->st_dev);
-    MU_LAUNCHED();
     return 0;
 }
 
@@ -736,7 +691,7 @@ int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool
         a.st = g->st_dev;
         a.peer = pd;
         a.split = 1;
-        if (launch_spmv(a, g->lanes, false, g->work, dry)) return 1;
+        if (launch_spmv(a, g->lanes, g->work, dry)) return 1;
         /* B with S2 */
         if (update_t<T>(iter_update<T>(g, r, q, z, pd), true, false, g->work, dry)) return 1;
         if (dry) continue;
@@ -829,21 +784,6 @@ double seconds_now() {
 
 extern "C" {
 
-int mu_gpu_cg_set_fused(mu_gpu_cg *g, int fused) {
-    if (!g) return mu_gpu_fail("mu_gpu_cg_set_fused: no context");
-    if (fused != 0 && fused != 1) return mu_gpu_fail("cg: form %d (expected 0 or 1)", fused);
-    g->fused = fused;
-    if (g->gvalid) { /* the graph holds the old kernels */
-        MU_CUDA(cudaGraphExecDestroy(g->graph));
-        g->gvalid = 0;
-    }
-    return 0;
-}
-
-int mu_gpu_cg_fused(const mu_gpu_cg *g) {
-    return g ? g->fused : 0;
-}
-
 int mu_gpu_cg_lanes(const mu_gpu_cg *g) {
     return g ? g->lanes : 0;
 }
@@ -867,8 +807,8 @@ void mu_gpu_cg_destroy(mu_gpu_cg *g) {
     if (g->halo) MU_CUDA_KEEP(cudaStreamSynchronize(g->halo));
     if (g->gvalid) MU_CUDA_KEEP(cudaGraphExecDestroy(g->graph));
     peer_destroy(g->peer);
-    void *dev[] = {g->rowptr, g->col,      g->interior, g->boundary, g->send_index, g->val,
-                   g->dinv,   g->send_dev, g->words,    g->st_dev,   g->p1};
+    void *dev[] = {g->rowptr, g->col,  g->interior, g->boundary, g->send_index,
+                   g->val,    g->dinv, g->send_dev, g->words,    g->st_dev};
     for (void *d : dev)
         if (d) MU_CUDA_KEEP(cudaFree(d));
     void *pin[] = {g->send_pin, g->ghost_pin, g->words_pin, g->stage, g->st_pin};
@@ -906,7 +846,6 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     g->nboundary = d->nboundary;
     g->nsend = d->nsend;
     g->lanes = lanes_env(mu_gpu_cg_lanes_for(d->mean_row));
-    g->fused = fused_env();
     g->interior_first = range_first(d->interior, d->ninterior);
     g->boundary_first = range_first(d->boundary, d->nboundary);
 
@@ -1174,10 +1113,6 @@ int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
     if ((z != nullptr) != (g->dinv != nullptr))
         return mu_gpu_fail("cg: iterate: z must be given exactly when the context has Jacobi");
     if (g->nloc <= 0) return mu_gpu_fail("cg: iterate on an empty block");
-    if (g->fused && !peer && !g->p1) {
-        cudaError_t e = cudaMalloc(&g->p1, (size_t)g->nloc * g->es);
-        if (e != cudaSuccess) return mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaMalloc", e);
-    }
     const void *key[5] = {x, r, p, q, z};
     it->graph_s = 0;
     if (!g->gvalid || g->gpeer != (int)peer || memcmp(key, g->gkey, sizeof key) != 0) {

@@ -51,16 +51,12 @@ typedef struct {
 
 /* Binds to the current device (mu_gpu_select first) and uploads the block.
  * Environment, for benchmarks: MUTIRAO_CG_LANES=1|2|4|8|16|32 overrides the
- * lanes (it changes the bits of A x: give every rank the same);
- * MUTIRAO_CG_FUSE=0|1 (the form of mu_gpu_cg_iterate) changes no result. */
+ * lanes (it changes the bits of A x: give every rank the same). */
 int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out);
 void mu_gpu_cg_destroy(mu_gpu_cg *g); /* NULL is accepted */
 /* Lanes per row: 1 (CSR-scalar) or 2..32 (CSR-vector). */
 int mu_gpu_cg_lanes(const mu_gpu_cg *g);
 int mu_gpu_cg_set_lanes(mu_gpu_cg *g, int lanes);
-/* The form of mu_gpu_cg_iterate: 1 fused, 0 split. It changes no result. */
-int mu_gpu_cg_set_fused(mu_gpu_cg *g, int fused);
-int mu_gpu_cg_fused(const mu_gpu_cg *g);
 /* The lanes for a mean row length m: 1 (CSR-scalar) when m < 1.5, else the
  * smallest power of two L >= 2 with L * MU_GPU_CG_ENTRIES_PER_LANE >= m, at
  * most 32. Few lanes per row keep many rows, so many loads, in flight per
@@ -135,16 +131,13 @@ enum { MU_GPU_CG_BATCH = 8 };
  *   beta = r'z_new / rz; p = z + beta p (z is r without Jacobi).
  * Kernels per iteration: the SpMV with p'Ap, whose last block to finish
  * computes alpha; r -= alpha q with z and the dots, whose last block computes
- * beta and the stopping tests; then x += alpha p with p = z + beta p
- * in one pass (split form), or (fused form) that last pass done inside the
- * next iteration's SpMV, which forms each p_j on the fly from z_j and the
- * previous p into a second p buffer. Batches of MU_GPU_CG_BATCH iterations
- * run as one CUDA graph; the host looks at the status (an asynchronous copy)
- * after each batch, with the next batch already queued. It stops after
- * `count` iterations, once sqrt(rr) <= tol, when p'Ap is not positive and
- * finite (that iteration is left undone, the vectors as before it), when r'r
- * or r'z is not finite (its exact sum in `bad`), or once `seconds` have passed
- * (0: no limit). */
+ * beta and the stopping tests; then x += alpha p with p = z + beta p in one
+ * pass. Batches of MU_GPU_CG_BATCH iterations run as one CUDA graph; the host
+ * looks at the status (an asynchronous copy) after each batch, with the next
+ * batch already queued. It stops after `count` iterations, once sqrt(rr) <=
+ * tol, when p'Ap is not positive and finite (that iteration is left undone,
+ * the vectors as before it), when r'r or r'z is not finite (its exact sum in
+ * `bad`), or once `seconds` have passed (0: no limit). */
 enum {
     MU_GPU_CG_RUNNING = 0, /* stopped by count or time */
     MU_GPU_CG_CONVERGED = 1,
@@ -172,7 +165,7 @@ int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
  * opens the others' exports (CUDA IPC): a small exchange box per rank (flags
  * and exact-sum words) and the vector p, whose ghost slots the neighbours
  * write. mu_gpu_cg_iterate with that p then runs the several-rank iterations
- * on the device (gpu/cg_peer.h): the split form with a halo kernel before
+ * on the device (gpu/cg_peer.h): the same iteration with a halo kernel before
  * each SpMV (it stores this rank's send values straight into the neighbours'
  * ghost slots, raises a flag, waits for the neighbours' flags) and the p'Ap,
  * r'r and r'z words summed over all ranks on the device, so alpha and beta
@@ -231,32 +224,27 @@ int mu_gpu_cg_peer_close(mu_gpu_cg *g);
  * kernels' few hundred bytes left out), for a block of nrows rows and nnz
  * entries with 32-bit indices; V = one vector pass, nrows entries:
  *   matrix:  values, columns and row pointers, read once;
- *   split:   SpMV reads p, writes q (2V); the update reads r, q and writes r
- *            (3V; Jacobi: also reads 1/diag and writes z, 2V more); the last
- *            pass reads x, p, z (or r) and writes x, p (5V);
- *   fused:   averaged over a batch: the first SpMV as in split (2V), each
- *            fused one also reads z, p_old, x and writes p_new, x (6V); the
- *            update as in split; the batch's last pending update 5V;
+ *   split:   the device iterations (mu_gpu_cg_iterate): SpMV reads p, writes
+ *            q (2V); the update reads r, q and writes r (3V; Jacobi: also reads
+ *            1/diag and writes z, 2V more); the last pass reads x, p, z (or r)
+ *            and writes x, p (5V);
  *   table:   the solver's table path: spmv (2V), update (x 3V, r 3V, Jacobi
  *            2V more), p = z + beta p (3V);
  *   minimal: the fewest passes of two-reduction CG: x, r and p read and
  *            written once, q written and read back, r read once more (9V;
  *            Jacobi 2V more: 1/diag read in both passes, or z stored). */
 typedef struct {
-    double matrix, split, fused, table, minimal;
-    int batch;
+    double matrix, split, table, minimal;
 } mu_gpu_cg_bytes;
 static inline void mu_gpu_cg_traffic(int64_t nrows, int64_t nnz, int fp32, int jacobi,
                                      mu_gpu_cg_bytes *out) {
-    const double es = fp32 ? 4.0 : 8.0, V = es * (double)nrows, G = MU_GPU_CG_BATCH;
+    const double es = fp32 ? 4.0 : 8.0, V = es * (double)nrows;
     const double M = (es + 4.0) * (double)nnz + 4.0 * (double)(nrows + 1);
     const double jac = jacobi ? 2.0 : 0.0, upd = 3.0 + jac;
     out->matrix = M;
     out->split = M + (2.0 + upd + 5.0) * V;
-    out->fused = ((M + 2.0 * V) + (G - 1) * (M + 6.0 * V) + G * upd * V + 5.0 * V) / G;
     out->table = M + (2.0 + 6.0 + jac + 3.0) * V;
     out->minimal = M + (9.0 + jac) * V;
-    out->batch = MU_GPU_CG_BATCH;
 }
 
 #ifdef __cplusplus

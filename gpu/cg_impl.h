@@ -24,7 +24,7 @@ struct dev_status {
     long long done, limit;
     int stop;    /* MU_GPU_CG_* (RUNNING: go on) */
     int pending; /* x += alpha p and p = z + beta p of the last iteration are still to do */
-    int cur;     /* which p buffer holds p: 0 the caller's, 1 the second */
+    int cur;     /* which p buffer holds p: always 0, the caller's (k_finish, cg_gpu.cu) */
     int jacobi;
     unsigned ticket[2]; /* blocks done: [0] the SpMV, [1] the update (see last_block) */
 };
@@ -229,7 +229,7 @@ template <typename T> struct spmv_args {
     int first, nrows;
     const T *x; /* plain: the vector multiplied */
     T *y;
-    long long *words; /* NULL: no dot; else += x_i y_i (fused: p_i y_i) */
+    long long *words; /* NULL: no dot; else += x_i y_i */
     dev_status *st;   /* NULL outside iterate; else nothing when st->stop, and the
                        * last block sets alpha (step_alpha) */
     /* Always 0: lane 0 finishes a step's rows (1 would give each row its own
@@ -238,19 +238,15 @@ template <typename T> struct spmv_args {
      * H100 (lane 0) and 0.7 % on an H200 (own lanes): code generation
      * (perf/history/RESULTS-2026-11-27.md). */
     int own_lanes;
-    int cur, split;       /* iterate: where p is (step_alpha); split form: clear pending first */
+    /* iterate: cur where p is (step_alpha; always 0), split 1 (clear pending first) */
+    int cur, split;
     const peer_dev *peer; /* peer form (iterate on several ranks): S1 sums p'Ap over the ranks */
-    /* fused (iterate): x_j = zr_j + beta pold_j formed on the fly and written to
-     * pnew for the own rows; xsol += alpha pold on them. */
-    const T *zr, *pold;
-    T *pnew, *xsol;
 };
 
 /* Enqueue y = A x with `lanes` lanes per row on the stream. dry: only size the
  * grid (which also loads the kernel), launch nothing. */
-int launch_spmv(const spmv_args<double> &a, int lanes, bool fused, cudaStream_t s,
-                bool dry = false);
-int launch_spmv(const spmv_args<float> &a, int lanes, bool fused, cudaStream_t s, bool dry = false);
+int launch_spmv(const spmv_args<double> &a, int lanes, cudaStream_t s, bool dry = false);
+int launch_spmv(const spmv_args<float> &a, int lanes, cudaStream_t s, bool dry = false);
 
 /* Blocks of THREADS threads for `work` threads' worth of items: at most what fits
  * on the device at once for this kernel (the kernels loop over their items). */

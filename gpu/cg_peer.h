@@ -9,7 +9,7 @@
  * all compute the same alpha, beta and stopping decisions), so the counts
  * agree. Words go in by the parity of their tag.
  *
- * One iteration, per rank, on one stream (split form; kernels of cg_gpu.cu):
+ * One iteration, per rank, on one stream (kernels of cg_gpu.cu):
  *   H  k_peer_pack: the send values of p stored straight into the
  *      neighbours' ghost slots of their p (peer pointers); its last block
  *      raises this rank's halo flag at every neighbour it sends to, then

@@ -17,12 +17,7 @@
  * dot terms). (Measured on an H100 and an H200, 3-D 7-point 256^3: 1 or 4
  * rows a step, four entries a lane loaded ahead, and each row finished by its
  * own lane were slower; perf/history/.)
- * x is read through the read-only cache.
- *
- * The fused form (mu_gpu_cg_iterate) multiplies by p_new = zr + beta p_old,
- * forming each x_j on the fly from zr_j and p_old_j (two gathers, the same
- * arithmetic as the table's waxpby), writes p_new and x += alpha p_old for its
- * own rows, and so does the previous iteration's vector update inside this pass. */
+ * x is read through the read-only cache. */
 #include <cuda_runtime.h>
 
 #include "gpu/cg_impl.h"
@@ -32,18 +27,12 @@
 namespace mu_cg {
 namespace {
 
-template <typename T, bool FUSED>
-__device__ __forceinline__ T xval(const spmv_args<T> &a, int j, T beta) {
-    if (FUSED) return add_rn(__ldg(a.zr + j), mul_rn(beta, __ldg(a.pold + j)));
-    return __ldg(a.x + j);
-}
-
 constexpr int R = 2; /* rows of a sub-warp per step */
 
-template <typename T, int L, bool FUSED>
+template <typename T, int L>
 __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     __shared__ unsigned long long sh[NWORDS];
-    /* Split form: the previous direction pass applied the pending update (also
+    /* iterate: the previous direction pass applied the pending update (also
      * once stopped, so that later passes in the batch do not apply it again). */
     if (a.st && a.split && blockIdx.x == 0 && threadIdx.x == 0) a.st->pending = 0;
     if (a.st && a.st->stop) return; /* the whole grid returns: nothing waits below */
@@ -55,11 +44,6 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     const int lane = threadIdx.x & 31, sub = lane / L, l = lane % L;
     const long long warp = ((long long)blockIdx.x * THREADS + threadIdx.x) >> 5;
     const long long nwarps = ((long long)gridDim.x * THREADS) >> 5;
-    T beta = T(0), alpha = T(0);
-    if (FUSED) {
-        beta = (T)a.st->beta;
-        alpha = (T)a.st->alpha;
-    }
     /* The loop bound depends on the warp only: the shuffles below see all lanes. */
     for (long long base = warp * STEP; base < a.nrows; base += nwarps * STEP) {
         int row[R], s[R], e[R];
@@ -85,15 +69,14 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
             v0[k] = ok ? __ldg(a.val + p) : T(0);
         }
 #pragma unroll
-        for (int k = 0; k < R; k++) x0[k] = s[k] + l < e[k] ? xval<T, FUSED>(a, c0[k], beta) : T(0);
+        for (int k = 0; k < R; k++) x0[k] = s[k] + l < e[k] ? __ldg(a.x + c0[k]) : T(0);
         T sum[R];
 #pragma unroll
         for (int k = 0; k < R; k++) {
             T acc = T(0);
             if (s[k] + l < e[k]) acc = add_rn(acc, mul_rn(v0[k], x0[k]));
             for (int p = s[k] + l + L; p < e[k]; p += L)
-                acc = add_rn(acc,
-                             mul_rn(__ldg(a.val + p), xval<T, FUSED>(a, __ldg(a.col + p), beta)));
+                acc = add_rn(acc, mul_rn(__ldg(a.val + p), __ldg(a.x + __ldg(a.col + p))));
             sum[k] = acc;
         }
         if (L > 1) {
@@ -113,15 +96,7 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
                 const int i = row[k];
                 if (i < 0 || (a.own_lanes ? k % L != l : l != 0)) continue;
                 a.y[i] = sum[k];
-                T xi;
-                if (FUSED) {
-                    const T po = a.pold[i];
-                    xi = add_rn(a.zr[i], mul_rn(beta, po));
-                    a.pnew[i] = xi;
-                    a.xsol[i] = add_rn(a.xsol[i], mul_rn(alpha, po));
-                } else {
-                    xi = dot ? a.x[i] : T(0);
-                }
+                const T xi = dot ? a.x[i] : T(0);
                 if (dot) xwin_add(win, term(xi, sum[k]), sh);
             }
         }
@@ -134,40 +109,37 @@ __global__ void __launch_bounds__(THREADS) k_spmv(const spmv_args<T> a) {
     }
 }
 
-template <typename T, int L, bool FUSED>
-int launch_l(const spmv_args<T> &a, cudaStream_t st, bool dry) {
+template <typename T, int L> int launch_l(const spmv_args<T> &a, cudaStream_t st, bool dry) {
     constexpr int STEP = (32 / L) * R;
-    const void *fn = (const void *)k_spmv<T, L, FUSED>;
+    const void *fn = (const void *)k_spmv<T, L>;
     const long long warps = ((long long)a.nrows + STEP - 1) / STEP;
     int blocks = 0;
     if (grid_for(fn, warps * 32, &blocks)) return 1;
     if (dry) return 0;
-    k_spmv<T, L, FUSED><<<blocks, THREADS, 0, st>>>(a);
+    k_spmv<T, L><<<blocks, THREADS, 0, st>>>(a);
     MU_LAUNCHED();
     return 0;
 }
 
-template <typename T, bool FUSED, int L = 1>
+template <typename T, int L = 1>
 int launch_t(const spmv_args<T> &a, int lanes, cudaStream_t st, bool dry) {
-    if (lanes == L) return launch_l<T, L, FUSED>(a, st, dry);
+    if (lanes == L) return launch_l<T, L>(a, st, dry);
     if constexpr (L < 32)
-        return launch_t<T, FUSED, 2 * L>(a, lanes, st, dry);
+        return launch_t<T, 2 * L>(a, lanes, st, dry);
     else
         return mu_gpu_fail("cg SpMV: %d lanes per row (expected 1, 2, 4, 8, 16 or 32)", lanes);
 }
 
 } // namespace
 
-int launch_spmv(const spmv_args<double> &a, int lanes, bool fused, cudaStream_t s, bool dry) {
+int launch_spmv(const spmv_args<double> &a, int lanes, cudaStream_t s, bool dry) {
     if (a.nrows <= 0) return 0;
-    return fused ? launch_t<double, true>(a, lanes, s, dry)
-                 : launch_t<double, false>(a, lanes, s, dry);
+    return launch_t<double>(a, lanes, s, dry);
 }
 
-int launch_spmv(const spmv_args<float> &a, int lanes, bool fused, cudaStream_t s, bool dry) {
+int launch_spmv(const spmv_args<float> &a, int lanes, cudaStream_t s, bool dry) {
     if (a.nrows <= 0) return 0;
-    return fused ? launch_t<float, true>(a, lanes, s, dry)
-                 : launch_t<float, false>(a, lanes, s, dry);
+    return launch_t<float>(a, lanes, s, dry);
 }
 
 } // namespace mu_cg

@@ -167,17 +167,6 @@ int mu_gpu_cg_set_lanes(mu_gpu_cg *g, int lanes) {
     return 1;
 }
 
-int mu_gpu_cg_set_fused(mu_gpu_cg *g, int fused) {
-    (void)g;
-    (void)fused;
-    return 1;
-}
-
-int mu_gpu_cg_fused(const mu_gpu_cg *g) {
-    (void)g;
-    return 0;
-}
-
 void *mu_gpu_cg_vec_new(mu_gpu_cg *g) {
     (void)g;
     return NULL;

@@ -12,8 +12,7 @@
  *      CG iteration (gpu/cg_gpu.h, mu_gpu_cg_traffic), each over (a) as a floor;
  *      time / minimal floor (and / the issue's 11-pass "fused floor"). Also: the
  *      table path (what several ranks run, with host reductions), the solve to
- *      rtol 1e-8 (iterations, time), and sweeps of lanes per row and the form
- *      of the device iterations (split, fused) on this
+ *      rtol 1e-8 (iterations, time), and sweeps of lanes per row on this
  *      operator and on the 3-D 27-point one at (n/2)^3: SpMV with and without
  *      the x'y term, device CG per iteration;
  *  (c) the peer: CG from cusparseSpMV (CSR, fp64, default algorithm) plus cuBLAS
@@ -233,8 +232,8 @@ static double time_device(mu_gpu_cg *g, void **v, const void *b) {
     return bench_median(ti, 10);
 }
 
-/* SpMV bandwidth and device iterations over lanes per row and the two forms
- * of the device iterations (only the lanes change a result). */
+/* SpMV bandwidth and device iterations over lanes per row (the lanes change
+ * the rounding of A x). */
 static void sweep(const cg_matrix *A, const char *label, double bw, const int *lanes, int nl) {
     mu_gpu_cg *g = own_context(A);
     void *v[5];
@@ -248,27 +247,20 @@ static void sweep(const cg_matrix *A, const char *label, double bw, const int *l
     mu_gpu_cg_traffic(A->nloc, A->nnz, 0, 0, &tb);
     const double spmv_bytes = tb.matrix + 16.0 * (double)A->nloc;
     const double floor_min = tb.minimal / bw;
-    printf("\n(b2) %s: %lld rows, %.2f nonzeros per row; defaults: %d lanes, %s form\n", label,
-           (long long)A->n, (double)A->nnz / (double)A->n, mu_gpu_cg_lanes(g),
-           mu_gpu_cg_fused(g) ? "fused" : "split");
-    printf("  lanes | SpMV ms  GB/s  of copy | SpMV+x'y ms | device CG ms/it: split   /min   fused "
-           "  /min\n");
+    printf("\n(b2) %s: %lld rows, %.2f nonzeros per row; default: %d lanes\n", label,
+           (long long)A->n, (double)A->nnz / (double)A->n, mu_gpu_cg_lanes(g));
+    printf("  lanes | SpMV ms  GB/s  of copy | SpMV+x'y ms | device CG ms/it    /min\n");
     for (int li = 0; li < nl; li++) {
         MU(mu_gpu_cg_set_lanes(g, lanes[li]));
         MU(mu_gpu_cg_vec_fill(g, v[0], 1.0));
         const double t0 = time_spmv(g, v[0], v[1], 0), t1 = time_spmv(g, v[0], v[1], 1);
-        double tit[2];
-        for (int f = 0; f < 2; f++) {
-            MU(mu_gpu_cg_set_fused(g, f));
-            tit[f] = time_device(g, v, v[4]);
-        }
-        printf("  %5d | %7.3f %5.0f %6.1f%% | %11.3f | %21.3f %6.3fx %7.3f %6.3fx\n", lanes[li],
-               t0 * 1e3, spmv_bytes / t0 * 1e-9, 100.0 * spmv_bytes / t0 / bw, t1 * 1e3,
-               tit[0] * 1e3, tit[0] / floor_min, tit[1] * 1e3, tit[1] / floor_min);
+        const double tit = time_device(g, v, v[4]);
+        printf("  %5d | %7.3f %5.0f %6.1f%% | %11.3f | %15.3f %6.3fx\n", lanes[li], t0 * 1e3,
+               spmv_bytes / t0 * 1e-9, 100.0 * spmv_bytes / t0 / bw, t1 * 1e3, tit * 1e3,
+               tit / floor_min);
     }
-    printf("  (bytes per iteration: minimal %.3f GB, floor %.3f ms; split %.3f GB; fused %.3f "
-           "GB)\n",
-           tb.minimal * 1e-9, floor_min * 1e3, tb.split * 1e-9, tb.fused * 1e-9);
+    printf("  (bytes per iteration: minimal %.3f GB, floor %.3f ms; mutirao's iteration %.3f GB)\n",
+           tb.minimal * 1e-9, floor_min * 1e3, tb.split * 1e-9);
     for (int i = 0; i < 5; i++) MU(mu_gpu_cg_vec_free(g, v[i]));
     mu_gpu_cg_destroy(g);
 }
@@ -497,12 +489,12 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
 
 /* What cg_backend_gpu chose for a matrix. */
 typedef struct {
-    int lanes, fused;
+    int lanes;
 } gpu_defaults;
 
 static gpu_defaults default_tuning(const cg_matrix *A) {
     mu_gpu_cg *g = own_context(A);
-    gpu_defaults d = {mu_gpu_cg_lanes(g), mu_gpu_cg_fused(g)};
+    gpu_defaults d = {mu_gpu_cg_lanes(g)};
     mu_gpu_cg_destroy(g);
     return d;
 }
@@ -512,7 +504,7 @@ static gpu_defaults default_tuning(const cg_matrix *A) {
 typedef struct {
     double t_it, rnorm; /* seconds per device iteration; ||r|| after the timed ones */
     mu_gpu_cg_bytes tb;
-    double own; /* bytes of mutirao's iteration in the default form */
+    double own; /* bytes of mutirao's iteration */
     double f_it, f_min, f_tab, f_issue;
 } dev_figures;
 
@@ -523,10 +515,10 @@ static void device_iterations(cg_backend *be, cg_state *s, const cg_matrix *A, b
     f->rnorm = sqrt(s->rr);
     mu_gpu_cg_traffic(A->nloc, A->nnz, 0, 0, &f->tb);
     const mu_gpu_cg_bytes *tb = &f->tb;
-    f->own = def->fused ? tb->fused : tb->split;
+    f->own = tb->split;
     f->f_it = f->own / bw, f->f_min = tb->minimal / bw, f->f_tab = tb->table / bw;
     f->f_issue = (tb->matrix + 11.0 * 8.0 * (double)A->nloc) / bw;
-    printf("  defaults: %d lanes per row, %s form\n", def->lanes, def->fused ? "fused" : "split");
+    printf("  default: %d lanes per row\n", def->lanes);
     printf("  mutirao device iterations: %.3f ms per iteration (median of %d batches of %d, after "
            "%d)\n",
            f->t_it * 1e3, o->reps, MU_GPU_CG_BATCH, o->warm);

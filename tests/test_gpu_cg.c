@@ -13,8 +13,8 @@
  *  - dot, precond, cg_update, waxpby, cg_residual, cg_direction on the same vectors (values over a
  * wide exponent range): vectors and exact sums bitwise the CPU's;
  *  - whole CG solves (standard with and without Jacobi, fp64 and fp32, the
- *    thesis variant): the GPU's one-rank device iterations (both forms, split
- *    and fused), the GPU table path and the emulation take the same iterations
+ *    thesis variant): the GPU's one-rank device iterations, the GPU table
+ *    path and the emulation take the same iterations
  *    to the same bits; with checkpoints every 3 iterations (short device
  *    batches) too; against the CPU
  *    on well-conditioned problems (fp64): iterations within 1 and solutions
@@ -112,20 +112,15 @@ static void tune_env(const char *name, int value, int unset) {
         unsetenv(name);
 }
 
-/* The GPU table; lanes 0: from the mean row length; form -1: the default. */
-static cg_backend *gpu_tuned(const cg_matrix *A, int fp32, int jacobi, int lanes, int fused) {
+/* The GPU table; lanes 0: from the mean row length. */
+static cg_backend *gpu_backend(const cg_matrix *A, int fp32, int jacobi, int lanes) {
     tune_env("MUTIRAO_CG_LANES", lanes, 0);
-    tune_env("MUTIRAO_CG_FUSE", fused, -1);
     cg_backend *b = NULL;
     if (cg_backend_gpu(A, fp32, jacobi, &b)) {
         CHECK(0, "GPU backend: %s", mu_error_message());
         return NULL;
     }
     return b;
-}
-
-static cg_backend *gpu_backend(const cg_matrix *A, int fp32, int jacobi, int lanes) {
-    return gpu_tuned(A, fp32, jacobi, lanes, -1);
 }
 
 static int chosen_lanes(const cg_matrix *A) {
@@ -184,7 +179,7 @@ static void spmv_checks(const cg_matrix *A, const char *name) {
         const int lanes[] = {0, 1, 2, 4, 8, 16, 32};
         for (size_t t = 0; t < sizeof lanes / sizeof lanes[0]; t++) {
             int L = lanes[t] ? lanes[t] : chosen_lanes(A);
-            cg_backend *gpu = gpu_tuned(A, fp32, 0, lanes[t], -1), *emu = emulation(A, fp32, 0, L);
+            cg_backend *gpu = gpu_backend(A, fp32, 0, lanes[t]), *emu = emulation(A, fp32, 0, L);
             if (!gpu || !emu) {
                 if (gpu) gpu->destroy(gpu);
                 if (emu) emu->destroy(emu);
@@ -302,7 +297,7 @@ typedef struct {
     double *x;
 } solve_out;
 
-enum { ON_CPU, ON_EMU, ON_GPU, ON_GPU_TABLE, ON_GPU_SPLIT, ON_GPU_FUSED };
+enum { ON_CPU, ON_EMU, ON_GPU, ON_GPU_TABLE };
 
 static void solve_on(const cg_matrix *A, int where, const cg_config *cfg, int fp32, solve_out *o) {
     memset(o, 0, sizeof *o);
@@ -313,10 +308,7 @@ static void solve_on(const cg_matrix *A, int where, const cg_config *cfg, int fp
     else if (where == ON_EMU)
         be = emulation(A, fp32, cfg->jacobi, chosen_lanes(A));
     else
-        be = gpu_tuned(A, fp32, cfg->jacobi, 0,
-                       where == ON_GPU_SPLIT   ? 0
-                       : where == ON_GPU_FUSED ? 1
-                                               : -1);
+        be = gpu_backend(A, fp32, cfg->jacobi, 0);
     if (!be) {
         o->rc = -1;
         return;
@@ -381,18 +373,14 @@ static void cg_case(const cg_matrix *A, const char *name, cg_config cfg, int fp3
     snprintf(w, sizeof w, "%s: GPU vs emulated order", what);
     same_solve(w, &g, &e, A->nloc);
     if (cfg.variant == CG_STANDARD) {
-        /* Both forms of the device iterations, also in batches of 3 cut by checkpoints. */
-        for (int form = 0; form < 2; form++)
-            for (int every = 0; every <= 3; every += 3) {
-                cg_config c2 = cfg;
-                c2.checkpoint_every = every;
-                solve_out k;
-                solve_on(A, form ? ON_GPU_FUSED : ON_GPU_SPLIT, &c2, fp32, &k);
-                snprintf(w, sizeof w, "%s: %s form%s", what, form ? "fused" : "split",
-                         every ? ", checkpoint every 3" : "");
-                same_solve(w, &t, &k, A->nloc);
-                free(k.x);
-            }
+        /* The device iterations in batches of 3 cut by checkpoints. */
+        cg_config c2 = cfg;
+        c2.checkpoint_every = 3;
+        solve_out k;
+        solve_on(A, ON_GPU, &c2, fp32, &k);
+        snprintf(w, sizeof w, "%s: device iterations, checkpoint every 3", what);
+        same_solve(w, &t, &k, A->nloc);
+        free(k.x);
     }
     printf("  %-40s %s after %lld iterations%s%s\n", what,
            g.rc                            ? "error"

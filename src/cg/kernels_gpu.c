@@ -600,11 +600,10 @@ int cg_backend_gpu(const cg_matrix *A, int fp32, int jacobi, cg_backend **out) {
         return rc;
     }
     mu_info("cg: GPU SpMV with %d lane%s per row (%s) for %.2f nonzeros per row; whole "
-            "iterations: on the device on one rank (%s form); on several, on the devices where one "
+            "iterations: on the device on one rank; on several, on the devices where one "
             "node's GPUs reach each other, else driven from the host",
             mu_gpu_cg_lanes(c->g), mu_gpu_cg_lanes(c->g) > 1 ? "s" : "",
-            mu_gpu_cg_lanes(c->g) > 1 ? "CSR-vector" : "CSR-scalar", d.mean_row,
-            mu_gpu_cg_fused(c->g) ? "fused" : "split");
+            mu_gpu_cg_lanes(c->g) > 1 ? "CSR-vector" : "CSR-scalar", d.mean_row);
     b->vec_new = vec_new;
     b->vec_free = vec_free;
     b->vec_set = vec_set;

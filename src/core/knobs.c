@@ -22,7 +22,6 @@ static const knob knobs[] = {
      "through pinned host memory (0) [1 where the MPI library is CUDA-aware]"},
     {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]"},
     {"MUTIRAO_CG_LANES", "1|2|4|8|16|32", "cg GPU SpMV: lanes per row [by the matrix]"},
-    {"MUTIRAO_CG_FUSE", "0|1", "cg GPU: SpMV fused with the direction update [0]"},
     {"MUTIRAO_ADV_HALO_AHEAD", "0|1", "advect: halos packed ahead during the sweep before [1]"},
     {"MUTIRAO_ADV_KEEP", "0|1",
      "advect CPU, steady winds: each axis's winds, densities and classes kept between steps "
