@@ -191,7 +191,7 @@ def cg_shape(s, p, P, nodes, device, variant, net):
     rows = n / P
     s.update(units=n, crit=math.ceil(rows), fixed=1)
     if P == 1:
-        s["path"] = "one rank" + (", fused" if device == "gpu" else "")
+        s["path"] = "one rank" + (", device iterations" if device == "gpu" else "")
         return s
     sides = 1 if P == 2 else 2
     per_side = min(math.ceil(plane / rows), P - 1)  # thinner slabs than a plane
