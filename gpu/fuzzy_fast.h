@@ -2,15 +2,18 @@
  * gpu/fuzzy_gpu.cu.
  *
  * The bitwise form pays for the CPU's rounding: no fused multiply-add, a
- * correctly rounded reciprocal and a subtraction per feature for every pair.
- * Here a pair costs F + 6 FP64 instructions for F features:
- *   1 + r^2 |x - c|^2 = (A + s_x) + sum_f B_f x_f,  A = 1 + r^2 |c|^2,
- *   B = -2 r^2 c, s_x = r^2 |x|^2 (made once a launch), as fused multiply-adds;
- *   the reciprocal from the hardware's approximation and one Newton step;
- *   the sums as fused multiply-adds.
- * The expansion cancels where x is near c, so each range's rows are first
- * moved to the centre of their bounding box (min and max are exact in any
- * order) and the end points moved back.
+ * correctly rounded reciprocal and a subtraction per feature for every pair,
+ * all in double precision. Here a pair is 4F + 2 single-precision instructions
+ * and one hardware reciprocal for F features: the rows, moved to the centre of
+ * their range's bounding box (min and max are exact in any order) and scaled
+ * by r, are stored as floats X; the current centre C = r c is held as two
+ * floats C_hi + C_lo, so that d = (X - C_hi) - C_lo keeps the centre's double
+ * precision; t = 1 + |d|^2, w = (1/t)^2, and each thread sums w and w d over
+ * its rows of a tile in single precision, then into double accumulators. The
+ * step is sum(w d) / sum(w) / r, taken in double: what single precision
+ * loses is a relative 2^-24 of each row's offset from the centre (the rows'
+ * own rounding) and of each tile's partial sums, far below the tolerance the
+ * tests hold the form to (docs/fuzzy.md).
  *
  * Each start's sum runs over kLanes lanes (rows j mod kLanes, in row order)
  * held by kLanes threads, combined by a butterfly whose pairs do not depend on
@@ -32,13 +35,11 @@ inline int tile_rows(int F) {
     return F <= 4 ? 1024 : 256;
 }
 
-/* 1/t for t >= 1: the hardware's approximation (about 2^-22 relative) and one
- * Newton step (about 2^-44). */
-__device__ __forceinline__ double rcp(double t) {
-    double y;
-    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(t));
-    double e = fma(-t, y, 1.0);
-    return fma(y, e, y);
+/* 1/t for t >= 1 in single precision: the hardware's approximation. */
+__device__ __forceinline__ float rcp(float t) {
+    float y;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(t));
+    return y;
 }
 
 /* The centre of each range's bounding box, one block per range. */
@@ -68,23 +69,19 @@ __global__ void centre_kernel(const double *__restrict__ x, int F,
     }
 }
 
-/* xs: each range's rows moved to its centre, F + 1 doubles a row: x - mid,
- * then s = r^2 |x - mid|^2. Ranges of one launch are equal or disjoint. */
+/* xs: each range's rows moved to its centre and scaled by r, in single
+ * precision: X = r (x - mid), F floats a row. Ranges of one launch are equal
+ * or disjoint. */
 __global__ void shift_kernel(const double *__restrict__ x, int F,
                              const range_d *__restrict__ ranges, const double *__restrict__ mid,
-                             double r2, double *__restrict__ xs) {
+                             double r, float *__restrict__ xs) {
     const range_d R = ranges[blockIdx.y];
     const double *m = mid + blockIdx.y * F;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < R.rows;
          i += (long long)gridDim.x * blockDim.x) {
         const double *p = x + (R.row0 + i) * F;
-        double *q = xs + (R.row0 + i) * (F + 1);
-        double s = 0;
-        for (int f = 0; f < F; f++) {
-            q[f] = p[f] - m[f];
-            s = fma(q[f], q[f], s);
-        }
-        q[F] = r2 * s;
+        float *q = xs + (R.row0 + i) * F;
+        for (int f = 0; f < F; f++) q[f] = (float)(r * (p[f] - m[f]));
     }
 }
 
@@ -95,9 +92,10 @@ __device__ __forceinline__ double lanes_sum(double v, unsigned group) {
     return v;
 }
 
-/* A start of a slot: its first point, or inactive past the range's starts. */
+/* A start of a slot: its first point (x - mid in double), or inactive past the
+ * range's starts. */
 template <int FMAX>
-__device__ __forceinline__ bool take(const range_d &R, const double *xr, int nf, int row,
+__device__ __forceinline__ bool take(const range_d &R, const double *x, const double *m, int nf,
                                      unsigned long long *ctr, int lane, int first, unsigned group,
                                      long long *k, double *c) {
     long long got = 0;
@@ -105,25 +103,30 @@ __device__ __forceinline__ bool take(const range_d &R, const double *xr, int nf,
     *k = __shfl_sync(group, got, first);
     bool active = *k < R.count;
 #pragma unroll
-    for (int f = 0; f < FMAX; f++) c[f] = active && f < nf ? xr[(R.first + *k) * row + f] : 0.0;
+    for (int f = 0; f < FMAX; f++)
+        c[f] = active && f < nf ? x[(R.row0 + R.first + *k) * nf + f] - m[f] : 0.0;
     return active;
 }
 
 /* FMAX == 2: exactly two features (unrolled); else F <= FMAX. Each group of
  * kLanes threads iterates S starts at once (slots), so a row read from shared
- * memory serves S pairs: shared-memory bandwidth, not the FP64 pipe, bounds
- * one slot. A start's sums are the same in any slot. Tile: tile_rows rows of
- * F + 1 doubles. Output as the bitwise kernels. */
+ * memory serves S pairs. A pair in single precision, relative to the centre
+ * C = r c held as two floats (hi + lo, so the centre keeps double precision):
+ * d = (X - C_hi) - C_lo, t = 1 + |d|^2, w = (1/t)^2, and the sums of w and w d;
+ * a thread's sums over a tile (its tile_rows / kLanes rows) then go into double
+ * accumulators, and the step is their ratio. Tile: tile_rows rows of F floats.
+ * Output as the bitwise kernels. */
 template <int FMAX, int S>
 __global__ void __launch_bounds__(kBlock)
-    fm_kernel(const double *__restrict__ xs, int F, const range_d *__restrict__ ranges,
-              const double *__restrict__ mid, unsigned long long *__restrict__ next, double r2,
-              double eps1, long long max_it, int tile_rows, double *__restrict__ v,
-              long long *__restrict__ its, int *__restrict__ conv) {
-    extern __shared__ double tile[];
-    const int nf = FMAX == 2 ? 2 : F, row = nf + 1;
+    fm_kernel(const double *__restrict__ x, const float *__restrict__ xs, int F,
+              const range_d *__restrict__ ranges, const double *__restrict__ mid,
+              unsigned long long *__restrict__ next, double r, double eps1, long long max_it,
+              int tile_rows, double *__restrict__ v, long long *__restrict__ its,
+              int *__restrict__ conv) {
+    extern __shared__ float tile[];
+    const int nf = FMAX == 2 ? 2 : F;
     const range_d R = ranges[blockIdx.y];
-    const double *xr = xs + R.row0 * row;
+    const float *xr = xs + R.row0 * nf;
     const double *m = mid + blockIdx.y * nf;
     unsigned long long *ctr = next + blockIdx.y;
     const int lane = threadIdx.x % kLanes, first = threadIdx.x % 32 - lane;
@@ -133,59 +136,75 @@ __global__ void __launch_bounds__(kBlock)
     bool act[S], any = false;
 #pragma unroll
     for (int q = 0; q < S; q++) {
-        act[q] = take<FMAX>(R, xr, nf, row, ctr, lane, first, group, &k[q], c[q]);
+        act[q] = take<FMAX>(R, x, m, nf, ctr, lane, first, group, &k[q], c[q]);
         it[q] = 0;
         any = any || act[q];
     }
     while (__syncthreads_or(any)) {
-        double A[S], B[S][FMAX], sw[S], sx[S][FMAX];
+        float ch[S][FMAX], cl[S][FMAX];
+        double tw[S], td[S][FMAX];
 #pragma unroll
         for (int q = 0; q < S; q++) {
-            A[q] = 1.0;
-            sw[q] = 0;
+            tw[q] = 0;
 #pragma unroll
             for (int f = 0; f < FMAX; f++) {
-                B[q][f] = f < nf ? -2.0 * r2 * c[q][f] : 0.0;
-                sx[q][f] = 0;
-                if (f < nf) A[q] = fma(r2 * c[q][f], c[q][f], A[q]);
+                double cs = f < nf ? r * c[q][f] : 0.0;
+                ch[q][f] = (float)cs;
+                cl[q][f] = (float)(cs - (double)ch[q][f]);
+                td[q][f] = 0;
             }
         }
         for (long long j0 = 0; j0 < R.rows; j0 += tile_rows) {
             int tn = (int)(R.rows - j0 < tile_rows ? R.rows - j0 : tile_rows);
             __syncthreads();
-            for (int i = threadIdx.x; i < tn * row; i += blockDim.x) tile[i] = xr[j0 * row + i];
+            for (int i = threadIdx.x; i < tn * nf; i += blockDim.x) tile[i] = xr[j0 * nf + i];
             __syncthreads();
             if (!any) continue;
+            float sw[S], sd[S][FMAX];
+#pragma unroll
+            for (int q = 0; q < S; q++) {
+                sw[q] = 0.0f;
+#pragma unroll
+                for (int f = 0; f < FMAX; f++) sd[q][f] = 0.0f;
+            }
 #pragma unroll 4
             for (int j = lane; j < tn; j += kLanes) {
-                const double *p = tile + j * row;
-                double x[FMAX], s = p[nf];
+                const float *p = tile + j * nf;
+                float xj[FMAX];
 #pragma unroll
-                for (int f = 0; f < FMAX; f++) x[f] = f < nf ? p[f] : 0.0;
+                for (int f = 0; f < FMAX; f++) xj[f] = f < nf ? p[f] : 0.0f;
 #pragma unroll
                 for (int q = 0; q < S; q++) {
-                    double t = A[q] + s;
+                    float d[FMAX], t = 1.0f;
 #pragma unroll
-                    for (int f = 0; f < FMAX; f++)
-                        if (f < nf) t = fma(B[q][f], x[f], t);
-                    double u = rcp(t), w = u * u;
+                    for (int f = 0; f < FMAX; f++) {
+                        d[f] = (xj[f] - ch[q][f]) - cl[q][f];
+                        if (f < nf) t = fmaf(d[f], d[f], t);
+                    }
+                    float u = rcp(t), w = u * u;
                     sw[q] += w;
 #pragma unroll
                     for (int f = 0; f < FMAX; f++)
-                        if (f < nf) sx[q][f] = fma(w, x[f], sx[q][f]);
+                        if (f < nf) sd[q][f] = fmaf(w, d[f], sd[q][f]);
                 }
+            }
+#pragma unroll
+            for (int q = 0; q < S; q++) {
+                tw[q] += (double)sw[q];
+#pragma unroll
+                for (int f = 0; f < FMAX; f++) td[q][f] += (double)sd[q][f];
             }
         }
         if (!any) continue;
         any = false;
 #pragma unroll
         for (int q = 0; q < S; q++) {
-            double tw = lanes_sum(sw[q], group), e = 0, nc[FMAX];
+            double w = lanes_sum(tw[q], group), e = 0, nc[FMAX];
 #pragma unroll
             for (int f = 0; f < FMAX; f++) {
-                nc[f] = lanes_sum(sx[q][f], group) / tw;
-                double d = nc[f] - c[q][f];
-                if (f < nf) e = fma(d, d, e);
+                double step = lanes_sum(td[q][f], group) / w / r;
+                nc[f] = c[q][f] + step;
+                if (f < nf) e = fma(step, step, e);
             }
             if (act[q]) {
 #pragma unroll
@@ -200,7 +219,7 @@ __global__ void __launch_bounds__(kBlock)
                         its[o] = it[q];
                         conv[o] = e < eps1;
                     }
-                    act[q] = take<FMAX>(R, xr, nf, row, ctr, lane, first, group, &k[q], c[q]);
+                    act[q] = take<FMAX>(R, x, m, nf, ctr, lane, first, group, &k[q], c[q]);
                     it[q] = 0;
                 }
             }

@@ -266,8 +266,9 @@ __global__ void __launch_bounds__(kAccept)
 
 #include "gpu/fuzzy_fast.h"
 
-typedef void (*fast_fn)(const double *, int, const range_d *, const double *, unsigned long long *,
-                        double, double, long long, int, double *, long long *, int *);
+typedef void (*fast_fn)(const double *, const float *, int, const range_d *, const double *,
+                        unsigned long long *, double, double, long long, int, double *, long long *,
+                        int *);
 
 /* slots: starts a group iterates at once (1 or 2; 2 only up to 4 features). */
 fast_fn pick_fast(int F, int slots) {
@@ -296,7 +297,8 @@ struct mu_gpu_fm {
     cudaEvent_t t0, t1;
     int fast;           /* mu_gpu_fm_set_fast: the fast kernel */
     int fast_per_sm[2]; /* resident blocks of its kernels with 1 and 2 slots */
-    double *xs, *mid;   /* fast: the shifted rows (n x (F + 1)); cap_ranges x F centres */
+    float *xs;          /* fast: the shifted, scaled rows (n x F) */
+    double *mid;        /* fast: cap_ranges x F centres */
     int cap_mid;
 };
 
@@ -382,7 +384,7 @@ int mu_gpu_fm_set_fast(mu_gpu_fm *c, int fast) {
         return 0;
     }
     const int F = c->F;
-    size_t shared = (size_t)fast::tile_rows(F) * (size_t)(F + 1) * sizeof(double);
+    size_t shared = (size_t)fast::tile_rows(F) * (size_t)F * sizeof(float);
     for (int slots = 1; slots <= 2; slots++) {
         fast_fn fn = pick_fast(F, slots);
         int *per_sm = &c->fast_per_sm[slots - 1];
@@ -392,7 +394,7 @@ int mu_gpu_fm_set_fast(mu_gpu_fm *c, int fast) {
         MU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, fn, fast::kBlock, shared));
         if (*per_sm < 1) *per_sm = 1;
     }
-    MU_CUDA(cudaMalloc(&c->xs, (size_t)(c->n * (F + 1)) * sizeof *c->xs));
+    MU_CUDA(cudaMalloc(&c->xs, (size_t)(c->n * F) * sizeof *c->xs));
     c->fast = 1;
     return 0;
 }
@@ -480,7 +482,8 @@ static int launch_fast(mu_gpu_fm *c, int nranges, int64_t most, double r2, doubl
         MU_CUDA(cudaMalloc(&c->mid, (size_t)nranges * F * sizeof *c->mid));
         c->cap_mid = nranges;
     }
-    size_t shared = (size_t)fast::tile_rows(F) * (size_t)(F + 1) * sizeof(double);
+    size_t shared = (size_t)fast::tile_rows(F) * (size_t)F * sizeof(float);
+    const double r = sqrt(r2);
     /* Two slots where the starts fill the device many times over (each
      * start then takes twice as long, which only a long queue hides). */
     int64_t held = (int64_t)c->sms * c->fast_per_sm[0] * (fast::kBlock / fast::kLanes);
@@ -492,10 +495,10 @@ static int launch_fast(mu_gpu_fm *c, int nranges, int64_t most, double r2, doubl
         fast::centre_kernel<<<ny, 256>>>(c->x, F, c->ranges + y0, c->mid + (size_t)y0 * F);
         MU_LAUNCHED();
         fast::shift_kernel<<<dim3((unsigned)c->sms * 4, ny), 256>>>(
-            c->x, F, c->ranges + y0, c->mid + (size_t)y0 * F, r2, c->xs);
+            c->x, F, c->ranges + y0, c->mid + (size_t)y0 * F, r, c->xs);
         MU_LAUNCHED();
         pick_fast(F, slots)<<<dim3(bx, ny), fast::kBlock, shared>>>(
-            c->xs, F, c->ranges + y0, c->mid + (size_t)y0 * F, c->ctr + y0, r2, eps1,
+            c->x, c->xs, F, c->ranges + y0, c->mid + (size_t)y0 * F, c->ctr + y0, r, eps1,
             (long long)max_it, fast::tile_rows(F), c->v, c->its, c->conv);
         MU_LAUNCHED();
     }
