@@ -270,10 +270,15 @@ typedef void (*fast_fn)(const double *, const float *, int, const range_d *, con
                         unsigned long long *, double, double, long long, int, double *, long long *,
                         int *);
 
-/* slots: starts a group iterates at once (1 or 2; 2 only up to 4 features). */
-fast_fn pick_fast(int F, int slots) {
-    if (F == 2) return slots == 2 ? fast::fm_kernel<2, 2> : fast::fm_kernel<2, 1>;
-    if (F <= 4) return slots == 2 ? fast::fm_kernel<4, 2> : fast::fm_kernel<4, 1>;
+/* Starts a group iterates at once in the wide form (used where the starts fill
+ * the device many times over): more pairs for each row read from shared memory. */
+int wide_slots(int F) {
+    return F == 2 ? 4 : F <= 4 ? 2 : 1;
+}
+
+fast_fn pick_fast(int F, bool wide) {
+    if (F == 2) return wide ? fast::fm_kernel<2, 4> : fast::fm_kernel<2, 1>;
+    if (F <= 4) return wide ? fast::fm_kernel<4, 2> : fast::fm_kernel<4, 1>;
     if (F <= 8) return fast::fm_kernel<8, 1>;
     return fast::fm_kernel<MU_GPU_FM_MAX_FEATURES, 1>;
 }
@@ -296,7 +301,7 @@ struct mu_gpu_fm {
     long long *from, *nproto;
     cudaEvent_t t0, t1;
     int fast;           /* mu_gpu_fm_set_fast: the fast kernel */
-    int fast_per_sm[2]; /* resident blocks of its kernels with 1 and 2 slots */
+    int fast_per_sm[2]; /* resident blocks of its kernels, narrow and wide */
     float *xs;          /* fast: the shifted, scaled rows (n x F) */
     double *mid;        /* fast: cap_ranges x F centres */
     int cap_mid;
@@ -385,9 +390,9 @@ int mu_gpu_fm_set_fast(mu_gpu_fm *c, int fast) {
     }
     const int F = c->F;
     size_t shared = (size_t)fast::tile_rows(F) * (size_t)F * sizeof(float);
-    for (int slots = 1; slots <= 2; slots++) {
-        fast_fn fn = pick_fast(F, slots);
-        int *per_sm = &c->fast_per_sm[slots - 1];
+    for (int wide = 0; wide <= 1; wide++) {
+        fast_fn fn = pick_fast(F, wide);
+        int *per_sm = &c->fast_per_sm[wide];
         if (shared > 48 * 1024)
             MU_CUDA(cudaFuncSetAttribute((const void *)fn,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
@@ -484,12 +489,13 @@ static int launch_fast(mu_gpu_fm *c, int nranges, int64_t most, double r2, doubl
     }
     size_t shared = (size_t)fast::tile_rows(F) * (size_t)F * sizeof(float);
     const double r = sqrt(r2);
-    /* Two slots where the starts fill the device many times over (each
-     * start then takes twice as long, which only a long queue hides). */
+    /* The wide form where the starts fill the device many times over (each
+     * start then takes longer, which only a long queue hides). */
     int64_t held = (int64_t)c->sms * c->fast_per_sm[0] * (fast::kBlock / fast::kLanes);
-    int slots = F <= 4 && most >= 8 * held ? 2 : 1;
+    const bool wide = F <= 4 && most >= 8 * held;
+    const int slots = wide ? wide_slots(F) : 1;
     unsigned bx = blocks_x(most, fast::kLanes / slots, fast::kBlock,
-                           (int64_t)c->sms * c->fast_per_sm[slots - 1], nranges);
+                           (int64_t)c->sms * c->fast_per_sm[wide], nranges);
     for (int y0 = 0; y0 < nranges; y0 += 65535) {
         unsigned ny = (unsigned)(nranges - y0 < 65535 ? nranges - y0 : 65535);
         fast::centre_kernel<<<ny, 256>>>(c->x, F, c->ranges + y0, c->mid + (size_t)y0 * F);
@@ -497,7 +503,7 @@ static int launch_fast(mu_gpu_fm *c, int nranges, int64_t most, double r2, doubl
         fast::shift_kernel<<<dim3((unsigned)c->sms * 4, ny), 256>>>(
             c->x, F, c->ranges + y0, c->mid + (size_t)y0 * F, r, c->xs);
         MU_LAUNCHED();
-        pick_fast(F, slots)<<<dim3(bx, ny), fast::kBlock, shared>>>(
+        pick_fast(F, wide)<<<dim3(bx, ny), fast::kBlock, shared>>>(
             c->x, c->xs, F, c->ranges + y0, c->mid + (size_t)y0 * F, c->ctr + y0, r, eps1,
             (long long)max_it, fast::tile_rows(F), c->v, c->its, c->conv);
         MU_LAUNCHED();
