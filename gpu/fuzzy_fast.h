@@ -115,9 +115,10 @@ __device__ __forceinline__ bool take(const range_d &R, const double *x, const do
  * d = (X - C_hi) - C_lo, t = 1 + |d|^2, w = (1/t)^2, and the sums of w and w d;
  * a thread's sums over a tile (its tile_rows / kLanes rows) then go into double
  * accumulators, and the step is their ratio. Tile: tile_rows rows of F floats.
- * A start's sums are the same bits in every slot and kernel instance (checked
- * at 10^6 points against a build with every rounding spelled out, which ran
- * 2 % slower). Output as the bitwise kernels. */
+ * A start's sums are the same bits in every slot and kernel instance: at 10^6
+ * points the prototypes match to the bit a build with every rounding spelled
+ * out (__fadd_rn, __fmul_rn, ...), which ran 2 % slower. Output as the
+ * bitwise kernels. */
 template <int FMAX, int S>
 __global__ void __launch_bounds__(kBlock)
     fm_kernel(const double *__restrict__ x, const float *__restrict__ xs, int F,
@@ -150,7 +151,7 @@ __global__ void __launch_bounds__(kBlock)
             tw[q] = 0;
 #pragma unroll
             for (int f = 0; f < FMAX; f++) {
-                double cs = f < nf ? __dmul_rn(r, c[q][f]) : 0.0; /* not fused below */
+                double cs = f < nf ? r * c[q][f] : 0.0;
                 ch[q][f] = (float)cs;
                 cl[q][f] = (float)(cs - (double)ch[q][f]);
                 td[q][f] = 0;
