@@ -34,10 +34,11 @@
  * this kernel cannot use; both are printed. The kernel does no FMA (it keeps
  * the CPU's rounding), so half the CUDA-core peak is its ceiling.
  *
- * --arith=fast: the GPU runs take the command's --arith=fast form (fused
- * multiply-adds, refined approximate reciprocal, split sums; see
- * gpu/fuzzy_fast.h): the same 14 operations a pair are counted, so the rates
- * compare with the bitwise form's; (c) then reports DIFFERENT by design.
+ * --arith=fast: the GPU runs take the command's --arith=fast form (pairs in
+ * single precision against a two-float centre, sums into double per tile; see
+ * gpu/fuzzy_fast.h): the same 14 double-precision operations a pair are
+ * counted, so the rates are the work of the bitwise form done per second, set
+ * against the FP64 peak it would need; (c) then reports DIFFERENT by design.
  *
  * Options: --reps=3 --no-cpu --big[=1000000] --big-blobs --arith=bitwise|fast */
 #define _POSIX_C_SOURCE 200809L
@@ -436,7 +437,9 @@ int main(int argc, char **argv) {
                "cores); the documented 67 TFLOP/s of the H100 SXM is its FP64 Tensor Core peak "
                "(%.1f%% of it = the CUDA-core peak above). %s\n",
                info.sm_count, clock_khz * 1e-6, units, peak_cuda * 1e-12, 100 * peak_cuda / 67e12,
-               arith_fast ? "--arith=fast: fused multiply-adds, 14 operations a pair counted."
+               arith_fast ? "--arith=fast: pairs in single precision (4F + 2 instructions and "
+                            "a reciprocal); 14 FP64 operations a pair counted, as in the bitwise "
+                            "form, so the rate is that work per second against the FP64 peak."
                           : "No FMA here: half the CUDA-core peak is this kernel's ceiling.");
     }
     if (big_blobs && !big_n) big_n = 1000000;
