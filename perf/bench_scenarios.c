@@ -152,10 +152,9 @@ enum { NEWAVE_K = 20 };
  * records are doubles: copied in and out whole). */
 typedef struct {
     double gen_s, agg_s; /* the stage's own lane (thread) seconds */
-    double dist_s, kmeans_s, whiten_s, distinct_s, device_s, rep_s;
-    int iterations, converged, k;
-    int size[NEWAVE_K]; /* group sizes */
-    uint64_t hash;      /* of the assignment and the representative members' bits */
+    mu_agg_result a;     /* its counts and seconds (the arrays left out: NULL) */
+    int size[NEWAVE_K];  /* group sizes */
+    uint64_t hash;       /* of the assignment and the representative members' bits */
 } stage_rec;
 #define STAGE_RD ((sizeof(stage_rec) + sizeof(double) - 1) / sizeof(double))
 
@@ -168,7 +167,6 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
 /* The check of a stage: group sizes, and a hash of every scenario's group and
  * of the representatives (indices, probabilities, the scenarios' bits). */
 static void stage_check(const mu_agg_result *ar, const double *Z, int m, int nst, stage_rec *r) {
-    r->k = ar->k;
     for (int i = 0; i < m; i++)
         if (ar->group[i] < NEWAVE_K) r->size[ar->group[i]]++;
     uint64_t h = fnv1a(0xcbf29ce484222325ull, &ar->k, sizeof ar->k);
@@ -209,15 +207,10 @@ static int newave_stage(mu_sc_ctx *x, int64_t v, double *rec) {
     memset(&r, 0, sizeof r);
     r.gen_s = t2 - t1;
     r.agg_s = now() - t2;
-    r.dist_s = ar.dist_s;
-    r.kmeans_s = ar.kmeans_s;
-    r.whiten_s = ar.whiten_s;
-    r.distinct_s = ar.distinct_s;
-    r.device_s = ar.device_s;
-    r.rep_s = ar.rep_s;
-    r.iterations = ar.iterations;
-    r.converged = ar.converged;
     stage_check(&ar, x->Z, m, nst, &r);
+    r.a = ar;
+    r.a.rep = r.a.group = NULL;
+    r.a.prob = NULL;
     mu_agg_result_free(&ar);
     memcpy(rec, &r, sizeof r);
     return 0;
@@ -228,14 +221,14 @@ static void stage_print(int st, int m, const stage_rec *r) {
     printf("  stage %2d: generation %.3f s, aggregation %.3f s (distances %.3f, serial %.3f, "
            "rest %.3f: whitening %.3f, duplicates %.3f, device points %.3f, "
            "representatives %.3f), %d iterations%s\n",
-           st + 1, r->gen_s, r->agg_s, r->dist_s, r->kmeans_s - r->dist_s, r->agg_s - r->kmeans_s,
-           r->whiten_s, r->distinct_s, r->device_s, r->rep_s, r->iterations,
-           r->converged ? "" : " (max_iter)");
+           st + 1, r->gen_s, r->agg_s, r->a.dist_s, r->a.kmeans_s - r->a.dist_s,
+           r->agg_s - r->a.kmeans_s, r->a.whiten_s, r->a.distinct_s, r->a.device_s, r->a.rep_s,
+           r->a.iterations, r->a.converged ? "" : " (max_iter)");
     char sizes[NEWAVE_K * 12] = "";
     size_t n = 0;
-    for (int g = 0; g < r->k && g < NEWAVE_K; g++)
+    for (int g = 0; g < r->a.k && g < NEWAVE_K; g++)
         n += (size_t)snprintf(sizes + n, sizeof sizes - n, " %d", r->size[g]);
-    printf("  check M=%d stage %2d: %d groups, sizes%s; hash %016llx\n", m, st + 1, r->k, sizes,
+    printf("  check M=%d stage %2d: %d groups, sizes%s; hash %016llx\n", m, st + 1, r->a.k, sizes,
            (unsigned long long)r->hash);
 }
 
@@ -280,9 +273,9 @@ static int newave(bench *b, int64_t rec, int m, int stages, double budget) {
             stage_print(j, m, &r);
             tg += r.gen_s;
             ta += r.agg_s;
-            td += r.dist_s;
-            tk += r.kmeans_s;
-            itsum += r.iterations;
+            td += r.a.dist_s;
+            tk += r.a.kmeans_s;
+            itsum += r.a.iterations;
             all = fnv1a(all, &r.hash, sizeof r.hash);
         }
         st += n;
