@@ -95,6 +95,8 @@ struct mu_gpu_adv {
     cudaStream_t cp;
     cudaEvent_t hsrc, hpacked;
     int hax, hext, hfresh, hdim[4]; /* and nxl, nyl, nz, N */
+    void *pinned[4]; /* host buffers page-locked by mu_gpu_adv_pin */
+    int npinned;
 };
 
 namespace {
@@ -911,6 +913,15 @@ int copy(mu_gpu_adv *g, void *dst, const void *src, size_t bytes, cudaMemcpyKind
     return 0;
 }
 
+/* A copy to the device queued without a wait: the host's buffer is free again
+ * on return (pageable: staged; pinned: the caller writes it only after the
+ * next wait), the copy's time counted with the kernels'. */
+int copy_in(mu_gpu_adv *g, void *dst, const void *src, size_t bytes) {
+    MU_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, g->st));
+    g->bytes += (double)bytes;
+    return 0;
+}
+
 /* Kernels queued: their launch errors now, their time at the next wait. */
 int launched(mu_gpu_adv *g, clk::time_point t0) {
     MU_LAUNCHED();
@@ -1012,6 +1023,7 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
         if (g->sdone[k]) cudaEventDestroy(g->sdone[k]);
     }
     std::free(g->rho_h);
+    for (int i = 0; i < g->npinned; i++) cudaHostUnregister(g->pinned[i]);
     if (g->wstat_h) cudaFreeHost(g->wstat_h);
     if (g->hpin) cudaFreeHost(g->hpin);
     if (g->hsrc) cudaEventDestroy(g->hsrc);
@@ -1019,6 +1031,13 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     if (g->cp) cudaStreamDestroy(g->cp);
     if (g->st) cudaStreamDestroy(g->st);
     delete g;
+}
+
+extern "C" int mu_gpu_adv_pin(mu_gpu_adv *g, void *host, size_t bytes) {
+    if (g->npinned == 4) return mu_gpu_fail("advect: more than 4 host buffers to pin");
+    MU_CUDA(cudaHostRegister(host, bytes, cudaHostRegisterDefault));
+    g->pinned[g->npinned++] = host;
+    return 0;
 }
 
 extern "C" int mu_gpu_adv_put(mu_gpu_adv *g, const float *q) {
@@ -1034,9 +1053,8 @@ extern "C" int mu_gpu_adv_halo(mu_gpu_adv *g, int axis, int nxl, int nyl, int nz
                                float *host, int unpack) {
     long long n = 2LL * N * nz * (axis == 0 ? nyl : nxl);
     if (n > g->nbuf) return mu_gpu_fail("advect halo of %lld values: buffer too small", n);
-    if (unpack && copy(g, g->buf, host, (size_t)n * sizeof(float), cudaMemcpyHostToDevice))
-        return 1;
     auto t0 = clk::now();
+    if (unpack && copy_in(g, g->buf, host, (size_t)n * sizeof(float))) return 1;
     k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->q, g->buf, axis, nxl, nyl, nz, N, from, unpack);
     if (launched(g, t0)) return 1;
     if (!unpack) return copy(g, host, g->buf, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost);
@@ -1581,9 +1599,8 @@ extern "C" int mu_gpu_adv_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir
 extern "C" int mu_gpu_adv_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir,
                                  const float *host) {
     dgeom w = to_dev(wp);
-    if (copy(g, g->buf, host, (size_t)w.G * (w.N + 1) * sizeof(float), cudaMemcpyHostToDevice))
-        return 1;
     auto t0 = clk::now();
+    if (copy_in(g, g->buf, host, (size_t)w.G * (w.N + 1) * sizeof(float))) return 1;
     if (w.wrap)
         k_unpack<1><<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, of(g), dir);
     else

@@ -36,6 +36,9 @@ typedef struct mu_gpu_adv mu_gpu_adv;
  * most mmax cells, N fields, halo exchanges of up to halo floats. */
 int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, int64_t halo, mu_gpu_adv **out);
 void mu_gpu_adv_destroy(mu_gpu_adv *g);            /* NULL is accepted */
+/* Page-locks a host buffer that the halos and flux rounds go through (a rank
+ * with neighbours), so that its copies run at the pinned rate; until destroy. */
+int mu_gpu_adv_pin(mu_gpu_adv *g, void *host, size_t bytes);
 int mu_gpu_adv_put(mu_gpu_adv *g, const float *q); /* the padded fields, host to device */
 int mu_gpu_adv_get(mu_gpu_adv *g, float *q);       /* device to host */
 /* Halo columns (axis 0) or rows (axis 1) from..from+1 to or from a host buffer. */

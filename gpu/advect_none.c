@@ -16,6 +16,12 @@ int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, int64_t halo,
 void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     (void)g;
 }
+int mu_gpu_adv_pin(mu_gpu_adv *g, void *host, size_t bytes) {
+    (void)g;
+    (void)host;
+    (void)bytes;
+    return 1;
+}
 int mu_gpu_adv_put(mu_gpu_adv *g, const float *q) {
     (void)g;
     (void)q;

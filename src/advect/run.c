@@ -389,6 +389,11 @@ int adv_gpu_open(adv_state *s, int from_host) {
     if (!rc && !from_host)
         rc = mu_gpu_adv_init_fields(s->gpu, s->shape, s->nl[0], s->nl[1], s->nl[2], s->f0,
                                     c->background, c->amp);
+    if (!rc && s->cart.dims[0] * s->cart.dims[1] > 1) { /* the messages' host buffers */
+        size_t buf = (size_t)(gmax * (s->N + 1) > halo ? gmax * (s->N + 1) : halo) * sizeof(float);
+        rc = mu_gpu_adv_pin(s->gpu, s->sbuf, buf) || mu_gpu_adv_pin(s->gpu, s->rbuf, buf) ||
+             mu_gpu_adv_pin(s->gpu, s->hbuf, (size_t)(2 * halo) * sizeof(float));
+    }
     MU_TRY(MU_GPU(rc, "advect on the GPU"));
     s->stale = !from_host;
     mu_timer_begin("advect: setup winds");

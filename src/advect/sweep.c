@@ -361,13 +361,6 @@ static void gpu_geom(const adv_state *s, const sweep_geom *w, double t, mu_gpu_a
     *dp = d;
 }
 
-/* On one rank the device's Courant figures are read once, at the end of the
- * step: the sweeps queue on the device without a wait between them. Several
- * ranks check each sweep before its chains, as the CPU does. */
-static int gpu_step_check(const adv_state *s) {
-    return s->cart.dims[0] * s->cart.dims[1] == 1;
-}
-
 /* The device found a Courant number above 1 or a Walcek density that is not
  * positive in the sweeps up to upto: the host redoes their winds and
  * densities (no fields needed) from rho(z), in the sweeps' order, to name the
@@ -396,14 +389,12 @@ static int gpu_check(adv_state *s, double t, int upto, double *cmax) {
     return bad ? gpu_recheck(s, t, upto) : 0;
 }
 
-/* The sweep's winds, densities and Courant figures on the device (the steady
- * winds uploaded at set-up, adv_gpu_winds), checked now on several ranks. */
-static int gpu_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, double t,
-                     double *cmax) {
-    int ax = w->axis;
-    MU_TRY(MU_GPU(mu_gpu_adv_winds(s->gpu, d, w->periodic ? s->cyc + w->G : NULL),
-                  "advect winds on the GPU"));
-    return gpu_step_check(s) ? 0 : gpu_check(s, t, ax, cmax);
+/* The sweep's winds, densities and Courant figures queued on the device (the
+ * steady winds uploaded at set-up, adv_gpu_winds); the figures are read once a
+ * step (adv_confirm), on every decomposition. */
+static int gpu_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d) {
+    return MU_GPU(mu_gpu_adv_winds(s->gpu, d, w->periodic ? s->cyc + w->G : NULL),
+                  "advect winds on the GPU");
 }
 
 /* The face densities of one axis by level: rho(z), or along Z the mean of
@@ -503,17 +494,16 @@ static int gpu_halo_ahead(adv_state *s, int ha, int failed) {
  * the device computes the sweep's winds and densities (gpu_winds, which needs
  * no halo); then the received cells go into the halo. *hrc gets the halo's
  * local error, the return value the winds'. */
-static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, double t,
-                          double *cmax, int *hrc) {
+static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, int *hrc) {
     int axis = w->axis;
     *hrc = 0;
-    if (axis == 2) return gpu_winds(s, w, d, t, cmax);
+    if (axis == 2) return gpu_winds(s, w, d);
     int m = s->nl[axis], nxl = s->nl[0], nyl = s->nl[1], nz = s->nl[2], N = s->N;
     int prev = s->cart.prev[axis], next = s->cart.next[axis];
     if (prev == MPI_PROC_NULL && next == MPI_PROC_NULL) /* one open block: no halo to fill */
-        return gpu_winds(s, w, d, t, cmax);
+        return gpu_winds(s, w, d);
     if (mu_gpu_adv_halo_fresh(s->gpu, axis)) /* exchanged ahead, during the last sweep */
-        return gpu_winds(s, w, d, t, cmax);
+        return gpu_winds(s, w, d);
     int64_t count = (int64_t)ADV_HALO * N * nz * (axis == 0 ? nyl : nxl);
     float *to_next = s->sbuf, *to_prev = s->hbuf, *from_prev = s->rbuf,
           *from_next = s->hbuf + s->hmax;
@@ -521,7 +511,7 @@ static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_ge
              mu_gpu_adv_halo(s->gpu, axis, nxl, nyl, nz, N, 0, to_prev, 0);
     MPI_Request rq[4];
     halo_post(s, axis, to_prev, to_next, from_prev, from_next, count, rq);
-    int wrc = gpu_winds(s, w, d, t, cmax);
+    int wrc = gpu_winds(s, w, d);
     MPI_Status sts[4];
     mu_waitall(4, rq, sts);
     if (!rc && prev != MPI_PROC_NULL)
@@ -624,17 +614,20 @@ static void share_cycles(adv_state *s, const sweep_geom *w, int reuse) {
     memcpy(s->cyc, cyc, (size_t)w->G * sizeof *cyc);
 }
 
-/* The rest of a sweep on a GPU rank: the device's phases, then the checks. */
+/* The rest of a sweep on a GPU rank: the device's phases, then the checks. A
+ * chain left open on any rank has every rank read its step's Courant figures
+ * first, so that winds failing the check give its error, as on the CPU. */
 static int sweep_gpu_rest(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, int rounds,
                           double t, double *cmax) {
-    int axis = w->axis;
     int lost = 0;
     int rc = MU_GPU(gpu_sweep(s, w, d, rounds, &lost) || mu_gpu_adv_dens_next(s->gpu, d),
                     "advect on the GPU");
-    /* an open chain after winds that fail the check (not yet read): the check's error */
-    if (!rc && lost && gpu_step_check(s)) rc = gpu_check(s, t, axis, cmax);
-    if (!rc && lost)
-        rc = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[axis]);
+    int any[2] = {rc != 0, lost};
+    mu_allreduce(any, 2, MPI_INT, MPI_MAX, s->comm);
+    if (any[0]) return mu_error_collective(s->comm, rc);
+    if (!any[1]) return 0;
+    if (mu_error_collective(s->comm, gpu_check(s, t, w->axis, cmax))) return 1;
+    if (lost) rc = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[w->axis]);
     return mu_error_collective(s->comm, rc);
 }
 
@@ -815,7 +808,7 @@ static int sweep_run(adv_state *s, int axis, double t, double *cmax, const adv_s
     int hrc = 0, reuse = kept || (s->share && s->share->made[axis]);
     /* (CPU) the largest Courant number of this sweep's lines made here */
     double mine = kept ? kept->cmax : reuse ? s->share->cmax[axis] : 0;
-    int bad = s->gpu     ? gpu_halo_winds(s, &w, &d, t, cmax, &hrc)
+    int bad = s->gpu     ? gpu_halo_winds(s, &w, &d, &hrc)
               : reuse    ? 0
               : s->share ? share_winds(s, &w, t, &mine)
                          : sweep_winds(s, &w, t, &mine);
@@ -877,7 +870,7 @@ int adv_step(adv_state *s, int64_t k) {
         mu_timer_end(phase[axis]);
         if (rc) return rc;
     }
-    if (s->gpu && gpu_step_check(s) && !c->periodic[0] && k + 1 < c->steps) {
+    if (s->gpu && !c->periodic[0] && k + 1 < c->steps) {
         /* the next step's X winds and densities (no fields needed) beside this Z sweep */
         sweep_geom w;
         mu_gpu_adv_geom d;
@@ -887,7 +880,7 @@ int adv_step(adv_state *s, int64_t k) {
         int rc = MU_GPU(mu_gpu_adv_winds_ahead(s->gpu, &d), "advect on the GPU");
         if (mu_error_collective(s->comm, rc)) return 1;
     }
-    if (s->gpu && gpu_step_check(s)) { /* the step's check posted, read once the next is queued */
+    if (s->gpu) { /* the step's check posted, read once the next is queued */
         int rc = MU_GPU(mu_gpu_adv_check_post(s->gpu), "advect on the GPU");
         if (mu_error_collective(s->comm, rc)) return 1;
         s->pend_step[s->npend++] = k;
