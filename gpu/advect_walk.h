@@ -457,6 +457,23 @@ MU_HD float adv_bwd_e_ring(const adv_line *l, const float *cn, adv_win *w, int i
 #undef ADV_RING_FWD_CELL
 #undef ADV_RING_BWD_CELL
 
+/* The locals of a stretch (adv_fwd_d_run, adv_bwd_e_run) from the line l and
+ * cell i: the line's geometry, eb the fixed border cell the loop's flags may
+ * meet (EB), q3 the q entering the window (at cell Q3, unless wrapping), qn
+ * the new value's, Flast the stretch's last flux (F[LAST]), and the bases of
+ * the arrays read by the cell index (cnl: cn's). */
+// clang-format off
+#define ADV_RUN_LOCALS(EB, Q3, LAST)                                                               \
+    const ptrdiff_t qs = l->qs;                                                                    \
+    const float dx = l->dx, rdx = l->rdx;                                                          \
+    float *F = l->F;                                                                               \
+    const int fs = (int)l->fs, eb = (EB);                                                          \
+    const float *q3 = l->q + (ptrdiff_t)(Q3) * qs;                                                 \
+    float *qn = l->qn + (ptrdiff_t)i * qs, *Flast = F + (LAST) * fs;                               \
+    const float *cnl = adv_base(cn), *rsl = adv_base(l->rs), *d0l = adv_base(l->d0),               \
+                *d1l = adv_base(l->d1)
+// clang-format on
+
 /* A forward stretch of D cells [i, e), the window at i, f = F[i]: the new
  * values, and the fluxes (keep = 0: only F[e], the one the next cell or the
  * end of the walk reads). The stretch's length is known (a scan of the
@@ -472,14 +489,7 @@ MU_HD float adv_bwd_e_ring(const adv_line *l, const float *cn, adv_win *w, int i
  * computes are of cells > 1, so only eb1 is tested. */
 MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, int i, int e,
                          float f, int wrap, int keep) {
-    const ptrdiff_t qs = l->qs;
-    const float dx = l->dx, rdx = l->rdx;
-    float *F = l->F;
-    const int fs = (int)l->fs, eb = l->eb1;
-    const float *q3 = l->q + (ptrdiff_t)(i + 3) * qs;        /* q_{i+3} (unless wrapping) */
-    float *qn = l->qn + (ptrdiff_t)i * qs, *Fe = F + e * fs; /* F[e], the stretch's last flux */
-    const float *cnl = adv_base(cn), *rsl = adv_base(l->rs), *d0l = adv_base(l->d0),
-                *d1l = adv_base(l->d1);
+    ADV_RUN_LOCALS(l->eb1, i + 3, e);
     float m1 = w->m1, c = w->c, p1 = w->p1, p2 = w->p2;
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
@@ -512,7 +522,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
     }
     f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, rdx, f, &qv);
     *qn = qv;
-    *Fe = f;
+    *Flast = f;
 }
 
 /* A backward stretch of E cells [lo, i], from i down, the window at i, f =
@@ -523,14 +533,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
  * tested. */
 MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i, int lo, float f,
                           int wrap, int keep) {
-    const ptrdiff_t qs = l->qs;
-    const float dx = l->dx, rdx = l->rdx;
-    float *F = l->F;
-    const int fs = (int)l->fs, eb = l->eb0;
-    const float *q3 = l->q + (ptrdiff_t)(i - 3) * qs;         /* q_{i-3} (unless wrapping) */
-    float *qn = l->qn + (ptrdiff_t)i * qs, *Fl = F + lo * fs; /* F[lo], the stretch's last flux */
-    const float *cnl = adv_base(cn), *rsl = adv_base(l->rs), *d0l = adv_base(l->d0),
-                *d1l = adv_base(l->d1);
+    ADV_RUN_LOCALS(l->eb0, i - 3, lo);
     float m2 = w->m2, m1 = w->m1, c = w->c, p1 = w->p1;
     int em1 = w->em1, e0 = w->e0, ep1 = w->ep1;
     float x1, rs, d0, d1, qv;
@@ -541,7 +544,7 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
         if (i <= lo) {
             f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, rdx, f, &qv);
             *qn = qv;
-            *Fl = f;
+            *Flast = f;
             break;
         }
         float x1n = 0.f, rsn = 0.f, d0n = 0.f, d1n = 0.f, m3 = 0.f;

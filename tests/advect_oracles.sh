@@ -55,26 +55,33 @@ adv "uniform-open" --nx=24 --ny=20 --nz=8 --wind=divergent --u=0.8 --bc=open --i
 check "uniform stays uniform (open boundaries)" "abs(mn-1) <= 2e-7 and abs(mx-1) <= 2e-7"
 
 # Translation once around the periodic domain along the diagonal (Courant 0.5).
-adv gauss32 --nx=32 --ny=32 --nz=3 --u=1 --v=1 --init=gaussian --radius=0.15
-check "gaussian 32: conserved, bounded" "abs(c) < 1e-6 and mn >= 0 and mx <= 0.9892080 and l1 < 0.02"
-g32=$L1 g32i=$LINF
-adv gauss64 --nx=64 --ny=64 --nz=3 --u=1 --v=1 --init=gaussian --radius=0.15
-check "gaussian 64: conserved, bounded" "abs(c) < 1e-6 and mn >= 0 and mx <= 0.9972911 and l1 < 0.004"
-order "gaussian L1" "$g32" "$L1" 1.8
-order "gaussian Linf" "$g32i" "$LINF" 1.2
-adv cos32 --nx=32 --ny=32 --nz=3 --u=1 --v=1 --init=cosine --radius=0.3
-check "cosine bell 32: conserved, positive" "abs(c) < 1e-6 and mn >= 0 and mx <= 1"
-c32=$L1 c32b=$L2
-adv cos64 --nx=64 --ny=64 --nz=3 --u=1 --v=1 --init=cosine --radius=0.3
-check "cosine bell 64: conserved, positive" "abs(c) < 1e-6 and mn >= 0 and mx <= 1"
-order "cosine bell L1" "$c32" "$L1" 1.7
-order "cosine bell L2" "$c32b" "$L2" 1.5
-adv sq32 --nx=32 --ny=32 --nz=3 --u=1 --v=-1 --init=square --radius=0.2
-check "square wave 32: no new extrema" "abs(c) < 1e-6 and mn == 0 and mx == 1"
-s32=$L1
-adv sq64 --nx=64 --ny=64 --nz=3 --u=1 --v=-1 --init=square --radius=0.2
-check "square wave 64: no new extrema" "abs(c) < 1e-6 and mn == 0 and mx == 1"
-order "square wave L1 (discontinuous: about 1)" "$s32" "$L1" 0.7
+# on_32_and_64 TAG WHAT EXPR32 EXPR64 ARGS...: adv TAG32 on 32 x 32 x 3 cells and
+# TAG64 on 64 x 64 x 3, each checked ("WHAT 32", "WHAT 64") with its EXPR; the
+# coarse run's errors kept in L1_32, L2_32 and LINF_32 for order.
+on_32_and_64() {
+    local tag=$1 what=$2 expr32=$3 expr64=$4
+    shift 4
+    adv "${tag}32" --nx=32 --ny=32 --nz=3 "$@"
+    check "${what/:/ 32:}" "$expr32"
+    L1_32=$L1 L2_32=$L2 LINF_32=$LINF
+    adv "${tag}64" --nx=64 --ny=64 --nz=3 "$@"
+    check "${what/:/ 64:}" "$expr64"
+}
+on_32_and_64 gauss "gaussian: conserved, bounded" \
+    "abs(c) < 1e-6 and mn >= 0 and mx <= 0.9892080 and l1 < 0.02" \
+    "abs(c) < 1e-6 and mn >= 0 and mx <= 0.9972911 and l1 < 0.004" \
+    --u=1 --v=1 --init=gaussian --radius=0.15
+order "gaussian L1" "$L1_32" "$L1" 1.8
+order "gaussian Linf" "$LINF_32" "$LINF" 1.2
+bell="abs(c) < 1e-6 and mn >= 0 and mx <= 1"
+on_32_and_64 cos "cosine bell: conserved, positive" "$bell" "$bell" \
+    --u=1 --v=1 --init=cosine --radius=0.3
+order "cosine bell L1" "$L1_32" "$L1" 1.7
+order "cosine bell L2" "$L2_32" "$L2" 1.5
+square="abs(c) < 1e-6 and mn == 0 and mx == 1"
+on_32_and_64 sq "square wave: no new extrema" "$square" "$square" \
+    --u=1 --v=-1 --init=square --radius=0.2
+order "square wave L1 (discontinuous: about 1)" "$L1_32" "$L1" 0.7
 
 # Along Z (periodic, a 3-D Gaussian), several fields.
 adv z32 --nx=4 --ny=4 --nz=32 --fields=2 --u=0 --w=-1 --bc-z=periodic --init-3d --init=gaussian

@@ -47,6 +47,12 @@ typedef struct mu_opts mu_opts;
     {"restart", MU_OPT_FLAG, "0", 0, "resume from --checkpoint (on any rank count)"}
 // clang-format on
 
+/* --farm-chunk, one meaning in every workload that farms tasks out: the
+ * smallest range of tasks (`what` names it, with the mode it belongs to) a
+ * task-farm hand-out holds; 0 lets the farm choose. */
+#define MU_OPT_FARM_CHUNK(what)                                                                    \
+    { "farm-chunk", MU_OPT_INT, "0", 0, what " the task farm hands out (0: auto)" }
+
 typedef struct {
     const char *file; /* NULL when unset */
     int64_t every;    /* units between checkpoints; 0: only on a signal */

@@ -61,9 +61,7 @@ static const mu_opt_spec fuzzy_opts[] = {
     {"plot", MU_OPT_PATH, "", 0,
      "PNG scatter coloured by label, prototypes marked (needs gnuplot; 2-D: the features, "
      "else the first two principal axes)"},
-    {"farm-chunk", MU_OPT_INT, "0", 0,
-     "exact: smallest range of starts the task farm hands out "
-     "(0: auto)"},
+    MU_OPT_FARM_CHUNK("exact: smallest range of starts"),
     {"sum-block", MU_OPT_INT, "65536", 0,
      "rows per summation block of the FM sums (a multiple of 256; 0: one block): the order "
      "the CPU, the GPU and the ring share, so they give the same bits"},

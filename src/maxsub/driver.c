@@ -26,8 +26,7 @@ static const mu_opt_spec maxsub_opts[] = {
      "allowed: the empty subarray (sum 0) counts, as in the study; forbidden: at least one "
      "element"},
     {"output", MU_OPT_PATH, "", 0, "write the answer as CSV to this file"},
-    {"farm-chunk", MU_OPT_INT, "0", 0,
-     "2-D: smallest tile range the task farm hands out (0: auto)"},
+    MU_OPT_FARM_CHUNK("2-D: smallest tile range"),
     {"fasta", MU_OPT_PATH, "", 0, "hydrophobic regions of the proteins in this FASTA file"},
     {"kd-offset", MU_OPT_INT, "-12", 0,
      "FASTA: added to each Kyte-Doolittle value, in tenths (-12 = -1.2)"},

@@ -17,14 +17,12 @@ set -euo pipefail
 # shellcheck source=tests/slurm/e2e_args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
 
-me=e2e_advect
 # shellcheck source=tests/slurm/e2e_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
-export MUTIRAO=$mutirao
+job_env
 export DECK=$src/inputs/advect/rotation.ini
 export STEPS=40
-export OUTDIR=$work/out
 export DEVICE=auto
 export PLOT=auto
 export ADVECT_ARGS="--nx=48 --ny=48"

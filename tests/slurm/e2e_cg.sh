@@ -33,8 +33,7 @@ fi
 # shellcheck source=tests/slurm/e2e_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
-export MUTIRAO=$mutirao
-export OUTDIR=$work/out
+job_env
 unset LAUNCH NP CG_ARGS PETSC_LAUNCH RANKS STUDIES
 
 # ---- scaling -------------------------------------------------------------------

@@ -18,14 +18,11 @@ set -euo pipefail
 # shellcheck source=tests/slurm/e2e_args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
 
-me=e2e_fuzzy
 # shellcheck source=tests/slurm/e2e_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
-cp "$src/inputs/fuzzy/ruspini.csv" "$work/ruspini.csv"
-export MUTIRAO=$mutirao
-export INPUT=$work/ruspini.csv
-export OUTDIR=$work/out
+job_env
+job_input fuzzy/ruspini.csv ruspini.csv
 export GEN_N=${E2E_GEN_N:-2001}
 export SEED=${E2E_SEED:-2017}
 export MODE=exact

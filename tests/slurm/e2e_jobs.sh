@@ -19,7 +19,6 @@
 #    task's iteration count is that of a 1-rank run outside Slurm.
 # Requeued jobs wait 2 minutes (Slurm's begin time); the test releases them.
 set -euo pipefail
-me=e2e_jobs
 # shellcheck source=tests/slurm/e2e_args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
 # shellcheck source=tests/slurm/e2e_lib.sh

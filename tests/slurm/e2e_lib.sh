@@ -39,6 +39,17 @@ finish() {
 trap finish EXIT
 err() { echo "$me: FAIL: $*" >&2; fail=1; }
 
+# job_env: what every job takes from the test, exported: MUTIRAO (the binary
+# under test) and OUTDIR ($work/out).
+job_env() { export MUTIRAO=$mutirao OUTDIR=$work/out; }
+
+# job_input FILE NAME: the job's INPUT, exported: a copy of the source's
+# inputs/FILE as $work/NAME.
+job_input() {
+    cp "$src/inputs/$1" "$work/$2"
+    export INPUT=$work/$2
+}
+
 # submit JOB SBATCH_ARGS...: jobs/JOB.sbatch through the local Slurm
 # (run_sbatch.sh, which waits for it), named mutirao-e2e-JOB; a job that does
 # not end well ends the test (exit 1).

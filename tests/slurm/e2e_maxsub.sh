@@ -15,7 +15,6 @@ set -euo pipefail
 # shellcheck source=tests/slurm/e2e_args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
 
-me=e2e_maxsub
 # shellcheck source=tests/slurm/e2e_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
@@ -29,10 +28,9 @@ cat >"$work/in2d.txt" <<'M'
 10 -20 10 -40 10
 M
 
-export MUTIRAO=$mutirao
+job_env
 export INPUT1D=$work/in1d.txt
 export INPUT2D=$work/in2d.txt
-export OUTDIR=$work/out
 export N1=${E2E_N1:-100003} # not a multiple of 4: uneven shards
 export N2=${E2E_N2:-61}
 export SEED=${E2E_SEED:-20130}

@@ -16,7 +16,6 @@ set -euo pipefail
 
 # shellcheck source=tests/slurm/e2e_args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
-me=e2e_scaling
 # shellcheck source=tests/slurm/e2e_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 

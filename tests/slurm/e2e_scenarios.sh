@@ -18,14 +18,11 @@ set -euo pipefail
 # shellcheck source=tests/slurm/e2e_args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
 
-me=e2e_scenarios
 # shellcheck source=tests/slurm/e2e_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
-cp "$src/inputs/scenarios/ons_inflows_64.csv" "$work/record.csv"
-export MUTIRAO=$mutirao
-export INPUT=$work/record.csv
-export OUTDIR=$work/out
+job_env
+job_input scenarios/ons_inflows_64.csv record.csv
 export TREE=1,10,8 M=512 SEED=99 METHOD=v2 NSTATIONS=64 SKIP_ZERO=1 STATIONS=all
 export COMB_SERIES=300 HORIZON=6 DEVICE=auto PLOT=auto
 unset START PMAX SCEN_ARGS LAUNCH NP

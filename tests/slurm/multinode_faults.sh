@@ -21,7 +21,6 @@
 set -euo pipefail
 # shellcheck source=tests/slurm/e2e_args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
-me=multinode_faults
 # shellcheck source=tests/slurm/multinode_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/multinode_lib.sh"
 if [ "$(id -u)" != 0 ]; then

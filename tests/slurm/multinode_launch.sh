@@ -11,7 +11,6 @@
 set -euo pipefail
 # shellcheck source=tests/slurm/e2e_args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
-me=multinode_launch
 # shellcheck source=tests/slurm/multinode_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/multinode_lib.sh"
 

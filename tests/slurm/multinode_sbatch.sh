@@ -14,7 +14,6 @@
 set -euo pipefail
 # shellcheck source=tests/slurm/e2e_args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/e2e_args.sh"
-me=multinode_sbatch
 # shellcheck source=tests/slurm/multinode_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/multinode_lib.sh"
 export RUN_SBATCH_UP=$mn_here/multinode_up.sh RUN_SBATCH_TIMEOUT=${RUN_SBATCH_TIMEOUT:-240}
