@@ -95,7 +95,7 @@ struct mu_gpu_adv {
     cudaStream_t cp;
     cudaEvent_t hsrc, hpacked;
     int hax, hext, hfresh, hdim[4]; /* and nxl, nyl, nz, N */
-    void *pinned[4]; /* host buffers page-locked by mu_gpu_adv_pin */
+    void *pinned[4];                /* host buffers page-locked by mu_gpu_adv_pin */
     int npinned;
 };
 

@@ -35,7 +35,7 @@ typedef struct mu_gpu_adv mu_gpu_adv;
 /* Device buffers for padded fields of qlen floats, at most gmax lines of at
  * most mmax cells, N fields, halo exchanges of up to halo floats. */
 int mu_gpu_adv_create(int64_t qlen, int64_t gmax, int mmax, int N, int64_t halo, mu_gpu_adv **out);
-void mu_gpu_adv_destroy(mu_gpu_adv *g);            /* NULL is accepted */
+void mu_gpu_adv_destroy(mu_gpu_adv *g); /* NULL is accepted */
 /* Page-locks a host buffer that the halos and flux rounds go through (a rank
  * with neighbours), so that its copies run at the pinned rate; until destroy. */
 int mu_gpu_adv_pin(mu_gpu_adv *g, void *host, size_t bytes);

@@ -627,7 +627,8 @@ static int sweep_gpu_rest(adv_state *s, const sweep_geom *w, const mu_gpu_adv_ge
     if (any[0]) return mu_error_collective(s->comm, rc);
     if (!any[1]) return 0;
     if (mu_error_collective(s->comm, gpu_check(s, t, w->axis, cmax))) return 1;
-    if (lost) rc = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[w->axis]);
+    if (lost)
+        rc = mu_error("internal: a flux chain of the %c sweep was never closed", "XYZ"[w->axis]);
     return mu_error_collective(s->comm, rc);
 }
 
