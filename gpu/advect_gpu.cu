@@ -95,7 +95,16 @@ struct mu_gpu_adv {
     cudaStream_t cp;
     cudaEvent_t hsrc, hpacked;
     int hax, hext, hfresh, hdim[4]; /* and nxl, nyl, nz, N */
-    void *pinned[4];                /* host buffers page-locked by mu_gpu_adv_pin */
+    /* Peer halos (mu_gpu_adv_peer_open): this rank's receive buffer, which the
+     * neighbours write (2 slots by the parity of the exchange, each from prev
+     * then from next, hcap floats each), and its events: psent after its
+     * copies into the neighbours, pused after its unpack of theirs; the
+     * neighbours' (prev, next) opened; the exchanges made. */
+    float *hrecv, *nrecv[2];
+    cudaEvent_t psent, pused, nsent[2], nused[2];
+    int peer;
+    long long pcount;
+    void *pinned[4]; /* host buffers page-locked by mu_gpu_adv_pin */
     int npinned;
 };
 
@@ -1023,6 +1032,10 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
         if (g->sdone[k]) cudaEventDestroy(g->sdone[k]);
     }
     std::free(g->rho_h);
+    mu_gpu_adv_peer_close(g);
+    if (g->hrecv) cudaFree(g->hrecv);
+    for (cudaEvent_t e : {g->psent, g->pused})
+        if (e) cudaEventDestroy(e);
     for (int i = 0; i < g->npinned; i++) cudaHostUnregister(g->pinned[i]);
     if (g->wstat_h) cudaFreeHost(g->wstat_h);
     if (g->hpin) cudaFreeHost(g->hpin);
@@ -1449,6 +1462,27 @@ int halo_edges(const dgeom &w, int ha, line_part *edge, line_part *rest) {
     return 1;
 }
 
+/* This rank's region of its neighbour on side (0 prev, 1 next) in the
+ * exchange's slot: the data from this rank is, there, from next (prev's) or
+ * from prev (next's). */
+float *peer_region(const mu_gpu_adv *g, int side) {
+    return g->nrecv[side] + ((size_t)(g->pcount & 1) * 2 + (size_t)(1 - side)) * g->hcap;
+}
+
+/* The packed halo copied straight into the neighbours' receive buffers on the
+ * copy stream, each after the neighbour's unpack of the exchange before the
+ * last (the same slot); psent then. */
+int peer_send(mu_gpu_adv *g, const float *to_prev, const float *to_next, long long n) {
+    for (int side = 0; side < 2; side++) {
+        if (!g->nrecv[side]) continue;
+        if (g->pcount >= 2) MU_CUDA(cudaStreamWaitEvent(g->cp, g->nused[side], 0));
+        MU_CUDA(cudaMemcpyAsync(peer_region(g, side), side ? to_next : to_prev,
+                                (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, g->cp));
+    }
+    MU_CUDA(cudaEventRecord(g->psent, g->cp));
+    return 0;
+}
+
 /* The halo along ha of the new fields (qn), both directions (the block's
  * first 2 cells along ha for the previous rank, its last 2 for the next), to
  * pinned host memory on the copy stream; hpacked then. */
@@ -1457,20 +1491,26 @@ int halo_pack(mu_gpu_adv *g, const dgeom &w, int ha) {
     long long n = 2LL * w.N * w.nz * (ha == 0 ? w.nyl : w.nxl); /* a side (2 wide) */
     if (n > g->hcap) return mu_gpu_fail("advect halo of %lld values: buffer too small", n);
     if (!g->hdev) MU_CUDA(cudaMalloc(&g->hdev, (size_t)(2 * g->hcap) * sizeof(float)));
-    if (!g->hpin) MU_CUDA(cudaMallocHost(&g->hpin, (size_t)(4 * g->hcap) * sizeof(float)));
+    const bool peer = g->peer == ha + 1;
+    if (!g->hpin && !peer) MU_CUDA(cudaMallocHost(&g->hpin, (size_t)(4 * g->hcap) * sizeof(float)));
     auto t0 = clk::now();
     float *to_prev = g->hdev, *to_next = g->hdev + g->hcap;
+    if (peer) MU_CUDA(cudaStreamWaitEvent(g->st, g->psent, 0)); /* the last copies read hdev */
     k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->qn, to_prev, ha, w.nxl, w.nyl, w.nz, w.N, 0, 0);
     k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->qn, to_next, ha, w.nxl, w.nyl, w.nz, w.N, ext - 2,
                                               0);
     MU_LAUNCHED();
     MU_CUDA(cudaEventRecord(g->hsrc, g->st));
     MU_CUDA(cudaStreamWaitEvent(g->cp, g->hsrc, 0));
-    MU_CUDA(cudaMemcpyAsync(g->hpin, to_prev, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
-                            g->cp));
-    MU_CUDA(cudaMemcpyAsync(g->hpin + g->hcap, to_next, (size_t)n * sizeof(float),
-                            cudaMemcpyDeviceToHost, g->cp));
-    MU_CUDA(cudaEventRecord(g->hpacked, g->cp));
+    if (peer) {
+        if (peer_send(g, to_prev, to_next, n)) return 1;
+    } else {
+        MU_CUDA(cudaMemcpyAsync(g->hpin, to_prev, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
+                                g->cp));
+        MU_CUDA(cudaMemcpyAsync(g->hpin + g->hcap, to_next, (size_t)n * sizeof(float),
+                                cudaMemcpyDeviceToHost, g->cp));
+        MU_CUDA(cudaEventRecord(g->hpacked, g->cp));
+    }
     g->hax = ha;
     g->hext = ext;
     g->hn = n;
@@ -1514,6 +1554,79 @@ extern "C" int mu_gpu_adv_halo_in(mu_gpu_adv *g, const float *from_prev, const f
         k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->qn, buf, g->hax, d[0], d[1], d[2], d[3], at[k],
                                                   1);
     }
+    g->hfresh = g->hax + 1;
+    g->hn = 0;
+    return launched(g, t0);
+}
+
+static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(mu_gpu_adv_ipc), "IPC handle size");
+static_assert(sizeof(cudaIpcEventHandle_t) == sizeof(mu_gpu_adv_ipc), "IPC handle size");
+
+extern "C" int mu_gpu_adv_peer_export(mu_gpu_adv *g, mu_gpu_adv_ipc h[3]) {
+    if (!g->hrecv) {
+        MU_CUDA(cudaMalloc(&g->hrecv, (size_t)(4 * g->hcap) * sizeof(float)));
+        const unsigned flags = cudaEventDisableTiming | cudaEventInterprocess;
+        MU_CUDA(cudaEventCreateWithFlags(&g->psent, flags));
+        MU_CUDA(cudaEventCreateWithFlags(&g->pused, flags));
+    }
+    cudaIpcMemHandle_t mh;
+    cudaIpcEventHandle_t eh[2];
+    MU_CUDA(cudaIpcGetMemHandle(&mh, g->hrecv));
+    MU_CUDA(cudaIpcGetEventHandle(&eh[0], g->psent));
+    MU_CUDA(cudaIpcGetEventHandle(&eh[1], g->pused));
+    std::memcpy(h[0].b, &mh, sizeof mh);
+    std::memcpy(h[1].b, &eh[0], sizeof eh[0]);
+    std::memcpy(h[2].b, &eh[1], sizeof eh[1]);
+    return 0;
+}
+
+extern "C" int mu_gpu_adv_peer_open(mu_gpu_adv *g, int axis, int side, const mu_gpu_adv_ipc h[3]) {
+    cudaIpcMemHandle_t mh;
+    cudaIpcEventHandle_t eh[2];
+    std::memcpy(&mh, h[0].b, sizeof mh);
+    std::memcpy(&eh[0], h[1].b, sizeof eh[0]);
+    std::memcpy(&eh[1], h[2].b, sizeof eh[1]);
+    void *p = nullptr;
+    MU_CUDA(cudaIpcOpenMemHandle(&p, mh, cudaIpcMemLazyEnablePeerAccess));
+    g->nrecv[side] = (float *)p;
+    MU_CUDA(cudaIpcOpenEventHandle(&g->nsent[side], eh[0]));
+    MU_CUDA(cudaIpcOpenEventHandle(&g->nused[side], eh[1]));
+    g->peer = axis + 1;
+    g->pcount = 0;
+    return 0;
+}
+
+extern "C" void mu_gpu_adv_peer_close(mu_gpu_adv *g) {
+    if (!g->nrecv[0] && !g->nrecv[1] && !g->peer) return;
+    (void)cudaDeviceSynchronize(); /* no copy may still use a mapping */
+    for (int side = 0; side < 2; side++) {
+        if (g->nrecv[side]) (void)cudaIpcCloseMemHandle(g->nrecv[side]);
+        for (cudaEvent_t e : {g->nsent[side], g->nused[side]})
+            if (e) (void)cudaEventDestroy(e);
+        g->nrecv[side] = nullptr;
+        g->nsent[side] = g->nused[side] = nullptr;
+    }
+    g->peer = 0;
+    (void)cudaGetLastError(); /* a teardown reports nothing */
+}
+
+extern "C" int mu_gpu_adv_halo_peer_in(mu_gpu_adv *g, int from_prev, int from_next) {
+    if (!g->hn || g->peer != g->hax + 1)
+        return mu_gpu_fail("advect: no peer halo was packed ahead");
+    const long long n = g->hn;
+    const int *d = g->hdim;
+    auto t0 = clk::now();
+    const int has[2] = {from_prev, from_next};
+    const int at[2] = {-2, g->hext}; /* the halo cells before and after the block */
+    for (int side = 0; side < 2; side++) {
+        if (!has[side]) continue;
+        MU_CUDA(cudaStreamWaitEvent(g->st, g->nsent[side], 0));
+        const float *buf = g->hrecv + ((size_t)(g->pcount & 1) * 2 + (size_t)side) * g->hcap;
+        k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->qn, (float *)buf, g->hax, d[0], d[1], d[2],
+                                                  d[3], at[side], 1);
+    }
+    MU_CUDA(cudaEventRecord(g->pused, g->st));
+    g->pcount++;
     g->hfresh = g->hax + 1;
     g->hn = 0;
     return launched(g, t0);

@@ -116,6 +116,22 @@ int mu_gpu_adv_halo_out(mu_gpu_adv *g, float **to_prev, float **to_next, float *
  * queued after the sweep's chains; the next sweep along that axis then needs
  * no exchange (mu_gpu_adv_halo_fresh). */
 int mu_gpu_adv_halo_in(mu_gpu_adv *g, const float *from_prev, const float *from_next);
+/* Peer halos, between the GPUs of one node (CUDA IPC): the halos packed
+ * ahead go straight into the neighbours' device memory, and only a token
+ * travels through MPI. export gives this rank's receive buffer and its two
+ * events (made on the first call); open maps the neighbour's on side (0: the
+ * previous rank along axis, 1: the next), for the halos along axis only;
+ * halo_peer_in then
+ * replaces halo_out / halo_in: once the neighbours' tokens say that their
+ * copies are queued, it queues the unpack of what they sent (0: no
+ * neighbour that side). close unmaps (also done by destroy). */
+typedef struct {
+    unsigned char b[64];
+} mu_gpu_adv_ipc;
+int mu_gpu_adv_peer_export(mu_gpu_adv *g, mu_gpu_adv_ipc h[3]);
+int mu_gpu_adv_peer_open(mu_gpu_adv *g, int axis, int side, const mu_gpu_adv_ipc h[3]);
+void mu_gpu_adv_peer_close(mu_gpu_adv *g);
+int mu_gpu_adv_halo_peer_in(mu_gpu_adv *g, int from_prev, int from_next);
 /* 1 if the halo along axis was filled ahead since the fields last changed
  * from the host (and forgets it), else 0. */
 int mu_gpu_adv_halo_fresh(mu_gpu_adv *g, int axis);

@@ -178,11 +178,6 @@ enum { MU_GPU_CG_PEER_MAX = 8 }; /* ranks */
 typedef struct {
     char b[64]; /* a cudaIpcMemHandle_t */
 } mu_gpu_cg_handle;
-/* The PCI bus id of the current device ("0000:1b:00.0"). */
-int mu_gpu_cg_peer_bus(char bus[32]);
-/* *ok = 1 when the device with that PCI bus id is visible here, is not the
- * current device and the current device can access its memory. */
-int mu_gpu_cg_peer_reachable(const char *bus, int *ok);
 /* This rank's exports: its exchange box (made on the first call) and p, a
  * vector of mu_gpu_cg_vec_new. */
 int mu_gpu_cg_peer_export(mu_gpu_cg *g, void *p, mu_gpu_cg_handle *box, mu_gpu_cg_handle *vec);

@@ -35,17 +35,6 @@ int mu_gpu_cg_halo_pack_next(mu_gpu_cg *g, const void *zr, const void *p, double
     return 1;
 }
 
-int mu_gpu_cg_peer_bus(char bus[32]) {
-    bus[0] = '\0';
-    return 1;
-}
-
-int mu_gpu_cg_peer_reachable(const char *bus, int *ok) {
-    (void)bus;
-    *ok = 0;
-    return 1;
-}
-
 int mu_gpu_cg_peer_export(mu_gpu_cg *g, void *p, mu_gpu_cg_handle *box, mu_gpu_cg_handle *vec) {
     (void)g;
     (void)p;

@@ -130,28 +130,3 @@ void mu_cg::peer_destroy(peer_link *l) {
     (void)rc; /* nothing to report from a teardown */
     free(l);
 }
-
-extern "C" {
-
-int mu_gpu_cg_peer_bus(char bus[32]) {
-    int dev = 0;
-    MU_CUDA(cudaGetDevice(&dev));
-    MU_CUDA(cudaDeviceGetPCIBusId(bus, 32, dev));
-    return 0;
-}
-
-int mu_gpu_cg_peer_reachable(const char *bus, int *ok) {
-    *ok = 0;
-    int cur = 0, other = -1, can = 0;
-    MU_CUDA(cudaGetDevice(&cur));
-    if (cudaDeviceGetByPCIBusId(&other, bus) != cudaSuccess) {
-        (void)cudaGetLastError(); /* not visible here: not an error of this process */
-        return 0;
-    }
-    if (other == cur) return 0;
-    MU_CUDA(cudaDeviceCanAccessPeer(&can, cur, other));
-    *ok = can != 0;
-    return 0;
-}
-
-} /* extern "C" */

@@ -29,6 +29,12 @@ int mu_gpu_select(int ordinal, mu_gpu_info *info);
 /* Makes the calling host thread use the device mu_gpu_select bound this
  * process to (the CUDA runtime starts every new thread on device 0). */
 int mu_gpu_bind_thread(void);
+/* The PCI bus id of this process's device (bus: 32 bytes), to find the ranks
+ * of a node on distinct GPUs. */
+int mu_gpu_peer_bus(char bus[32]);
+/* *ok = 1 when the device with that PCI bus id is visible here, is not the
+ * current device and the current device can access its memory. */
+int mu_gpu_peer_reachable(const char *bus, int *ok);
 /* The last error message of this process's GPU calls. */
 const char *mu_gpu_error(void);
 

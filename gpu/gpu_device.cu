@@ -102,6 +102,27 @@ int mu_gpu_bind_thread(void) {
     return 0;
 }
 
+int mu_gpu_peer_bus(char bus[32]) {
+    int dev = 0;
+    MU_CUDA(cudaGetDevice(&dev));
+    MU_CUDA(cudaDeviceGetPCIBusId(bus, 32, dev));
+    return 0;
+}
+
+int mu_gpu_peer_reachable(const char *bus, int *ok) {
+    *ok = 0;
+    int cur = 0, other = -1, can = 0;
+    MU_CUDA(cudaGetDevice(&cur));
+    if (cudaDeviceGetByPCIBusId(&other, bus) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not visible here: not an error of this process */
+        return 0;
+    }
+    if (other == cur) return 0;
+    MU_CUDA(cudaDeviceCanAccessPeer(&can, cur, other));
+    *ok = can != 0;
+    return 0;
+}
+
 const char *mu_gpu_error(void) {
     return mu_gpu_msg;
 }

@@ -32,6 +32,17 @@ int mu_gpu_bind_thread(void) {
     return 0;
 }
 
+int mu_gpu_peer_bus(char bus[32]) {
+    bus[0] = '\0';
+    return 1;
+}
+
+int mu_gpu_peer_reachable(const char *bus, int *ok) {
+    (void)bus;
+    *ok = 0;
+    return 1;
+}
+
 const char *mu_gpu_error(void) {
     return mu_gpu_no_cuda;
 }

@@ -110,6 +110,32 @@ for g in "--px=3 --py=1" "--px=1 --py=3"; do
     fi
 done
 
+# The X halo between 2 blocks on a node with 2 GPUs or more: through peer
+# memory (CUDA IPC) where the GPUs have peer access, and through pinned host
+# memory with MUTIRAO_ADV_PEER=0; both the CPU's fields, bitwise.
+for route in peer host; do
+    knob=1
+    [ $route = host ] && knob=0
+    if ! MUTIRAO_ADV_PEER=$knob run_np 2 advect --device=gpu --schedule=lines --px=2 --py=1 \
+        "${ha[@]}" --dump="$WORK/ha_gpu.bin" >/dev/null 2>"$WORK/gpu.err"; then
+        cat "$WORK/gpu.err" >&2
+        fail "halo route $route: GPU run failed"
+        continue
+    fi
+    said=$({ grep -o "X halos[^(]*" "$WORK/gpu.err" || true; } | head -1)
+    case $route/$said in
+    peer/*"peer memory"*) ;;
+    peer/*) echo "note: no peer route on this machine (${said:-no halo route logged})" ;;
+    host/*"pinned host memory"*) ;;
+    host/*) fail "halo route host: MUTIRAO_ADV_PEER=0 did not keep the host route ($said)" ;;
+    esac
+    if cmp -s "$WORK/ha_cpu.bin" "$WORK/ha_gpu.bin"; then
+        echo "ok: 2 x 1 blocks, ${said:-X halos}: fields = CPU's, bitwise"
+    else
+        fail "halo route $route: the fields differ from the CPU's"
+    fi
+done
+
 # Checkpoints from the device (the fields come back only then): a GPU run on 2
 # ranks checkpoints steps 4 and 8 of 10, a GPU restart from 8 on 1 rank ends
 # with the CPU's 10-step fields.

@@ -113,7 +113,7 @@ typedef struct {
     int *cyc;
     int64_t step;
     double cmax; /* largest Courant number of the last step confirmed */
-    /* GPU ranks of one block: the steps whose check is posted and not read
+    /* GPU ranks: the steps whose check is posted and not read
      * (adv_confirm), and the device seconds of the sweeps read so far. */
     int npend;
     int late; /* a CPU sweep's chain error, reported at the next collective check */
@@ -122,6 +122,7 @@ typedef struct {
     int64_t ntasks[3]; /* dataflow: streams per axis in the last step */
     mu_gpu_adv *gpu;   /* the device copy, or NULL: the CPU runs the sweeps */
     int stale;         /* the device's fields are newer than q (run.c's fields_home) */
+    int peer;          /* axis + 1 of the halos packed ahead through peer memory, or 0 */
     float *hbuf;       /* halos: the second pair of buffers (2 x hmax), made at set-up */
     int64_t hmax;      /* floats of one direction's halo, largest axis */
     double *wcache[3]; /* per axis: the steady part of the face winds (G x (m+1)) */
@@ -171,6 +172,11 @@ int adv_step(adv_state *s, int64_t k);
  * the step's error on every rank, s->cmax its largest Courant number). Every
  * step is confirmed before anything is written (run.c). */
 int adv_confirm(adv_state *s);
+/* Collective over the group, where any rank has a GPU: where the group's ranks are on one
+ * node, on distinct GPUs with peer access, the halos packed ahead go straight
+ * into the neighbours' device memory (CUDA IPC; s->peer); else through pinned
+ * host memory and MPI. Logs the choice. */
+int adv_peer_open(adv_state *s);
 /* steady.c: whether CPU ranks keep each axis's sweep inputs between steps
  * (steady winds and room for them in mem_bytes on every rank; collective,
  * logged); the inputs of the axis's sweep just classified kept (local: 0, or

@@ -462,6 +462,7 @@ static int run_open(mu_app *app, adv_cfg *cfg, adv_state *s) {
     if (!rc) rc = mu_error_collective(app->comm, grc);
     int ngpu = s->gpu != NULL;
     mu_allreduce(&ngpu, 1, MPI_INT, MPI_SUM, app->comm);
+    if (!rc && ngpu) rc = mu_error_collective(app->comm, adv_peer_open(s));
     if (!rc && ngpu)
         mu_info("advect: %d rank(s) run the sweeps on their GPU (classification, %s kernels)", ngpu,
                 cfg->schedule == ADV_SCHED_DATAFLOW ? "stream and inflow-only-cell" : "line");

@@ -464,12 +464,29 @@ static int halo_ahead(const adv_state *s, const sweep_geom *w) {
     return ha;
 }
 
+/* The peer form of gpu_halo_ahead (adv_peer_open): each device copied its
+ * halo into its neighbours' memory; a token each way says the copies are
+ * queued (nonzero: this rank failed), then the unpack waits for them. */
+static int peer_halo_ahead(adv_state *s, int ha, int failed) {
+    float mine = (float)(failed != 0), theirs[2] = {0, 0};
+    MPI_Request rq[4];
+    halo_post(s, ha, &mine, &mine, &theirs[0], &theirs[1], 1, rq);
+    mu_waitall(4, rq, MPI_STATUSES_IGNORE);
+    if (failed) return 1;
+    if (theirs[0] != 0 || theirs[1] != 0)
+        return mu_error("advect: a neighbour's peer halo failed"); /* its own error speaks first */
+    return MU_GPU(mu_gpu_adv_halo_peer_in(s->gpu, s->cart.prev[ha] != MPI_PROC_NULL,
+                                          s->cart.next[ha] != MPI_PROC_NULL),
+                  "advect halo on the GPU");
+}
+
 /* The halo mu_gpu_adv_begin packed ahead: exchanged while the sweep's other
  * lines run, then queued into the new fields after them. Where the device
  * failed (failed, or the pack cannot be had) the messages still go, from the
  * host's halo buffers, so that no neighbour waits for them; the caller's
  * collective check then stops every rank. */
 static int gpu_halo_ahead(adv_state *s, int ha, int failed) {
+    if (s->peer == ha + 1) return peer_halo_ahead(s, ha, failed);
     float *to_prev, *to_next, *from_prev, *from_next;
     int64_t count = (int64_t)ADV_HALO * s->N * s->nl[2] * (ha == 0 ? s->nl[1] : s->nl[0]);
     if (!failed)

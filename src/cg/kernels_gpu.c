@@ -57,6 +57,7 @@
 #include "core/log.h"
 #include "core/signals.h"
 #include "gpu/cg_gpu.h"
+#include "gpu/gpu.h"
 #include "mpi/cuda_aware.h"
 #include "mpi/wait.h"
 #include "core/knobs.h"
@@ -371,7 +372,7 @@ static void peer_decide(gpu_impl *c, MPI_Comm comm) {
     if (!why) { /* size <= MU_GPU_CG_PEER_MAX: the devices' bus ids */
         char bus[MU_GPU_CG_PEER_MAX][32];
         memset(bus, 0, sizeof bus);
-        if (c->failed || mu_gpu_cg_peer_bus(bus[rank])) why = PEER_WHY_DEVICE;
+        if (c->failed || mu_gpu_peer_bus(bus[rank])) why = PEER_WHY_DEVICE;
         MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bus, (int)sizeof bus[0], MPI_CHAR, comm);
         for (int j = 0; j < size && !why; j++) {
             int ok = 0;
@@ -380,7 +381,7 @@ static void peer_decide(gpu_impl *c, MPI_Comm comm) {
                 why = PEER_WHY_DEVICE;
             else if (!strcmp(bus[j], bus[rank]))
                 why = force ? PEER_WHY_OK : PEER_WHY_SHARED;
-            else if (mu_gpu_cg_peer_reachable(bus[j], &ok) || !ok)
+            else if (mu_gpu_peer_reachable(bus[j], &ok) || !ok)
                 why = PEER_WHY_ACCESS;
         }
         MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, comm);

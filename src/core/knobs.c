@@ -23,6 +23,9 @@ static const knob knobs[] = {
     {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]"},
     {"MUTIRAO_CG_LANES", "1|2|4|8|16|32", "cg GPU SpMV: lanes per row [by the matrix]"},
     {"MUTIRAO_ADV_HALO_AHEAD", "0|1", "advect: halos packed ahead during the sweep before [1]"},
+    {"MUTIRAO_ADV_PEER", "0|1",
+     "advect GPU blocks on one node: 0 the halos packed ahead through pinned host memory and "
+     "MPI (the path between nodes) [1: through peer memory where the GPUs have peer access]"},
     {"MUTIRAO_ADV_KEEP", "0|1",
      "advect CPU, steady winds: each axis's winds, densities and classes kept between steps "
      "[1 where they fit a quarter of the rank's memory]"},

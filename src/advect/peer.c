@@ -1,0 +1,108 @@
+/* Peer halos for GPU ranks of one node (adv_peer_open in advect.h): the
+ * halos packed ahead (sweep.c's halo_ahead) are copied by each GPU straight
+ * into its neighbours' device memory, mapped with CUDA IPC, and MPI carries
+ * only a token a neighbour; the host path packs them into pinned host memory
+ * and sends them through MPI. Both give the same bits: the same values land
+ * in the same halo cells. */
+#include <string.h>
+#include "advect/advect.h"
+#include "core/knobs.h"
+#include "core/log.h"
+#include "gpu/advect_gpu.h"
+#include "gpu/gpu.h"
+
+enum { WHY_OK, WHY_KNOB, WHY_CPU, WHY_NODES, WHY_SHARED, WHY_ACCESS, WHY_DEVICE };
+static const char *const why_text[] = {
+    "",
+    "MUTIRAO_ADV_PEER=0",
+    "a rank runs on the CPU",
+    "the ranks are on several nodes",
+    "ranks share a GPU",
+    "no peer access between the GPUs",
+    "a CUDA IPC call failed",
+};
+
+/* The axis whose halos are packed ahead in every step (sweep.c's halo_ahead:
+ * X during the Z sweep, or Y during an X sweep that has no neighbours), where
+ * a neighbour along it is another rank on either side; else -1. */
+static int ahead_axis(const adv_state *s) {
+    const adv_cfg *c = s->cfg;
+    const char *env = mu_knob("MUTIRAO_ADV_HALO_AHEAD");
+    if ((env && env[0] == '0') || c->schedule == ADV_SCHED_DATAFLOW) return -1;
+    int ha = s->cart.dims[0] > 1                      ? (c->periodic[2] ? -1 : 0)
+             : s->cart.dims[1] > 1 && !c->periodic[0] ? 1
+                                                      : -1;
+    /* two ranks around a periodic axis are each other's both sides: host path */
+    if (ha >= 0 && c->periodic[ha] && s->cart.dims[ha] < 3) return -1;
+    return ha;
+}
+
+/* Why this rank cannot reach its neighbours along ha through peer memory (0: it can). */
+static int why_not(const adv_state *s, int ha) {
+    const char *env = mu_knob("MUTIRAO_ADV_PEER");
+    if (env && env[0] == '0') return WHY_KNOB;
+    MPI_Comm node;
+    int size, nsize;
+    MPI_Comm_size(s->cart.comm, &size);
+    MPI_Comm_split_type(s->cart.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_free(&node);
+    int why = !s->gpu ? WHY_CPU : nsize == size ? WHY_OK : WHY_NODES;
+    MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, s->cart.comm);
+    if (why) return why;
+    char mine[32] = {0}, side[2][32];
+    if (mu_gpu_peer_bus(mine)) why = WHY_DEVICE;
+    const int nb[2] = {s->cart.prev[ha], s->cart.next[ha]};
+    MPI_Sendrecv(mine, 32, MPI_CHAR, nb[1], 70, side[0], 32, MPI_CHAR, nb[0], 70, s->cart.comm,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(mine, 32, MPI_CHAR, nb[0], 71, side[1], 32, MPI_CHAR, nb[1], 71, s->cart.comm,
+                 MPI_STATUS_IGNORE);
+    for (int k = 0; k < 2 && !why; k++) {
+        int ok = 0;
+        if (nb[k] == MPI_PROC_NULL) continue;
+        if (!strcmp(side[k], mine))
+            why = WHY_SHARED;
+        else if (mu_gpu_peer_reachable(side[k], &ok) || !ok)
+            why = WHY_ACCESS;
+    }
+    return why;
+}
+
+/* This rank's exports to its neighbours along ha and theirs opened; 0 when done. */
+static int link_up(adv_state *s, int ha) {
+    mu_gpu_adv_ipc mine[3], side[2][3];
+    int bad = mu_gpu_adv_peer_export(s->gpu, mine);
+    if (bad) mu_log_all(MU_LOG_WARN, "advect: peer halos: %s", mu_gpu_error());
+    const int nb[2] = {s->cart.prev[ha], s->cart.next[ha]};
+    const int bytes = (int)sizeof mine;
+    MPI_Sendrecv(mine, bytes, MPI_BYTE, nb[1], 72, side[0], bytes, MPI_BYTE, nb[0], 72,
+                 s->cart.comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(mine, bytes, MPI_BYTE, nb[0], 73, side[1], bytes, MPI_BYTE, nb[1], 73,
+                 s->cart.comm, MPI_STATUS_IGNORE);
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, s->cart.comm); /* a neighbour's export */
+    int failed = 0;
+    for (int k = 0; k < 2 && !bad; k++)
+        if (nb[k] != MPI_PROC_NULL) bad = failed = mu_gpu_adv_peer_open(s->gpu, ha, k, side[k]);
+    if (failed) mu_log_all(MU_LOG_WARN, "advect: peer halos: %s", mu_gpu_error());
+    return bad;
+}
+
+int adv_peer_open(adv_state *s) {
+    s->peer = 0;
+    int ha = ahead_axis(s);
+    if (ha < 0) return 0;
+    int why = why_not(s, ha);
+    MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, s->cart.comm);
+    if (!why && link_up(s, ha)) why = WHY_DEVICE;
+    MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, s->cart.comm);
+    if (why) {
+        if (s->gpu) mu_gpu_adv_peer_close(s->gpu);
+        mu_info("advect: the %c halos through pinned host memory and MPI (%s)", "XY"[ha],
+                why_text[why]);
+        return 0;
+    }
+    s->peer = ha + 1;
+    mu_info("advect: the %c halos between the GPUs of the node through peer memory (CUDA IPC)",
+            "XY"[ha]);
+    return 0;
+}
