@@ -1009,11 +1009,14 @@ int mu_gpu_cg_halo_pack_next(mu_gpu_cg *g, const void *zr, const void *p, double
     return send_ready(g);
 }
 
-int mu_gpu_cg_halo_wait(mu_gpu_cg *g, void **send, void **ghosts) {
+int mu_gpu_cg_halo_wait(mu_gpu_cg *g, const void *x, void **send, void **ghosts) {
+    if (send) *send = g->halo_device ? g->send_dev : g->send_pin;
+    if (ghosts)
+        *ghosts = !g->halo_device ? g->ghost_pin
+                  : x             ? (void *)((const char *)x + (size_t)g->nloc * g->es)
+                                  : nullptr;
     /* Also orders the previous exchange's ghost copy (same stream) before new receives. */
     MU_CUDA(cudaEventSynchronize(g->ev_packed));
-    if (send) *send = g->halo_device ? g->send_dev : g->send_pin;
-    if (ghosts) *ghosts = g->halo_device ? NULL : g->ghost_pin;
     return 0;
 }
 

@@ -86,8 +86,8 @@ int mu_gpu_cg_vec_copy(mu_gpu_cg *g, const void *src, void *dst);  /* owned part
  * nsend values, ghosts: nghost values, of the vector type); halo_unpack copies
  * the ghost buffer into x's ghost slots, and later kernels wait for it.
  * With set_halo_device(1), for a CUDA-aware MPI, nothing goes through the host:
- * halo_wait waits for the gather and gives the device send buffer and no ghost
- * buffer (the caller receives into x's ghost slots, x + nloc), and halo_unpack
+ * halo_wait waits for the gather and gives the device send buffer and x's ghost
+ * slots to receive into (x: the vector halo_pack gathered from), and halo_unpack
  * only orders later kernels after the messages (call it after MPI's wait). */
 int mu_gpu_cg_set_halo_device(mu_gpu_cg *g, int on);
 int mu_gpu_cg_halo_pack(mu_gpu_cg *g, const void *x);
@@ -95,7 +95,7 @@ int mu_gpu_cg_halo_pack(mu_gpu_cg *g, const void *x);
  * enqueued before that direction pass, which waits only for the gather; the
  * next halo_pack (of that p) then gathers nothing. */
 int mu_gpu_cg_halo_pack_next(mu_gpu_cg *g, const void *zr, const void *p, double beta);
-int mu_gpu_cg_halo_wait(mu_gpu_cg *g, void **send, void **ghosts);
+int mu_gpu_cg_halo_wait(mu_gpu_cg *g, const void *x, void **send, void **ghosts);
 int mu_gpu_cg_halo_unpack(mu_gpu_cg *g, void *x);
 
 enum { MU_GPU_CG_INTERIOR = 0, MU_GPU_CG_BOUNDARY = 1, MU_GPU_CG_ALL = 2 };

@@ -70,9 +70,8 @@ typedef struct {
     mu_gpu_cg *g;
     mu_halo_type halo_type;
     halo_state halo;
-    void *send, *ghosts; /* the context's send buffer and ghost buffer (NULL: x's slots) */
-    int halo_device;     /* MPI takes device buffers (CUDA-aware): no host copies */
-    void *halo_x;        /* the vector of the exchange under way */
+    int halo_device; /* MPI takes device buffers (CUDA-aware): no host copies */
+    void *halo_x;    /* the vector of the exchange under way */
     int failed;
     peer_mode peer;     /* several-rank iterate on the device (decided by the first call) */
     double peer_s[4];   /* the peer form's one-off costs: decision, exports, opens, graph */
@@ -146,10 +145,9 @@ static void halo_begin(cg_backend *b, void *x) {
  * MPI, which then receives straight into x's ghost slots): post the messages. */
 static void halo_post(gpu_impl *c) {
     if (c->halo != HALO_PACKED) return;
-    GPU_DO(c, mu_gpu_cg_halo_wait(c->g, NULL, NULL), "halo copy");
-    size_t es = c->halo_type == MU_HALO_FLOAT ? sizeof(float) : sizeof(double);
-    void *ghosts = c->ghosts ? c->ghosts : (char *)c->halo_x + (size_t)c->A->nloc * es;
-    mu_halo_begin_packed(c->A->halo, c->send, ghosts, c->halo_type);
+    void *send = NULL, *ghosts = NULL;
+    GPU_DO(c, mu_gpu_cg_halo_wait(c->g, c->halo_x, &send, &ghosts), "halo copy");
+    mu_halo_begin_packed(c->A->halo, send, ghosts, c->halo_type);
     c->halo = HALO_POSTED;
 }
 
@@ -346,7 +344,7 @@ static int halo_route(gpu_impl *c) {
                 how);
     c->halo_device = aware && !(env && env[0] == '0');
     if (mu_gpu_cg_set_halo_device(c->g, c->halo_device) ||
-        mu_gpu_cg_halo_wait(c->g, &c->send, &c->ghosts))
+        mu_gpu_cg_halo_wait(c->g, NULL, NULL, NULL))
         return 1;
     return 0;
 }
