@@ -11,6 +11,7 @@
  * usage: bench_scenarios [--device=gpu|cpu] [--case=all|tree|newave|table|rate]
  *                        [--input=inputs/scenarios/ons_inflows_64.csv] [--method=v2|hw]
  *                        [--newave-m=100000] [--newave-stages=12] [--newave-budget=90]
+ * [--newave-farm=0|1]
  *                        [--tree-m=1024] [--threads=N]
  *                        [--representative=centroid|nearest|scaled] (the command's default)
  * --threads: host threads per rank on a stage's nodes, and on the newave
@@ -18,9 +19,12 @@
  * rank; 1: one node or stage at a time on the calling thread); with several,
  * the phase seconds below are per thread (summed over the threads, or each
  * stage's own lane), so they add up to more than the wall.
- * Under mpirun with several ranks it runs the tree case only, its nodes farmed
- * over the ranks (with --device=gpu every rank uses device 0); rank 0 reports
- * (its own share of the generation and aggregation).
+ * Under mpirun with several ranks it runs the tree case (by default) or the
+ * newave case, their nodes or stages farmed over the ranks through the
+ * command's task farm, each rank on its node-local GPU as the command binds
+ * it; rank 0 reports (the tree: its own share of the generation and
+ * aggregation). --newave-farm=1 runs newave through the farm on one rank too
+ * (the baseline of a scaling series).
  * Each case prints as it finishes (stdout line-buffered). The aggregation is
  * split into the k-means' distance steps (the device's on the GPU), its serial
  * part (the rest of the k-means call) and the rest (whitening, duplicates,
@@ -55,6 +59,7 @@
 #include "gpu/scenarios_gen.h"
 #include "scenarios/run.h"
 #include "mpi/binding.h"
+#include "mpi/taskfarm.h"
 #ifdef MU_BENCH_CUDA
 #include "bench_util.h"
 #endif
@@ -301,16 +306,62 @@ static int newave(bench *b, int64_t rec, int m, int stages, double budget) {
     return 0;
 }
 
-/* --device=gpu: device 0 for b and app; 1 when there is none. */
+/* The farm's task for newave_farm: stages [first, first + count) side by side
+ * on the rank's lanes, as the command's node_task runs a stage's nodes. */
+static int newave_task(int64_t first, int64_t count, void *results, void *ctx) {
+    return mu_sc_lanes_run(ctx, first, count, results, STAGE_RD, newave_stage);
+}
+
+/* NEWAVE scale through the command's task farm (mu_taskfarm_run, its chunks
+ * as mu_sc_build_tree makes them for a stage's nodes), each rank's chunks on
+ * its lanes: the stages over the ranks and their GPUs. Rank 0 prints the wall
+ * time from a barrier to the records gathered, and the checks. */
+static int newave_farm(bench *b, mu_app *app, int64_t rec, int m, int stages) {
+    b->c.m = m;
+    mu_sc_tree t;
+    memset(&t, 0, sizeof t);
+    mu_sc_ctx x;
+    setup_ctx(b, &x, &t, rec, m, 0);
+    double *recs = calloc((size_t)stages * STAGE_RD, sizeof *recs);
+    if (!recs) die("out of memory");
+    int64_t share = (stages + app->size - 1) / app->size;
+    mu_farm_cfg fc = {.min_chunk = b->threads < share ? b->threads : share,
+                      .max_chunk = 0,
+                      .master_works = 1,
+                      .progress = NULL};
+    mu_farm_stats fs = {0, 0};
+    MPI_Barrier(app->comm);
+    double t0 = now();
+    int rc = mu_taskfarm_run(app->comm, stages, STAGE_RD * sizeof(double), newave_task, &x, &fc,
+                             app->rank == 0 ? recs : NULL, &fs);
+    double wall = now() - t0;
+    free_ctx(&x);
+    if (rc) die("newave farm");
+    uint64_t all = 0xcbf29ce484222325ull;
+    for (int j = 0; j < stages; j++) {
+        stage_rec r;
+        memcpy(&r, recs + (size_t)j * STAGE_RD, sizeof r);
+        if (app->rank == 0) stage_print(j, m, &r);
+        all = fnv1a(all, &r.hash, sizeof r.hash);
+    }
+    printf("NEWAVE M=%d: %d stages farmed over %d rank(s) x %d thread(s) in %.3f s wall (rank 0 "
+           "ran %lld of them)\n",
+           m, stages, app->size, b->threads, wall, (long long)fs.tasks_done_by_me);
+    printf("  check M=%d: %d stages, hash %016llx\n", m, stages, (unsigned long long)all);
+    free(recs);
+    return 0;
+}
+
+/* --device=gpu: the rank's device as the command binds it ((node-local rank)
+ * mod (GPUs on the node), mpi/binding.c); 1 when there is none. */
 static int open_gpu(bench *b, mu_app *app) {
-    mu_gpu_info info;
-    if (mu_gpu_device_count() < 1 || mu_gpu_select(0, &info)) {
-        fprintf(stderr, "bench_scenarios: no GPU (%s); use --device=cpu\n", mu_gpu_error());
+    if (mu_device_bind(app->comm, "gpu", &app->dev) || !app->dev.use_gpu) {
+        fprintf(stderr, "bench_scenarios: no GPU (%s); use --device=cpu\n", mu_error_message());
         return 1;
     }
     b->use_gpu = 1;
-    app->dev.use_gpu = 1;
-    printf("device: %s (%d SMs, %.1f GiB)\n", info.name, info.sm_count, info.mem_gib);
+    const mu_gpu_info *info = &app->dev.info;
+    printf("device: %s (%d SMs, %.1f GiB)\n", info->name, info->sm_count, info->mem_gib);
     return 0;
 }
 
@@ -503,13 +554,16 @@ int main(int argc, char **argv) {
     if (setup_bench(&b, &app, argc, argv, input, method)) return 1;
     int64_t rec = (int64_t)b.h.nyears * 12;
     int all = !strcmp(which, "all");
+    int farm = wsize > 1 || atoi(arg(argc, argv, "--newave-farm", "0"));
     if (wsize > 1) {
-        printf("%d ranks (all on device 0 with --device=gpu): the tree case only\n", wsize);
-        if (strcmp(which, "tree") && !all) {
+        printf("%d ranks (each on its node-local GPU, as the command binds them): the tree and "
+               "newave cases only\n",
+               wsize);
+        if (strcmp(which, "tree") && strcmp(which, "newave") && !all) {
             MPI_Finalize();
             return 0;
         }
-        which = "tree";
+        if (all) which = "tree";
         all = 0;
     }
 
@@ -522,9 +576,13 @@ int main(int argc, char **argv) {
         /* Twice: the first pass allocates each lane thread's device and pinned
          * buffers, as the first stage of a command run does; the second finds them. */
         printf("newave pass 1 (each lane's buffers allocated in it):\n");
-        if (newave(&b, rec, newave_m, stages, budget)) return 1;
+        if (farm ? newave_farm(&b, &app, rec, newave_m, stages)
+                 : newave(&b, rec, newave_m, stages, budget))
+            return 1;
         printf("newave pass 2 (the buffers kept):\n");
-        if (newave(&b, rec, newave_m, stages, budget)) return 1;
+        if (farm ? newave_farm(&b, &app, rec, newave_m, stages)
+                 : newave(&b, rec, newave_m, stages, budget))
+            return 1;
     }
     if ((all || !strcmp(which, "rate")) && b.use_gpu && rate_gpu(&b)) return 1;
     if ((all || !strcmp(which, "rate")) && !b.use_gpu) rate_cpu(&b);
