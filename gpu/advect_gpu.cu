@@ -20,6 +20,19 @@
 #include "gpu/advect_walk2.h"
 #include "gpu/check.h"
 
+/* One end of the CUDA IPC exchanges: the receive buffers the neighbours
+ * write, halo (2 slots by the parity of the exchange x (from prev, from next)
+ * x hcap floats) and rounds (2 directions x the sweep's rounds x rslot), and
+ * the events: a halo or a round's message sent (after the copies into the
+ * neighbours) and used (after this rank's copy out of its buffer); a round's
+ * per direction (forward, backward). */
+enum { EV_HSENT, EV_HUSED, EV_RSENT, EV_RUSED = EV_RSENT + 2, PEER_EVENTS = EV_RUSED + 2 };
+static_assert(2 + PEER_EVENTS == MU_GPU_ADV_IPC, "IPC handles");
+struct peer_end {
+    float *halo, *rounds;
+    cudaEvent_t ev[PEER_EVENTS];
+};
+
 struct mu_gpu_adv {
     float *q, *qn, *flux, *buf;
     /* The sweep's face winds, face densities (rc[axis] itself, read only),
@@ -95,15 +108,13 @@ struct mu_gpu_adv {
     cudaStream_t cp;
     cudaEvent_t hsrc, hpacked;
     int hax, hext, hfresh, hdim[4]; /* and nxl, nyl, nz, N */
-    /* Peer halos (mu_gpu_adv_peer_open): this rank's receive buffer, which the
-     * neighbours write (2 slots by the parity of the exchange, each from prev
-     * then from next, hcap floats each), and its events: psent after its
-     * copies into the neighbours, pused after its unpack of theirs; the
-     * neighbours' (prev, next) opened; the exchanges made. */
-    float *hrecv, *nrecv[2];
-    cudaEvent_t psent, pused, nsent[2], nused[2];
-    int peer;
-    long long pcount;
+    /* CUDA IPC with the neighbours along one axis (mu_gpu_adv_peer_open):
+     * this rank's end, the neighbours' (prev, next) opened; peer: that axis
+     * + 1 (0: none); pcount: the halos exchanged; prounds, rslot: the flux
+     * rounds a sweep along it makes, and the floats of one round's message. */
+    peer_end pme, pnb[2];
+    int peer, prounds;
+    long long pcount, rslot;
     void *pinned[4]; /* host buffers page-locked by mu_gpu_adv_pin */
     int npinned;
 };
@@ -1033,8 +1044,9 @@ extern "C" void mu_gpu_adv_destroy(mu_gpu_adv *g) {
     }
     std::free(g->rho_h);
     mu_gpu_adv_peer_close(g);
-    if (g->hrecv) cudaFree(g->hrecv);
-    for (cudaEvent_t e : {g->psent, g->pused})
+    for (float *b : {g->pme.halo, g->pme.rounds})
+        if (b) cudaFree(b);
+    for (cudaEvent_t e : g->pme.ev)
         if (e) cudaEventDestroy(e);
     for (int i = 0; i < g->npinned; i++) cudaHostUnregister(g->pinned[i]);
     if (g->wstat_h) cudaFreeHost(g->wstat_h);
@@ -1466,20 +1478,20 @@ int halo_edges(const dgeom &w, int ha, line_part *edge, line_part *rest) {
  * exchange's slot: the data from this rank is, there, from next (prev's) or
  * from prev (next's). */
 float *peer_region(const mu_gpu_adv *g, int side) {
-    return g->nrecv[side] + ((size_t)(g->pcount & 1) * 2 + (size_t)(1 - side)) * g->hcap;
+    return g->pnb[side].halo + ((size_t)(g->pcount & 1) * 2 + (size_t)(1 - side)) * g->hcap;
 }
 
 /* The packed halo copied straight into the neighbours' receive buffers on the
  * copy stream, each after the neighbour's unpack of the exchange before the
- * last (the same slot); psent then. */
+ * last (the same slot); its sent event then. */
 int peer_send(mu_gpu_adv *g, const float *to_prev, const float *to_next, long long n) {
     for (int side = 0; side < 2; side++) {
-        if (!g->nrecv[side]) continue;
-        if (g->pcount >= 2) MU_CUDA(cudaStreamWaitEvent(g->cp, g->nused[side], 0));
+        if (!g->pnb[side].halo) continue;
+        if (g->pcount >= 2) MU_CUDA(cudaStreamWaitEvent(g->cp, g->pnb[side].ev[EV_HUSED], 0));
         MU_CUDA(cudaMemcpyAsync(peer_region(g, side), side ? to_next : to_prev,
                                 (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, g->cp));
     }
-    MU_CUDA(cudaEventRecord(g->psent, g->cp));
+    MU_CUDA(cudaEventRecord(g->pme.ev[EV_HSENT], g->cp));
     return 0;
 }
 
@@ -1495,7 +1507,7 @@ int halo_pack(mu_gpu_adv *g, const dgeom &w, int ha) {
     if (!g->hpin && !peer) MU_CUDA(cudaMallocHost(&g->hpin, (size_t)(4 * g->hcap) * sizeof(float)));
     auto t0 = clk::now();
     float *to_prev = g->hdev, *to_next = g->hdev + g->hcap;
-    if (peer) MU_CUDA(cudaStreamWaitEvent(g->st, g->psent, 0)); /* the last copies read hdev */
+    if (peer) MU_CUDA(cudaStreamWaitEvent(g->st, g->pme.ev[EV_HSENT], 0)); /* last copies' hdev */
     k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->qn, to_prev, ha, w.nxl, w.nyl, w.nz, w.N, 0, 0);
     k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->qn, to_next, ha, w.nxl, w.nyl, w.nz, w.N, ext - 2,
                                               0);
@@ -1562,49 +1574,65 @@ extern "C" int mu_gpu_adv_halo_in(mu_gpu_adv *g, const float *from_prev, const f
 static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(mu_gpu_adv_ipc), "IPC handle size");
 static_assert(sizeof(cudaIpcEventHandle_t) == sizeof(mu_gpu_adv_ipc), "IPC handle size");
 
-extern "C" int mu_gpu_adv_peer_export(mu_gpu_adv *g, mu_gpu_adv_ipc h[3]) {
-    if (!g->hrecv) {
-        MU_CUDA(cudaMalloc(&g->hrecv, (size_t)(4 * g->hcap) * sizeof(float)));
-        const unsigned flags = cudaEventDisableTiming | cudaEventInterprocess;
-        MU_CUDA(cudaEventCreateWithFlags(&g->psent, flags));
-        MU_CUDA(cudaEventCreateWithFlags(&g->pused, flags));
+extern "C" int mu_gpu_adv_peer_export(mu_gpu_adv *g, int rounds, int64_t rslot,
+                                      mu_gpu_adv_ipc h[MU_GPU_ADV_IPC]) {
+    std::memset(h, 0, MU_GPU_ADV_IPC * sizeof *h);
+    peer_end *e = &g->pme;
+    if (!e->halo) {
+        MU_CUDA(cudaMalloc(&e->halo, (size_t)(4 * g->hcap) * sizeof(float)));
+        if (rounds > 0)
+            MU_CUDA(cudaMalloc(&e->rounds, (size_t)(2 * rounds * rslot) * sizeof(float)));
+        for (cudaEvent_t &ev : e->ev)
+            MU_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming | cudaEventInterprocess));
+        g->prounds = rounds;
+        g->rslot = rslot;
     }
     cudaIpcMemHandle_t mh;
-    cudaIpcEventHandle_t eh[2];
-    MU_CUDA(cudaIpcGetMemHandle(&mh, g->hrecv));
-    MU_CUDA(cudaIpcGetEventHandle(&eh[0], g->psent));
-    MU_CUDA(cudaIpcGetEventHandle(&eh[1], g->pused));
+    MU_CUDA(cudaIpcGetMemHandle(&mh, e->halo));
     std::memcpy(h[0].b, &mh, sizeof mh);
-    std::memcpy(h[1].b, &eh[0], sizeof eh[0]);
-    std::memcpy(h[2].b, &eh[1], sizeof eh[1]);
+    if (e->rounds) {
+        MU_CUDA(cudaIpcGetMemHandle(&mh, e->rounds));
+        std::memcpy(h[1].b, &mh, sizeof mh);
+    }
+    for (int k = 0; k < PEER_EVENTS; k++) {
+        cudaIpcEventHandle_t eh;
+        MU_CUDA(cudaIpcGetEventHandle(&eh, e->ev[k]));
+        std::memcpy(h[2 + k].b, &eh, sizeof eh);
+    }
     return 0;
 }
 
-extern "C" int mu_gpu_adv_peer_open(mu_gpu_adv *g, int axis, int side, const mu_gpu_adv_ipc h[3]) {
+extern "C" int mu_gpu_adv_peer_open(mu_gpu_adv *g, int axis, int side,
+                                    const mu_gpu_adv_ipc h[MU_GPU_ADV_IPC]) {
+    peer_end *e = &g->pnb[side];
     cudaIpcMemHandle_t mh;
-    cudaIpcEventHandle_t eh[2];
-    std::memcpy(&mh, h[0].b, sizeof mh);
-    std::memcpy(&eh[0], h[1].b, sizeof eh[0]);
-    std::memcpy(&eh[1], h[2].b, sizeof eh[1]);
     void *p = nullptr;
+    std::memcpy(&mh, h[0].b, sizeof mh);
     MU_CUDA(cudaIpcOpenMemHandle(&p, mh, cudaIpcMemLazyEnablePeerAccess));
-    g->nrecv[side] = (float *)p;
-    MU_CUDA(cudaIpcOpenEventHandle(&g->nsent[side], eh[0]));
-    MU_CUDA(cudaIpcOpenEventHandle(&g->nused[side], eh[1]));
+    e->halo = (float *)p;
+    if (g->prounds > 0) { /* the same rounds on every rank of the axis */
+        std::memcpy(&mh, h[1].b, sizeof mh);
+        MU_CUDA(cudaIpcOpenMemHandle(&p, mh, cudaIpcMemLazyEnablePeerAccess));
+        e->rounds = (float *)p;
+    }
+    for (int k = 0; k < PEER_EVENTS; k++) {
+        cudaIpcEventHandle_t eh;
+        std::memcpy(&eh, h[2 + k].b, sizeof eh);
+        MU_CUDA(cudaIpcOpenEventHandle(&e->ev[k], eh));
+    }
     g->peer = axis + 1;
     g->pcount = 0;
     return 0;
 }
 
 extern "C" void mu_gpu_adv_peer_close(mu_gpu_adv *g) {
-    if (!g->nrecv[0] && !g->nrecv[1] && !g->peer) return;
     (void)cudaDeviceSynchronize(); /* no copy may still use a mapping */
-    for (int side = 0; side < 2; side++) {
-        if (g->nrecv[side]) (void)cudaIpcCloseMemHandle(g->nrecv[side]);
-        for (cudaEvent_t e : {g->nsent[side], g->nused[side]})
-            if (e) (void)cudaEventDestroy(e);
-        g->nrecv[side] = nullptr;
-        g->nsent[side] = g->nused[side] = nullptr;
+    for (peer_end &e : g->pnb) {
+        for (float *b : {e.halo, e.rounds})
+            if (b) (void)cudaIpcCloseMemHandle(b);
+        for (cudaEvent_t ev : e.ev)
+            if (ev) (void)cudaEventDestroy(ev);
+        e = peer_end{};
     }
     g->peer = 0;
     (void)cudaGetLastError(); /* a teardown reports nothing */
@@ -1620,12 +1648,12 @@ extern "C" int mu_gpu_adv_halo_peer_in(mu_gpu_adv *g, int from_prev, int from_ne
     const int at[2] = {-2, g->hext}; /* the halo cells before and after the block */
     for (int side = 0; side < 2; side++) {
         if (!has[side]) continue;
-        MU_CUDA(cudaStreamWaitEvent(g->st, g->nsent[side], 0));
-        const float *buf = g->hrecv + ((size_t)(g->pcount & 1) * 2 + (size_t)side) * g->hcap;
+        MU_CUDA(cudaStreamWaitEvent(g->st, g->pnb[side].ev[EV_HSENT], 0));
+        const float *buf = g->pme.halo + ((size_t)(g->pcount & 1) * 2 + (size_t)side) * g->hcap;
         k_halo<<<blocks(n, 256), 256, 0, g->st>>>(g->qn, (float *)buf, g->hax, d[0], d[1], d[2],
                                                   d[3], at[side], 1);
     }
-    MU_CUDA(cudaEventRecord(g->pused, g->st));
+    MU_CUDA(cudaEventRecord(g->pme.ev[EV_HUSED], g->st));
     g->pcount++;
     g->hfresh = g->hax + 1;
     g->hn = 0;
@@ -1709,11 +1737,10 @@ extern "C" int mu_gpu_adv_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir
     return copy(g, host, g->buf, (size_t)w.G * (w.N + 1) * sizeof(float), cudaMemcpyDeviceToHost);
 }
 
-extern "C" int mu_gpu_adv_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir,
-                                 const float *host) {
-    dgeom w = to_dev(wp);
-    auto t0 = clk::now();
-    if (copy_in(g, g->buf, host, (size_t)w.G * (w.N + 1) * sizeof(float))) return 1;
+namespace {
+
+/* The chains that the received fluxes in buf free, and their flags. */
+int unpack_queue(mu_gpu_adv *g, const dgeom &w, int dir, clk::time_point t0) {
     if (w.wrap)
         k_unpack<1><<<blocks((long long)w.G * w.N, 128), 128, 0, g->st>>>(w, of(g), dir);
     else
@@ -1721,6 +1748,64 @@ extern "C" int mu_gpu_adv_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int d
     MU_LAUNCHED();
     k_unpack_flags<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), dir);
     return launched(g, t0);
+}
+
+/* Round r's slot of direction dir in an end's round buffer. */
+float *round_slot(const mu_gpu_adv *g, float *rounds, int dir, int r) {
+    return rounds + ((size_t)(dir > 0 ? 0 : 1) * g->prounds + (size_t)r) * g->rslot;
+}
+
+/* The round is one the peer buffers hold (w along the peer axis). */
+int round_fits(const mu_gpu_adv *g, const dgeom &w, int r) {
+    if (g->peer != w.axis + 1 || r >= g->prounds || (long long)w.G * (w.N + 1) > g->rslot)
+        return mu_gpu_fail("advect: flux round %d of the %c sweep has no peer buffer", r,
+                           "XYZ"[w.axis]);
+    return 0;
+}
+
+} // namespace
+
+extern "C" int mu_gpu_adv_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir,
+                                 const float *host) {
+    dgeom w = to_dev(wp);
+    auto t0 = clk::now();
+    if (copy_in(g, g->buf, host, (size_t)w.G * (w.N + 1) * sizeof(float))) return 1;
+    return unpack_queue(g, w, dir, t0);
+}
+
+extern "C" int mu_gpu_adv_peer_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir, int r) {
+    dgeom w = to_dev(wp);
+    if (round_fits(g, w, r)) return 1;
+    auto t0 = clk::now();
+    const int d = dir > 0 ? 0 : 1, side = dir > 0 ? 1 : 0; /* to the next rank, or the previous */
+    k_pack<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), dir);
+    MU_LAUNCHED();
+    if (g->pnb[side].rounds) {
+        MU_CUDA(cudaStreamWaitEvent(g->st, g->pnb[side].ev[EV_RUSED + d], 0));
+        MU_CUDA(cudaMemcpyAsync(round_slot(g, g->pnb[side].rounds, dir, r), g->buf,
+                                (size_t)w.G * (w.N + 1) * sizeof(float), cudaMemcpyDeviceToDevice,
+                                g->st));
+    }
+    MU_CUDA(cudaEventRecord(g->pme.ev[EV_RSENT + d], g->st));
+    return launched(g, t0);
+}
+
+extern "C" int mu_gpu_adv_peer_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir, int r,
+                                      int has_src) {
+    dgeom w = to_dev(wp);
+    if (round_fits(g, w, r)) return 1;
+    auto t0 = clk::now();
+    const int d = dir > 0 ? 0 : 1, side = dir > 0 ? 0 : 1; /* from the previous rank, or the next */
+    const size_t bytes = (size_t)w.G * (w.N + 1) * sizeof(float);
+    if (has_src && g->pnb[side].rounds) {
+        MU_CUDA(cudaStreamWaitEvent(g->st, g->pnb[side].ev[EV_RSENT + d], 0));
+        MU_CUDA(cudaMemcpyAsync(g->buf, round_slot(g, g->pme.rounds, dir, r), bytes,
+                                cudaMemcpyDeviceToDevice, g->st));
+    } else { /* no neighbour that side: no flux, as MPI_PROC_NULL leaves the host's zeros */
+        MU_CUDA(cudaMemsetAsync(g->buf, 0, bytes, g->st));
+    }
+    MU_CUDA(cudaEventRecord(g->pme.ev[EV_RUSED + d], g->st));
+    return unpack_queue(g, w, dir, t0);
 }
 
 extern "C" int mu_gpu_adv_lap2(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int sign) {

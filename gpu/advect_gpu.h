@@ -118,20 +118,28 @@ int mu_gpu_adv_halo_out(mu_gpu_adv *g, float **to_prev, float **to_next, float *
 int mu_gpu_adv_halo_in(mu_gpu_adv *g, const float *from_prev, const float *from_next);
 /* Peer halos, between the GPUs of one node (CUDA IPC): the halos packed
  * ahead go straight into the neighbours' device memory, and only a token
- * travels through MPI. export gives this rank's receive buffer and its two
- * events (made on the first call); open maps the neighbour's on side (0: the
- * previous rank along axis, 1: the next), for the halos along axis only;
- * halo_peer_in then
+ * travels through MPI. export gives this rank's receive buffers (halos, and
+ * the flux rounds below) and its events (made on the first call); open maps the neighbour's on side
+ * (0: the previous rank along axis, 1: the next), for the halos along axis only; halo_peer_in then
  * replaces halo_out / halo_in: once the neighbours' tokens say that their
  * copies are queued, it queues the unpack of what they sent (0: no
  * neighbour that side). close unmaps (also done by destroy). */
 typedef struct {
     unsigned char b[64];
 } mu_gpu_adv_ipc;
-int mu_gpu_adv_peer_export(mu_gpu_adv *g, mu_gpu_adv_ipc h[3]);
-int mu_gpu_adv_peer_open(mu_gpu_adv *g, int axis, int side, const mu_gpu_adv_ipc h[3]);
+#define MU_GPU_ADV_IPC 8 /* handles a rank exports: 2 buffers, 6 events */
+int mu_gpu_adv_peer_export(mu_gpu_adv *g, int rounds, int64_t rslot,
+                           mu_gpu_adv_ipc h[MU_GPU_ADV_IPC]);
+int mu_gpu_adv_peer_open(mu_gpu_adv *g, int axis, int side, const mu_gpu_adv_ipc h[MU_GPU_ADV_IPC]);
 void mu_gpu_adv_peer_close(mu_gpu_adv *g);
 int mu_gpu_adv_halo_peer_in(mu_gpu_adv *g, int from_prev, int from_next);
+/* The flux rounds of a sweep along the peer axis (export's rounds, rslot
+ * floats a message at most) in peer memory: pack copies round r's message
+ * into the neighbour's buffer (dir +1: the next rank's, -1: the previous
+ * one's); once the neighbours' tokens say theirs are queued, unpack runs what
+ * the received fluxes free (has_src 0: no neighbour that side, no flux). */
+int mu_gpu_adv_peer_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int dir, int r);
+int mu_gpu_adv_peer_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int dir, int r, int has_src);
 /* 1 if the halo along axis was filled ahead since the fields last changed
  * from the host (and forgets it), else 0. */
 int mu_gpu_adv_halo_fresh(mu_gpu_adv *g, int axis);

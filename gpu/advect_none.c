@@ -22,12 +22,31 @@ int mu_gpu_adv_pin(mu_gpu_adv *g, void *host, size_t bytes) {
     (void)bytes;
     return 1;
 }
-int mu_gpu_adv_peer_export(mu_gpu_adv *g, mu_gpu_adv_ipc h[3]) {
+int mu_gpu_adv_peer_export(mu_gpu_adv *g, int rounds, int64_t rslot,
+                           mu_gpu_adv_ipc h[MU_GPU_ADV_IPC]) {
     (void)g;
+    (void)rounds;
+    (void)rslot;
     (void)h;
     return 1;
 }
-int mu_gpu_adv_peer_open(mu_gpu_adv *g, int axis, int side, const mu_gpu_adv_ipc h[3]) {
+int mu_gpu_adv_peer_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int dir, int r) {
+    (void)g;
+    (void)w;
+    (void)dir;
+    (void)r;
+    return 1;
+}
+int mu_gpu_adv_peer_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *w, int dir, int r, int has_src) {
+    (void)g;
+    (void)w;
+    (void)dir;
+    (void)r;
+    (void)has_src;
+    return 1;
+}
+int mu_gpu_adv_peer_open(mu_gpu_adv *g, int axis, int side,
+                         const mu_gpu_adv_ipc h[MU_GPU_ADV_IPC]) {
     (void)g;
     (void)axis;
     (void)side;

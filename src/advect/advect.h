@@ -123,6 +123,7 @@ typedef struct {
     mu_gpu_adv *gpu;   /* the device copy, or NULL: the CPU runs the sweeps */
     int stale;         /* the device's fields are newer than q (run.c's fields_home) */
     int peer;          /* axis + 1 of the halos packed ahead through peer memory, or 0 */
+    int peer_rounds;   /* and the flux rounds along that axis (open borders) */
     float *hbuf;       /* halos: the second pair of buffers (2 x hmax), made at set-up */
     int64_t hmax;      /* floats of one direction's halo, largest axis */
     double *wcache[3]; /* per axis: the steady part of the face winds (G x (m+1)) */
@@ -173,9 +174,10 @@ int adv_step(adv_state *s, int64_t k);
  * step is confirmed before anything is written (run.c). */
 int adv_confirm(adv_state *s);
 /* Collective over the group, where any rank has a GPU: where the group's ranks are on one
- * node, on distinct GPUs with peer access, the halos packed ahead go straight
- * into the neighbours' device memory (CUDA IPC; s->peer); else through pinned
- * host memory and MPI. Logs the choice. */
+ * node, on distinct GPUs with peer access, the halos packed ahead, and the
+ * flux rounds along their axis where its borders are open, go straight into
+ * the neighbours' device memory (CUDA IPC; s->peer, s->peer_rounds); else
+ * through pinned host memory and MPI. Logs the choice. */
 int adv_peer_open(adv_state *s);
 /* steady.c: whether CPU ranks keep each axis's sweep inputs between steps
  * (steady winds and room for them in mem_bytes on every rank; collective,

@@ -2,8 +2,9 @@
  * halos packed ahead (sweep.c's halo_ahead) are copied by each GPU straight
  * into its neighbours' device memory, mapped with CUDA IPC, and MPI carries
  * only a token a neighbour; the host path packs them into pinned host memory
- * and sends them through MPI. Both give the same bits: the same values land
- * in the same halo cells. */
+ * and sends them through MPI. The flux rounds of the sweeps along that axis
+ * go the same way. Both give the same bits: the same values land in the same
+ * halo cells and flux slots. */
 #include <string.h>
 #include "advect/advect.h"
 #include "core/knobs.h"
@@ -68,10 +69,15 @@ static int why_not(const adv_state *s, int ha) {
     return why;
 }
 
-/* This rank's exports to its neighbours along ha and theirs opened; 0 when done. */
+/* This rank's exports to its neighbours along ha and theirs opened; 0 when done.
+ * The buffers hold a halo and the flux rounds of a sweep along ha. */
 static int link_up(adv_state *s, int ha) {
-    mu_gpu_adv_ipc mine[3], side[2][3];
-    int bad = mu_gpu_adv_peer_export(s->gpu, mine);
+    mu_gpu_adv_ipc mine[MU_GPU_ADV_IPC], side[2][MU_GPU_ADV_IPC];
+    /* (around a periodic axis a sweep's second lap makes its rounds again:
+     * those stay on the host path) */
+    int rounds = s->cfg->periodic[ha] ? 0 : s->cart.dims[ha] - 1;
+    int64_t cells = (int64_t)s->nl[0] * s->nl[1] * s->nl[2];
+    int bad = mu_gpu_adv_peer_export(s->gpu, rounds, cells / s->nl[ha] * (s->N + 1), mine);
     if (bad) mu_log_all(MU_LOG_WARN, "advect: peer halos: %s", mu_gpu_error());
     const int nb[2] = {s->cart.prev[ha], s->cart.next[ha]};
     const int bytes = (int)sizeof mine;
@@ -88,7 +94,7 @@ static int link_up(adv_state *s, int ha) {
 }
 
 int adv_peer_open(adv_state *s) {
-    s->peer = 0;
+    s->peer = s->peer_rounds = 0;
     int ha = ahead_axis(s);
     if (ha < 0) return 0;
     int why = why_not(s, ha);
@@ -97,12 +103,13 @@ int adv_peer_open(adv_state *s) {
     MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, s->cart.comm);
     if (why) {
         if (s->gpu) mu_gpu_adv_peer_close(s->gpu);
-        mu_info("advect: the %c halos through pinned host memory and MPI (%s)", "XY"[ha],
-                why_text[why]);
+        mu_info("advect: the %c halos and flux rounds through pinned host memory and MPI (%s)",
+                "XY"[ha], why_text[why]);
         return 0;
     }
     s->peer = ha + 1;
-    mu_info("advect: the %c halos between the GPUs of the node through peer memory (CUDA IPC)",
-            "XY"[ha]);
+    s->peer_rounds = !s->cfg->periodic[ha];
+    mu_info("advect: the %c halos%s between the GPUs of the node through peer memory (CUDA IPC)",
+            "XY"[ha], s -> peer_rounds ? " and flux rounds" : "");
     return 0;
 }

@@ -539,6 +539,24 @@ static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_ge
     return wrc;
 }
 
+/* A flux round through peer memory (adv_peer_open): each device copies its
+ * message into the neighbour's buffer along dir; a token each way says the
+ * copy is queued (nonzero: this rank failed), then the unpack waits for it. */
+static int peer_round(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, int dir, int r) {
+    int ax = w->axis;
+    int to = dir > 0 ? s->cart.next[ax] : s->cart.prev[ax];
+    int from = dir > 0 ? s->cart.prev[ax] : s->cart.next[ax];
+    float mine = (float)(mu_gpu_adv_peer_pack(s->gpu, d, dir, r) != 0), theirs = 0;
+    MPI_Request rq[2];
+    MPI_Irecv(&theirs, 1, MPI_FLOAT, from, 80 + ax, s->cart.comm, &rq[0]);
+    MPI_Isend(&mine, 1, MPI_FLOAT, to, 80 + ax, s->cart.comm, &rq[1]);
+    mu_waitall(2, rq, MPI_STATUSES_IGNORE);
+    if (mine != 0) return MU_GPU(1, "advect flux round on the GPU");
+    if (theirs != 0) return mu_error("advect: a neighbour's flux round failed");
+    return MU_GPU(mu_gpu_adv_peer_unpack(s->gpu, d, dir, r, from != MPI_PROC_NULL),
+                  "advect flux round on the GPU");
+}
+
 /* The sweep on the device, phase for phase as below; the host moves the end fluxes. */
 static int gpu_sweep(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *dp, int rounds,
                      int *lost) {
@@ -562,6 +580,10 @@ static int gpu_sweep(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d
                 if (mu_gpu_adv_lap2(s->gpu, &d, dir)) return 1;
             }
             for (int r = 0; r < rounds; r++) {
+                if (s->peer == w->axis + 1 && s->peer_rounds) {
+                    if (peer_round(s, w, &d, dir, r)) return 1;
+                    continue;
+                }
                 if (mu_gpu_adv_pack(s->gpu, &d, dir, s->sbuf)) return 1;
                 exchange(s, w, dir);
                 if (mu_gpu_adv_unpack(s->gpu, &d, dir, s->rbuf)) return 1;
