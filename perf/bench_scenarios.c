@@ -324,11 +324,7 @@ static int newave_farm(bench *b, mu_app *app, int64_t rec, int m, int stages) {
     setup_ctx(b, &x, &t, rec, m, 0);
     double *recs = calloc((size_t)stages * STAGE_RD, sizeof *recs);
     if (!recs) die("out of memory");
-    int64_t share = (stages + app->size - 1) / app->size;
-    mu_farm_cfg fc = {.min_chunk = b->threads < share ? b->threads : share,
-                      .max_chunk = 0,
-                      .master_works = 1,
-                      .progress = NULL};
+    mu_farm_cfg fc = mu_sc_stage_farm(b->threads, stages, app->size, NULL);
     mu_farm_stats fs = {0, 0};
     MPI_Barrier(app->comm);
     double t0 = now();

@@ -241,6 +241,17 @@ static int shared_stage(mu_app *app, mu_sc_ctx *x, int64_t nodes, size_t rd, dou
     return 0;
 }
 
+mu_farm_cfg mu_sc_stage_farm(int threads, int64_t nodes, int nranks, const char *progress) {
+    /* Chunks of a node per host thread, but no more than a rank's share: a
+     * stage of fewer nodes than threads still reaches every rank. */
+    int64_t share = (nodes + nranks - 1) / nranks;
+    mu_farm_cfg fc = {.min_chunk = threads < share ? threads : share,
+                      .max_chunk = 0,
+                      .master_works = 1,
+                      .progress = progress};
+    return fc;
+}
+
 int mu_sc_split_stage(const mu_sc_cfg *c, int use_gpu, int64_t nodes, int nranks) {
     if (nranks < 2 || nodes >= nranks || c->split == 0) return 0;
     /* auto: on CPU ranks. GPU ranks share devices (often one), where a pass's
@@ -289,13 +300,7 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         if (mu_sc_split_stage(c, x->use_gpu, nodes, app->size)) {
             rc = shared_stage(app, x, nodes, rd, all);
         } else {
-            /* Chunks of a node per host thread, but no more than a rank's
-             * share: a stage of fewer nodes than threads still reaches every rank. */
-            int64_t share = (nodes + app->size - 1) / app->size;
-            mu_farm_cfg fc = {.min_chunk = x->threads < share ? x->threads : share,
-                              .max_chunk = 0,
-                              .master_works = 1,
-                              .progress = phase};
+            mu_farm_cfg fc = mu_sc_stage_farm(x->threads, nodes, app->size, phase);
             mu_farm_stats fs = {0, 0};
             rc = mu_taskfarm_run(app->comm, nodes, rd * sizeof(double), node_task, x, &fc,
                                  app->rank == 0 ? all : NULL, &fs);

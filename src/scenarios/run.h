@@ -3,6 +3,7 @@
 #define MU_SCENARIOS_RUN_H
 #include "scenarios/scenarios.h"
 #include "gpu/scenarios_gen.h"
+#include "mpi/taskfarm.h"
 
 typedef struct mu_sc_ctx {
     const mu_sc_cfg *c;
@@ -58,6 +59,9 @@ int mu_sc_checkpoint_read(MPI_Comm comm, const char *path, uint64_t fp, int nst,
  * (run.c's shared_stage) instead of the task farm: fewer nodes than ranks,
  * and --split=on, or auto on CPU ranks. */
 int mu_sc_split_stage(const mu_sc_cfg *c, int use_gpu, int64_t nodes, int nranks);
+/* The task farm's settings for a stage of `nodes` nodes on nranks ranks of
+ * `threads` lanes each (mu_sc_build_tree's, and the NEWAVE bench's). */
+mu_farm_cfg mu_sc_stage_farm(int threads, int64_t nodes, int nranks, const char *progress);
 /* Generates one batch on this rank's device or CPU. */
 int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z);
 /* Philox stream ids of the comb series and of the statistics sample, month t. */
