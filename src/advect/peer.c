@@ -109,7 +109,8 @@ int adv_peer_open(adv_state *s) {
     }
     s->peer = ha + 1;
     s->peer_rounds = !s->cfg->periodic[ha];
+    const char *rounds = s->peer_rounds ? " and flux rounds" : "";
     mu_info("advect: the %c halos%s between the GPUs of the node through peer memory (CUDA IPC)",
-            "XY"[ha], s -> peer_rounds ? " and flux rounds" : "");
+            "XY"[ha], rounds);
     return 0;
 }
