@@ -462,6 +462,14 @@ static int run_open(mu_app *app, adv_cfg *cfg, adv_state *s) {
     if (!rc) rc = mu_error_collective(app->comm, grc);
     int ngpu = s->gpu != NULL;
     mu_allreduce(&ngpu, 1, MPI_INT, MPI_SUM, app->comm);
+    /* GPU ranks meet at other collective points than CPU ranks (the step's
+     * check, the flux rounds): a run takes one kind only */
+    if (!rc && ngpu && ngpu < app->size)
+        rc = mu_error_collective(app->comm,
+                                 mu_error("advect: only %d of %d ranks have a GPU, and GPU and "
+                                          "CPU ranks cannot share a run: give every rank a GPU "
+                                          "or run with --device=cpu",
+                                          ngpu, app->size));
     if (!rc && ngpu) rc = mu_error_collective(app->comm, adv_peer_open(s));
     if (!rc && ngpu)
         mu_info("advect: %d rank(s) run the sweeps on their GPU (classification, %s kernels)", ngpu,
