@@ -126,6 +126,7 @@ typedef struct {
     int peer_rounds;   /* and the flux rounds along that axis (open borders) */
     float *hbuf;       /* halos: the second pair of buffers (2 x hmax), made at set-up */
     int64_t hmax;      /* floats of one direction's halo, largest axis */
+    int64_t nbuf;      /* floats of sbuf and rbuf each */
     double *wcache[3]; /* per axis: the steady part of the face winds (G x (m+1)) */
     float *rcache[3];  /* and the face densities */
     int keep_winds;    /* CPU ranks, steady winds: each axis's inputs kept (steady[]) */

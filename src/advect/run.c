@@ -216,6 +216,7 @@ static int alloc_state(adv_state *s, int on_gpu) {
     int64_t halo = (int64_t)ADV_HALO * N * s->nl[2] * mmax;
     int64_t buf = gmax * (N + 1) > halo ? gmax * (N + 1) : halo;
     s->hmax = halo;
+    s->nbuf = buf;
     s->q = calloc((size_t)padded, sizeof *s->q);
     s->qn = on_gpu ? NULL : calloc((size_t)padded, sizeof *s->qn);
     s->dens = malloc((size_t)cells * sizeof *s->dens);
@@ -390,7 +391,7 @@ int adv_gpu_open(adv_state *s, int from_host) {
         rc = mu_gpu_adv_init_fields(s->gpu, s->shape, s->nl[0], s->nl[1], s->nl[2], s->f0,
                                     c->background, c->amp);
     if (!rc && s->cart.dims[0] * s->cart.dims[1] > 1) { /* the messages' host buffers */
-        size_t buf = (size_t)(gmax * (s->N + 1) > halo ? gmax * (s->N + 1) : halo) * sizeof(float);
+        size_t buf = (size_t)s->nbuf * sizeof(float);
         rc = mu_gpu_adv_pin(s->gpu, s->sbuf, buf) || mu_gpu_adv_pin(s->gpu, s->rbuf, buf) ||
              mu_gpu_adv_pin(s->gpu, s->hbuf, (size_t)(2 * halo) * sizeof(float));
     }

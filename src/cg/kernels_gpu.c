@@ -343,10 +343,7 @@ static int halo_route(gpu_impl *c) {
                 "halo goes through pinned host memory",
                 how);
     c->halo_device = aware && !(env && env[0] == '0');
-    if (mu_gpu_cg_set_halo_device(c->g, c->halo_device) ||
-        mu_gpu_cg_halo_wait(c->g, NULL, NULL, NULL))
-        return 1;
-    return 0;
+    return mu_gpu_cg_set_halo_device(c->g, c->halo_device);
 }
 
 /* Collective: may every rank of comm run the peer form? Logs the answer once. */
