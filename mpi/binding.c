@@ -165,3 +165,23 @@ int mu_threads_per_rank(const mu_device *dev, int requested, char *why, size_t w
                  : "");
     return share;
 }
+
+int mu_comm_one_node(MPI_Comm comm) {
+    MPI_Comm node;
+    int size = 1, nsize = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_free(&node);
+    int all = nsize == size;
+    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all;
+}
+
+int mu_gpu_peer_link(const char *mine, const char *other) {
+    int ok = 0;
+    if (!mine[0] || !other[0]) return MU_PEER_LINK_FAILED;
+    if (!strcmp(mine, other)) return MU_PEER_LINK_SHARED;
+    if (mu_gpu_peer_reachable(other, &ok) || !ok) return MU_PEER_LINK_NONE;
+    return MU_PEER_LINK_OK;
+}

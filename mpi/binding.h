@@ -26,6 +26,16 @@ void mu_device_report(MPI_Comm comm, const mu_device *dev);
  * device. Collective. */
 void mu_cpu_share(MPI_Comm comm, mu_device *dev);
 
+/* 1 when every rank of comm runs on one node. Collective. */
+int mu_comm_one_node(MPI_Comm comm);
+
+/* How this rank's GPU (PCI bus id mine, mu_gpu_peer_bus) reaches another's. */
+enum { MU_PEER_LINK_OK, MU_PEER_LINK_SHARED, MU_PEER_LINK_NONE, MU_PEER_LINK_FAILED };
+/* OK: the other is a distinct device whose memory this one can access;
+ * SHARED: the same device; NONE: no peer access; FAILED: a bus id is
+ * missing (its query failed). Not collective. */
+int mu_gpu_peer_link(const char *mine, const char *other);
+
 /* Host threads for this rank: requested if > 0, else OMP_NUM_THREADS, else
  * SLURM_CPUS_PER_TASK (at most the rank's share of its mask), else the CPUs of
  * the rank's affinity mask over the node's ranks that share it. why receives

@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "gpu/advect_gpu.h"
 #include "gpu/gpu.h"
+#include "mpi/binding.h"
 
 enum { WHY_OK, WHY_KNOB, WHY_CPU, WHY_NODES, WHY_SHARED, WHY_ACCESS, WHY_DEVICE };
 static const char *const why_text[] = {
@@ -42,15 +43,11 @@ static int ahead_axis(const adv_state *s) {
 static int why_not(const adv_state *s, int ha) {
     const char *env = mu_knob("MUTIRAO_ADV_PEER");
     if (env && env[0] == '0') return WHY_KNOB;
-    MPI_Comm node;
-    int size, nsize;
-    MPI_Comm_size(s->cart.comm, &size);
-    MPI_Comm_split_type(s->cart.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &nsize);
-    MPI_Comm_free(&node);
-    int why = !s->gpu ? WHY_CPU : nsize == size ? WHY_OK : WHY_NODES;
+    const int one_node = mu_comm_one_node(s->cart.comm);
+    int why = !s->gpu ? WHY_CPU : one_node ? WHY_OK : WHY_NODES;
     MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, s->cart.comm);
     if (why) return why;
+    static const int link_why[] = {WHY_OK, WHY_SHARED, WHY_ACCESS, WHY_DEVICE};
     char mine[32] = {0}, side[2][32];
     if (mu_gpu_peer_bus(mine)) why = WHY_DEVICE;
     const int nb[2] = {s->cart.prev[ha], s->cart.next[ha]};
@@ -58,14 +55,8 @@ static int why_not(const adv_state *s, int ha) {
                  MPI_STATUS_IGNORE);
     MPI_Sendrecv(mine, 32, MPI_CHAR, nb[0], 71, side[1], 32, MPI_CHAR, nb[1], 71, s->cart.comm,
                  MPI_STATUS_IGNORE);
-    for (int k = 0; k < 2 && !why; k++) {
-        int ok = 0;
-        if (nb[k] == MPI_PROC_NULL) continue;
-        if (!strcmp(side[k], mine))
-            why = WHY_SHARED;
-        else if (mu_gpu_peer_reachable(side[k], &ok) || !ok)
-            why = WHY_ACCESS;
-    }
+    for (int k = 0; k < 2 && !why; k++)
+        if (nb[k] != MPI_PROC_NULL) why = link_why[mu_gpu_peer_link(mine, side[k])];
     return why;
 }
 

@@ -58,6 +58,7 @@
 #include "core/signals.h"
 #include "gpu/cg_gpu.h"
 #include "gpu/gpu.h"
+#include "mpi/binding.h"
 #include "mpi/cuda_aware.h"
 #include "mpi/wait.h"
 #include "core/knobs.h"
@@ -348,36 +349,29 @@ static int halo_route(gpu_impl *c) {
 
 /* Collective: may every rank of comm run the peer form? Logs the answer once. */
 static void peer_decide(gpu_impl *c, MPI_Comm comm) {
-    int size = 1, rank = 0, nsize = 0, why = PEER_WHY_OK;
+    int size = 1, rank = 0, why = PEER_WHY_OK;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
     const char *env = mu_knob("MUTIRAO_CG_PEER");
     const int force = env && env[0] == '1';
-    MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &nsize);
-    MPI_Comm_free(&node);
+    const int one_node = mu_comm_one_node(comm);
     if (size > MU_GPU_CG_PEER_MAX)
         why = PEER_WHY_RANKS;
-    else if (nsize != size)
+    else if (!one_node)
         why = PEER_WHY_NODES;
     else if (env && env[0] == '0')
         why = PEER_WHY_ENV;
     MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, comm);
     if (!why) { /* size <= MU_GPU_CG_PEER_MAX: the devices' bus ids */
+        static const int link_why[] = {PEER_WHY_OK, PEER_WHY_SHARED, PEER_WHY_ACCESS,
+                                       PEER_WHY_DEVICE};
         char bus[MU_GPU_CG_PEER_MAX][32];
         memset(bus, 0, sizeof bus);
         if (c->failed || mu_gpu_peer_bus(bus[rank])) why = PEER_WHY_DEVICE;
         MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bus, (int)sizeof bus[0], MPI_CHAR, comm);
         for (int j = 0; j < size && !why; j++) {
-            int ok = 0;
-            if (j == rank) continue;
-            if (!bus[j][0])
-                why = PEER_WHY_DEVICE;
-            else if (!strcmp(bus[j], bus[rank]))
-                why = force ? PEER_WHY_OK : PEER_WHY_SHARED;
-            else if (mu_gpu_peer_reachable(bus[j], &ok) || !ok)
-                why = PEER_WHY_ACCESS;
+            int link = j == rank ? MU_PEER_LINK_OK : mu_gpu_peer_link(bus[rank], bus[j]);
+            why = force && link == MU_PEER_LINK_SHARED ? PEER_WHY_OK : link_why[link];
         }
         MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, comm);
     }

@@ -130,6 +130,18 @@ static void phase_time(mu_sc_ctx *x, const char *phase, double t0) {
         x->agg_s += s;
 }
 
+/* Where a node's aggregation went (--log=debug), from whichever rank ran it. */
+static void log_node(const mu_sc_ctx *x, int64_t v, const mu_agg_result *ar, double gen_s,
+                     double agg_s) {
+    mu_log_all(MU_LOG_DEBUG,
+               "scenarios: node %lld (stage %d): generation %.4f s, aggregation %.4f s: whitening "
+               "%.4f, duplicates "
+               "%.4f, device set-up %.4f, k-means %.4f (distance steps %.4f), representatives "
+               "%.4f; %d iterations",
+               (long long)v, x->stage + 1, gen_s, agg_s, ar->whiten_s, ar->distinct_s, ar->device_s,
+               ar->kmeans_s, ar->dist_s, ar->rep_s, ar->iterations);
+}
+
 /* The aggregation's children into the node's record (rec_doubles). */
 static int put_children(mu_sc_ctx *x, const mu_agg_result *ar, int K, double *rec) {
     int nst = x->md->nst, M = x->c->m, k = ar->k < K ? ar->k : K;
@@ -199,6 +211,7 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
         free(cnt);
     }
     phase_time(x, "generate", t0);
+    double gen_s = mu_km_now() - t0;
     MU_TRY(rc);
     mu_agg_result ar;
     memset(&ar, 0, sizeof ar);
@@ -206,6 +219,7 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     rc = mu_agg_cluster_shared(x->Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
                                x->use_gpu, comm, &ar);
     phase_time(x, "aggregate", t0);
+    log_node(x, v, &ar, gen_s, mu_km_now() - t0);
     x->km_s += ar.kmeans_s;
     x->km_dist_s += ar.dist_s;
     if (rc) /* the node and stage in front of the aggregation's message */
