@@ -305,19 +305,24 @@ template <int A> __device__ __forceinline__ int cell_line(const dgeom &w, const 
     return A == 0 ? c[1] * w.nz + c[2] : A == 1 ? c[0] * w.nz + c[2] : c[1] * w.nxl + c[0];
 }
 
+/* The density kernels' blocks: 32 x DR threads, four cells a thread, DSPAN
+ * lines (or cells along P) a block. DR = 4 ran the paper case's step fastest
+ * of 2, 4 and 8 (perf/history/). */
+constexpr int DR = 4, DT = 32 * DR, DSPAN = 4 * DR;
+
 /* The cell densities are never stored as such: the step's first sweep takes
  * D0 = rho(z), each later sweep the D1 of the sweep before, read where that
  * sweep wrote it (its lines' layout). Each thread does four cells, their loads
  * first. k_dens_lin: from rho(z), or from the D1 of a sweep along the same
- * axis (the same layout), a warp over 32 cells of a line. Grid (lines / 32,
- * cells / 32) of 32 x 8 threads. */
+ * axis (the same layout), a warp over 32 cells of a line. Grid (lines /
+ * DSPAN, cells / 32) of 32 x DR threads. */
 __global__ void k_dens_lin(dgeom w, const float *rho, const float *prev, wargs r) {
-    int i = blockIdx.y * 32 + threadIdx.x, g0 = blockIdx.x * 32 + threadIdx.y;
+    int i = blockIdx.y * 32 + threadIdx.x, g0 = blockIdx.x * DSPAN + threadIdx.y;
     wcell v[4] = {};
     float a[4] = {};
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        int g = g0 + 8 * k;
+        int g = g0 + DR * k;
         if (g < w.G && i < w.m) {
             v[k] = wind_load(w, r, g, i);
             a[k] = rho ? rho[w.axis == 2 ? i : g % w.nz] : prev[(long long)g * w.m + i];
@@ -326,7 +331,7 @@ __global__ void k_dens_lin(dgeom w, const float *rho, const float *prev, wargs r
     wstat_acc acc = {0, 0};
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        int g = g0 + 8 * k;
+        int g = g0 + DR * k;
         if (g < w.G && i < w.m) wind_cell(w, r, v[k], g, i, a[k], &acc);
     }
     wstat_flush(acc, r.stat);
@@ -334,29 +339,30 @@ __global__ void k_dens_lin(dgeom w, const float *rho, const float *prev, wargs r
 
 /* From the D1 of a sweep along axis P != A: its cells along P are the fastest,
  * this sweep's along A, so the values go through 32 x 32 tiles in shared
- * memory (both sides read and written whole). Grid (cells along P / 32, cells
- * along A / 32, cells along the third axis) of 32 x 8 threads. */
+ * memory (32 x DSPAN, read and written whole). Grid (cells along P / DSPAN,
+ * cells along A / 32, cells along the third axis) of 32 x DR threads. */
 template <int P, int A> __global__ void k_dens_tr(dgeom w, const float *prev, wargs r) {
     constexpr int O = 3 - P - A;
-    __shared__ float tile[32][33];
+    __shared__ float tile[32][DSPAN + 1];
     const int n[3] = {w.nxl, w.nyl, w.nz};
-    int p0 = blockIdx.x * 32, a0 = blockIdx.y * 32, tx = threadIdx.x, ty = threadIdx.y;
+    int p0 = blockIdx.x * DSPAN, a0 = blockIdx.y * 32, tx = threadIdx.x, ty = threadIdx.y;
     int c[3];
     c[O] = blockIdx.z;
-    for (int j = ty; j < 32; j += 8) {
+    for (int e = tx + 32 * ty; e < 32 * DSPAN; e += 32 * DR) { /* P fastest, as prev */
+        int j = e / DSPAN, pp = e % DSPAN;
         c[A] = a0 + j;
-        c[P] = p0 + tx;
+        c[P] = p0 + pp;
         if (c[A] < n[A] && c[P] < n[P])
-            tile[j][tx] = prev[(long long)cell_line<P>(w, c) * n[P] + c[P]];
+            tile[j][pp] = prev[(long long)cell_line<P>(w, c) * n[P] + c[P]];
     }
-    /* this thread's cells: c[A] = a0 + tx, c[P] = p0 + ty + 8 k; their winds
+    /* this thread's cells: c[A] = a0 + tx, c[P] = p0 + ty + DR k; their winds
      * loaded while the tile fills */
     int gk[4] = {}, in[4] = {};
     wcell v[4] = {};
     c[A] = a0 + tx;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        c[P] = p0 + ty + 8 * k;
+        c[P] = p0 + ty + DR * k;
         in[k] = c[A] < n[A] && c[P] < n[P];
         gk[k] = cell_line<A>(w, c);
         if (in[k]) v[k] = wind_load(w, r, gk[k], c[A]);
@@ -365,7 +371,7 @@ template <int P, int A> __global__ void k_dens_tr(dgeom w, const float *prev, wa
     wstat_acc acc = {0, 0};
 #pragma unroll
     for (int k = 0; k < 4; k++)
-        if (in[k]) wind_cell(w, r, v[k], gk[k], c[A], tile[tx][ty + 8 * k], &acc);
+        if (in[k]) wind_cell(w, r, v[k], gk[k], c[A], tile[tx][ty + DR * k], &acc);
     wstat_flush(acc, r.stat);
 }
 
@@ -374,7 +380,7 @@ template <int P, int A> __global__ void k_dens_tr(dgeom w, const float *prev, wa
  * with the block's threads over the tile's cells (z fastest), not a warp per
  * 32 z of which 38 - 32 = 6 would be used in every second tile; four cells a
  * thread at a time, their loads first. Grid (cells along P / 32, 1, cells
- * along the third axis) of 32 x 8 threads. */
+ * along the third axis) of 32 x DR threads. */
 constexpr int ZT = 64;
 
 template <int P> __global__ void k_dens_tz(dgeom w, const float *prev, wargs r) {
@@ -385,19 +391,19 @@ template <int P> __global__ void k_dens_tz(dgeom w, const float *prev, wargs r) 
     int np = n[P] - p0 < 32 ? n[P] - p0 : 32, ne = np * nz, t = tx + 32 * ty;
     int c[3];
     c[O] = blockIdx.z;
-    for (int z = ty; z < nz; z += 8) {
+    for (int z = ty; z < nz; z += DR) {
         c[2] = z;
         c[P] = p0 + tx;
         if (tx < np) tile[z][tx] = prev[(long long)cell_line<P>(w, c) * n[P] + c[P]];
     }
     __syncthreads();
     wstat_acc acc = {0, 0};
-    for (int e0 = t; e0 < ne; e0 += 4 * 256) {
+    for (int e0 = t; e0 < ne; e0 += 4 * DT) {
         int gk[4] = {}, zk[4] = {}, pk[4] = {};
         wcell v[4] = {};
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            int e = e0 + 256 * k;
+            int e = e0 + DT * k;
             if (e >= ne) continue;
             pk[k] = e / nz;
             zk[k] = e - pk[k] * nz;
@@ -408,7 +414,7 @@ template <int P> __global__ void k_dens_tz(dgeom w, const float *prev, wargs r) 
         }
 #pragma unroll
         for (int k = 0; k < 4; k++)
-            if (e0 + 256 * k < ne) wind_cell(w, r, v[k], gk[k], zk[k], tile[zk[k]][pk[k]], &acc);
+            if (e0 + DT * k < ne) wind_cell(w, r, v[k], gk[k], zk[k], tile[zk[k]][pk[k]], &acc);
     }
     wstat_flush(acc, r.stat);
 }
@@ -1198,12 +1204,12 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
     r.cls_prev = keep ? g->acls[a] : nullptr;
     r.dirty = g->adirty[a];
     const float *prev = p >= 0 ? g->ad1[p] : nullptr;
-    dim3 th(32, 8);
+    dim3 th(32, DR);
     MU_CUDA(cudaStreamWaitEvent(g->side, g->freed[a], 0));
     if (pn) MU_CUDA(cudaMemsetAsync(pn, 0, (size_t)(2 * w.G) * sizeof(int), g->side));
     if (keep) MU_CUDA(cudaMemsetAsync(r.dirty, 0, (size_t)w.G * sizeof(int), g->side));
     if (p < 0 || p == a) {
-        dim3 grid((unsigned)((w.G + 31) / 32), (unsigned)((w.m + 31) / 32));
+        dim3 grid((unsigned)((w.G + DSPAN - 1) / DSPAN), (unsigned)((w.m + 31) / 32));
         k_dens_lin<<<grid, th, 0, g->side>>>(w, p < 0 ? g->rho : nullptr, prev, r);
     } else if (a == 2 && w.nz <= ZT) {
         dim3 grid((unsigned)((n[p] + 31) / 32), 1, (unsigned)n[1 - p]);
@@ -1212,7 +1218,7 @@ int dens_queue(mu_gpu_adv *g, const dgeom &w, int p, unsigned long long *stat, i
         else
             k_dens_tz<1><<<grid, th, 0, g->side>>>(w, prev, r);
     } else {
-        dim3 grid((unsigned)((n[p] + 31) / 32), (unsigned)((n[a] + 31) / 32),
+        dim3 grid((unsigned)((n[p] + DSPAN - 1) / DSPAN), (unsigned)((n[a] + 31) / 32),
                   (unsigned)n[3 - p - a]);
         static const tr_launch tr[9] = {nullptr,        tr_queue<0, 1>, tr_queue<0, 2>,
                                         tr_queue<1, 0>, nullptr,        tr_queue<1, 2>,
