@@ -65,6 +65,13 @@ SCENARIO_INPUT = os.path.join(ROOT, "inputs", "scenarios", "ons_inflows_64.csv")
 ADVECT_PAPER = os.path.join(ROOT, "inputs", "advect", "paper.ini")
 WORKLOAD_NAMES = ["scenarios", "cg", "maxsub", "advect", "fuzzy"]
 
+
+def same(**size):
+    """Both studies of a preset at one size: the strong problem is also one
+    rank's (GPU's) weak share."""
+    return {"strong": dict(size), "weak": dict(size)}
+
+
 # Problem sizes per preset and workload: "strong" is the fixed problem, "weak"
 # one rank's (GPU's) share, grown with K by WEAK.
 #  tiny   CI on 2 cores: a fraction of a second each;
@@ -85,23 +92,17 @@ PRESETS = {
     },
     "cpu16": {
         "cg": {"strong": dict(nx=160, ny=160, nz=160), "weak": dict(nx=128, ny=128, nz=128)},
-        "advect": {"strong": dict(nx=192, ny=192, nz=16, fields=16, steps=10),
-                   "weak": dict(nx=192, ny=192, nz=16, fields=16, steps=10)},
-        "maxsub": {"strong": dict(n=1300), "weak": dict(n=1300)},
-        "fuzzy": {"strong": dict(n=6000), "weak": dict(n=6000)},
-        "scenarios": {"strong": dict(tree="1,30,200", m=2048),
-                      "weak": dict(tree="1,30,200", m=2048)},
+        "advect": same(nx=192, ny=192, nz=16, fields=16, steps=10),
+        "maxsub": same(n=1300),
+        "fuzzy": same(n=6000),
+        "scenarios": same(tree="1,30,200", m=2048),
     },
     "gpu": {
-        "cg": {"strong": dict(nx=256, ny=256, nz=256), "weak": dict(nx=256, ny=256, nz=256)},
-        "advect": {"strong": dict(config=ADVECT_PAPER, nx=336, ny=336, nz=38, fields=22,
-                                  steps=40),
-                   "weak": dict(config=ADVECT_PAPER, nx=336, ny=336, nz=38, fields=22,
-                                steps=40)},
-        "maxsub": {"strong": dict(n=16384), "weak": dict(n=16384)},
-        "fuzzy": {"strong": dict(n=100000), "weak": dict(n=100000)},
-        "scenarios": {"strong": dict(tree="1,12,20", m=100000),
-                      "weak": dict(tree="1,12,20", m=100000)},
+        "cg": same(nx=256, ny=256, nz=256),
+        "advect": same(config=ADVECT_PAPER, nx=336, ny=336, nz=38, fields=22, steps=40),
+        "maxsub": same(n=16384),
+        "fuzzy": same(n=100000),
+        "scenarios": same(tree="1,12,20", m=100000),
     },
 }
 

@@ -8,6 +8,14 @@ source "$(dirname "$0")/lib.sh"
 M=("$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" advect --device=cpu)
 small=(--nx=8 --ny=8 --nz=3)
 
+# bad NAME PATTERN ARGS...: the small grid on 2 ranks; must fail with PATTERN
+# and leave nothing (the helpers of lib.sh run their cases through it).
+bad() {
+    local name=$1 pattern=$2
+    shift 2
+    check_failure "$name" "$pattern" nonzero "$WORK/none" "${M[@]}" "${small[@]}" "$@"
+}
+
 check_failure "Courant above 1" "Courant number 1.6 > 1 on the X face" nonzero "$WORK/out.bin" \
     "${M[@]}" --nx=32 --ny=32 --nz=3 --dt=0.05 --steps=4 --dump="$WORK/out.bin"
 grep -q "step 1 " "$WORK/stderr" && fail "Courant above 1: a step ran before the error"
@@ -40,11 +48,8 @@ check_failure "short wind file" "one.bin: 768 bytes, want 2304: 3 x 192 float32 
 check_failure "wind file for a larger grid" "one.bin: 768 bytes, want 50331648" \
     nonzero "$WORK/none" "${M[@]}" --nx=256 --ny=256 --nz=64 --wind=file \
     --wind-file="$WORK/one.bin" --dt=1e-9 --steps=1
-check_failure "directory as wind file" "$WORK/: is a directory (the --wind-file must be a regular" \
-    nonzero "$WORK/none" "${M[@]}" "${small[@]}" --wind=file --wind-file="$WORK/" --dt=0.01 \
-    --steps=1
-check_failure "directory as init file" "$WORK/: is a directory (the --init-file must be a regular" \
-    nonzero "$WORK/none" "${M[@]}" "${small[@]}" --init=file --init-file="$WORK/" --steps=1
+bad_directory --wind-file wind-file --wind=file --dt=0.01 --steps=1
+bad_directory --init-file init-file --init=file --steps=1
 check_failure "grid too small" "--nx=2: must be 3..2^20" nonzero "$WORK/none" \
     "${M[@]}" --nx=2 --steps=1
 check_failure "output steps without output" "--output-steps needs --h5=PREFIX" nonzero \
@@ -66,8 +71,7 @@ check_failure "checkpoint of another grid" "written for nx=8 ny=8 nz=3 fields=1"
     "$WORK/none" "${M[@]}" --nx=16 --ny=8 --nz=3 --checkpoint="$WORK/c.ckpt" --restart --steps=4
 # A checkpoint cut short, padded, holding a NaN, or a directory: refused by
 # size (48 header bytes + 192 cells x 4) before a rank reads its block.
-head -c 500 "$WORK/c.ckpt" >"$WORK/cut.ckpt"
-{ cat "$WORK/c.ckpt"; printf 'x'; } >"$WORK/long.ckpt"
+cut_checkpoint "$WORK/c.ckpt" 500
 python3 - "$WORK/c.ckpt" "$WORK/nan.ckpt" <<'PY'
 import struct, sys
 b = bytearray(open(sys.argv[1], "rb").read())
@@ -80,6 +84,5 @@ check_failure "padded checkpoint" "--restart=$WORK/long.ckpt: 817 bytes, want 81
     "$WORK/none" "${M[@]}" "${small[@]}" --checkpoint="$WORK/long.ckpt" --restart --steps=4
 check_failure "NaN in a checkpoint" "--restart=$WORK/nan.ckpt: value 100 is not finite" nonzero \
     "$WORK/none" "${M[@]}" "${small[@]}" --checkpoint="$WORK/nan.ckpt" --restart --steps=4
-check_failure "directory as checkpoint" "$WORK/: is a directory (the checkpoint must be a regular" \
-    nonzero "$WORK/none" "${M[@]}" "${small[@]}" --checkpoint="$WORK/" --restart --steps=4
+bad_directory checkpoint checkpoint --restart --steps=4
 finish

@@ -44,7 +44,6 @@ gzip -c "$IN/LF10.mtx" | head -c 300 >"$WORK/trunc.mtx.gz"
 # NUL bytes, underflowing values and non-regular files are refused by name.
 { mm "real symmetric"; printf '100000000 100000000 1\n1 1 4\n'; } >"$WORK/rows.mtx"
 { mm "real symmetric"; printf '2147483646 2147483646 1\n1 1 4\n'; } >"$WORK/rowsmax.mtx"
-{ mm "real symmetric"; printf '2 2 2\n1 1 4\0 5\n2 2 4\n'; } >"$WORK/nul.mtx"
 { mm "real symmetric"; printf '2 2 2\n1 1 4\n2 2 1e-400\n'; } >"$WORK/tiny.mtx"
 WRAP=("${MEM_1G[@]}" timeout 20)
 bad "1e8 rows, 1 entry, under 1 GiB" \
@@ -53,14 +52,13 @@ bad "1e8 rows, 1 entry, under 1 GiB" \
 bad "2^31 - 2 rows, 1 entry, under 1 GiB" "rowsmax.mtx:2: 2147483646 rows but 1 entries" \
     --matrix="$WORK/rowsmax.mtx"
 WRAP=()
-bad "NUL byte" "nul.mtx:3: NUL byte at column 6" --matrix="$WORK/nul.mtx"
+bad_nul "NUL byte" nul.mtx 3 6 '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 4\0 5\n2 2 4\n' \
+    matrix
 bad "underflow" "tiny.mtx:4: value '1e-400' is below the smallest normal double" \
     --matrix="$WORK/tiny.mtx"
-bad "directory as matrix" "$WORK/: is a directory (the matrix must be a regular file)" \
-    --matrix="$WORK/"
-bad "device as matrix" "/dev/zero: is a character device (the matrix must be a regular file)" \
-    --matrix=/dev/zero
-bad "missing file" "cannot open matrix '$WORK/none.mtx'" --matrix="$WORK/none.mtx"
+bad_directory matrix matrix
+bad_device matrix matrix /dev/zero
+bad_missing matrix matrix "$WORK/none.mtx"
 bad "not Matrix Market" "banner.mtx:1: not a Matrix Market file" --matrix="$WORK/banner.mtx"
 bad "array format" "array.mtx:1: format 'array' is not supported" --matrix="$WORK/array.mtx"
 bad "complex field" "complex.mtx:1: field 'complex' is not supported" --matrix="$WORK/complex.mtx"
@@ -89,7 +87,7 @@ bad "poisson without nx" "--poisson=3d7 needs --nx=N" --poisson=3d7
 bad "zero grid" "--nx, --ny and --nz must be at least 1" --poisson=2d5 --nx=0
 bad "nz in 2-D" "--nz is for the 3-D operators" --poisson=2d5 --nx=4 --nz=3
 bad "grid sizes with a file" "--nx, --ny and --nz go with --poisson" --matrix="$IN/LF10.mtx" --nx=3
-bad "unknown option" "unknown option '--tol'" --poisson=2d5 --nx=4 --tol=1e-6
+bad_unknown_option --tol=1e-6 --poisson=2d5 --nx=4
 bad "bad preconditioner" "expects one of none|jacobi, got 'ilu'" --poisson=2d5 --nx=4 --pc=ilu
 bad "bad number" "option 'rtol' expects a finite number, got 'tiny'" --poisson=2d5 --nx=4 --rtol=tiny
 bad "rtol out of range" "--rtol must be in [0, 1)" --poisson=2d5 --nx=4 --rtol=2
@@ -132,14 +130,12 @@ run_np 1 cg "${ck[@]}" --checkpoint="$WORK/c.ckpt" --checkpoint-every=2 --output
     >/dev/null 2>&1 || true
 [ -s "$WORK/c.ckpt" ] || fail "no checkpoint to cut"
 head -c 100 "$WORK/c.ckpt" >"$WORK/head.ckpt"
-head -c 1000 "$WORK/c.ckpt" >"$WORK/cut.ckpt"
-{ cat "$WORK/c.ckpt"; printf 'x'; } >"$WORK/long.ckpt"
+cut_checkpoint "$WORK/c.ckpt" 1000
 bad "checkpoint shorter than its header" "checkpoint '$WORK/head.ckpt' is truncated (100 bytes)" \
     "${ck[@]}" --checkpoint="$WORK/head.ckpt" --restart
 bad "truncated checkpoint" "checkpoint '$WORK/cut.ckpt' has 1000 bytes, expected 2048" \
     "${ck[@]}" --checkpoint="$WORK/cut.ckpt" --restart
 bad "padded checkpoint" "checkpoint '$WORK/long.ckpt' has 2049 bytes, expected 2048" \
     "${ck[@]}" --checkpoint="$WORK/long.ckpt" --restart
-bad "directory as checkpoint" "$WORK/: is a directory (the checkpoint must be a regular file)" \
-    "${ck[@]}" --checkpoint="$WORK/" --restart
+bad_directory checkpoint checkpoint "${ck[@]}" --restart
 finish

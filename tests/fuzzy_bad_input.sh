@@ -39,7 +39,6 @@ printf 'a,b\n1,2\n3,1e308\n4,5\n' >"$WORK/huge.csv"
 printf 'a,b\n1,2\n3,1e400\n4,5\n' >"$WORK/overflow.csv"
 printf 'a,b\n1,2\n3,1e-400\n4,5\n' >"$WORK/underflow.csv"
 printf 'a,b\n1,2\n3,4e-320\n4,5\n' >"$WORK/denormal.csv"
-printf 'a,b\n1,2\n3,4\0,5\n6,1\n' >"$WORK/nul.csv"
 bad "1e308" "huge.csv:3: column 2 ('b'): '1e308' is too large: |x| must be at most 1e150" \
     --input="$WORK/huge.csv"
 bad "1e400" "overflow.csv:3: column 2 ('b'): '1e400' is beyond the double range" \
@@ -48,9 +47,8 @@ bad "1e-400" "underflow.csv:3: column 2 ('b'): '1e-400' is below the smallest no
     --input="$WORK/underflow.csv"
 bad "denormal" "denormal.csv:3: column 2 ('b'): '4e-320' is below the smallest normal double" \
     --input="$WORK/denormal.csv"
-bad "NUL byte" "nul.csv:3: NUL byte at column 4" --input="$WORK/nul.csv"
-bad "directory as input" "$WORK/: is a directory (the input must be a regular file)" \
-    --input="$WORK/"
+bad_nul "NUL byte" nul.csv 3 4 'a,b\n1,2\n3,4\0,5\n6,1\n' input
+bad_directory input input
 # Wide sets under 1 GiB of address space and 20 s: 2 x 2000 and 3 x 5000
 # (issue 19: 1.17 GB, then SIGSEGV in mu_fz_moments; 7 GB) are singular by
 # their shape; 2001 x 2000 needs more for its exact sums than the limit gives.
@@ -68,7 +66,7 @@ if [ ${#MEM_1G[@]} -gt 0 ]; then # without the limit (ASan) it fits, and runs fo
 fi
 WRAP=()
 
-bad "missing file" "cannot open input '$WORK/nope.csv'" --input="$WORK/nope.csv"
+bad_missing input input "$WORK/nope.csv"
 bad "non-numeric cell" "nonnum.csv:3: column 2 ('b'): 'x5' is not a number" --input="$WORK/nonnum.csv"
 bad "ragged row" "ragged.csv:3: 1 field(s), expected 2 (as on line 1)" --input="$WORK/ragged.csv"
 bad "ragged text" "ragged.txt:3: 3 field(s), expected 2" --input="$WORK/ragged.txt"
@@ -96,12 +94,10 @@ bad "bad eps1" "--eps1 must be positive" --input="$WORK/ok.csv" --eps1=0
 bad "bad max-it" "--max-it must be at least 1" --input="$WORK/ok.csv" --max-it=0
 bad "threshold and k" "--threshold and --k exclude each other" --input="$WORK/ok.csv" --k=2 --threshold=1
 bad "k without merge" "--threshold and --k need the merge" --input="$WORK/ok.csv" --k=2 --merge=no
-bad "unknown option" "unknown option '--bogus'" --input="$WORK/ok.csv" --bogus=1
+bad_unknown_option --bogus=1 --input="$WORK/ok.csv"
 bad "output in a missing directory" "cannot write '$WORK/nodir/x.csv'" --input="$WORK/ok.csv" \
     --plot="$WORK/nodir/x.csv"
-GNUPLOT=/nonexistent/gnuplot bad "plot without gnuplot" \
-    "--plot needs gnuplot, and '/nonexistent/gnuplot' was not found" --input="$WORK/ok.csv" \
-    --plot="$WORK/out/plot.png"
+bad_no_gnuplot --input="$WORK/ok.csv" --plot="$WORK/out/plot.png"
 bad "max-it too small: nothing converges" "no start converged within --max-it=1" \
     --input="$WORK/ok.csv" --max-it=1 --eps1=1e-12
 

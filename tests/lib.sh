@@ -90,6 +90,65 @@ bad_on_3() {
         "${WRAP[@]}" "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" "$command" --device=cpu "$@" || true
 }
 
+# Hostile inputs every file option meets (issue 19), checked through the
+# calling script's own `bad NAME PATTERN ARGS...` (its ranks, outputs and exit
+# status). WHAT is the file as the messages name it ("input", "matrix", "job
+# deck"...), OPT the option that takes it, ARGS the rest of the command line.
+
+# bad_missing WHAT OPT PATH [ARGS...]: PATH does not exist.
+bad_missing() {
+    local what=$1 opt=$2 path=$3
+    shift 3
+    bad "missing $what" "cannot open $what '$path'" --"$opt"="$path" "$@"
+}
+
+# bad_directory WHAT OPT [ARGS...]: a directory ($WORK) instead of a file.
+bad_directory() {
+    local what=$1 opt=$2
+    shift 2
+    bad "directory as $what" "$WORK/: is a directory (the $what must be a regular file)" \
+        --"$opt"="$WORK/" "$@"
+}
+
+# bad_device WHAT OPT DEVICE [ARGS...]: a character device instead of a file.
+bad_device() {
+    local what=$1 opt=$2 dev=$3
+    shift 3
+    bad "device as $what" "$dev: is a character device (the $what must be a regular file)" \
+        --"$opt"="$dev" "$@"
+}
+
+# bad_nul NAME FILE LINE COLUMN TEXT OPT [ARGS...]: $WORK/FILE written by
+# `printf TEXT`, which puts a NUL byte at LINE, COLUMN: refused there, by
+# name, not read as the end of the line.
+bad_nul() {
+    local name=$1 file=$2 line=$3 column=$4 text=$5 opt=$6
+    shift 6
+    # shellcheck disable=SC2059 # TEXT is a printf format: its \0 is the NUL byte
+    printf "$text" >"$WORK/$file"
+    bad "$name" "$file:$line: NUL byte at column $column" --"$opt"="$WORK/$file" "$@"
+}
+
+# bad_unknown_option OPTION=VALUE [ARGS...]: an option the command does not take.
+bad_unknown_option() {
+    local option=$1
+    shift
+    bad "unknown option" "unknown option '${option%%=*}'" "$@" "$option"
+}
+
+# bad_no_gnuplot ARGS...: --plot in ARGS, with GNUPLOT naming no program.
+bad_no_gnuplot() {
+    GNUPLOT=/nonexistent/gnuplot bad "plot without gnuplot" \
+        "--plot needs gnuplot, and '/nonexistent/gnuplot' was not found" "$@"
+}
+
+# cut_checkpoint FILE BYTES: $WORK/cut.ckpt, FILE's first BYTES bytes, and
+# $WORK/long.ckpt, FILE with one byte more, for the restart's size checks.
+cut_checkpoint() {
+    head -c "$2" "$1" >"$WORK/cut.ckpt"
+    { cat "$1"; printf 'x'; } >"$WORK/long.ckpt"
+}
+
 # failure_summary NAME FILE: a summary written by a failed run (if any) records
 # the failure, its error and no result.
 failure_summary() {

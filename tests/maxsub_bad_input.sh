@@ -20,7 +20,7 @@ printf 'abcdefg' > "$WORK/odd.bin"
 : > "$WORK/zero.bin"
 head -c 400 /dev/zero > "$WORK/m100.bin"
 
-bad "missing file" "cannot open input '$WORK/nope.txt'" --input="$WORK/nope.txt"
+bad_missing input input "$WORK/nope.txt"
 bad "non-numeric text" "nonnum.txt:2: 'x5' is not an integer" --input="$WORK/nonnum.txt"
 bad "empty text (n = 0)" "no values (n = 0)" --input="$WORK/empty.txt"
 bad "value out of int32 range" "range.txt:1: 99999999999 is outside the int32 range" --input="$WORK/range.txt"
@@ -32,43 +32,33 @@ bad "binary matrix, wrong sizes" "holds 100 int32 values, but --rows=7 x --cols=
 bad "binary matrix without sizes" "needs --rows and --cols" --dim=2 --input="$WORK/m100.bin"
 bad "generated n = 0" "--n=0: the length must be at least 1" --n=0
 bad "no input at all" "no input" --dim=1
-bad "unknown option" "unknown option '--bogus'" --n=5 --bogus=1
+bad_unknown_option --bogus=1 --n=5
 bad "bad choice" "expects one of allowed|forbidden" --n=5 --empty=maybe
 bad "bad integer" "expects an integer, got 'lots'" --n=lots
 bad "min above max" "min <= max" --n=5 --min=3 --max=1
-bad "missing deck" "cannot open job deck" --config="$WORK/none.ini"
+bad_missing "job deck" config "$WORK/none.ini"
 printf 'n = 10\nwhat = 3\n' > "$WORK/deck.ini"
 bad "unknown deck key" "deck.ini:2: unknown key 'what'" --config="$WORK/deck.ini"
 # Hostile files (issue 19): a NUL byte ends no line silently; only regular
 # files are read, as input or as job deck (a FIFO would block, so this is also
 # a time bound).
-printf '1 2\0 3 4\n' >"$WORK/nul.txt"
-printf '1 2\n3 4\0 5\n' >"$WORK/nul2.txt"
 mkfifo "$WORK/fifo"
-bad "NUL byte, 1-D" "nul.txt:1: NUL byte at column 4" --input="$WORK/nul.txt"
-bad "NUL byte, 2-D" "nul2.txt:2: NUL byte at column 4" --dim=2 --input="$WORK/nul2.txt"
-bad "directory as input" "$WORK/: is a directory (the input must be a regular file)" \
-    --input="$WORK/"
+bad_nul "NUL byte, 1-D" nul.txt 1 4 '1 2\0 3 4\n' input
+bad_nul "NUL byte, 2-D" nul2.txt 2 4 '1 2\n3 4\0 5\n' input --dim=2
+bad_directory input input
 bad "directory as binary input" "$WORK/: is a directory (the input must be a regular file)" \
     --input="$WORK/" --format=bin
 bad "FIFO as input" "$WORK/fifo: is a FIFO (named pipe) (the input must be a regular file)" \
     --input="$WORK/fifo"
-bad "directory as FASTA" "$WORK/: is a directory (the FASTA file must be a regular file)" \
-    --fasta="$WORK/"
+bad_directory "FASTA file" fasta
 # A NUL byte would cut a header's id or description short (strndup): refused
 # on any line of a FASTA file, header or sequence.
-printf '>p1\0hidden description\nACDEFGH\n' >"$WORK/nul_head.fasta"
-printf '>p1 kinase\nACDE\0FGH\n' >"$WORK/nul_seq.fasta"
-bad "NUL byte in a FASTA header" "nul_head.fasta:1: NUL byte at column 4" \
-    --fasta="$WORK/nul_head.fasta"
-bad "NUL byte in a FASTA sequence" "nul_seq.fasta:2: NUL byte at column 5" \
-    --fasta="$WORK/nul_seq.fasta"
+bad_nul "NUL byte in a FASTA header" nul_head.fasta 1 4 '>p1\0hidden description\nACDEFGH\n' fasta
+bad_nul "NUL byte in a FASTA sequence" nul_seq.fasta 2 5 '>p1 kinase\nACDE\0FGH\n' fasta
 bad "FIFO as FASTA" "$WORK/fifo: is a FIFO (named pipe) (the FASTA file must be a regular file)" \
     --fasta="$WORK/fifo"
-bad "directory as job deck" "$WORK/: is a directory (the job deck must be a regular file)" \
-    --config="$WORK/"
-bad "device as job deck" "/dev/null: is a character device (the job deck must be a regular file)" \
-    --config=/dev/null
+bad_directory "job deck" config
+bad_device "job deck" config /dev/null
 bad "output directory missing" "cannot write" --n=5 --output="$WORK/no/such/dir/out.csv"
 bad "fasta and input together" "exclude each other" --input="$WORK/nonnum.txt" --fasta=x.fa
 bad "unwritable summary" "cannot write" --n=5 --summary="$WORK/no/dir/s.json"

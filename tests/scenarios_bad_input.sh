@@ -49,7 +49,7 @@ rm -rf "$WORK/out" && mkdir -p "$WORK/out"
 check_failure "comb beyond memory" "the comb needs 1.79e+03 GiB on rank 0, more than the" nonzero "$WORK/out/*" \
     "$MPIEXEC" -n 3 "${PREFLAGS[@]}" "$MUTIRAO" scenarios --device=cpu --input="$WORK/ok.csv" \
     --mode=comb --series=100000000 --horizon=1200 --output="$WORK/out/c.csv" || true
-bad "missing file" "cannot open input '$WORK/nope.csv'" --input="$WORK/nope.csv"
+bad_missing input input "$WORK/nope.csv"
 bad "no input" "no input: give --input=FILE" --tree=1,3
 bad "gap" "gap.csv:41: gap in the record: 1953-05 follows 1953-03 (1953-04 is missing)" \
     --input="$WORK/gap.csv"
@@ -79,9 +79,7 @@ bad "lognormal correlation in comb mode" "--corr=lognormal goes with --mode=tree
     --input="$WORK/ok.csv" --mode=comb --corr=lognormal
 bad "output in a missing directory" "cannot write '$WORK/nodir/t.json'" --input="$WORK/ok.csv" \
     --output-json="$WORK/nodir/t.json"
-GNUPLOT=/nonexistent/gnuplot bad "plot without gnuplot" \
-    "--plot needs gnuplot, and '/nonexistent/gnuplot' was not found" --input="$WORK/ok.csv" \
-    --plot="$WORK/out/p.png"
+bad_no_gnuplot --input="$WORK/ok.csv" --plot="$WORK/out/p.png"
 # Hostile files (issue 19): a header of 200000 stations (3 MB, quadratic before:
 # 0.8 MB took 1.8 s) is read in linear time (10 s bound); a CR-only file of
 # 5.4 MB is one line over the 4 MiB limit; too many columns; underflow; NUL;
@@ -97,7 +95,6 @@ lines += ["%d,%d,%s" % (y, m, row) for y in range(1000, 1000 + 1100) for m in ra
 open(w + "/cr.csv", "w", newline="").write("\r".join(lines) + "\r")
 PY
 printf 'year,month,a\n1950,1,1e-400\n' >"$WORK/tiny.csv"
-printf 'year,month,a\n1950,1,5\0,6\n' >"$WORK/nul.csv"
 WRAP=(timeout 10)
 bad "wide header in linear time" "widehdr.csv: short record: 0 year(s)" --input="$WORK/widehdr.csv"
 bad "CR-only line endings" "cr.csv:1: line longer than 4194304 bytes (lines that end in CR only? use LF or CR LF)" \
@@ -107,7 +104,6 @@ bad "too many columns" "fields.csv:1: 300002 fields: at most 262144 columns are 
 WRAP=()
 bad "underflow" "tiny.csv:2: station a, 1950-01: '1e-400' is below the smallest normal double" \
     --input="$WORK/tiny.csv"
-bad "NUL byte" "nul.csv:2: NUL byte at column 9" --input="$WORK/nul.csv"
-bad "directory as input" "$WORK/: is a directory (the input must be a regular file)" \
-    --input="$WORK/"
+bad_nul "NUL byte" nul.csv 2 9 'year,month,a\n1950,1,5\0,6\n' input
+bad_directory input input
 finish

@@ -60,16 +60,16 @@ static const mu_opt_spec advect_opts[] = {
     {"dump", MU_OPT_PATH, "", 0, "write the final fields as raw float32 (global layout)"},
     MU_OPT_CHECKPOINT("", "steps"),
     {"log-every", MU_OPT_INT, "0", 0, "steps between info log lines (0: about 10 lines)"},
-    {"output", MU_OPT_PATH, "", 0,
-     "the answer as CSV: per field the mass at the start and end, its relative change, min, "
-     "max, and the L1/L2/Linf errors against the initial field"},
+    MU_OPT_OUTPUT(
+        "the answer as CSV: per field the mass at the start and end, its relative change, min, "
+        "max, and the L1/L2/Linf errors against the initial field"),
     {"h5", MU_OPT_PATH, "", 0,
      "HDF5 file prefix for --output-steps: PREFIX<step>.h5 (parallel HDF5)"},
     {"nc", MU_OPT_PATH, "", 0,
      "NetCDF-CF file prefix for --output-steps: PREFIX<step>.nc (through rank 0)"},
     {"output-steps", MU_OPT_STRING, "", 0, "steps to write, e.g. 0,10,20 (with --h5 or --nc)"},
-    {"plot", MU_OPT_PATH, "", 0,
-     "PNG prefix: PREFIXstart.png and PREFIXend.png, field 0 on the middle level (gnuplot)"},
+    MU_OPT_PLOT(
+        "PNG prefix: PREFIXstart.png and PREFIXend.png, field 0 on the middle level (gnuplot)"),
     MU_OPT_END};
 
 static int choice(const mu_opts *o, const char *name, const char *list) {

@@ -242,6 +242,21 @@ static int share_winds(adv_state *s, const sweep_geom *w, double t, double *cmax
     return bad;
 }
 
+/* One message along the axis, count floats with tag `tag`: dir = +1 `out` to
+ * the next rank and `in` from the previous one, -1 the other way (receive
+ * posted first). Both the flux rounds' messages and the peer rounds' tokens
+ * go this way. Returns the rank `in` came from (MPI_PROC_NULL: none). */
+static int shift(adv_state *s, int axis, int dir, const float *out, float *in, int64_t count,
+                 int tag) {
+    int to = dir > 0 ? s->cart.next[axis] : s->cart.prev[axis];
+    int from = dir > 0 ? s->cart.prev[axis] : s->cart.next[axis];
+    MPI_Request rq[2];
+    MPI_Irecv(in, (int)count, MPI_FLOAT, from, tag, s->cart.comm, &rq[0]);
+    MPI_Isend(out, (int)count, MPI_FLOAT, to, tag, s->cart.comm, &rq[1]);
+    mu_waitall(2, rq, MPI_STATUSES_IGNORE);
+    return from;
+}
+
 /* Exchange of one end flux per line and field with the neighbours of the axis.
  * dir = +1: send F[R] to the next rank, receive F[L] from the previous one. */
 static void exchange(adv_state *s, const sweep_geom *w, int dir) {
@@ -251,12 +266,7 @@ static void exchange(adv_state *s, const sweep_geom *w, int dir) {
         if (w->periodic) memcpy(s->rbuf, s->sbuf, (size_t)count * sizeof *s->rbuf);
         return;
     }
-    int to = dir > 0 ? s->cart.next[w->axis] : s->cart.prev[w->axis];
-    int from = dir > 0 ? s->cart.prev[w->axis] : s->cart.next[w->axis];
-    MPI_Request rq[2];
-    MPI_Irecv(s->rbuf, (int)count, MPI_FLOAT, from, 40 + w->axis, s->cart.comm, &rq[0]);
-    MPI_Isend(s->sbuf, (int)count, MPI_FLOAT, to, 40 + w->axis, s->cart.comm, &rq[1]);
-    mu_waitall(2, rq, MPI_STATUSES_IGNORE);
+    shift(s, w->axis, dir, s->sbuf, s->rbuf, count, 40 + w->axis);
 }
 
 /* One round's message along the chains (dir 1: F[R] of the lines whose
@@ -544,13 +554,8 @@ static int gpu_halo_winds(adv_state *s, const sweep_geom *w, const mu_gpu_adv_ge
  * copy is queued (nonzero: this rank failed), then the unpack waits for it. */
 static int peer_round(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, int dir, int r) {
     int ax = w->axis;
-    int to = dir > 0 ? s->cart.next[ax] : s->cart.prev[ax];
-    int from = dir > 0 ? s->cart.prev[ax] : s->cart.next[ax];
     float mine = (float)(mu_gpu_adv_peer_pack(s->gpu, d, dir, r) != 0), theirs = 0;
-    MPI_Request rq[2];
-    MPI_Irecv(&theirs, 1, MPI_FLOAT, from, 80 + ax, s->cart.comm, &rq[0]);
-    MPI_Isend(&mine, 1, MPI_FLOAT, to, 80 + ax, s->cart.comm, &rq[1]);
-    mu_waitall(2, rq, MPI_STATUSES_IGNORE);
+    int from = shift(s, ax, dir, &mine, &theirs, 1, 80 + ax);
     if (mine != 0) return MU_GPU(1, "advect flux round on the GPU");
     if (theirs != 0) return mu_error("advect: a neighbour's flux round failed");
     return MU_GPU(mu_gpu_adv_peer_unpack(s->gpu, d, dir, r, from != MPI_PROC_NULL),

@@ -32,7 +32,7 @@ static const mu_opt_spec cg_opts[] = {
     {"rhs", MU_OPT_CHOICE, "Aones", "ones|Aones|random",
      "right-hand side: all ones, A times ones (solution known: all ones), or Philox uniform "
      "in (-1, 1) keyed by (seed, row)"},
-    {"seed", MU_OPT_INT, "1", 0, "seed of --rhs=random"},
+    MU_OPT_SEED("seed of --rhs=random"),
     {"variant", MU_OPT_CHOICE, "standard", "standard|thesis",
      "standard CG, or the study's coded algorithm (absolute test ||r|| < atol, 5 dots)"},
     {"pc", MU_OPT_CHOICE, "none", "none|jacobi", "preconditioner"},
@@ -42,10 +42,10 @@ static const mu_opt_spec cg_opts[] = {
     {"atol", MU_OPT_REAL, "", 0,
      "absolute floor of the test (unset: 0; thesis: 1e-5, the study's "
      "10e-6)"},
-    {"max-it", MU_OPT_INT, "", 0, "iteration limit (unset: 10000; thesis: 999999, the study's)"},
+    MU_OPT_MAX_IT("", "iteration limit (unset: 10000; thesis: 999999, the study's)"),
     {"replace-every", MU_OPT_INT, "0", 0, "recompute r = b - A x every k iterations (0: never)"},
-    {"output", MU_OPT_PATH, "", 0,
-     "write the solution, one value per line (%.17g; a .csv name gets the header 'x')"},
+    MU_OPT_OUTPUT(
+        "write the solution, one value per line (%.17g; a .csv name gets the header 'x')"),
     MU_OPT_CHECKPOINT("cg.ckpt", "iterations"),
     MU_OPT_END};
 

@@ -53,6 +53,21 @@ typedef struct mu_opts mu_opts;
 #define MU_OPT_FARM_CHUNK(what)                                                                    \
     { "farm-chunk", MU_OPT_INT, "0", 0, what " the task farm hands out (0: auto)" }
 
+/* Options that several workloads take, each with one name, type, default
+ * and meaning everywhere; `help` says what the workload reads or writes. */
+#define MU_OPT_INPUT(help)                                                                         \
+    { "input", MU_OPT_PATH, "", 0, help }
+#define MU_OPT_OUTPUT(help)                                                                        \
+    { "output", MU_OPT_PATH, "", 0, help }
+#define MU_OPT_PLOT(help)                                                                          \
+    { "plot", MU_OPT_PATH, "", 0, help }
+#define MU_OPT_SEED(help)                                                                          \
+    { "seed", MU_OPT_INT, "1", 0, help }
+/* --max-it: an iteration cap; the default is the workload's ("" for one
+ * that depends on other options). */
+#define MU_OPT_MAX_IT(def, help)                                                                   \
+    { "max-it", MU_OPT_INT, def, 0, help }
+
 typedef struct {
     const char *file; /* NULL when unset */
     int64_t every;    /* units between checkpoints; 0: only on a signal */

@@ -11,8 +11,7 @@
 #include "core/output.h"
 
 static const mu_opt_spec fuzzy_opts[] = {
-    {"input", MU_OPT_PATH, "", 0,
-     "objects: CSV with a header, or whitespace-separated text; one object per line"},
+    MU_OPT_INPUT("objects: CSV with a header, or whitespace-separated text; one object per line"),
     {"header", MU_OPT_CHOICE, "auto", "auto|yes|no",
      "first line is a header (auto: when a field is not a number)"},
     {"label-column", MU_OPT_STRING, "", 0,
@@ -21,7 +20,7 @@ static const mu_opt_spec fuzzy_opts[] = {
      "generate instead of --input, Philox keyed by (seed, object): Gaussian blobs, or a "
      "stand-in for the study's US school locations (tests 3-4: use --n=40646)"},
     {"n", MU_OPT_INT, "10000", 0, "--gen: number of objects"},
-    {"seed", MU_OPT_INT, "1", 0, "--gen: seed"},
+    MU_OPT_SEED("--gen: seed"),
     {"centers", MU_OPT_STRING, "400,400;400,1090;1125,750", 0,
      "--gen: blob centres 'x,y;x,y;...' (the study's test 2)"},
     {"sigma", MU_OPT_REAL, "110", 0, "--gen: blob standard deviation (coordinates rounded)"},
@@ -47,20 +46,20 @@ static const mu_opt_spec fuzzy_opts[] = {
     {"eps2", MU_OPT_REAL, "", 0,
      "acceptance: squared distance to every prototype above (eps2/r)^2 (unset: 0.5), or "
      "above eps2 when --units=absolute (unset: 1e-5, another public FM code's default)"},
-    {"max-it", MU_OPT_INT, "10000", 0, "iteration cap per start; starts that hit it are counted"},
+    MU_OPT_MAX_IT("10000", "iteration cap per start; starts that hit it are counted"),
     {"merge", MU_OPT_CHOICE, "auto", "auto|yes|no",
      "single-linkage merge of the raw prototypes (auto: partitioned with p > 1, or when "
      "--threshold or --k is given)"},
     {"threshold", MU_OPT_REAL, "", 0,
      "cut the dendrogram at this height (see --units) instead of the widest gap"},
     {"k", MU_OPT_INT, "", 0, "cut the dendrogram into k groups instead of the widest gap"},
-    {"output", MU_OPT_PATH, "", 0, "write the final prototypes as CSV to this file"},
+    MU_OPT_OUTPUT("write the final prototypes as CSV to this file"),
     {"output-prefix", MU_OPT_PATH, "", 0,
      "write PREFIXprototypes.csv, memberships.csv, labels.csv, raw.csv, dendrogram.csv"},
     {"output-dir", MU_OPT_PATH, "", 0, "the same files in this directory (created if missing)"},
-    {"plot", MU_OPT_PATH, "", 0,
-     "PNG scatter coloured by label, prototypes marked (needs gnuplot; 2-D: the features, "
-     "else the first two principal axes)"},
+    MU_OPT_PLOT(
+        "PNG scatter coloured by label, prototypes marked (needs gnuplot; 2-D: the features, "
+        "else the first two principal axes)"),
     MU_OPT_FARM_CHUNK("exact: smallest range of starts"),
     {"sum-block", MU_OPT_INT, "65536", 0,
      "rows per summation block of the FM sums (a multiple of 256; 0: one block): the order "

@@ -8,8 +8,7 @@
 
 static const mu_opt_spec maxsub_opts[] = {
     {"dim", MU_OPT_CHOICE, "1", "1|2", "1: maximum subarray; 2: maximum submatrix"},
-    {"input", MU_OPT_PATH, "", 0,
-     "input file (text integers, or raw int32 binary); unset: generate"},
+    MU_OPT_INPUT("input file (text integers, or raw int32 binary); unset: generate"),
     {"format", MU_OPT_CHOICE, "auto", "auto|text|bin",
      "input format (auto: .bin/.i32/.raw are binary)"},
     {"rows", MU_OPT_INT, "", 0, "2-D: rows of a binary input or of generated data"},
@@ -17,7 +16,7 @@ static const mu_opt_spec maxsub_opts[] = {
     {"n", MU_OPT_INT, "", 0, "generated length (1-D) or n x n matrix (2-D); accepts 2^28, 1e8"},
     {"gen", MU_OPT_CHOICE, "philox", "philox|thesis",
      "generator: Philox 4x32-10 keyed by (seed, index), or the study's glibc rand() stream"},
-    {"seed", MU_OPT_INT, "1", 0, "Philox seed"},
+    MU_OPT_SEED("Philox seed"),
     {"dist", MU_OPT_CHOICE, "uniform", "uniform|sparse",
      "Philox values: uniform in [min, max], or sparse (95% in [min, -1], 5% in [1, max])"},
     {"min", MU_OPT_INT, "-1000", 0, "smallest generated value"},
@@ -25,7 +24,7 @@ static const mu_opt_spec maxsub_opts[] = {
     {"empty", MU_OPT_CHOICE, "allowed", "allowed|forbidden",
      "allowed: the empty subarray (sum 0) counts, as in the study; forbidden: at least one "
      "element"},
-    {"output", MU_OPT_PATH, "", 0, "write the answer as CSV to this file"},
+    MU_OPT_OUTPUT("write the answer as CSV to this file"),
     MU_OPT_FARM_CHUNK("2-D: smallest tile range"),
     {"fasta", MU_OPT_PATH, "", 0, "hydrophobic regions of the proteins in this FASTA file"},
     {"kd-offset", MU_OPT_INT, "-12", 0,

@@ -9,8 +9,7 @@
 #include "core/output.h"
 
 static const mu_opt_spec sc_opts[] = {
-    {"input", MU_OPT_PATH, "", 0,
-     "historical monthly inflows: CSV year,month,<station>,... (whole years, m3/s)"},
+    MU_OPT_INPUT("historical monthly inflows: CSV year,month,<station>,... (whole years, m3/s)"),
     {"stations", MU_OPT_STRING, "all", 0, "stations to use: comma list of column names, or all"},
     {"skip-zero", MU_OPT_FLAG, "0", 0,
      "leave out stations with a zero month (artificial or diversion postos)"},
@@ -31,7 +30,7 @@ static const mu_opt_spec sc_opts[] = {
     {"sd-denominator", MU_OPT_CHOICE, "n", "n|n-1", "monthly standard deviation over N or N-1"},
     {"acf-denominator", MU_OPT_CHOICE, "n", "n|pairs",
      "periodic autocorrelation over N (CEPEL) or over the pairs available"},
-    {"seed", MU_OPT_INT, "1", 0, "Philox seed: draws keyed by (seed, node, scenario, station)"},
+    MU_OPT_SEED("Philox seed: draws keyed by (seed, node, scenario, station)"),
     {"method", MU_OPT_CHOICE, "v2", "hw|v2",
      "aggregation: hw = Hartigan-Wong (AS 136), v2 = the study's Version 2"},
     {"max-iter", MU_OPT_INT, "50", 0, "k-means iteration cap per node"},
@@ -61,7 +60,7 @@ static const mu_opt_spec sc_opts[] = {
      "statistics report: generated series (comb draws on their own streams)"},
     {"stats-years", MU_OPT_INT, "4", 0,
      "statistics report: years per series after a year of burn-in"},
-    {"output", MU_OPT_PATH, "", 0, "the tree (or comb) as CSV"},
+    MU_OPT_OUTPUT("the tree (or comb) as CSV"),
     {"output-json", MU_OPT_PATH, "", 0, "the tree as JSON"},
     {"model", MU_OPT_PATH, "", 0, "the fitted PAR(p) model as JSON"},
     {"stats", MU_OPT_PATH, "", 0,
@@ -69,7 +68,7 @@ static const mu_opt_spec sc_opts[] = {
     {"node-scenarios", MU_OPT_PATH, "", 0,
      "tree: every node's M generated scenarios as CSV node,scenario,<station>,... (large; "
      "for checking the aggregation)"},
-    {"plot", MU_OPT_PATH, "", 0, "PNG fan of the tree against the record (needs gnuplot)"},
+    MU_OPT_PLOT("PNG fan of the tree against the record (needs gnuplot)"),
     {"plot-stations", MU_OPT_INT, "3", 0, "stations in the plot (the first ones)"},
     MU_OPT_CHECKPOINT("scenarios.ckpt", "stages (tree mode; between stages)"),
     MU_OPT_END};
