@@ -306,6 +306,11 @@ int whiten_steps(const double *x, int m, int d, const double **y, int *rank, dou
 
 } // namespace
 
+extern "C" int mu_gpu_whiten_reserve(int m, int d) {
+    wh_bufs *b = nullptr;
+    return m < 2 || d < 1 ? 0 : bufs_get(m, d, &b);
+}
+
 extern "C" int mu_gpu_whiten(const double *x, int m, int d, const double **y, int *rank) {
     static thread_local double none[1]; /* rank 0: no row is written */
     *rank = 0;

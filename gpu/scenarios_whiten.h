@@ -25,6 +25,10 @@ extern "C" {
  * (core/message.h): mu_whiten's message (a non-finite value) or "whitening on
  * the GPU: <mu_gpu_error()>". */
 int mu_gpu_whiten(const double *x, int m, int d, const double **y, int *rank);
+/* This host thread's buffers made for m x d points ahead of its first call
+ * (their allocation and the host rows' page-locking off the critical path).
+ * Returns 0, or 1 with mu_gpu_error(). */
+int mu_gpu_whiten_reserve(int m, int d);
 /* The device's copy of the y that this host thread's last mu_gpu_whiten wrote
  * (m x rank, row-major, on its device), valid until the thread's next call;
  * NULL if that call failed or found rank 0. The k-means context copies it on

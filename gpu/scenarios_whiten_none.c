@@ -16,3 +16,9 @@ int mu_gpu_whiten(const double *x, int m, int d, const double **y, int *rank) {
 const double *mu_gpu_whiten_rows(void) {
     return NULL;
 }
+
+int mu_gpu_whiten_reserve(int m, int d) {
+    (void)m;
+    (void)d;
+    return MU_GPU(1, "whitening on the GPU");
+}

@@ -1,9 +1,11 @@
 /* The whole scenarios run: record, fit, tree or comb, statistics sample, outputs. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "scenarios/run.h"
+#include "scenarios/kmeans.h"
 #include "mpi/binding.h"
 #include "core/error.h"
 #include "core/memory.h"
@@ -13,6 +15,8 @@
 #include "core/summary.h"
 #include "core/timer.h"
 #include "gpu/gpu.h"
+#include "gpu/scenarios_kmeans.h"
+#include "gpu/scenarios_whiten.h"
 
 enum { STATS_BATCH = 256 };
 
@@ -65,7 +69,8 @@ static int refit_independent(mu_sc_hist *h, const mu_sc_fit_cfg *fc, mu_sc_model
     return rc;
 }
 
-static int load(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md) {
+/* The record, read on rank 0 and sent to every rank. Collective. */
+static int load(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h) {
     int rc = 0;
     mu_timer_begin("input");
     if (app->rank == 0 && c->given) {
@@ -80,14 +85,16 @@ static int load(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md)
     rc = mu_error_collective(app->comm, rc);
     if (!rc) rc = mu_sc_hist_bcast(app->comm, h);
     mu_timer_end("input");
-    if (rc) return 1;
-    mu_timer_begin("fit");
+    return rc;
+}
+
+/* The PAR(p) model of the record. Local status. */
+static int fit_model(const mu_sc_cfg *c, int quiet, mu_sc_hist *h, mu_sc_model *md) {
     mu_sc_fit_cfg fc = c->fit;
-    fc.quiet = app->rank != 0;
-    rc = mu_sc_fit(h, &fc, md);
+    fc.quiet = quiet;
+    int rc = mu_sc_fit(h, &fc, md);
     if (!rc && fc.drop_dependent) rc = refit_independent(h, &fc, md);
-    mu_timer_end("fit");
-    return mu_error_collective(app->comm, rc);
+    return rc;
 }
 
 static void log_fit(const mu_sc_hist *h, const mu_sc_model *md) {
@@ -112,13 +119,18 @@ static void log_fit(const mu_sc_hist *h, const mu_sc_model *md) {
     if (nst > 8) mu_info("scenarios:   (%d more stations in the model JSON)", nst - 8);
 }
 
-static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows, int per_scen) {
-    int nst = x->md->nst, pmax = x->md->pmax;
+static int make_scratch(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int use_gpu) {
     x->Z = malloc((size_t)rows * nst * sizeof *x->Z);
-    x->zpast = malloc((size_t)(per_scen ? rows : 1) * pmax * nst * sizeof *x->zpast);
+    x->zpast = malloc((size_t)rows * pmax * nst * sizeof *x->zpast);
     int rc = !x->Z || !x->zpast ? mu_error("out of memory for %lld scenarios", (long long)rows) : 0;
-    if (!rc && x->use_gpu)
-        rc = MU_GPU(mu_sc_gpu_create(nst, pmax, rows, per_scen, &x->gpu), "scenarios: GPU buffers");
+    if (!rc && use_gpu)
+        rc = MU_GPU(mu_sc_gpu_create(nst, pmax, rows, 1, &x->gpu), "scenarios: GPU buffers");
+    return rc;
+}
+
+/* The rank's scratch (made already where warm_up succeeded). Collective. */
+static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows) {
+    int rc = x->Z ? 0 : make_scratch(x, x->md->nst, x->md->pmax, rows, x->use_gpu);
     return mu_error_collective(app->comm, rc);
 }
 
@@ -131,6 +143,52 @@ static void free_scratch(mu_sc_ctx *x) {
     mu_sc_gpu_destroy(x->gpu);
     x->Z = x->zpast = NULL;
     x->gpu = NULL;
+}
+
+/* The scratch, its host rows touched, and this thread's whitening buffers,
+ * for the root node; on a failure nothing is kept (alloc_scratch and the
+ * node make them again, and report). */
+static void warm_up(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int m) {
+    if (make_scratch(x, nst, pmax, rows, 1) || mu_gpu_whiten_reserve(m, nst)) {
+        free_scratch(x);
+        return;
+    }
+    memset(x->Z, 0, (size_t)rows * nst * sizeof *x->Z);
+}
+
+/* The fit. On a GPU rank whose root node whitens on the device, the fit (host
+ * only) runs on a second thread while this one makes the root's buffers
+ * (warm_up): their first use would otherwise come before the root's k-means.
+ * Not with --drop-dependent, which can change the stations the buffers are
+ * sized by. Collective. */
+static int fit(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, mu_sc_ctx *x,
+               int64_t rows) {
+    const int quiet = app->rank != 0;
+    const int warm =
+        app->dev.use_gpu && !c->comb && !c->fit.drop_dependent && c->m >= MU_GPU_KM_BOOK_MIN;
+    double t0 = mu_km_now(), fit_s = 0;
+    int rc = 0, done = 0;
+    char msg[1024] = "";
+#pragma omp parallel num_threads(2) if (warm)
+    {
+        if (omp_get_thread_num() == 0 && warm) {
+            warm_up(x, h->nst, c->fit.pmax, rows, c->m);
+        } else if (omp_get_thread_num() == 1) { /* its message is this thread's */
+            rc = fit_model(c, quiet, h, md);
+            if (rc) snprintf(msg, sizeof msg, "%s", mu_error_message());
+            fit_s = mu_km_now() - t0;
+            done = 1;
+        }
+    }
+    if (!done) { /* one thread: the fit here, after the buffers */
+        t0 = mu_km_now();
+        rc = fit_model(c, quiet, h, md);
+        fit_s = mu_km_now() - t0;
+    } else if (rc) {
+        rc = mu_error("%s", msg);
+    }
+    mu_timer_add("fit", fit_s, 1);
+    return mu_error_collective(app->comm, rc);
 }
 
 static int write_comb(const char *path, const mu_sc_hist *h, const double *out, int64_t S, int H,
@@ -363,20 +421,24 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     mu_sc_ctx x;
     memset(&x, 0, sizeof x);
     double *comb = NULL, *sample = NULL;
-    if (load(app, c, &h, &md)) {
+    int64_t rows = c->comb ? STATS_BATCH : c->m;
+    if (rows < STATS_BATCH) rows = STATS_BATCH;
+    int rc = mu_error_collective(app->comm, load(app, c, &h));
+    if (!rc) rc = fit(app, c, &h, &md, &x, rows);
+    if (rc) {
+        free_scratch(&x);
+        mu_sc_model_free(&md);
         mu_sc_hist_free(&h);
         return 1;
     }
     int64_t hist_end = 0;
-    int rc = start_month(c, &h, &md, &hist_end);
+    rc = start_month(c, &h, &md, &hist_end);
     if (mu_error_collective(app->comm, rc)) goto out;
     rc = setup(app, c, &h, &md, &tree, hist_end, &x);
     if (mu_error_collective(app->comm, rc)) goto out;
 
-    int64_t rows = c->comb ? STATS_BATCH : c->m;
-    if (rows < STATS_BATCH) rows = STATS_BATCH;
     /* The failures below are agreed by every rank: each returns 1. */
-    if (alloc_scratch(app, &x, rows, 1)) {
+    if (alloc_scratch(app, &x, rows)) {
         rc = 1;
         goto out;
     }
