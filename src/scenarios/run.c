@@ -119,8 +119,9 @@ static size_t rec_doubles(const mu_sc_ctx *x, int K) {
  * block of the M scenarios (the draws are keyed by scenario, so the gathered
  * set is the one a single rank draws) and the k-means steps are shared
  * (mu_agg_cluster_shared). Errors are then collective. */
-/* A phase's seconds since t0: into the timers, or the lane's own sums (lanes.c). */
-static void phase_time(mu_sc_ctx *x, const char *phase, double t0) {
+/* A phase's seconds since t0, returned and added to the timers, or to the lane's own
+ * sums (lanes.c). */
+static double phase_time(mu_sc_ctx *x, const char *phase, double t0) {
     double s = mu_km_now() - t0;
     if (!x->lane)
         mu_timer_add(phase, s, 1);
@@ -128,16 +129,16 @@ static void phase_time(mu_sc_ctx *x, const char *phase, double t0) {
         x->gen_s += s;
     else
         x->agg_s += s;
+    return s;
 }
 
 /* Where a node's aggregation went (--log=debug), from whichever rank ran it. */
 static void log_node(const mu_sc_ctx *x, int64_t v, const mu_agg_result *ar, double gen_s,
                      double agg_s) {
     mu_log_all(MU_LOG_DEBUG,
-               "scenarios: node %lld (stage %d): generation %.4f s, aggregation %.4f s: whitening "
-               "%.4f, duplicates "
-               "%.4f, device set-up %.4f, k-means %.4f (distance steps %.4f), representatives "
-               "%.4f; %d iterations",
+               "scenarios: node %lld (stage %d): generation %.4f s, aggregation %.4f s: "
+               "whitening %.4f, duplicates %.4f, device set-up %.4f, k-means %.4f (distance "
+               "steps %.4f), representatives %.4f; %d iterations",
                (long long)v, x->stage + 1, gen_s, agg_s, ar->whiten_s, ar->distinct_s, ar->device_s,
                ar->kmeans_s, ar->dist_s, ar->rep_s, ar->iterations);
 }
@@ -210,16 +211,14 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
                        comm);
         free(cnt);
     }
-    phase_time(x, "generate", t0);
-    double gen_s = mu_km_now() - t0;
+    double gen_s = phase_time(x, "generate", t0);
     MU_TRY(rc);
     mu_agg_result ar;
     memset(&ar, 0, sizeof ar);
     t0 = mu_km_now();
     rc = mu_agg_cluster_shared(x->Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
                                x->use_gpu, comm, &ar);
-    phase_time(x, "aggregate", t0);
-    log_node(x, v, &ar, gen_s, mu_km_now() - t0);
+    log_node(x, v, &ar, gen_s, phase_time(x, "aggregate", t0));
     x->km_s += ar.kmeans_s;
     x->km_dist_s += ar.dist_s;
     if (rc) /* the node and stage in front of the aggregation's message */
