@@ -85,7 +85,7 @@ PRESETS = {
     "tiny": {
         "cg": {"strong": dict(nx=48, ny=48, nz=48), "weak": dict(nx=32, ny=32, nz=32)},
         "advect": {"strong": dict(nx=64, ny=64, nz=8, fields=6, steps=16),
-                   "weak": dict(nx=48, ny=48, nz=8, fields=2, steps=16)},
+                   "weak": dict(nx=48, ny=48, nz=8, fields=6, steps=16)},
         "maxsub": {"strong": dict(n=640), "weak": dict(n=512)},
         "fuzzy": {"strong": dict(n=1600), "weak": dict(n=1200)},
         "scenarios": {"strong": dict(tree="1,6,4", m=512), "weak": dict(tree="1,4,4", m=384)},
