@@ -282,6 +282,7 @@ __global__ void transpose_kernel(const double *__restrict__ prow, int m, int d,
 
 struct mu_gpu_km {
     int m, d, kmax, dev;
+    int dcap; /* the buffers hold up to dcap coordinates a point (d <= dcap) */
     double *pt, *c, *dist, *an1, *an2;
     int *ic1, *ic2, *move;
     unsigned char *live;
@@ -324,6 +325,9 @@ extern "C" void mu_gpu_km_destroy(mu_gpu_km *g) {
 
 /* The buffers of a new context of these sizes (host scratch and device). */
 static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
+    g->m = m;
+    g->d = g->dcap = d;
+    g->kmax = kmax;
     size_t md = (size_t)m * d;
     g->h_pos = (int *)malloc(((size_t)kmax + 1) * sizeof(int));
     g->h_c = (double *)malloc((size_t)kmax * d * sizeof(double));
@@ -352,28 +356,45 @@ static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
     return 0;
 }
 
+/* A new context for up to m points of d coordinates and kmax centres, on the
+ * current device: the parked one where it is large enough, else a fresh one. */
+static int obtain(int m, int d, int kmax, mu_gpu_km **out) {
+    int dev = 0;
+    MU_CUDA(cudaGetDevice(&dev));
+    if (parked && parked->m == m && parked->dcap >= d && parked->kmax >= kmax &&
+        parked->dev == dev) {
+        *out = parked; /* large enough: only the points change */
+        parked = NULL;
+        (*out)->d = d;
+        return 0;
+    }
+    mu_gpu_km *g = (mu_gpu_km *)calloc(1, sizeof *g);
+    if (!g) return mu_gpu_fail("k-means on the GPU: out of host memory");
+    g->dev = dev;
+    if (allocate(g, m, d, kmax)) {
+        release(g);
+        return 1;
+    }
+    *out = g;
+    return 0;
+}
+
+extern "C" int mu_gpu_km_reserve(int m, int d, int kmax) {
+    if (m < 1 || d < 1 || kmax < 1)
+        return mu_gpu_fail("k-means on the GPU: bad sizes m %d, d %d, k %d", m, d, kmax);
+    mu_gpu_km *g = NULL;
+    if (obtain(m, d, kmax, &g)) return 1;
+    mu_gpu_km_destroy(g); /* parks it */
+    return 0;
+}
+
 extern "C" int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out) {
     *out = NULL;
     if (m < 1 || d < 1 || kmax < 1)
         return mu_gpu_fail("k-means on the GPU: bad sizes m %d, d %d, k %d", m, d, kmax);
-    int rc = 0, dev = 0;
+    int rc = 0;
     mu_gpu_km *g = NULL;
-    MU_CUDA(cudaGetDevice(&dev));
-    if (parked && parked->m == m && parked->d == d && parked->kmax >= kmax && parked->dev == dev) {
-        g = parked; /* same sizes: only the points change */
-        parked = NULL;
-    } else {
-        g = (mu_gpu_km *)calloc(1, sizeof *g);
-        if (!g) return mu_gpu_fail("k-means on the GPU: out of host memory");
-        g->m = m;
-        g->d = d;
-        g->kmax = kmax;
-        g->dev = dev;
-        if (allocate(g, m, d, kmax)) {
-            release(g);
-            return 1;
-        }
-    }
+    if (obtain(m, d, kmax, &g)) return 1;
     /* The points as they are (row-major, the bookkeeping's layout), transposed
      * on the device for the per-point kernels; pts may be on the host or on
      * this device (cudaMemcpyDefault tells which). */

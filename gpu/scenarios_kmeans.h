@@ -19,9 +19,15 @@ typedef struct mu_gpu_km mu_gpu_km;
 /* Copies the m points (host memory, or the current device's) to the current
  * device; kmax bounds k in later calls. */
 int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out);
-/* NULL is accepted. The context is parked for reuse by the next create of the
- * same sizes on the same device (one per host thread). */
+/* NULL is accepted. The context is parked for reuse by the next create on the
+ * same device of as many points, no more coordinates and no more centres (one
+ * per host thread). */
 void mu_gpu_km_destroy(mu_gpu_km *g);
+/* Parks a context for m points of up to d coordinates and kmax centres on this
+ * thread, so that a later create finds its buffers made (the first use of a
+ * thread's buffers costs more than a node's k-means when threads make them
+ * together). */
+int mu_gpu_km_reserve(int m, int d, int kmax);
 /* dist[i*k + l] = squared distance from point i to centre l (host, m x k). */
 int mu_gpu_km_all(mu_gpu_km *g, const double *c, int k, double *dist);
 /* AS 136's first step: nearest and second nearest centre of each point. */

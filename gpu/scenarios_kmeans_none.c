@@ -12,6 +12,11 @@ int mu_gpu_km_create(const double *pts, int m, int d, int kmax, mu_gpu_km **out)
     return 1;
 }
 
+int mu_gpu_km_reserve(int m, int d, int kmax) {
+    MU_NONE_UNUSED(m, d, kmax);
+    return 1;
+}
+
 void mu_gpu_km_destroy(mu_gpu_km *g) {
     MU_NONE_UNUSED(g);
 }

@@ -134,8 +134,8 @@ static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows) {
     return mu_error_collective(app->comm, rc);
 }
 
-static void free_scratch(mu_sc_ctx *x) {
-    mu_sc_lanes_close(x);
+/* The rank's own scratch (not its lanes'). */
+static void free_rank_scratch(mu_sc_ctx *x) {
     free(x->Dnode);
     x->Dnode = NULL;
     free(x->Z);
@@ -145,39 +145,67 @@ static void free_scratch(mu_sc_ctx *x) {
     x->gpu = NULL;
 }
 
-/* The scratch, its host rows touched, and this thread's whitening buffers,
- * for the root node; on a failure nothing is kept (alloc_scratch and the
- * node make them again, and report). */
-static void warm_up(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int m) {
+static void free_scratch(mu_sc_ctx *x) {
+    mu_sc_lanes_close(x);
+    free_rank_scratch(x);
+}
+
+/* The scratch, its host rows touched, this thread's whitening buffers and a
+ * k-means context of kmax centres, for the root node; on a failure nothing is
+ * kept (alloc_scratch and the node make them again, and report). */
+static void warm_up(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int m, int kmax) {
     if (make_scratch(x, nst, pmax, rows, 1) || mu_gpu_whiten_reserve(m, nst)) {
-        free_scratch(x);
+        free_rank_scratch(x); /* the lanes are other threads' now */
         return;
     }
     memset(x->Z, 0, (size_t)rows * nst * sizeof *x->Z);
+    (void)mu_gpu_km_reserve(m, nst, kmax);
+}
+
+/* The lanes the tree's largest stage gives this rank (at most threads), and
+ * the largest K of any stage into *kmax. */
+static int tree_lanes(const mu_sc_cfg *c, int threads, int nranks, int *kmax) {
+    int64_t nodes = 1, most = 1;
+    *kmax = 1;
+    for (int s = 0; s < c->nstages; s++) {
+        if (c->open[s] > *kmax) *kmax = c->open[s];
+        if (most < nodes) most = nodes;
+        if (nodes < (int64_t)threads * nranks) nodes *= c->open[s];
+    }
+    int64_t share = (most + nranks - 1) / nranks;
+    return share < threads ? (int)share : threads;
 }
 
 /* The fit. On a GPU rank whose root node whitens on the device, the fit (host
  * only) runs on a second thread while this one makes the root's buffers
- * (warm_up): their first use would otherwise come before the root's k-means.
- * Not with --drop-dependent, which can change the stations the buffers are
- * sized by. Collective. */
+ * (warm_up) and the other threads the lanes' of the later stages
+ * (mu_sc_lane_warm): made during the tree, on many threads at once, they
+ * slowed its nodes' device steps. Not with --drop-dependent, which can change
+ * the stations the buffers are sized by. Collective. */
 static int fit(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, mu_sc_ctx *x,
                int64_t rows) {
     const int quiet = app->rank != 0;
     const int warm =
         app->dev.use_gpu && !c->comb && !c->fit.drop_dependent && c->m >= MU_GPU_KM_BOOK_MIN;
+    int kmax = 1, lanes = warm ? tree_lanes(c, x->threads, app->size, &kmax) : 0;
+    if (lanes > 1 && mu_sc_lanes_open(x, lanes, h->nst, c->fit.pmax)) lanes = 0;
     double t0 = mu_km_now(), fit_s = 0;
     int rc = 0, done = 0;
     char msg[1024] = "";
-#pragma omp parallel num_threads(2) if (warm)
+#pragma omp parallel num_threads(lanes > 2 ? lanes : 2) if (warm)
     {
-        if (omp_get_thread_num() == 0 && warm) {
-            warm_up(x, h->nst, c->fit.pmax, rows, c->m);
-        } else if (omp_get_thread_num() == 1) { /* its message is this thread's */
+        const int t = omp_get_thread_num();
+        if (t == 0 && warm) {
+            warm_up(x, h->nst, c->fit.pmax, rows, c->m, kmax);
+            if (lanes > 1) memset(x->lanes[0].Z, 0, (size_t)c->m * h->nst * sizeof *x->Z);
+        } else if (t == 1) { /* its message is this thread's */
             rc = fit_model(c, quiet, h, md);
             if (rc) snprintf(msg, sizeof msg, "%s", mu_error_message());
             fit_s = mu_km_now() - t0;
             done = 1;
+            if (!rc && lanes > 1) mu_sc_lane_warm(x, 1, kmax);
+        } else if (t < lanes) {
+            mu_sc_lane_warm(x, t, kmax);
         }
     }
     if (!done) { /* one thread: the fit here, after the buffers */
@@ -187,7 +215,9 @@ static int fit(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, 
     } else if (rc) {
         rc = mu_error("%s", msg);
     }
+    double beyond = done ? mu_km_now() - t0 - fit_s : 0; /* the buffers outlasting the fit */
     mu_timer_add("fit", fit_s, 1);
+    if (beyond > 0) mu_timer_add("buffers", beyond, 1);
     return mu_error_collective(app->comm, rc);
 }
 
@@ -277,16 +307,11 @@ static int start_month(const mu_sc_cfg *c, const mu_sc_hist *h, const mu_sc_mode
 
 /* The run's context, its log and summary lines, and the model's JSON.
  * Local status. */
-static int setup(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, mu_sc_tree *tree,
-                 int64_t hist_end, mu_sc_ctx *x) {
-    int rc = 0;
-    if (app->rank == 0) log_fit(h, md);
+/* What the rank's lanes need before the fit makes them (x->c, h, use_gpu and
+ * threads: the host threads per rank on a stage's nodes). */
+static void lanes_setup(mu_app *app, const mu_sc_cfg *c, const mu_sc_hist *h, mu_sc_ctx *x) {
     x->c = c;
     x->h = h;
-    x->md = md;
-    x->hist_end = hist_end;
-    x->start_m = (int)(hist_end % 12);
-    x->tree = tree;
     x->use_gpu = app->dev.use_gpu;
     char why[256];
     x->threads = mu_threads_per_rank(&app->dev, c->threads, why, sizeof why);
@@ -302,6 +327,18 @@ static int setup(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md
     if (!c->comb)
         mu_info("scenarios: %d host thread(s) per rank on a stage's nodes (%s)", x->threads, why);
     mu_summary_int("threads_per_rank", x->threads);
+}
+
+static int setup(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, mu_sc_tree *tree,
+                 int64_t hist_end, mu_sc_ctx *x) {
+    int rc = 0;
+    if (app->rank == 0) log_fit(h, md);
+    x->c = c;
+    x->h = h;
+    x->md = md;
+    x->hist_end = hist_end;
+    x->start_m = (int)(hist_end % 12);
+    x->tree = tree;
     mu_summary_int("stations", h->nst);
     mu_summary_int("record_years", h->nyears);
     if (app->rank == 0 && c->model_json) {
@@ -424,6 +461,7 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     int64_t rows = c->comb ? STATS_BATCH : c->m;
     if (rows < STATS_BATCH) rows = STATS_BATCH;
     int rc = mu_error_collective(app->comm, load(app, c, &h));
+    if (!rc) lanes_setup(app, c, &h, &x);
     if (!rc) rc = fit(app, c, &h, &md, &x, rows);
     if (rc) {
         free_scratch(&x);

@@ -21,13 +21,14 @@
 
 #include "core/error.h"
 #include "gpu/gpu.h"
+#include "gpu/scenarios_kmeans.h"
+#include "gpu/scenarios_whiten.h"
 #include "core/timer.h"
 #include "scenarios/run.h"
 
 enum { LANE_ERR = 1024 };
 
-static int lanes_open(mu_sc_ctx *x, int n) {
-    int nst = x->md->nst, pmax = x->md->pmax;
+static int lanes_open(mu_sc_ctx *x, int n, int nst, int pmax) {
     x->lanes = calloc((size_t)n, sizeof *x->lanes);
     if (!x->lanes) return mu_error("out of memory for %d scenario lanes", n);
     for (int t = 0; t < n; t++) {
@@ -49,6 +50,45 @@ static int lanes_open(mu_sc_ctx *x, int n) {
                           "scenarios: GPU buffers of lane %d", t));
     }
     return 0;
+}
+
+int mu_sc_lanes_open(mu_sc_ctx *x, int n, int nst, int pmax) {
+    if (x->nlanes >= n) return 0;
+    mu_sc_lanes_close(x);
+    mu_timer_begin("stage lanes");
+    int rc = lanes_open(x, n, nst, pmax);
+    mu_timer_end("stage lanes");
+    if (rc) mu_sc_lanes_close(x); /* keeps the message: it records none */
+    return rc;
+}
+
+/* Made by many threads at once as a stage starts, a lane's buffers cost more
+ * than its nodes' k-means: the scratch's first touch, the thread's whitening
+ * buffers (page-locked rows) and its k-means context. */
+void mu_sc_lane_warm(mu_sc_ctx *x, int t, int kmax) {
+    mu_sc_ctx *l = &x->lanes[t];
+    int m = l->c->m, nst = l->h->nst;
+    memset(l->Z, 0, (size_t)m * nst * sizeof *l->Z);
+    if (!mu_gpu_bind_thread() && !mu_gpu_whiten_reserve(m, nst))
+        (void)mu_gpu_km_reserve(m, nst, kmax);
+}
+
+/* Lane l as a copy of x with its own scratch, buffers and error text (the
+ * lanes may have been opened before x was complete). */
+static void lane_sync(mu_sc_ctx *l, const mu_sc_ctx *x) {
+    mu_sc_ctx own = *l;
+    *l = *x;
+    l->lanes = NULL;
+    l->nlanes = 0;
+    l->lane = 1;
+    l->Z = own.Z;
+    l->zpast = own.zpast;
+    l->Dnode = own.Dnode;
+    l->gpu = own.gpu;
+    l->err = own.err;
+    l->clamped = 0;
+    l->km_s = l->km_dist_s = l->gen_s = l->agg_s = 0;
+    l->err_node = -1;
 }
 
 void mu_sc_lanes_close(mu_sc_ctx *x) {
@@ -81,21 +121,8 @@ int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t
         for (int64_t j = 0; j < count; j++) MU_TRY(fn(x, v0 + j, rec + j * rd));
         return 0;
     }
-    if (x->nlanes < n) {
-        mu_sc_lanes_close(x);
-        mu_timer_begin("stage lanes");
-        int rc = lanes_open(x, n);
-        mu_timer_end("stage lanes");
-        if (rc) mu_sc_lanes_close(x); /* keeps the message: it records none */
-        MU_TRY(rc);
-    }
-    for (int t = 0; t < n; t++) {
-        mu_sc_ctx *l = &x->lanes[t];
-        l->stage = x->stage;
-        l->clamped = 0;
-        l->km_s = l->km_dist_s = l->gen_s = l->agg_s = 0;
-        l->err_node = -1;
-    }
+    MU_TRY(mu_sc_lanes_open(x, n, x->md->nst, x->md->pmax));
+    for (int t = 0; t < n; t++) lane_sync(&x->lanes[t], x);
     int failed = 0;
 #pragma omp parallel num_threads(n)
     {

@@ -40,6 +40,14 @@ typedef int (*mu_sc_node_fn)(mu_sc_ctx *x, int64_t v, double *rec);
 int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t rd,
                     mu_sc_node_fn fn);
 void mu_sc_lanes_close(mu_sc_ctx *x);
+/* Lanes made before the tree, so that its threads make their first use of
+ * them while the rank has host work only (the fit): open makes at least n
+ * lanes (a fresh set where fewer are open) of scratch for nst stations and
+ * p_max pmax (0, or 1 after mu_error); warm is
+ * thread t's first use of lane t, with a k-means context of kmax centres (a
+ * failure is left to the lane's first node, which makes them again). */
+int mu_sc_lanes_open(mu_sc_ctx *x, int n, int nst, int pmax);
+void mu_sc_lane_warm(mu_sc_ctx *x, int t, int kmax);
 /* The standardized past (pmax x nst, lag-major) of tree node v. */
 void mu_sc_node_past(const mu_sc_ctx *x, int64_t v, double *zp);
 /* The tree, stage by stage (collective). */
