@@ -20,15 +20,24 @@ MU_RN_OP(mul_rn, __dmul_rn, __fmul_rn)
 #undef MU_RN_OP
 
 /* s + a[0] + a[stride] + ... + a[(n - 1) stride], added one by one in that
- * order (the CPU's bits), a a run in shared memory: the loads go eight at a
- * time ahead of their adds, so that the chain waits on the adds' latency
- * alone, not on a load's before each add. */
+ * order (the CPU's bits), a a run in shared memory: each eight values are
+ * loaded while the eight before them are added, so that the chain waits on
+ * the adds' latency alone, not on a load's. */
 __device__ __forceinline__ double mu_ordered_add(double s, const double *a, int n, int stride) {
     int t = 0;
-    for (; t + 8 <= n; t += 8) {
+    if (n >= 8) {
         double v[8];
 #pragma unroll
-        for (int u = 0; u < 8; u++) v[u] = a[(t + u) * stride];
+        for (int u = 0; u < 8; u++) v[u] = a[u * stride];
+        for (t = 8; t + 8 <= n; t += 8) {
+            double next[8];
+#pragma unroll
+            for (int u = 0; u < 8; u++) next[u] = a[(t + u) * stride];
+#pragma unroll
+            for (int u = 0; u < 8; u++) s = __dadd_rn(s, v[u]);
+#pragma unroll
+            for (int u = 0; u < 8; u++) v[u] = next[u];
+        }
 #pragma unroll
         for (int u = 0; u < 8; u++) s = __dadd_rn(s, v[u]);
     }
