@@ -378,7 +378,5 @@ int main(int argc, char **argv) {
 #ifdef MUTIRAO_HAVE_CUDA
     if (dev_buf) cudaFree(dev_buf);
 #endif
-    const int status = mu_report("test_gpu_maxsub");
-    MPI_Finalize();
-    return status;
+    return gpu_test_end("test_gpu_maxsub");
 }

@@ -135,7 +135,5 @@ int main(int argc, char **argv) {
     test_values();
     test_1d();
     test_2d();
-    const int status = mu_report("test_gpu_maxsub_gen");
-    MPI_Finalize();
-    return status;
+    return gpu_test_end("test_gpu_maxsub_gen");
 }
