@@ -91,24 +91,19 @@ bad "max-it too small: nothing converges" "no start converged within --max-it=1"
     --input="$WORK/ok.csv" --max-it=1 --eps1=1e-12
 
 # Options that only one mode takes.
-set +e
-"$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --input="$WORK/ok.csv" --partitions=3 \
-    >/dev/null 2>"$WORK/stderr"
-rc=$?
-set -e
-if [ $rc -ne 0 ] && grep -q -- "--partitions goes with --mode=partitioned" "$WORK/stderr"; then
-    echo "ok: --partitions in exact mode is refused"
-else
-    fail "--partitions in exact mode: rc=$rc, $(cat "$WORK/stderr")"
-fi
-set +e
-"$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --input="$WORK/two.csv" --mode=partitioned \
-    --partitions=3 >/dev/null 2>"$WORK/stderr"
-rc=$?
-set -e
-if [ $rc -ne 0 ] && grep -q -- "--partitions=3: more partitions than the 2 objects" "$WORK/stderr"; then
-    echo "ok: more partitions than objects is refused"
-else
-    fail "more partitions than objects: rc=$rc, $(cat "$WORK/stderr")"
-fi
+# refused_on_2 WHAT PATTERN ARGS...: `mutirao fuzzy ARGS` on 2 ranks fails with PATTERN.
+refused_on_2() {
+    local what=$1 pattern=$2 rc=0
+    shift 2
+    run_np 2 fuzzy "$@" >/dev/null 2>"$WORK/stderr" || rc=$?
+    if [ $rc -ne 0 ] && grep -q -- "$pattern" "$WORK/stderr"; then
+        echo "ok: $what is refused"
+    else
+        fail "$what: rc=$rc, $(cat "$WORK/stderr")"
+    fi
+}
+refused_on_2 "--partitions in exact mode" "--partitions goes with --mode=partitioned" \
+    --input="$WORK/ok.csv" --partitions=3
+refused_on_2 "more partitions than objects" "--partitions=3: more partitions than the 2 objects" \
+    --input="$WORK/two.csv" --mode=partitioned --partitions=3
 finish
