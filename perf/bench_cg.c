@@ -49,24 +49,17 @@
 #include "gpu/gpu.h"
 #include "bench_util.h"
 
+/* cuBLAS names no status: its number. */
+static const char *cublas_status(cublasStatus_t s) {
+    static char text[32];
+    snprintf(text, sizeof text, "status %d", (int)s);
+    return text;
+}
 #define CSP(call)                                                                                  \
-    do {                                                                                           \
-        cusparseStatus_t s_ = (call);                                                              \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                       \
-            fprintf(stderr, "bench_cg: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
-                    cusparseGetErrorString(s_));                                                   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+    BENCH_CHECK(cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, cusparseGetErrorString,                 \
+                "bench_cg: ", #call, call)
 #define CB(call)                                                                                   \
-    do {                                                                                           \
-        cublasStatus_t s_ = (call);                                                                \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-            fprintf(stderr, "bench_cg: %s:%d: %s failed: status %d\n", __FILE__, __LINE__, #call,  \
-                    (int)s_);                                                                      \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+    BENCH_CHECK(cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublas_status, "bench_cg: ", #call, call)
 #define MU(call)                                                                                   \
     do {                                                                                           \
         if (call) {                                                                                \

@@ -49,18 +49,6 @@ static inline int32_t draw(int64_t lo, int64_t hi) {
     return (int32_t)(lo + (int64_t)(((xs() >> 32) * span) >> 32));
 }
 
-static mu_mss_summary cpu_scan(const int32_t *x, int64_t n, int empty) {
-    mu_mss_scan st;
-    mu_mss_scan_begin(&st, 0, empty);
-    for (int64_t i = 0; i < n; i++) mu_mss_scan_push(&st, x[i], empty);
-    return mu_mss_scan_end(&st, empty);
-}
-static int same(const mu_mss_summary *a, const mu_mss_summary *b) {
-    return a->lo == b->lo && a->hi == b->hi && a->sum == b->sum && a->pre == b->pre &&
-           a->pre_end == b->pre_end && a->suf == b->suf && a->suf_start == b->suf_start &&
-           a->best == b->best && a->best_start == b->best_start && a->best_end == b->best_end;
-}
-
 static int parse_list(const char *s, long long *out, int max) {
     int n = 0;
     while (*s && n < max) {
@@ -106,7 +94,7 @@ static double time_1d(const int32_t *d, int64_t n, int empty, int reps, const mu
     for (int i = 0; i < reps; i++) {
         GPU(mu_gpu_mss1d_device(d, n, 0, empty, &s, &ms));
         t[i] = ms * 1e-3;
-        if (ref && !same(&s, ref)) {
+        if (ref && !mu_mss_same(&s, ref)) {
             mismatches++;
             printf("MISMATCH 1-D %s n=%lld: gpu best %lld [%lld,%lld], cpu %lld [%lld,%lld]\n",
                    what, (long long)n, (long long)s.best, (long long)s.best_start,
@@ -146,7 +134,7 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
         double tc = 0;
         if (cpu) {
             t0 = bench_now();
-            ref = cpu_scan(h, n, 1);
+            ref = mu_mss_scan_array(h, n, 0, 1);
             tc = bench_now() - t0;
         }
         double tg = time_1d(d, n, 1, reps, cpu ? &ref : NULL, "resident");
@@ -164,7 +152,7 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
         {
             mu_mss_summary rf;
             int chk = cpu && lg[k] <= 28;
-            if (chk) rf = cpu_scan(h, n, 0);
+            if (chk) rf = mu_mss_scan_array(h, n, 0, 0);
             double tf = time_1d(d, n, 0, reps / 2 > 3 ? reps / 2 : 3, chk ? &rf : NULL, "nonempty");
             row("    %-34s %10lld %10.3f %10.1f %8.1f%%\n", "GPU kernels, nonempty mode",
                 (long long)n, tf * 1e3, 4.0 * (double)n / tf / 1e9,
@@ -195,7 +183,7 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
                 t0 = bench_now();
                 GPU(mu_gpu_mss1d_host(h, n, 0, 1, &s));
                 te[i] = bench_now() - t0;
-                if (!same(&s, &ref)) {
+                if (!mu_mss_same(&s, &ref)) {
                     mismatches++;
                     printf("MISMATCH 1-D host pipeline n=%lld\n", (long long)n);
                 }
@@ -217,7 +205,7 @@ static void bench_1d(double copy_bw, long long *lg, int nlg, int reps, int e2e, 
         const int64_t n = nmax < ((int64_t)1 << 28) ? nmax : ((int64_t)1 << 28);
         for (int64_t i = 0; i < n; i++) h[i] = draw(INT32_MIN, INT32_MAX);
         CK(cudaMemcpy(d, h, sizeof(int32_t) * (size_t)n, cudaMemcpyHostToDevice));
-        mu_mss_summary ref = cpu_scan(h, n, 1);
+        mu_mss_summary ref = mu_mss_scan_array(h, n, 0, 1);
         double tg = time_1d(d, n, 1, reps, &ref, "full range");
         row("    %-34s %10lld %10.3f %10.1f %8.1f%%\n", "GPU, full int32 range (int64 path)",
             (long long)n, tg * 1e3, 4.0 * (double)n / tg / 1e9,

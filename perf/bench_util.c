@@ -2,6 +2,11 @@
 #include "bench_util.h"
 #include <time.h>
 
+void bench_fail(const char *prefix, const char *file, int line, const char *call, const char *why) {
+    fprintf(stderr, "%s%s:%d: %s failed: %s\n", prefix, file, line, call, why);
+    exit(1);
+}
+
 double bench_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

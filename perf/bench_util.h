@@ -7,15 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CK(call)                                                                                   \
+/* Ends the benchmark (exit 1) with "PREFIXfile:line: CALL failed: WHY". */
+void bench_fail(const char *prefix, const char *file, int line, const char *call, const char *why);
+
+/* A library call (its text, then the call) that returns a status of `type`:
+ * any status but `ok` ends the benchmark, why(status) saying what it was. */
+#define BENCH_CHECK(type, ok, why, prefix, text, call)                                             \
     do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,                   \
-                    cudaGetErrorString(e_));                                                       \
-            exit(1);                                                                               \
-        }                                                                                          \
+        type s_ = (call);                                                                          \
+        if (s_ != (ok)) bench_fail(prefix, __FILE__, __LINE__, text, why(s_));                     \
     } while (0)
+#define CK(call) BENCH_CHECK(cudaError_t, cudaSuccess, cudaGetErrorString, "", #call, call)
 
 /* Monotonic wall clock in seconds. */
 double bench_now(void);

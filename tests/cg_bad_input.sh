@@ -49,27 +49,24 @@ WRAP=("${MEM_1G[@]}" timeout 20)
 bad "1e8 rows, 1 entry, under 1 GiB" \
     "rows.mtx:2: 100000000 rows but 1 entries: an SPD matrix has a diagonal entry in every row" \
     --matrix="$WORK/rows.mtx"
-bad "2^31 - 2 rows, 1 entry, under 1 GiB" "rowsmax.mtx:2: 2147483646 rows but 1 entries" \
-    --matrix="$WORK/rowsmax.mtx"
+bad_file "2^31 - 2 rows, 1 entry, under 1 GiB" matrix rowsmax.mtx:2 "2147483646 rows but 1 entries"
 WRAP=()
 bad_nul "NUL byte" nul.mtx 3 6 '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 4\0 5\n2 2 4\n' \
     matrix
-bad "underflow" "tiny.mtx:4: value '1e-400' is below the smallest normal double" \
-    --matrix="$WORK/tiny.mtx"
+bad_file "underflow" matrix tiny.mtx:4 "value '1e-400' is below the smallest normal double"
 bad_directory matrix matrix
 bad_device matrix matrix /dev/zero
 bad_missing matrix matrix "$WORK/none.mtx"
-bad "not Matrix Market" "banner.mtx:1: not a Matrix Market file" --matrix="$WORK/banner.mtx"
-bad "array format" "array.mtx:1: format 'array' is not supported" --matrix="$WORK/array.mtx"
-bad "complex field" "complex.mtx:1: field 'complex' is not supported" --matrix="$WORK/complex.mtx"
-bad "non-square" "rect.mtx:2: the matrix is 2 x 3; CG needs a square matrix" --matrix="$WORK/rect.mtx"
-bad "non-numeric value" "nonnum.mtx:4: 'x4' is not a number" --matrix="$WORK/nonnum.mtx"
-bad "index out of range" "range.mtx:4: row index 3 is out of range 1..2" --matrix="$WORK/range.mtx"
-bad "too few entries" "few.mtx:5: end of file after 2 of the 3 entries" --matrix="$WORK/few.mtx"
-bad "too many entries" "many.mtx:4: more entries than the 1 declared on line 2" --matrix="$WORK/many.mtx"
-bad "upper triangle in a symmetric file" "upper.mtx:4: entry (1, 3) lies above the diagonal" \
-    --matrix="$WORK/upper.mtx"
-bad "truncated gzip" "trunc.mtx.gz:24: the compressed file ends early" --matrix="$WORK/trunc.mtx.gz"
+bad_file "not Matrix Market" matrix banner.mtx:1 "not a Matrix Market file"
+bad_file "array format" matrix array.mtx:1 "format 'array' is not supported"
+bad_file "complex field" matrix complex.mtx:1 "field 'complex' is not supported"
+bad_file "non-square" matrix rect.mtx:2 "the matrix is 2 x 3; CG needs a square matrix"
+bad_file "non-numeric value" matrix nonnum.mtx:4 "'x4' is not a number"
+bad_file "index out of range" matrix range.mtx:4 "row index 3 is out of range 1..2"
+bad_file "too few entries" matrix few.mtx:5 "end of file after 2 of the 3 entries"
+bad_file "too many entries" matrix many.mtx:4 "more entries than the 1 declared on line 2"
+bad_file "upper triangle in a symmetric file" matrix upper.mtx:4 "entry (1, 3) lies above the diagonal"
+bad_file "truncated gzip" matrix trunc.mtx.gz:24 "the compressed file ends early"
 bad "indefinite matrix" "breakdown at iteration 0: p'Ap = -1 <= 0: the matrix is not SPD" \
     --matrix="$WORK/indef.mtx" --rhs=ones
 bad "Laplacian with a negative diagonal" "<= 0: the matrix is not SPD" --matrix="$WORK/neglap.mtx" \
@@ -102,7 +99,7 @@ bad "restart without a checkpoint" "cannot open checkpoint '$WORK/none.ckpt'" \
     --poisson=2d5 --nx=4 --restart --checkpoint="$WORK/none.ckpt"
 bad "output directory missing" "cannot write" --poisson=2d5 --nx=4 --output="$WORK/no/dir/x.txt"
 printf 'poisson = 2d5\nnx = 5\nbogus = 1\n' >"$WORK/deck.ini"
-bad "unknown deck key" "deck.ini:3: unknown key 'bogus'" --config="$WORK/deck.ini"
+bad_file "unknown deck key" config deck.ini:3 "unknown key 'bogus'"
 
 # A good deck works, and the command line wins over it.
 printf '[cg]\npoisson = 2d5\nnx = 5\npc = jacobi\n' >"$WORK/good.ini"

@@ -39,14 +39,10 @@ printf 'a,b\n1,2\n3,1e308\n4,5\n' >"$WORK/huge.csv"
 printf 'a,b\n1,2\n3,1e400\n4,5\n' >"$WORK/overflow.csv"
 printf 'a,b\n1,2\n3,1e-400\n4,5\n' >"$WORK/underflow.csv"
 printf 'a,b\n1,2\n3,4e-320\n4,5\n' >"$WORK/denormal.csv"
-bad "1e308" "huge.csv:3: column 2 ('b'): '1e308' is too large: |x| must be at most 1e150" \
-    --input="$WORK/huge.csv"
-bad "1e400" "overflow.csv:3: column 2 ('b'): '1e400' is beyond the double range" \
-    --input="$WORK/overflow.csv"
-bad "1e-400" "underflow.csv:3: column 2 ('b'): '1e-400' is below the smallest normal double" \
-    --input="$WORK/underflow.csv"
-bad "denormal" "denormal.csv:3: column 2 ('b'): '4e-320' is below the smallest normal double" \
-    --input="$WORK/denormal.csv"
+bad_file "1e308" input huge.csv:3 "column 2 ('b'): '1e308' is too large: |x| must be at most 1e150"
+bad_file "1e400" input overflow.csv:3 "column 2 ('b'): '1e400' is beyond the double range"
+bad_file "1e-400" input underflow.csv:3 "column 2 ('b'): '1e-400' is below the smallest normal double"
+bad_file "denormal" input denormal.csv:3 "column 2 ('b'): '4e-320' is below the smallest normal double"
 bad_nul "NUL byte" nul.csv 3 4 'a,b\n1,2\n3,4\0,5\n6,1\n' input
 bad_directory input input
 # Wide sets under 1 GiB of address space and 20 s: 2 x 2000 and 3 x 5000
@@ -56,36 +52,29 @@ awk 'BEGIN { for (r = 0; r < 2; r++) { s = ""; for (i = 0; i < 2000; i++) s = s 
 awk 'BEGIN { for (r = 0; r < 3; r++) { s = ""; for (i = 0; i < 5000; i++) s = s (i ? "," : "") (i * (r + 1) + r * r); print s } }' >"$WORK/wide3.csv"
 awk 'BEGIN { srand(7); for (r = 0; r <= 2000; r++) { s = ""; for (i = 0; i < 2000; i++) s = s (i ? "," : "") int(10 * rand()); print s } }' >"$WORK/tall.csv"
 WRAP=("${MEM_1G[@]}" timeout 20)
-bad "2 x 2000 under 1 GiB" "wide.csv: the covariance of the 2 objects is singular: they span at most 1 dimension(s), fewer than the 2000 columns" \
-    --input="$WORK/wide.csv"
-bad "3 x 5000 under 1 GiB" "wide3.csv: the covariance of the 3 objects is singular: they span at most 2 dimension(s), fewer than the 5000 columns" \
-    --input="$WORK/wide3.csv"
+bad_file "2 x 2000 under 1 GiB" input wide.csv "the covariance of the 2 objects is singular: they span at most 1 dimension(s), fewer than the 2000 columns"
+bad_file "3 x 5000 under 1 GiB" input wide3.csv "the covariance of the 3 objects is singular: they span at most 2 dimension(s), fewer than the 5000 columns"
 if [ ${#MEM_1G[@]} -gt 0 ]; then # without the limit (ASan) it fits, and runs for minutes
-    bad "2001 x 2000 under 1 GiB" "tall.csv: 2000 columns: the covariance's exact sums need 1.18 GiB per rank, more than the" \
-        --input="$WORK/tall.csv"
+    bad_file "2001 x 2000 under 1 GiB" input tall.csv "2000 columns: the covariance's exact sums need 1.18 GiB per rank, more than the"
 fi
 WRAP=()
 
 bad_missing input input "$WORK/nope.csv"
-bad "non-numeric cell" "nonnum.csv:3: column 2 ('b'): 'x5' is not a number" --input="$WORK/nonnum.csv"
-bad "ragged row" "ragged.csv:3: 1 field(s), expected 2 (as on line 1)" --input="$WORK/ragged.csv"
-bad "ragged text" "ragged.txt:3: 3 field(s), expected 2" --input="$WORK/ragged.txt"
-bad "NaN" "nan.csv:3: column 1 ('a'): NaN is not allowed" --input="$WORK/nan.csv"
-bad "Inf" "inf.csv:3: column 2 ('b'): Inf is not allowed" --input="$WORK/inf.csv"
-bad "NA" "na.csv:2: column 2 ('b'): 'NA' is not a number (missing values are not supported)" \
-    --input="$WORK/na.csv"
-bad "constant column" "const.csv:2: column 'b' is constant (7 in every row): the covariance is singular" \
-    --input="$WORK/const.csv"
-bad "singular covariance" "collinear.csv: the covariance of the 5 objects is singular: column 3 ('c')" \
-    --input="$WORK/collinear.csv"
-bad "singular covariance, z-scored" "collinear.csv: the covariance of the 5 objects is singular" \
-    --input="$WORK/collinear.csv" --zscore
-bad "label text without --label-column" "labels.csv:2: column 3 ('s'): 'x' is not a number (a label column? see --label-column)" \
-    --input="$WORK/labels.csv"
+bad_file "non-numeric cell" input nonnum.csv:3 "column 2 ('b'): 'x5' is not a number"
+bad_file "ragged row" input ragged.csv:3 "1 field(s), expected 2 (as on line 1)"
+bad_file "ragged text" input ragged.txt:3 "3 field(s), expected 2"
+bad_file "NaN" input nan.csv:3 "column 1 ('a'): NaN is not allowed"
+bad_file "Inf" input inf.csv:3 "column 2 ('b'): Inf is not allowed"
+bad_file "NA" input na.csv:2 "column 2 ('b'): 'NA' is not a number (missing values are not supported)"
+bad_file "constant column" input const.csv:2 "column 'b' is constant (7 in every row): the covariance is singular"
+bad_file "singular covariance" input collinear.csv "the covariance of the 5 objects is singular: column 3 ('c')"
+bad_file "singular covariance, z-scored" input collinear.csv "the covariance of the 5 objects is singular" \
+    --zscore
+bad_file "label text without --label-column" input labels.csv:2 "column 3 ('s'): 'x' is not a number (a label column? see --label-column)"
 bad "no such label column" "--label-column=Species: no such column (header: 'a', 'b', 's')" \
     --input="$WORK/labels.csv" --label-column=Species
-bad "empty file" "empty.csv: no data (the file is empty)" --input="$WORK/empty.csv"
-bad "one object" "one.csv:2: one object only" --input="$WORK/one.csv"
+bad_file "empty file" input empty.csv "no data (the file is empty)"
+bad_file "one object" input one.csv:2 "one object only"
 bad "no input" "no input: give --input=FILE, or --gen=blobs" --r-norm=printed
 bad "input and gen" "--input and --gen exclude each other" --input="$WORK/ok.csv" --gen=blobs
 bad "bad r-norm" "expects one of density|printed" --input="$WORK/ok.csv" --r-norm=other
@@ -102,24 +91,19 @@ bad "max-it too small: nothing converges" "no start converged within --max-it=1"
     --input="$WORK/ok.csv" --max-it=1 --eps1=1e-12
 
 # Options that only one mode takes.
-set +e
-"$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --input="$WORK/ok.csv" --partitions=3 \
-    >/dev/null 2>"$WORK/stderr"
-rc=$?
-set -e
-if [ $rc -ne 0 ] && grep -q -- "--partitions goes with --mode=partitioned" "$WORK/stderr"; then
-    echo "ok: --partitions in exact mode is refused"
-else
-    fail "--partitions in exact mode: rc=$rc, $(cat "$WORK/stderr")"
-fi
-set +e
-"$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --input="$WORK/two.csv" --mode=partitioned \
-    --partitions=3 >/dev/null 2>"$WORK/stderr"
-rc=$?
-set -e
-if [ $rc -ne 0 ] && grep -q -- "--partitions=3: more partitions than the 2 objects" "$WORK/stderr"; then
-    echo "ok: more partitions than objects is refused"
-else
-    fail "more partitions than objects: rc=$rc, $(cat "$WORK/stderr")"
-fi
+# refused_on_2 WHAT PATTERN ARGS...: `mutirao fuzzy ARGS` on 2 ranks fails with PATTERN.
+refused_on_2() {
+    local what=$1 pattern=$2 rc=0
+    shift 2
+    run_np 2 fuzzy "$@" >/dev/null 2>"$WORK/stderr" || rc=$?
+    if [ $rc -ne 0 ] && grep -q -- "$pattern" "$WORK/stderr"; then
+        echo "ok: $what is refused"
+    else
+        fail "$what: rc=$rc, $(cat "$WORK/stderr")"
+    fi
+}
+refused_on_2 "--partitions in exact mode" "--partitions goes with --mode=partitioned" \
+    --input="$WORK/ok.csv" --partitions=3
+refused_on_2 "more partitions than objects" "--partitions=3: more partitions than the 2 objects" \
+    --input="$WORK/two.csv" --mode=partitioned --partitions=3
 finish

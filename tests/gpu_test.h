@@ -1,5 +1,5 @@
 /* The start of a GPU test program: MPI up, device 0 selected and named, or
- * exit 77 (ctest's "skipped") where no GPU is visible. */
+ * exit 77 (ctest's "skipped") where no GPU is visible; and its end. */
 #ifndef MU_TESTS_GPU_TEST_H
 #define MU_TESTS_GPU_TEST_H
 #include <mpi.h>
@@ -21,5 +21,12 @@ static void gpu_test_begin(int *argc, char ***argv, mu_gpu_info *info) {
     }
     printf("device 0: %s (sm_%d%d, %d SMs, %.1f GiB), CUDA %s\n", info->name, info->cc_major,
            info->cc_minor, info->sm_count, info->mem_gib, mu_gpu_versions());
+}
+
+/* The totals printed under NAME, MPI down: main's exit code. */
+static int gpu_test_end(const char *name) {
+    const int status = mu_report(name);
+    MPI_Finalize();
+    return status;
 }
 #endif

@@ -102,6 +102,15 @@ bad_missing() {
     bad "missing $what" "cannot open $what '$path'" --"$opt"="$path" "$@"
 }
 
+# bad_file NAME OPT WHERE MESSAGE [ARGS...]: the file $WORK/FILE given as
+# --OPT is refused with "WHERE: MESSAGE", WHERE being FILE or FILE:LINE as the
+# message names it.
+bad_file() {
+    local name=$1 opt=$2 where=$3 message=$4
+    shift 4
+    bad "$name" "$where: $message" --"$opt"="$WORK/${where%%:*}" "$@"
+}
+
 # bad_directory WHAT OPT [ARGS...]: a directory ($WORK) instead of a file.
 bad_directory() {
     local what=$1 opt=$2

@@ -21,9 +21,9 @@ printf 'abcdefg' > "$WORK/odd.bin"
 head -c 400 /dev/zero > "$WORK/m100.bin"
 
 bad_missing input input "$WORK/nope.txt"
-bad "non-numeric text" "nonnum.txt:2: 'x5' is not an integer" --input="$WORK/nonnum.txt"
+bad_file "non-numeric text" input nonnum.txt:2 "'x5' is not an integer"
 bad "empty text (n = 0)" "no values (n = 0)" --input="$WORK/empty.txt"
-bad "value out of int32 range" "range.txt:1: 99999999999 is outside the int32 range" --input="$WORK/range.txt"
+bad_file "value out of int32 range" input range.txt:1 "99999999999 is outside the int32 range"
 bad "ragged matrix" "ragged.txt:2: row has 2 values, expected 3" --dim=2 --input="$WORK/ragged.txt"
 bad "binary size not a multiple of 4" "is not a multiple of 4" --input="$WORK/odd.bin"
 bad "empty binary (n = 0)" "empty file (n = 0)" --input="$WORK/zero.bin"
@@ -38,7 +38,7 @@ bad "bad integer" "expects an integer, got 'lots'" --n=lots
 bad "min above max" "min <= max" --n=5 --min=3 --max=1
 bad_missing "job deck" config "$WORK/none.ini"
 printf 'n = 10\nwhat = 3\n' > "$WORK/deck.ini"
-bad "unknown deck key" "deck.ini:2: unknown key 'what'" --config="$WORK/deck.ini"
+bad_file "unknown deck key" config deck.ini:2 "unknown key 'what'"
 # Hostile files (issue 19): a NUL byte ends no line silently; only regular
 # files are read, as input or as job deck (a FIFO would block, so this is also
 # a time bound).

@@ -51,22 +51,15 @@ check_failure "comb beyond memory" "the comb needs 1.79e+03 GiB on rank 0, more 
     --mode=comb --series=100000000 --horizon=1200 --output="$WORK/out/c.csv" || true
 bad_missing input input "$WORK/nope.csv"
 bad "no input" "no input: give --input=FILE" --tree=1,3
-bad "gap" "gap.csv:41: gap in the record: 1953-05 follows 1953-03 (1953-04 is missing)" \
-    --input="$WORK/gap.csv"
-bad "months out of order" "order.csv:41: months out of order: 1953-02 after 1953-03" \
-    --input="$WORK/order.csv"
-bad "negative inflow" "neg.csv:31: station b, 1952-06: negative inflow" --input="$WORK/neg.csv"
-bad "short row" "short_row.csv:31: 3 field(s), expected 4" --input="$WORK/short_row.csv"
-bad "empty cell" "empty_cell.csv:31: station a, 1952-06: no value (a gap in the record)" \
-    --input="$WORK/empty_cell.csv"
-bad "short record" "short.csv: short record: 5 year(s), the fit needs at least 10" \
-    --input="$WORK/short.csv"
-bad "zero variance" "zerovar.csv:4: station b has zero variance in month 3 (77 in every year)" \
-    --input="$WORK/zerovar.csv"
-bad "partial year" "partial.csv:144: the record ends in 1961-11: it must end in December" \
-    --input="$WORK/partial.csv"
-bad "unknown station" "ok.csv:1: --stations: no column 'zz' in the header" \
-    --input="$WORK/ok.csv" --stations=a,zz
+bad_file "gap" input gap.csv:41 "gap in the record: 1953-05 follows 1953-03 (1953-04 is missing)"
+bad_file "months out of order" input order.csv:41 "months out of order: 1953-02 after 1953-03"
+bad_file "negative inflow" input neg.csv:31 "station b, 1952-06: negative inflow"
+bad_file "short row" input short_row.csv:31 "3 field(s), expected 4"
+bad_file "empty cell" input empty_cell.csv:31 "station a, 1952-06: no value (a gap in the record)"
+bad_file "short record" input short.csv "short record: 5 year(s), the fit needs at least 10"
+bad_file "zero variance" input zerovar.csv:4 "station b has zero variance in month 3 (77 in every year)"
+bad_file "partial year" input partial.csv:144 "the record ends in 1961-11: it must end in December"
+bad_file "unknown station" input ok.csv:1 "--stations: no column 'zz' in the header" --stations=a,zz
 bad "bad tree" "--tree=2,30: starts with 1 (the root)" --input="$WORK/ok.csv" --tree=2,30
 bad "bad tree text" "--tree=1,x: expected positive integers" --input="$WORK/ok.csv" --tree=1,x
 bad "bad start" "--start=2030-01: the record (1950-01 to 1961-12) must hold" \
@@ -96,14 +89,11 @@ open(w + "/cr.csv", "w", newline="").write("\r".join(lines) + "\r")
 PY
 printf 'year,month,a\n1950,1,1e-400\n' >"$WORK/tiny.csv"
 WRAP=(timeout 10)
-bad "wide header in linear time" "widehdr.csv: short record: 0 year(s)" --input="$WORK/widehdr.csv"
-bad "CR-only line endings" "cr.csv:1: line longer than 4194304 bytes (lines that end in CR only? use LF or CR LF)" \
-    --input="$WORK/cr.csv"
-bad "too many columns" "fields.csv:1: 300002 fields: at most 262144 columns are supported" \
-    --input="$WORK/fields.csv"
+bad_file "wide header in linear time" input widehdr.csv "short record: 0 year(s)"
+bad_file "CR-only line endings" input cr.csv:1 "line longer than 4194304 bytes (lines that end in CR only? use LF or CR LF)"
+bad_file "too many columns" input fields.csv:1 "300002 fields: at most 262144 columns are supported"
 WRAP=()
-bad "underflow" "tiny.csv:2: station a, 1950-01: '1e-400' is below the smallest normal double" \
-    --input="$WORK/tiny.csv"
+bad_file "underflow" input tiny.csv:2 "station a, 1950-01: '1e-400' is below the smallest normal double"
 bad_nul "NUL byte" nul.csv 2 9 'year,month,a\n1950,1,5\0,6\n' input
 bad_directory input input
 finish

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "mu_test.h"
+#include "mu_test_dir.h"
 #include "cg/mmio.h"
 #include "cg/poisson.h"
 #include "core/error.h"
@@ -812,9 +813,7 @@ static void poisson_vs_dense(void) {
 
 int main(void) {
     mu_log_init(0, 1);
-    snprintf(tmpdir, sizeof tmpdir, "%s/mutirao_test_cg.XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) return 1;
+    if (mu_test_dir_make(tmpdir, sizeof tmpdir, "mutirao_test_cg")) return 1;
     MU_RUN(xsum_order_independent);
     MU_RUN(xsum_matches_int128_reference);
     MU_RUN(xsum_exact_cases);
@@ -833,9 +832,5 @@ int main(void) {
     MU_RUN(mm_block_ends);
     MU_RUN(mm_decimal_values);
     MU_RUN(poisson_vs_dense);
-    int rc = mu_report("test_cg");
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0) rc = rc ? rc : 1;
-    return rc;
+    return mu_test_dir_remove(tmpdir, mu_report("test_cg"));
 }

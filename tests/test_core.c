@@ -71,6 +71,14 @@ static int parse(int argc, char **argv, mu_opts **o) {
     return mu_opts_parse("demo", specs, others, argc, argv, 0, o);
 }
 
+/* The one-argument command line argv is refused, with a message holding `what`. */
+static void refused(char **argv, const char *what) {
+    mu_opts *o;
+    CHECK_INT_NE(parse(1, argv, &o), 0);
+    CHECK(strstr(mu_error_message(), what) != NULL, "'%s' lacks '%s'", mu_error_message(), what);
+    mu_opts_free(o);
+}
+
 static void options_command_line(void) {
     char *argv[] = {"--n=2^10", "--mode=bb", "--x=1.25"};
     mu_opts *o;
@@ -88,17 +96,11 @@ static void options_command_line(void) {
 static void options_errors(void) {
     mu_opts *o;
     char *bad_choice[] = {"--mode=d"};
-    CHECK_INT_NE(parse(1, bad_choice, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), "a|bb|c") != NULL);
-    mu_opts_free(o);
+    refused(bad_choice, "a|bb|c");
     char *unknown[] = {"--nope=1"};
-    CHECK_INT_NE(parse(1, unknown, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), "--nope") != NULL);
-    mu_opts_free(o);
+    refused(unknown, "--nope");
     char *bad_int[] = {"--n=ten"};
-    CHECK_INT_NE(parse(1, bad_int, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), "integer") != NULL);
-    mu_opts_free(o);
+    refused(bad_int, "integer");
     char *no_value[] = {"--n"};
     CHECK_INT_NE(parse(1, no_value, &o), 0);
     mu_opts_free(o);
@@ -133,35 +135,32 @@ static void options_deck(void) {
 
     write_file(path, "n = 5\nbogus = 1\n");
     char *argv2[] = {arg};
-    CHECK_INT_NE(parse(1, argv2, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), ":2: unknown key 'bogus'") != NULL);
-    mu_opts_free(o);
+    refused(argv2, ":2: unknown key 'bogus'");
 
     write_file(path, "n = 5\nthis line is not a key value pair\n");
-    CHECK_INT_NE(parse(1, argv2, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), ":2:") != NULL);
-    mu_opts_free(o);
+    refused(argv2, ":2:");
 
     write_file(path, "n = 5\n; an empty section of no command\n[nosuch]\n");
-    CHECK_INT_NE(parse(1, argv2, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), ":3: unknown section [nosuch]") != NULL);
-    mu_opts_free(o);
+    refused(argv2, ":3: unknown section [nosuch]");
     unlink(path);
 
-    CHECK_INT_NE(parse(1, argv2, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), "cannot open job deck") != NULL);
-    mu_opts_free(o);
+    refused(argv2, "cannot open job deck");
+}
+
+/* The deck NAME's path in the new folder made from the template dir, and
+ * the argument "--config=PATH" that names it. */
+static void deck_in_new_dir(char *dir, const char *name, char path[256], char arg[300]) {
+    CHECK_TRUE(mkdtemp(dir) != NULL);
+    snprintf(path, 256, "%s/%s", dir, name);
+    snprintf(arg, 300, "--config=%s", path);
 }
 
 /* One deck for two commands: each reads [mutirao] and its own section, skips
  * the other's; a path from the deck is taken from the deck's folder, one from
  * the command line (or an absolute one) as it is. */
 static void deck_sections_and_paths(void) {
-    char dir[] = "/tmp/mutirao_decks_XXXXXX";
-    CHECK_TRUE(mkdtemp(dir) != NULL);
-    char path[256], arg[300];
-    snprintf(path, sizeof path, "%s/two.ini", dir);
-    snprintf(arg, sizeof arg, "--config=%s", path);
+    char dir[] = "/tmp/mutirao_decks_XXXXXX", path[256], arg[300];
+    deck_in_new_dir(dir, "two.ini", path, arg);
     write_file(path, "[mutirao]\nx = 2.5\n[other]\nn = 1\nunknown-here = 3\n[demo]\nn = 9\n"
                      "file = data/in.csv\nname = a/b\n");
     char *argv[] = {arg};
@@ -192,41 +191,29 @@ static void deck_sections_and_paths(void) {
 /* What the deck reader refuses: a NUL byte, a line longer than inih's
  * buffer, a directory, a FIFO; each by file (and line). */
 static void deck_refusals(void) {
-    char dir[] = "/tmp/mutirao_decks_XXXXXX";
-    CHECK_TRUE(mkdtemp(dir) != NULL);
-    char path[256], arg[300];
-    snprintf(path, sizeof path, "%s/bad.ini", dir);
-    snprintf(arg, sizeof arg, "--config=%s", path);
+    char dir[] = "/tmp/mutirao_decks_XXXXXX", path[256], arg[300];
+    deck_in_new_dir(dir, "bad.ini", path, arg);
     char *argv[] = {arg};
-    mu_opts *o;
     FILE *f = fopen(path, "w");
     CHECK_TRUE(f != NULL);
     fwrite("n = 5\nname = ab\0cd\n", 1, 20, f);
     fclose(f);
-    CHECK_INT_NE(parse(1, argv, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), "bad.ini:2: NUL byte") != NULL);
-    mu_opts_free(o);
+    refused(argv, "bad.ini:2: NUL byte");
 
     char line[1200];
     int k = snprintf(line, sizeof line, "n = 5\nname = ");
     memset(line + k, 'x', 1000);
     strcpy(line + k + 1000, "\n");
     write_file(path, line);
-    CHECK_INT_NE(parse(1, argv, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), "bad.ini:2: line of 1007 bytes") != NULL);
-    mu_opts_free(o);
+    refused(argv, "bad.ini:2: line of 1007 bytes");
     unlink(path);
 
     snprintf(arg, sizeof arg, "--config=%s", dir);
-    CHECK_INT_NE(parse(1, argv, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), "is a directory") != NULL);
-    mu_opts_free(o);
+    refused(argv, "is a directory");
 
     CHECK_INT_EQ(mkfifo(path, 0600), 0);
     snprintf(arg, sizeof arg, "--config=%s", path);
-    CHECK_INT_NE(parse(1, argv, &o), 0);
-    CHECK_TRUE(strstr(mu_error_message(), "FIFO") != NULL);
-    mu_opts_free(o);
+    refused(argv, "FIFO");
     unlink(path);
     rmdir(dir);
 }

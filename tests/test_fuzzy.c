@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "mu_test.h"
+#include "mu_test_dir.h"
 #include "core/eigen.h"
 #include "core/error.h"
 #include "core/log.h"
@@ -513,9 +514,7 @@ static void checkpoint_files(void) {
 
 int main(void) {
     mu_log_init(0, 1);
-    snprintf(tmpdir, sizeof tmpdir, "%s/mutirao_test_fuzzy.XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) return 1;
+    if (mu_test_dir_make(tmpdir, sizeof tmpdir, "mutirao_test_fuzzy")) return 1;
     MU_RUN(membership_table_5_1);
     MU_RUN(merge_two_blocks);
     MU_RUN(merge_four_blocks);
@@ -533,9 +532,5 @@ int main(void) {
     MU_RUN(blobs_deterministic);
     MU_RUN(summation_blocks);
     MU_RUN(checkpoint_files);
-    int rc = mu_report("test_fuzzy");
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0) rc = rc ? rc : 1;
-    return rc;
+    return mu_test_dir_remove(tmpdir, mu_report("test_fuzzy"));
 }

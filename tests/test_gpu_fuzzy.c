@@ -324,7 +324,5 @@ int main(int argc, char **argv) {
               "a summation block of 100 rows accepted");
         mu_gpu_fm_destroy(ctx);
     }
-    const int status = mu_report("test_gpu_fuzzy");
-    MPI_Finalize();
-    return status;
+    return gpu_test_end("test_gpu_fuzzy");
 }

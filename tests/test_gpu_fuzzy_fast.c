@@ -141,7 +141,5 @@ int main(int argc, char **argv) {
     case_f(3, 3001, 1.5);
     case_f(5, 2003, 1.0);
     overlap_refused();
-    const int status = mu_report("test_gpu_fuzzy_fast");
-    MPI_Finalize();
-    return status;
+    return gpu_test_end("test_gpu_fuzzy_fast");
 }

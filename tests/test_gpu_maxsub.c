@@ -41,19 +41,6 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static mu_mss_summary cpu_scan(const int32_t *x, int64_t n, int64_t base, int empty) {
-    mu_mss_scan st;
-    mu_mss_scan_begin(&st, base, empty);
-    for (int64_t i = 0; i < n; i++) mu_mss_scan_push(&st, x[i], empty);
-    return mu_mss_scan_end(&st, empty);
-}
-
-static int same_summary(const mu_mss_summary *a, const mu_mss_summary *b) {
-    return a->lo == b->lo && a->hi == b->hi && a->sum == b->sum && a->pre == b->pre &&
-           a->pre_end == b->pre_end && a->suf == b->suf && a->suf_start == b->suf_start &&
-           a->best == b->best && a->best_start == b->best_start && a->best_end == b->best_end;
-}
-
 static void print_summary(const char *tag, const mu_mss_summary *s) {
     printf("  %s: lo %lld hi %lld sum %lld pre %lld@%lld suf %lld@%lld best %lld [%lld, %lld]\n",
            tag, (long long)s->lo, (long long)s->hi, (long long)s->sum, (long long)s->pre,
@@ -135,7 +122,7 @@ static int ensure_dev(int64_t n) {
 
 static void test1d_case(const int32_t *x, int64_t n, int64_t base, int empty, const char *what,
                         int shifts) {
-    mu_mss_summary ref = cpu_scan(x, n, base, empty);
+    mu_mss_summary ref = mu_mss_scan_array(x, n, base, empty);
     mu_mss_summary got;
 #ifdef MUTIRAO_HAVE_CUDA
     CHECK(ensure_dev(n) == 0, "cudaMalloc of %lld ints", (long long)n);
@@ -147,7 +134,7 @@ static void test1d_case(const int32_t *x, int64_t n, int64_t base, int empty, co
         memset(&got, 0x5a, sizeof got);
         int rc = mu_gpu_mss1d_device(dev_buf + sh, n, base, empty, &got, NULL);
         CHECK(rc == 0, "device %s n=%lld: %s", what, (long long)n, mu_gpu_error());
-        if (rc == 0 && !same_summary(&got, &ref)) {
+        if (rc == 0 && !mu_mss_same(&got, &ref)) {
             CHECK(0, "device %s n=%lld base=%lld empty=%d shift=%d differs", what, (long long)n,
                   (long long)base, empty, sh);
             if (mu_failures <= 30) {
@@ -162,7 +149,7 @@ static void test1d_case(const int32_t *x, int64_t n, int64_t base, int empty, co
     memset(&got, 0x5a, sizeof got);
     int rc = mu_gpu_mss1d_host(x, n, base, empty, &got);
     CHECK(rc == 0, "host %s n=%lld: %s", what, (long long)n, mu_gpu_error());
-    if (rc == 0 && !same_summary(&got, &ref)) {
+    if (rc == 0 && !mu_mss_same(&got, &ref)) {
         CHECK(0, "host pipeline %s n=%lld base=%lld empty=%d differs", what, (long long)n,
               (long long)base, empty);
         if (mu_failures <= 30) {
@@ -378,7 +365,5 @@ int main(int argc, char **argv) {
 #ifdef MUTIRAO_HAVE_CUDA
     if (dev_buf) cudaFree(dev_buf);
 #endif
-    const int status = mu_report("test_gpu_maxsub");
-    MPI_Finalize();
-    return status;
+    return gpu_test_end("test_gpu_maxsub");
 }

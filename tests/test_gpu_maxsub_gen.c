@@ -70,10 +70,7 @@ static void test_1d(void) {
                     return;
                 }
                 mu_gen_philox(specs[s], lo, hi, x);
-                mu_mss_scan st;
-                mu_mss_scan_begin(&st, lo, empty);
-                for (int64_t i = lo; i < hi; i++) mu_mss_scan_push(&st, x[i - lo], empty);
-                mu_mss_summary want = mu_mss_scan_end(&st, empty), got;
+                mu_mss_summary want = mu_mss_scan_array(x, hi - lo, lo, empty), got;
                 free(x);
                 int rc = mu_gpu_mss1d_philox(specs[s], lo, hi, empty, &got);
                 CHECK(rc == 0, "1-D: %s", mu_gpu_error());
@@ -135,7 +132,5 @@ int main(int argc, char **argv) {
     test_values();
     test_1d();
     test_2d();
-    const int status = mu_report("test_gpu_maxsub_gen");
-    MPI_Finalize();
-    return status;
+    return gpu_test_end("test_gpu_maxsub_gen");
 }

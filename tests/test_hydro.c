@@ -38,6 +38,19 @@ static void check_contains(const char *haystack, const char *needle) {
           needle);
 }
 
+/* Writes content (len bytes) to a temp file and reads it back with
+ * mu_fasta_read, which must succeed: its records, *count of them. */
+static mu_fasta_record *read_good(const char *content, size_t len, int64_t *count) {
+    const char *path = write_temp(content, len);
+    mu_fasta_record *recs = NULL;
+    *count = 0;
+    mu_error_clear();
+    int rc = mu_fasta_read(path, &recs, count);
+    unlink(path);
+    CHECK(rc == 0, "%s", mu_error_message());
+    return recs;
+}
+
 /* Writes content to a temp file, expects mu_fasta_read to fail, and checks that
  * the message starts with "PATH:LOC" (LOC like "3:" or "3:5:"; NULL for none)
  * and contains each of the NULL-terminated needles. */
@@ -197,13 +210,8 @@ static void test_fasta_good(void) {
                                   ">  id3   spaced   desc \t\n"
                                   "M\n"
                                   "I *";
-    const char *path = write_temp(content, sizeof content - 1);
-    mu_fasta_record *recs = NULL;
-    int64_t count = 0;
-    mu_error_clear();
-    int rc = mu_fasta_read(path, &recs, &count);
-    unlink(path);
-    CHECK(rc == 0, "%s", mu_error_message());
+    int64_t count;
+    mu_fasta_record *recs = read_good(content, sizeof content - 1, &count);
     CHECK_INT_EQ(count, 3);
     CHECK_STR_EQ(recs[0].id, "sp|P1|A_HUMAN");
     CHECK_STR_EQ(recs[0].desc, "First protein");
@@ -226,12 +234,8 @@ static void test_fasta_good(void) {
 
 static void test_fasta_bom(void) {
     static const char content[] = "\xEF\xBB\xBF>a\nAC\n";
-    const char *path = write_temp(content, sizeof content - 1);
-    mu_fasta_record *recs = NULL;
-    int64_t count = 0;
-    int rc = mu_fasta_read(path, &recs, &count);
-    unlink(path);
-    CHECK(rc == 0, "%s", mu_error_message());
+    int64_t count;
+    mu_fasta_record *recs = read_good(content, sizeof content - 1, &count);
     CHECK_INT_EQ(count, 1);
     CHECK_STR_EQ(recs[0].id, "a");
     CHECK_STR_EQ(recs[0].seq, "AC");

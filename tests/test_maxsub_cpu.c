@@ -9,13 +9,6 @@
 #include "maxsub/gen.h"
 #include "maxsub/strip2d.h"
 
-static mu_mss_summary scan(const int32_t *x, int64_t n, int64_t base, int empty) {
-    mu_mss_scan st;
-    mu_mss_scan_begin(&st, base, empty);
-    for (int64_t i = 0; i < n; i++) mu_mss_scan_push(&st, x[i], empty);
-    return mu_mss_scan_end(&st, empty);
-}
-
 /* Answer (sum, start, end) by enumeration, tie rule spelled out: largest sum,
  * then smallest end, then largest start; allowed mode counts only sums > 0. */
 static void brute1d(const int32_t *x, int n, int empty, int64_t out[3]) {
@@ -45,7 +38,7 @@ static int32_t rnd(int32_t lo, int32_t hi) {
 
 static void study_example(void) {
     const int32_t x[] = {3, 5, 10, -5, -30, 5, 7, 2, -3, 10, -7, 5};
-    mu_mss_summary s = scan(x, 12, 0, 1);
+    mu_mss_summary s = mu_mss_scan_array(x, 12, 0, 1);
     CHECK_INT_EQ(s.best, 21);
     CHECK_INT_EQ(s.best_start, 5);
     CHECK_INT_EQ(s.best_end, 9);
@@ -53,7 +46,7 @@ static void study_example(void) {
     for (int p = 1; p <= 3; p++) {
         mu_mss_summary r = mu_mss_identity(0);
         for (int k = 0; k < p; k++)
-            r = mu_mss_combine(r, scan(x + k * (12 / p), 12 / p, k * (12 / p), 1), 1);
+            r = mu_mss_combine(r, mu_mss_scan_array(x + k * (12 / p), 12 / p, k * (12 / p), 1), 1);
         CHECK_INT_EQ(r.best, 21);
         CHECK_INT_EQ(r.best_start, 5);
         CHECK_INT_EQ(r.best_end, 9);
@@ -64,7 +57,7 @@ static void study_example(void) {
 static void figure_4_2(void) {
     const int32_t y[] = {5, -3, -1, 5, -9, 3, 2, 8, 1, -9, 3, -6, 3, -1, 0, 3, -3, 0, 7};
     const int64_t tp = 6, tn1 = -9, tm = 14, tn2 = -12, ts = 9;
-    mu_mss_summary s = scan(y, 19, 0, 1);
+    mu_mss_summary s = mu_mss_scan_array(y, 19, 0, 1);
     CHECK_INT_EQ(s.sum, tp + tn1 + tm + tn2 + ts);
     CHECK_INT_EQ(s.best, tm);
     CHECK_INT_EQ(s.best_start, 5);
@@ -72,7 +65,7 @@ static void figure_4_2(void) {
     CHECK_INT_EQ(s.pre, tp > tp + tn1 + tm ? tp : tp + tn1 + tm);
     CHECK_INT_EQ(s.suf, ts > tm + tn2 + ts ? ts : tm + tn2 + ts);
     /* The order test: the segment twice gives 22 (the study's misordered tuples give 31). */
-    mu_mss_summary two = mu_mss_combine(s, scan(y, 19, 19, 1), 1);
+    mu_mss_summary two = mu_mss_combine(s, mu_mss_scan_array(y, 19, 19, 1), 1);
     CHECK_INT_EQ(two.best, 22);
     int32_t yy[38];
     memcpy(yy, y, sizeof y);
@@ -85,15 +78,17 @@ static void figure_4_2(void) {
 
 static void sequential_trap_and_negatives(void) {
     const int32_t trap[] = {-5, 1, -2, -4, 4, -3, 3, 1, 4, -5};
-    mu_mss_summary s = scan(trap, 10, 0, 1);
+    mu_mss_summary s = mu_mss_scan_array(trap, 10, 0, 1);
     CHECK_INT_EQ(s.best, 9);
     CHECK_INT_EQ(s.best_start, 4);
     CHECK_INT_EQ(s.best_end, 8);
     const int32_t neg[] = {-3, -1, -4, -1, -5, -9, -2, -6};
-    mu_mss_summary a = mu_mss_combine(scan(neg, 4, 0, 1), scan(neg + 4, 4, 4, 1), 1);
+    mu_mss_summary a =
+        mu_mss_combine(mu_mss_scan_array(neg, 4, 0, 1), mu_mss_scan_array(neg + 4, 4, 4, 1), 1);
     CHECK_INT_EQ(a.best, 0);
     CHECK_INT_EQ(a.best_start, -1);
-    mu_mss_summary f = mu_mss_combine(scan(neg, 4, 0, 0), scan(neg + 4, 4, 4, 0), 0);
+    mu_mss_summary f =
+        mu_mss_combine(mu_mss_scan_array(neg, 4, 0, 0), mu_mss_scan_array(neg + 4, 4, 4, 0), 0);
     CHECK_INT_EQ(f.best, -1);
     CHECK_INT_EQ(f.best_start, 1);
     CHECK_INT_EQ(f.best_end, 1);
@@ -109,11 +104,11 @@ static void brute_force_1d(void) {
             for (int i = 0; i < n; i++) x[i] = -abs(x[i]);
         int64_t want[3];
         brute1d(x, n, empty, want);
-        mu_mss_summary direct = scan(x, n, 0, empty);
+        mu_mss_summary direct = mu_mss_scan_array(x, n, 0, empty);
         mu_mss_summary r = mu_mss_identity(0);
         for (int lo = 0; lo < n;) {
             int len = 1 + rnd(0, n - lo - 1);
-            r = mu_mss_combine(r, scan(x + lo, len, lo, empty), empty);
+            r = mu_mss_combine(r, mu_mss_scan_array(x + lo, len, lo, empty), empty);
             lo += len;
         }
         int64_t got[2][3] = {{direct.best, direct.best_start, direct.best_end},
@@ -133,10 +128,10 @@ static void brute_force_1d(void) {
 static void overflow_needs_int64(void) {
     int32_t x[64];
     for (int i = 0; i < 64; i++) x[i] = INT32_MAX;
-    mu_mss_summary s = scan(x, 64, 0, 1);
+    mu_mss_summary s = mu_mss_scan_array(x, 64, 0, 1);
     CHECK_TRUE(s.best == 64 * (int64_t)INT32_MAX);
     for (int i = 0; i < 64; i++) x[i] = INT32_MIN;
-    s = scan(x, 64, 0, 0);
+    s = mu_mss_scan_array(x, 64, 0, 0);
     CHECK_TRUE(s.best == (int64_t)INT32_MIN);
     CHECK_TRUE(s.sum == 64 * (int64_t)INT32_MIN);
 }
@@ -170,7 +165,7 @@ static void thesis_1d_references(void) {
     int32_t *x = malloc(10000000 * sizeof *x);
     mu_gen_thesis(0, 10000000, x);
     for (size_t k = 0; k < sizeof ref / sizeof ref[0]; k++) {
-        mu_mss_summary s = scan(x, ref[k].n, 0, 1);
+        mu_mss_summary s = mu_mss_scan_array(x, ref[k].n, 0, 1);
         CHECK_INT_EQ(s.best, ref[k].sum);
         CHECK_INT_EQ(s.best_start, ref[k].start);
         CHECK_INT_EQ(s.best_end, ref[k].end);

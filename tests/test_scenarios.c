@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "mu_test.h"
+#include "mu_test_dir.h"
 #include "core/eigen.h"
 #include "core/error.h"
 #include "core/log.h"
@@ -543,9 +544,7 @@ static void representatives(void) {
 
 int main(void) {
     mu_log_init(0, 1);
-    snprintf(tmpdir, sizeof tmpdir, "%s/mutirao_test_scenarios.XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) return 1;
+    if (mu_test_dir_make(tmpdir, sizeof tmpdir, "mutirao_test_scenarios")) return 1;
     MU_RUN(reader_errors);
     MU_RUN(linalg);
     MU_RUN(fit_recovers_coefficients);
@@ -553,10 +552,6 @@ int main(void) {
     MU_RUN(lognormal_correlation);
     MU_RUN(generated_moments);
     MU_RUN(representatives);
-    int rc = mu_report("test_scenarios");
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0) rc = rc ? rc : 1;
-    return rc;
+    return mu_test_dir_remove(tmpdir, mu_report("test_scenarios"));
 }
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cg/cg.h"
+#include "cg/search.h"
 #include "core/error.h"
 
 void cg_matrix_free(cg_matrix *A) {
@@ -52,15 +53,8 @@ static int renumber_row(const cg_block *b, cg_matrix *A, int64_t u, int64_t i) {
             if (c == b->row0 + i) A->diag[i] += b->val[p];
             continue;
         }
-        int64_t lo = 0, hi = u - 1; /* binary search in the ghost list */
-        while (lo < hi) {
-            int64_t mid = (lo + hi) / 2;
-            if (A->ghost[mid] < c)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        A->col[p] = (int32_t)(b->nloc + lo);
+        /* c is in the ghost list: its place among the first u - 1 */
+        A->col[p] = (int32_t)(b->nloc + cg_lower_bound_i64(A->ghost, 0, u - 1, c));
         has_ghost = 1;
     }
     return has_ghost;

@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cg/mmio.h"
 #include "cg/mmio_fast.h"
+#include "cg/search.h"
 #include "core/message.h"
 #include "core/infile.h"
 #include <ctype.h>
@@ -393,14 +394,7 @@ void cg_mm_free(cg_mm *m) {
 }
 
 static double find_entry(const cg_mm *m, int64_t r, int32_t c, int *found) {
-    int64_t lo = m->rowptr[r], hi = m->rowptr[r + 1];
-    while (lo < hi) {
-        int64_t mid = (lo + hi) / 2;
-        if (m->col[mid] < c)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    int64_t lo = cg_lower_bound_i32(m->col, m->rowptr[r], m->rowptr[r + 1], c);
     *found = lo < m->rowptr[r + 1] && m->col[lo] == c;
     return *found ? m->val[lo] : 0.0;
 }

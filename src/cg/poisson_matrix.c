@@ -16,6 +16,7 @@
 #include <string.h>
 #include "cg/cg.h"
 #include "cg/poisson.h"
+#include "cg/search.h"
 #include "core/error.h"
 #include "core/memory.h"
 
@@ -108,15 +109,7 @@ static int64_t count_rows(const pm_ctx *c, int64_t a, int64_t b) {
 
 /* Boundary rows before local row a (the list is ascending). */
 static int64_t boundary_before(const cg_matrix *A, int64_t a) {
-    int64_t lo = 0, hi = A->nboundary;
-    while (lo < hi) {
-        int64_t mid = (lo + hi) / 2;
-        if (A->boundary[mid] < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return cg_lower_bound_i32(A->boundary, 0, A->nboundary, a);
 }
 
 /* The chunk's parts of the fresh arrays (rows [a, b), entries [p, q)), mapped

@@ -66,6 +66,18 @@ static int64_t parse_line(const char *path, long lineno, char *line, vec32 *out)
     return count;
 }
 
+/* The end of a text read: at least one value handed over in *values, or the
+ * values freed on an error; `none` completes the message for an empty file. */
+static int hand_over(int rc, const char *path, vec32 *a, const char *none, int32_t **values) {
+    if (!rc && a->n == 0) rc = mu_error("%s: no values %s", path, none);
+    if (rc) {
+        free(a->v);
+        return rc;
+    }
+    *values = a->v;
+    return 0;
+}
+
 int mu_in_read_text_1d(const char *path, int32_t **values, int64_t *n) {
     *values = NULL;
     *n = 0;
@@ -77,15 +89,9 @@ int mu_in_read_text_1d(const char *path, int32_t **values, int64_t *n) {
         if (parse_line(path, r.lineno, r.line, &a) < 0) break;
     int rc = got != 0; /* a parse error leaves got = 1 */
     mu_lines_close(&r);
-    if (!rc && a.n == 0)
-        rc = mu_error("%s: no values (n = 0); expected at least one integer", path);
-    if (rc) {
-        free(a.v);
-        return rc;
-    }
-    *values = a.v;
-    *n = a.n;
-    return 0;
+    rc = hand_over(rc, path, &a, "(n = 0); expected at least one integer", values);
+    if (!rc) *n = a.n;
+    return rc;
 }
 
 int mu_in_binary_count(const char *path, int64_t *n) {
@@ -177,13 +183,7 @@ int mu_in_read_text_2d(const char *path, int32_t **values, int64_t *rows, int64_
     }
     if (got < 0) rc = 1;
     mu_lines_close(&r);
-    if (!rc && a.n == 0)
-        rc = mu_error("%s: no values (an empty matrix); expected rows of integers", path);
-    if (rc) {
-        free(a.v);
-        *rows = *cols = 0;
-        return rc;
-    }
-    *values = a.v;
-    return 0;
+    rc = hand_over(rc, path, &a, "(an empty matrix); expected rows of integers", values);
+    if (rc) *rows = *cols = 0;
+    return rc;
 }

@@ -11,6 +11,7 @@
 #include "core/timer.h"
 #include "gpu/maxsub_gpu.h"
 #include "maxsub/input.h"
+#include "maxsub/strip2d.h"
 #include "mpi/partition.h"
 
 /* Loads this rank's shard [lo, hi) of the input; n is the global length. */
@@ -77,10 +78,7 @@ int mu_maxsub_reduce_shard(const mu_app *app, const int32_t *x, int64_t lo, int6
         return MU_GPU(mu_gpu_mss1d_host(x, hi - lo, lo, empty_allowed, s),
                       "rank %d GPU 1-D reduction", app->rank);
     }
-    mu_mss_scan st;
-    mu_mss_scan_begin(&st, lo, empty_allowed);
-    for (int64_t i = lo; i < hi; i++) mu_mss_scan_push(&st, x[i - lo], empty_allowed);
-    *s = mu_mss_scan_end(&st, empty_allowed);
+    *s = mu_mss_scan_array(x, hi - lo, lo, empty_allowed);
     return 0;
 }
 

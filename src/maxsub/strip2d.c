@@ -1,6 +1,19 @@
 #include "maxsub/strip2d.h"
 #include "gpu/maxsub_monoid.h"
 
+mu_mss_summary mu_mss_scan_array(const int32_t *x, int64_t n, int64_t base, int empty_allowed) {
+    mu_mss_scan st;
+    mu_mss_scan_begin(&st, base, empty_allowed);
+    for (int64_t i = 0; i < n; i++) mu_mss_scan_push(&st, x[i], empty_allowed);
+    return mu_mss_scan_end(&st, empty_allowed);
+}
+
+int mu_mss_same(const mu_mss_summary *a, const mu_mss_summary *b) {
+    return a->lo == b->lo && a->hi == b->hi && a->sum == b->sum && a->pre == b->pre &&
+           a->pre_end == b->pre_end && a->suf == b->suf && a->suf_start == b->suf_start &&
+           a->best == b->best && a->best_start == b->best_start && a->best_end == b->best_end;
+}
+
 void mu_mss2d_prefix(const int32_t *k, int64_t rows, int64_t cols, int64_t *V) {
     for (int64_t i = 0; i < rows; i++) {
         const int32_t *row = k + i * cols;

@@ -1,9 +1,17 @@
 /* CPU reference of the 2-D maximum submatrix: row prefix sums, Kadane per column
  * pair over tiles of pairs (the same tiles the GPU and the task farm use), and
- * the index recovery for the winning pair. */
+ * the index recovery for the winning pair; and of the 1-D summary, which the
+ * GPU paths, the tests and the benchmarks check theirs against. */
 #ifndef MU_MAXSUB_STRIP2D_H
 #define MU_MAXSUB_STRIP2D_H
 #include <stdint.h>
+#include "gpu/maxsub_monoid.h"
+
+/* The summary of x[0 .. n), whose indices start at base, by one sequential scan. */
+mu_mss_summary mu_mss_scan_array(const int32_t *x, int64_t n, int64_t base, int empty_allowed);
+
+/* 1 when a and b are the same summary, field by field. */
+int mu_mss_same(const mu_mss_summary *a, const mu_mss_summary *b);
 
 /* Exclusive row prefix sums: V[i*(cols+1) + 0] = 0, V[i*(cols+1) + j+1] = V[..j] + k[i*cols + j].
  */

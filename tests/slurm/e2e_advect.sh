@@ -41,11 +41,8 @@ else
     err "final fields under Slurm differ from the 1-rank run"
 fi
 summary_shows "$OUTDIR/advect.json" steps "$STEPS"
-logs=("$work"/slurm-*.out)
-count=$(grep -c '^advect: field ' "${logs[0]}" 2>/dev/null || true)
-[ "${count:-0}" -eq 2 ] || err "expected 2 'advect: field' lines in the job log, found ${count:-0}"
+job_log_count '^advect: field ' 2 "'advect: field' lines in the job log"
 for tag in start end; do
     png_drawn "$OUTDIR/advect-$tag.png" "no advect-$tag.png"
 done
-[ "$fail" = 0 ] && echo "e2e_advect: PASS"
-exit "$fail"
+e2e_end

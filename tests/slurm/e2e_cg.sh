@@ -88,8 +88,7 @@ PY
     else
         err "scaling results"
     fi
-    [ "$fail" = 0 ] && echo "$me: PASS"
-    exit "$fail"
+    e2e_end
 fi
 
 # ---- run -----------------------------------------------------------------------
@@ -201,11 +200,7 @@ PY
 done
 
 # The job log has one answer line per run.
-logs=("$work"/slurm-*.out)
-count=$(grep -c '^cg.sbatch: cg_[a-z]* *mutirao iterations=' "${logs[0]}" 2>/dev/null || true)
-if [ "${count:-0}" -ne 2 ]; then
-    err "expected 2 'cg.sbatch: <run> mutirao iterations=' lines in the job log, found ${count:-0}"
-fi
+job_log_count '^cg.sbatch: cg_[a-z]* *mutirao iterations=' 2 \
+    "'cg.sbatch: <run> mutirao iterations=' lines in the job log"
 
-[ "$fail" = 0 ] && echo "$me: PASS"
-exit "$fail"
+e2e_end

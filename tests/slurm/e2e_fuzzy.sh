@@ -71,11 +71,6 @@ for pair in fuzzy_input:4 fuzzy_gen:3; do
 done
 
 # Rank 0's one-line result for each run must be in the job log.
-logs=("$work"/slurm-*.out)
-count=$(grep -c '^fuzzy: ' "${logs[0]}" 2>/dev/null || true)
-if [ "${count:-0}" -ne 2 ]; then
-    err "expected 2 'fuzzy: ' lines in the job log (one per run), found ${count:-0}"
-fi
+job_log_count '^fuzzy: ' 2 "'fuzzy: ' lines in the job log (one per run)"
 
-[ "$fail" = 0 ] && echo "e2e_fuzzy: PASS"
-exit "$fail"
+e2e_end

@@ -97,3 +97,23 @@ png_drawn() {
         err "$2"
     fi
 }
+
+# job_log: the path of the test's job log, the first slurm-*.out in $work.
+job_log() {
+    local logs=("$work"/slurm-*.out)
+    echo "${logs[0]}"
+}
+
+# job_log_count REGEX WANT WHAT: the job log has WANT lines matching REGEX
+# (each run's one result line); else err() "expected WANT WHAT, found N".
+job_log_count() {
+    local count
+    count=$(grep -c "$1" "$(job_log)" 2>/dev/null || true)
+    [ "${count:-0}" -eq "$2" ] || err "expected $2 $3, found ${count:-0}"
+}
+
+# e2e_end: the test's last word: PASS when no check failed, and its exit status.
+e2e_end() {
+    [ "$fail" = 0 ] && echo "$me: PASS"
+    exit "$fail"
+}

@@ -114,11 +114,6 @@ for dim in 1 2; do
 done
 
 # Rank 0's one-line result for each run must be in the job log.
-logs=("$work"/slurm-*.out)
-count=$(grep -c '^maxsub: ' "${logs[0]}" 2>/dev/null || true)
-if [ "${count:-0}" -ne 4 ]; then
-    err "expected 4 'maxsub: ' lines in the job log (one per run), found ${count:-0}"
-fi
+job_log_count '^maxsub: ' 4 "'maxsub: ' lines in the job log (one per run)"
 
-[ "$fail" = 0 ] && echo "e2e_maxsub: PASS"
-exit "$fail"
+e2e_end

@@ -42,5 +42,4 @@ if "$PYTHON" "$src/tests/scaling_check.py" "$OUTDIR" "$workloads" "$studies" "$r
 else
     err "scaling results ($OUTDIR)"
 fi
-[ "$fail" = 0 ] && echo "$me: PASS"
-exit "$fail"
+e2e_end

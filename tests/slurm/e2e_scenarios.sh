@@ -54,9 +54,7 @@ fi
 [ "$(($(wc -l <"$OUTDIR/tree.csv") - 1))" = 91 ] || err "tree.csv: expected 91 nodes (1 + 10 + 80)"
 summary_shows "$OUTDIR/tree-summary.json" leaves 80
 png_drawn "$OUTDIR/tree.png" "no PNG fan"
-logs=("$work"/slurm-*.out)
-grep -q '^scenarios: tree 1,10,8: 91 nodes, 80 leaves' "${logs[0]}" 2>/dev/null ||
+grep -q '^scenarios: tree 1,10,8: 91 nodes, 80 leaves' "$(job_log)" 2>/dev/null ||
     err "the job log lacks the tree's result line"
 
-[ "$fail" = 0 ] && echo "e2e_scenarios: PASS"
-exit "$fail"
+e2e_end
