@@ -173,9 +173,13 @@ __global__ void qtest_kernel(const double *__restrict__ pt, int m, int d,
  * issued before the current tile is added), and a few threads add the staged
  * values in member order, each its own chain. */
 constexpr int SUMT = 256; /* threads per block of the staged sums */
-constexpr int CJ = 8;     /* coordinates per centre block (its adding threads) */
-constexpr int CM = 256;   /* members per centre tile */
-constexpr int WM = 1024;  /* members per tile of the sums of squares */
+/* Coordinates per centre block (its adding threads) and members per centre
+ * tile: each tile costs a wait on its gathered loads and a barrier, so the
+ * chains run faster through fewer, longer tiles (2 x 1024 was the fastest of
+ * 8 x 256, 4 x 512 and 2 x 1024 at NEWAVE scale, perf/history/). */
+constexpr int CJ = 2;
+constexpr int CM = 1024;
+constexpr int WM = 1024; /* members per tile of the sums of squares */
 
 /* Adding thread w < W of the block: the sum, in member order, of get(p, w)
  * for members p = 0 .. n-1, staged MT members at a time through tile (2 x
