@@ -273,34 +273,50 @@ static void month_corr(const mu_sc_model *md, int N, int nst, int m, double *R, 
             R[i * nst + j] = i == j ? 1 : R[i * nst + j] / (val[i] * val[j]);
 }
 
-/* Each month's residual correlation and its factor; the months without a
- * Cholesky factor, and the stations dependent there, are reported. */
+/* One month's residual correlation, its factor and, where it has no Cholesky
+ * factor, the stations dependent there (dep): 1 when memory ran out. */
+typedef struct {
+    int neg, fail;
+    double smallest;
+} month_fit;
+
+static void fit_month(mu_sc_model *md, int N, int nst, int m, month_fit *f, unsigned char *dep) {
+    double *R = md->corr + (size_t)m * nst * nst, *D = md->factor + (size_t)m * nst * nst;
+    double *val = malloc((size_t)nst * sizeof *val), *mean = malloc((size_t)nst * sizeof *mean);
+    f->fail = !val || !mean;
+    if (!f->fail) {
+        month_corr(md, N, nst, m, R, mean, val);
+        f->fail = mu_sc_factor(R, nst, D, &md->lower[m], &f->neg, &f->smallest) ||
+                  (!md->lower[m] && mu_sc_dependent(R, nst, 1e-10, dep) < 0);
+    }
+    free(val);
+    free(mean);
+}
+
+/* Each month's residual correlation and its factor, the months on threads
+ * (each an eigen decomposition where Cholesky fails: most of the fit's time);
+ * then, in month order, the months without a Cholesky factor and the
+ * stations dependent there are reported. */
 static int fit_corr(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *md) {
     int N = h->nyears, nst = h->nst, rc = 0;
-    double *val = malloc((size_t)nst * sizeof *val), *mean = malloc((size_t)nst * sizeof *mean);
-    unsigned char *dep = calloc(2 * (size_t)nst, 1), *anydep = dep + nst;
+    month_fit f[12];
+    unsigned char *dep = calloc(13 * (size_t)nst, 1), *anydep = dep + 12 * (size_t)nst;
     unsigned months = 0; /* bit m: month m + 1 has no Cholesky factor */
-    if (!val || !mean || !dep) rc = mu_error("out of memory");
+    if (!dep) return mu_error("out of memory");
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int m = 0; m < 12; m++) fit_month(md, N, nst, m, &f[m], dep + (size_t)m * nst);
     for (int m = 0; m < 12 && !rc; m++) {
-        double *R = md->corr + (size_t)m * nst * nst, *D = md->factor + (size_t)m * nst * nst;
-        month_corr(md, N, nst, m, R, mean, val);
-        int neg = 0;
-        double smallest = 0;
-        if (mu_sc_factor(R, nst, D, &md->lower[m], &neg, &smallest)) {
+        if (f[m].fail) {
             rc = mu_error("out of memory");
             break;
         }
         if (md->lower[m]) continue;
         md->nonpd++;
         months |= 1u << m;
-        if (mu_sc_dependent(R, nst, 1e-10, dep) < 0) {
-            rc = mu_error("out of memory");
-            break;
-        }
-        for (int i = 0; i < nst; i++) anydep[i] |= dep[i];
+        for (int i = 0; i < nst; i++) anydep[i] |= dep[(size_t)m * nst + i];
         mu_debug("scenarios: month %d: residual correlation not positive definite (%d "
                  "eigenvalue(s) <= 0, smallest %.3g)",
-                 m + 1, neg, smallest);
+                 m + 1, f[m].neg, f[m].smallest);
     }
     if (!rc && months && !cfg->quiet && !cfg->drop_dependent) warn_dependent(h, months, anydep);
     if (!rc && months) {
@@ -310,8 +326,6 @@ static int fit_corr(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *
         else
             rc = mu_error("out of memory");
     }
-    free(val);
-    free(mean);
     free(dep);
     return rc;
 }
