@@ -53,6 +53,17 @@ if cmp -s "$WORK/dd.csv" "$WORK/63.csv"; then
 else
     fail "--drop-dependent tree differs from the tree of the 63 other stations"
 fi
+# The months' correlations and factors are computed on threads: the model and a
+# tree generated from it are byte for byte the same on 1 and 3 threads.
+for t in 1 3; do
+    OMP_NUM_THREADS=$t run_np 1 scenarios "${tree[@]}" --model="$WORK/model$t.json" \
+        --output="$WORK/tree$t.csv" >/dev/null 2>&1 || fail "the run on $t thread(s) failed"
+done
+if cmp -s "$WORK/model1.json" "$WORK/model3.json" && cmp -s "$WORK/tree1.csv" "$WORK/tree3.csv"; then
+    echo "ok: the model and its tree the same on 1 and 3 threads"
+else
+    fail "the model or its tree differs between 1 and 3 threads"
+fi
 fit "N-1 and pairs, p_max 4" --stations=p006,p074,p047,p061,p092 --sd-denominator=n-1 \
     --acf-denominator=pairs --pmax=4
 finish
