@@ -367,7 +367,7 @@ static int setup_bench(bench *b, mu_app *app, int argc, char **argv, const char 
                        const char *method) {
     mu_sc_select sel = {"all", 0, 0, 10};
     if (mu_sc_read(input, &sel, &b->h)) die("input");
-    mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
+    mu_sc_fit_cfg fc = {.pmax = 6, .pacf_conf = 1.96, .quiet = 1};
     double t0 = now();
     if (mu_sc_fit(&b->h, &fc, &b->md)) die("fit");
     printf("record: %s, %d stations, %d years; PAR(p) fit %.3f s\n", input, b->h.nst, b->h.nyears,

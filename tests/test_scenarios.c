@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
         if (!CHECK(mu_sc_read(MU_TEST_SCENARIOS_INPUTS "/ons_inflows_64.csv", &sel, &h) == 0, "%s",
                    mu_error_message()))
             return mu_report("test_gpu_scenarios");
-        mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
+        mu_sc_fit_cfg fc = {.pmax = 6, .pacf_conf = 1.96, .quiet = 1};
         mu_sc_model md;
         if (!CHECK(mu_sc_fit(&h, &fc, &md) == 0, "%s", mu_error_message()))
             return mu_report("test_gpu_scenarios");
@@ -285,7 +285,7 @@ static void fit_recovers_coefficients(void) {
     const int N = 20000;
     mu_sc_hist h;
     synth(N, &h);
-    mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
+    mu_sc_fit_cfg fc = {.pmax = 6, .pacf_conf = 1.96, .quiet = 1};
     mu_sc_model md;
     CHECK_INT_EQ(mu_sc_fit(&h, &fc, &md), 0);
     double var[12];
@@ -451,7 +451,7 @@ static void generated_moments(void) {
     mu_sc_hist h;
     mu_sc_select sel = {"p006,p074,p047", 0, 0, 10};
     CHECK_INT_EQ(mu_sc_read(MU_TEST_SCENARIOS_INPUTS "/ons_inflows_64.csv", &sel, &h), 0);
-    mu_sc_fit_cfg fc = {0, 0, 6, 1.96, 1, 0};
+    mu_sc_fit_cfg fc = {.pmax = 6, .pacf_conf = 1.96, .quiet = 1};
     mu_sc_model md;
     CHECK_INT_EQ(mu_sc_fit(&h, &fc, &md), 0);
     enum { S = 1000, YEARS = 100, BURN = 2 };

@@ -89,9 +89,10 @@ static int load(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h) {
 }
 
 /* The PAR(p) model of the record. Local status. */
-static int fit_model(const mu_sc_cfg *c, int quiet, mu_sc_hist *h, mu_sc_model *md) {
+static int fit_model(const mu_sc_cfg *c, int quiet, int threads, mu_sc_hist *h, mu_sc_model *md) {
     mu_sc_fit_cfg fc = c->fit;
     fc.quiet = quiet;
+    fc.threads = threads;
     int rc = mu_sc_fit(h, &fc, md);
     if (!rc && fc.drop_dependent) rc = refit_independent(h, &fc, md);
     return rc;
@@ -188,7 +189,10 @@ static int fit(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, 
     const int warm =
         app->dev.use_gpu && !c->comb && !c->fit.drop_dependent && c->m >= MU_GPU_KM_BOOK_MIN;
     int kmax = 1, lanes = warm ? tree_lanes(c, x->threads, app->size, &kmax) : 0;
-    if (lanes > 1 && mu_sc_lanes_open(x, lanes, h->nst, c->fit.pmax)) lanes = 0;
+    if (lanes > 1 && mu_sc_lanes_open(x, lanes, h->nst, c->fit.pmax)) {
+        lanes = 0; /* made at the stage then, which reports a failure */
+        mu_error_clear();
+    }
     double t0 = mu_km_now(), fit_s = 0;
     int rc = 0, done = 0;
     char msg[1024] = "";
@@ -199,7 +203,7 @@ static int fit(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, 
             warm_up(x, h->nst, c->fit.pmax, rows, c->m, kmax);
             if (lanes > 1) memset(x->lanes[0].Z, 0, (size_t)c->m * h->nst * sizeof *x->Z);
         } else if (t == 1) { /* its message is this thread's */
-            rc = fit_model(c, quiet, h, md);
+            rc = fit_model(c, quiet, x->threads, h, md);
             if (rc) snprintf(msg, sizeof msg, "%s", mu_error_message());
             fit_s = mu_km_now() - t0;
             done = 1;
@@ -210,7 +214,7 @@ static int fit(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, 
     }
     if (!done) { /* one thread: the fit here, after the buffers */
         t0 = mu_km_now();
-        rc = fit_model(c, quiet, h, md);
+        rc = fit_model(c, quiet, x->threads, h, md);
         fit_s = mu_km_now() - t0;
     } else if (rc) {
         rc = mu_error("%s", msg);

@@ -7,6 +7,7 @@
  * positive definite). Every rank fits the same record with the same code, so
  * every rank holds the same bits and nothing needs broadcasting. */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "scenarios/scenarios.h"
@@ -303,7 +304,8 @@ static int fit_corr(const mu_sc_hist *h, const mu_sc_fit_cfg *cfg, mu_sc_model *
     unsigned char *dep = calloc(13 * (size_t)nst, 1), *anydep = dep + 12 * (size_t)nst;
     unsigned months = 0; /* bit m: month m + 1 has no Cholesky factor */
     if (!dep) return mu_error("out of memory");
-#pragma omp parallel for schedule(dynamic, 1)
+    int threads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads < 12 ? threads : 12)
     for (int m = 0; m < 12; m++) fit_month(md, N, nst, m, &f[m], dep + (size_t)m * nst);
     for (int m = 0; m < 12 && !rc; m++) {
         if (f[m].fail) {

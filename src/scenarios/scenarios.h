@@ -50,6 +50,7 @@ typedef struct {
     double pacf_conf;   /* significance multiplier of 1/sqrt(N) (1.96) */
     int quiet;          /* no warnings (every rank fits; rank 0 speaks) */
     int drop_dependent; /* the caller refits without md->dependent: no warning */
+    int threads;        /* host threads for the months (0: OpenMP's default) */
 } mu_sc_fit_cfg;
 
 typedef struct {
