@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <math.h>
 #include "mu_test.h"
+#include "mu_test_dir.h"
 #include "core/error.h"
 #include "core/hdmath.h"
 #include "core/options.h"
@@ -147,10 +148,10 @@ static void options_deck(void) {
     refused(argv2, "cannot open job deck");
 }
 
-/* The deck NAME's path in the new folder made from the template dir, and
- * the argument "--config=PATH" that names it. */
-static void deck_in_new_dir(char *dir, const char *name, char path[256], char arg[300]) {
-    CHECK_TRUE(mkdtemp(dir) != NULL);
+/* The deck NAME's path in a new folder dir under $TMPDIR, and the argument
+ * "--config=PATH" that names it. */
+static void deck_in_new_dir(char dir[256], const char *name, char path[256], char arg[300]) {
+    CHECK_INT_EQ(mu_test_dir_make(dir, 256, "mutirao_decks"), 0);
     snprintf(path, 256, "%s/%s", dir, name);
     snprintf(arg, 300, "--config=%s", path);
 }
@@ -159,7 +160,7 @@ static void deck_in_new_dir(char *dir, const char *name, char path[256], char ar
  * the other's; a path from the deck is taken from the deck's folder, one from
  * the command line (or an absolute one) as it is. */
 static void deck_sections_and_paths(void) {
-    char dir[] = "/tmp/mutirao_decks_XXXXXX", path[256], arg[300];
+    char dir[256], path[256], arg[300];
     deck_in_new_dir(dir, "two.ini", path, arg);
     write_file(path, "[mutirao]\nx = 2.5\n[other]\nn = 1\nunknown-here = 3\n[demo]\nn = 9\n"
                      "file = data/in.csv\nname = a/b\n");
@@ -191,7 +192,7 @@ static void deck_sections_and_paths(void) {
 /* What the deck reader refuses: a NUL byte, a line longer than inih's
  * buffer, a directory, a FIFO; each by file (and line). */
 static void deck_refusals(void) {
-    char dir[] = "/tmp/mutirao_decks_XXXXXX", path[256], arg[300];
+    char dir[256], path[256], arg[300];
     deck_in_new_dir(dir, "bad.ini", path, arg);
     char *argv[] = {arg};
     FILE *f = fopen(path, "w");
