@@ -337,9 +337,7 @@ static int setup(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md
                  int64_t hist_end, mu_sc_ctx *x) {
     int rc = 0;
     if (app->rank == 0) log_fit(h, md);
-    x->c = c;
-    x->h = h;
-    x->md = md;
+    x->md = md; /* x->c and x->h: lanes_setup */
     x->hist_end = hist_end;
     x->start_m = (int)(hist_end % 12);
     x->tree = tree;
