@@ -25,19 +25,27 @@
  * Points and buffers stay on the device between calls; a call moves the k
  * centres in and only the results the CPU reads out.
  *
- * Version 2's bookkeeping (used from MU_GPU_KM_BOOK_MIN points):
- *   qtest      the quick-transfer test, one thread per point, its two
+ * Version 2's bookkeeping (used from MU_GPU_KM_BOOK_MIN points) keeps the
+ * assignment on the device ("resident"): ic1, ic2 and the candidates stay
+ * there between steps and only per-cluster data crosses, once each way a step:
+ *   res_scan   the scan, with kmeans_v2.c's candidates() folded in;
+ *   res_qtest  the quick-transfer test, one thread per point, its two
  *              distances summed side by side in the CPU's order;
- *   recompute  the flagged clusters' centres and sums of squares: the host
- *              lists each flagged cluster's members in point order (O(M)),
- *              uploaded with ic1, nc and the flags in one pinned copy;
- *              one thread per (cluster, coordinate) adds them in that order
- *              (row-major copy of the points), a thread per point its
+ *   res_batch  the batch's moves: when no cluster would lose all its points,
+ *              the serial walk would refuse none, so they are made in
+ *              parallel; else nothing moves and the host walks them itself
+ *              (res_pull, res_push). Then, as res_recompute, the flagged
+ *              clusters' centres and sums of squares: a stable radix sort of
+ *              the points by cluster lists each cluster's members in point
+ *              order; one thread per (cluster, coordinate) adds them in that
+ *              order (row-major copy of the points), a thread per point its
  *              distance to its new centre, and a thread per cluster those
  *              distances in member order: the CPU's sums. Each sum is one
  *              dependent chain, so its block stages the members through
  *              shared memory with all its threads, the next tile in flight
  *              while the few adding threads work on the current one.
+ * The split aggregation (ranks over points) gathers the assignment on the
+ * host and uses the host-array scan and qtest.
  *
  * The points are uploaded once per context as the host has them (row-major,
  * the bookkeeping's layout) and transposed on the device.
@@ -48,6 +56,7 @@
  * file is compiled with the per-thread default stream, so the host threads
  * that run a stage's nodes (src/scenarios/lanes.c) overlap on the device. */
 #include <algorithm>
+#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <cstdlib>
 #include <cstring>
@@ -70,7 +79,20 @@ struct scan_args {
     const double *an1, *an2;
     const unsigned char *live;
     int *move;
+    /* resident form: kmeans_v2.c's candidates() too, cand[i] and the new
+     * second choice of a point that stays (into ic2, which it alone reads) */
+    int *cand, *ic2w;
 };
+
+/* The scan's outcome mv of point i, as the pass reads it. */
+__device__ void scan_emit(const scan_args &sa, int i, int mv) {
+    if (!sa.cand) {
+        sa.move[i] = mv;
+        return;
+    }
+    sa.cand[i] = mv >= 0 ? mv : -1;
+    if (mv <= -2) sa.ic2w[i] = -2 - mv;
+}
 
 /* dist[i*k + l] for the centres of tile blockIdx.y. */
 __global__ void __launch_bounds__(THREADS)
@@ -126,7 +148,7 @@ __global__ void scan_kernel(const double *__restrict__ dist, int m, int k, scan_
     const double *row = dist + (size_t)i * k;
     const int l1 = sa.ic1[i], own2 = sa.ic2[i];
     if (sa.nc[l1] == 1) {
-        sa.move[i] = -1;
+        scan_emit(sa, i, -1);
         return;
     }
     const bool l1live = sa.live[l1] != 0;
@@ -139,7 +161,7 @@ __global__ void scan_kernel(const double *__restrict__ dist, int m, int k, scan_
             best = l;
         }
     }
-    sa.move[i] = mu_km_move(__dmul_rn(row[l1], sa.an1[l1]), r, best);
+    scan_emit(sa, i, mu_km_move(__dmul_rn(row[l1], sa.an1[l1]), r, best));
 }
 
 /* Version 2's quick-transfer test (mu_km_qtest_cpu). */
@@ -265,6 +287,78 @@ __global__ void __launch_bounds__(SUMT)
     if (threadIdx.x == 0) cw[l] = s;
 }
 
+/* The resident form's batch (kmeans_v2.c's apply without its serial walk):
+ * leave[l] = the candidates leaving cluster l. */
+__global__ void leave_kernel(const int *__restrict__ cand, const int *__restrict__ ic1, int m,
+                             int k, int *__restrict__ leave) {
+    extern __shared__ int cnt[];
+    for (int l = threadIdx.x; l < k; l += blockDim.x) cnt[l] = 0;
+    __syncthreads();
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m && cand[i] >= 0) atomicAdd(&cnt[ic1[i]], 1);
+    __syncthreads();
+    for (int l = threadIdx.x; l < k; l += blockDim.x)
+        if (cnt[l]) atomicAdd(&leave[l], cnt[l]);
+}
+
+/* Every candidate moves when no cluster would lose all its points: then the
+ * serial walk would refuse none (each cluster's running count stays above
+ * nc - leave >= 1), so the moves are independent. Otherwise nothing moves and
+ * *bad tells the host to walk them itself. */
+__global__ void apply_kernel(const int *__restrict__ cand, int *__restrict__ ic1,
+                             int *__restrict__ ic2, int m, int k, const int *__restrict__ nc,
+                             const int *__restrict__ leave, unsigned char *__restrict__ touched,
+                             int *__restrict__ moved, int *__restrict__ bad) {
+    __shared__ int ok, cnt;
+    if (threadIdx.x == 0) ok = 1, cnt = 0;
+    __syncthreads();
+    for (int l = threadIdx.x; l < k; l += blockDim.x)
+        if (nc[l] <= leave[l]) ok = 0;
+    __syncthreads();
+    if (!ok) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) *bad = 1;
+        return;
+    }
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int to = i < m ? cand[i] : -1;
+    if (to >= 0) {
+        const int l1 = ic1[i];
+        ic1[i] = to;
+        ic2[i] = l1;
+        touched[l1] = touched[to] = 1;
+        atomicAdd(&cnt, 1);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && cnt) atomicAdd(moved, cnt);
+}
+
+__global__ void iota_kernel(int *v, int m) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m) v[i] = i;
+}
+
+/* start[l] = the first of cluster l's members in the sorted keys, nc[l] their
+ * number (l < k; start[k] = m). */
+__global__ void bounds_kernel(const int *__restrict__ keys, int m, int k, int *__restrict__ start,
+                              int *__restrict__ nc) {
+    const int l = blockIdx.x * blockDim.x + threadIdx.x;
+    if (l > k) return;
+    auto lower = [&](int v) {
+        int lo = 0, hi = m;
+        while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            if (keys[mid] < v)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo;
+    };
+    const int s0 = lower(l);
+    start[l] = s0;
+    if (l < k) nc[l] = lower(l + 1) - s0;
+}
+
 /* pt (d x m) = the transpose of prow (m x d), by 32 x 32 tiles through shared
  * memory so that both sides are read and written coalesced. */
 __global__ void transpose_kernel(const double *__restrict__ prow, int m, int d,
@@ -291,33 +385,55 @@ struct mu_gpu_km {
     int *ic1, *ic2, *move;
     unsigned char *live;
     /* Version 2's bookkeeping: row-major points (as uploaded), per-point and
-     * per-cluster sums, candidates (the member lists come staged in up). */
+     * per-cluster sums, candidates. */
     double *prow, *dd, *cw;
     int *cand;
-    /* scan's and recompute's inputs in one upload each (up, staged in pinned
-     * up_h); scan's and qtest's results downloaded through pinned dn_h */
+    /* The resident form: ic1 and ic2 as saved before a batch; the member lists
+     * (a stable sort of the points by cluster: keys, and iota sorted into
+     * list), cluster starts and counts; per-cluster leaving counts, the
+     * batch's flags and moved / bad; the sort's scratch; and the pinned
+     * results (moved, bad, nc, flags, centres, sums of squares). */
+    int *save1, *save2, *keys, *iota, *list, *start, *ncd, *ncv, *leave, *small;
+    unsigned char *tch;
+    void *sort_tmp;
+    size_t sort_bytes;
+    char *res_h;
+    /* the tests' inputs in one upload each (up, staged in pinned up_h); the
+     * host-array scan's and qtest's results downloaded through pinned dn_h */
     char *up, *up_h, *dn_h;
     size_t up_bytes;
-    /* host scratch */
-    int *h_pos;
-    double *h_c, *h_cw;
 };
+
+/* The pinned results of a resident step, for k clusters of d coordinates:
+ * moved and bad, nc (k), flags (k bytes, padded), centres (k x d), sums of
+ * squares (k). */
+struct res_offsets {
+    size_t nc, flag, c, cw, bytes;
+};
+static res_offsets res_layout(int k, int d) {
+    res_offsets o;
+    o.nc = 2 * sizeof(int);
+    o.flag = o.nc + (size_t)k * sizeof(int);
+    o.c = (o.flag + (size_t)k + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+    o.cw = o.c + (size_t)k * d * sizeof(double);
+    o.bytes = o.cw + (size_t)k * sizeof(double);
+    return o;
+}
 
 /* One parked context per host thread (see the top). */
 static thread_local mu_gpu_km *parked;
 
 static void release(mu_gpu_km *g) {
     int rc = 0;
-    void *bufs[] = {g->pt,  g->c,    g->dist, g->an1, g->an2, g->move, g->ic1,
-                    g->ic2, g->live, g->prow, g->dd,  g->cw,  g->cand, g->up};
+    void *bufs[] = {g->pt,    g->c,     g->dist,  g->an1,  g->an2,     g->move,  g->ic1,
+                    g->ic2,   g->live,  g->prow,  g->dd,   g->cw,      g->cand,  g->up,
+                    g->save1, g->save2, g->keys,  g->iota, g->list,    g->start, g->ncd,
+                    g->ncv,   g->leave, g->small, g->tch,  g->sort_tmp};
     for (void *b : bufs)
         if (b) MU_CUDA_KEEP(cudaFree(b));
-    if (g->up_h) MU_CUDA_KEEP(cudaFreeHost(g->up_h));
-    if (g->dn_h) MU_CUDA_KEEP(cudaFreeHost(g->dn_h));
+    for (void *b : {(void *)g->up_h, (void *)g->dn_h, (void *)g->res_h})
+        if (b) MU_CUDA_KEEP(cudaFreeHost(b));
     (void)rc;
-    free(g->h_pos);
-    free(g->h_c);
-    free(g->h_cw);
     free(g);
 }
 
@@ -327,17 +443,30 @@ extern "C" void mu_gpu_km_destroy(mu_gpu_km *g) {
     parked = g;
 }
 
+/* The resident form's buffers (see the struct). */
+static int allocate_resident(mu_gpu_km *g) {
+    const size_t m = (size_t)g->m, kk = (size_t)g->kmax;
+    for (int **b : {&g->save1, &g->save2, &g->keys, &g->iota, &g->list})
+        MU_CUDA(cudaMalloc(b, m * sizeof(int)));
+    for (int **b : {&g->start, &g->ncd, &g->ncv, &g->leave})
+        MU_CUDA(cudaMalloc(b, (kk + 1) * sizeof(int)));
+    MU_CUDA(cudaMalloc(&g->small, 2 * sizeof(int)));
+    MU_CUDA(cudaMalloc(&g->tch, kk));
+    MU_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, g->sort_bytes, g->ic1, g->keys, g->iota,
+                                            g->list, g->m, 0, 32, cudaStreamPerThread));
+    MU_CUDA(cudaMalloc(&g->sort_tmp, g->sort_bytes));
+    MU_CUDA(cudaMallocHost(&g->res_h, res_layout(g->kmax, g->dcap).bytes));
+    iota_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->iota, g->m);
+    MU_LAUNCHED();
+    return 0;
+}
+
 /* The buffers of a new context of these sizes (host scratch and device). */
 static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
     g->m = m;
     g->d = g->dcap = d;
     g->kmax = kmax;
     size_t md = (size_t)m * d;
-    g->h_pos = (int *)malloc(((size_t)kmax + 1) * sizeof(int));
-    g->h_c = (double *)malloc((size_t)kmax * d * sizeof(double));
-    g->h_cw = (double *)malloc((size_t)kmax * sizeof(double));
-    if (!g->h_pos || !g->h_c || !g->h_cw)
-        return mu_gpu_fail("k-means on the GPU: out of host memory");
     MU_CUDA(cudaMalloc(&g->pt, md * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->prow, md * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->c, (size_t)kmax * d * sizeof(double)));
@@ -346,9 +475,9 @@ static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
     MU_CUDA(cudaMalloc(&g->an2, (size_t)kmax * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->move, (size_t)m * sizeof(int)));
     MU_CUDA(cudaMallocHost(&g->dn_h, (size_t)m * sizeof(int)));
-    /* centres, an1, an2 (doubles), ic1, ic2, nc (ints), live (bytes) */
+    /* centres, an1, an2 (doubles), nc (ints), flags (bytes, padded), ic1, ic2 */
     g->up_bytes = ((size_t)kmax * d + 2 * (size_t)kmax) * sizeof(double) +
-                  (2 * (size_t)m + (size_t)kmax) * sizeof(int) + (size_t)kmax;
+                  (2 * (size_t)m + (size_t)kmax + 1) * sizeof(int) + (size_t)kmax;
     MU_CUDA(cudaMalloc(&g->up, g->up_bytes));
     MU_CUDA(cudaMallocHost(&g->up_h, g->up_bytes));
     MU_CUDA(cudaMalloc(&g->ic1, (size_t)m * sizeof(int)));
@@ -357,7 +486,7 @@ static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
     MU_CUDA(cudaMalloc(&g->dd, (size_t)m * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->cw, (size_t)kmax * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->cand, (size_t)m * sizeof(int)));
-    return 0;
+    return allocate_resident(g);
 }
 
 /* A new context for up to m points of d coordinates and kmax centres, on the
@@ -442,7 +571,8 @@ extern "C" int mu_gpu_km_nearest2(mu_gpu_km *g, const double *c, int k, int *ic1
 }
 
 /* The per-point tests' inputs, uploaded at once through the pinned staging:
- * centres, an1, an2, ic1, ic2, nc and a byte per cluster (live or qchg). */
+ * centres, an1, an2, nc and a byte per cluster (live or qchg), then ic1 and
+ * ic2 unless they are the resident ones (NULL: g->ic1, g->ic2). */
 struct staged {
     const double *c, *an1, *an2;
     const int *ic1, *ic2, *nc;
@@ -457,25 +587,39 @@ static int stage(mu_gpu_km *g, const double *c, int k, const int *ic1, const int
                            g ? g->kmax : 0);
     const size_t m = (size_t)g->m, kk = (size_t)k, kd = kk * g->d;
     const size_t o_an1 = kd * sizeof(double), o_an2 = o_an1 + kk * sizeof(double),
-                 o_ic1 = o_an2 + kk * sizeof(double), o_ic2 = o_ic1 + m * sizeof(int),
-                 o_nc = o_ic2 + m * sizeof(int), o_flag = o_nc + kk * sizeof(int),
-                 bytes = o_flag + kk;
+                 o_nc = o_an2 + kk * sizeof(double), o_flag = o_nc + kk * sizeof(int),
+                 o_ic1 = (o_flag + kk + sizeof(int) - 1) / sizeof(int) * sizeof(int),
+                 o_ic2 = o_ic1 + m * sizeof(int), bytes = ic1 ? o_ic2 + m * sizeof(int) : o_ic1;
     char *h = g->up_h, *u = g->up;
     memcpy(h, c, kd * sizeof(double));
     memcpy(h + o_an1, an1, kk * sizeof(double));
     memcpy(h + o_an2, an2, kk * sizeof(double));
-    memcpy(h + o_ic1, ic1, m * sizeof(int));
-    memcpy(h + o_ic2, ic2, m * sizeof(int));
     memcpy(h + o_nc, nc, kk * sizeof(int));
     memcpy(h + o_flag, flag, kk);
+    if (ic1) {
+        memcpy(h + o_ic1, ic1, m * sizeof(int));
+        memcpy(h + o_ic2, ic2, m * sizeof(int));
+    }
     MU_CUDA(cudaMemcpy(u, h, bytes, cudaMemcpyHostToDevice));
     *st = staged{(const double *)u,
                  (const double *)(u + o_an1),
                  (const double *)(u + o_an2),
-                 (const int *)(u + o_ic1),
-                 (const int *)(u + o_ic2),
+                 ic1 ? (const int *)(u + o_ic1) : g->ic1,
+                 ic1 ? (const int *)(u + o_ic2) : g->ic2,
                  (const int *)(u + o_nc),
                  (const unsigned char *)(u + o_flag)};
+    return 0;
+}
+
+/* The optimal-transfer test; with cand, the resident form (candidates on
+ * the device, ic2 updated there). */
+static int scan_step(mu_gpu_km *g, const staged &st, int k, int *cand) {
+    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
+    dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, st.c, k, g->dist);
+    MU_LAUNCHED();
+    scan_args sa{st.ic1, st.ic2, st.nc, st.an1, st.an2, st.flag, g->move, cand, g->ic2};
+    scan_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->dist, g->m, k, sa);
+    MU_LAUNCHED();
     return 0;
 }
 
@@ -483,16 +627,17 @@ extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *i
                               const int *nc, const double *an1, const double *an2,
                               const unsigned char *live, int *move) {
     staged st;
-    if (stage(g, c, k, ic1, ic2, nc, an1, an2, live, &st)) return 1;
+    if (stage(g, c, k, ic1, ic2, nc, an1, an2, live, &st) || scan_step(g, st, k, NULL)) return 1;
     const size_t m = (size_t)g->m;
-    dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
-    dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, st.c, k, g->dist);
-    MU_LAUNCHED();
-    scan_args sa{st.ic1, st.ic2, st.nc, st.an1, st.an2, st.flag, g->move};
-    scan_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->dist, g->m, k, sa);
-    MU_LAUNCHED();
     MU_CUDA(cudaMemcpy(g->dn_h, g->move, m * sizeof(int), cudaMemcpyDeviceToHost));
     memcpy(move, g->dn_h, m * sizeof(int));
+    return 0;
+}
+
+static int qtest_step(mu_gpu_km *g, const staged &st) {
+    qtest_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->pt, g->m, g->d, st.c, st.ic1, st.ic2,
+                                                           st.nc, st.an1, st.an2, st.flag, g->cand);
+    MU_LAUNCHED();
     return 0;
 }
 
@@ -500,59 +645,146 @@ extern "C" int mu_gpu_km_qtest(mu_gpu_km *g, const double *c, int k, const int *
                                const int *nc, const double *an1, const double *an2,
                                const unsigned char *qchg, int *cand) {
     staged st;
-    if (stage(g, c, k, ic1, ic2, nc, an1, an2, qchg, &st)) return 1;
-    qtest_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->pt, g->m, g->d, st.c, st.ic1, st.ic2,
-                                                           st.nc, st.an1, st.an2, st.flag, g->cand);
-    MU_LAUNCHED();
+    if (stage(g, c, k, ic1, ic2, nc, an1, an2, qchg, &st) || qtest_step(g, st)) return 1;
     MU_CUDA(cudaMemcpy(g->dn_h, g->cand, (size_t)g->m * sizeof(int), cudaMemcpyDeviceToHost));
     memcpy(cand, g->dn_h, (size_t)g->m * sizeof(int));
     return 0;
 }
 
-extern "C" int mu_gpu_km_recompute(mu_gpu_km *g, const int *ic1, const int *nc, int k,
-                                   const unsigned char *touched, double *c, double *cw) {
+extern "C" int mu_gpu_km_res_scan(mu_gpu_km *g, const double *c, int k, const int *nc,
+                                  const double *an1, const double *an2, const unsigned char *live) {
+    staged st;
+    return stage(g, c, k, NULL, NULL, nc, an1, an2, live, &st) || scan_step(g, st, k, g->cand);
+}
+
+extern "C" int mu_gpu_km_res_qtest(mu_gpu_km *g, const double *c, int k, const int *nc,
+                                   const double *an1, const double *an2,
+                                   const unsigned char *qchg) {
+    staged st;
+    return stage(g, c, k, NULL, NULL, nc, an1, an2, qchg, &st) || qtest_step(g, st);
+}
+
+/* The flagged clusters' centres and sums of squares from the resident ic1
+ * (members in point order through a stable sort by cluster), every count,
+ * and the results brought back; the flags are in g->tch. */
+static int recompute_step(mu_gpu_km *g, int k, res_offsets *o) {
+    const int m = g->m, d = g->d;
+    int bits = 1;
+    while ((1 << bits) < k) bits++;
+    size_t need = 0;
+    MU_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, need, g->ic1, g->keys, g->iota, g->list, m, 0,
+                                            bits, cudaStreamPerThread));
+    if (need > g->sort_bytes)
+        return mu_gpu_fail("k-means on the GPU: the sort needs %zu bytes of scratch, not %zu", need,
+                           g->sort_bytes);
+    MU_CUDA(cub::DeviceRadixSort::SortPairs(g->sort_tmp, need, g->ic1, g->keys, g->iota, g->list, m,
+                                            0, bits, cudaStreamPerThread));
+    bounds_kernel<<<(k + SELECT) / SELECT, SELECT>>>(g->keys, m, k, g->start, g->ncd);
+    MU_LAUNCHED();
+    centre_kernel<<<dim3(k, (d + CJ - 1) / CJ), SUMT>>>(g->prow, d, g->list, g->start, g->ncd,
+                                                        g->tch, g->c);
+    MU_LAUNCHED();
+    own_kernel<<<(m + SELECT - 1) / SELECT, SELECT>>>(g->pt, m, d, g->c, g->ic1, g->tch, g->dd);
+    MU_LAUNCHED();
+    wss_kernel<<<k, SUMT>>>(g->list, g->start, g->tch, g->dd, g->cw);
+    MU_LAUNCHED();
+    *o = res_layout(k, d);
+    char *h = g->res_h;
+    const cudaStream_t s = cudaStreamPerThread;
+    MU_CUDA(cudaMemcpyAsync(h, g->small, 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
+    MU_CUDA(cudaMemcpyAsync(h + o->nc, g->ncd, (size_t)k * sizeof(int), cudaMemcpyDeviceToHost, s));
+    MU_CUDA(cudaMemcpyAsync(h + o->flag, g->tch, (size_t)k, cudaMemcpyDeviceToHost, s));
+    MU_CUDA(
+        cudaMemcpyAsync(h + o->c, g->c, (size_t)k * d * sizeof(double), cudaMemcpyDeviceToHost, s));
+    MU_CUDA(
+        cudaMemcpyAsync(h + o->cw, g->cw, (size_t)k * sizeof(double), cudaMemcpyDeviceToHost, s));
+    MU_CUDA(cudaStreamSynchronize(s));
+    return 0;
+}
+
+/* The flagged rows of c and entries of cw, every count, and the flags. */
+static void recompute_out(const mu_gpu_km *g, int k, const res_offsets &o, unsigned char *touched,
+                          double *c, double *cw, int *nc) {
+    const char *h = g->res_h;
+    const unsigned char *fl = (const unsigned char *)(h + o.flag);
+    const double *hc = (const double *)(h + o.c), *hw = (const double *)(h + o.cw);
+    const size_t d = (size_t)g->d;
+    memcpy(nc, h + o.nc, (size_t)k * sizeof(int));
+    if (touched) memcpy(touched, fl, (size_t)k);
+    for (int l = 0; l < k; l++)
+        if (fl[l]) {
+            memcpy(c + l * d, hc + l * d, d * sizeof(double));
+            cw[l] = hw[l];
+        }
+}
+
+static int check_k(const mu_gpu_km *g, int k) {
     if (!g || k < 1 || k > g->kmax)
         return mu_gpu_fail("k-means on the GPU: %d clusters for a context of at most %d", k,
                            g ? g->kmax : 0);
-    const int m = g->m, d = g->d;
-    /* Members of the flagged clusters, each cluster's in point order, staged
-     * with ic1, nc, the cluster starts and flags for one upload from pinned
-     * memory: ints ic1 (m), nc (k), start (k + 1), the flags' k bytes padded
-     * to an int, the list (n <= m ints); up_h holds more than that. */
-    const size_t o_fl = (size_t)(m + 2 * k + 1) * sizeof(int),
-                 o_list = o_fl + ((size_t)k + sizeof(int) - 1) / sizeof(int) * sizeof(int);
-    int *ic1h = (int *)g->up_h, *nch = ic1h + m, *start = nch + k;
-    unsigned char *fl = (unsigned char *)g->up_h + o_fl;
-    int *list = (int *)(g->up_h + o_list), n = 0;
-    for (int l = 0; l < k; l++) {
-        fl[l] = touched ? (touched[l] != 0) : 1;
-        start[l] = n;
-        n += fl[l] ? nc[l] : 0;
-    }
-    start[k] = n;
-    int *pos = g->h_pos;
-    memcpy(pos, start, sizeof(int) * (size_t)k);
-    for (int i = 0; i < m; i++)
-        if (fl[ic1[i]]) list[pos[ic1[i]]++] = i;
-    memcpy(ic1h, ic1, sizeof(int) * (size_t)m);
-    memcpy(nch, nc, sizeof(int) * (size_t)k);
-    MU_CUDA(cudaMemcpy(g->up, g->up_h, o_list + (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
-    const int *ic1u = (const int *)g->up, *ncu = ic1u + m, *startu = ncu + k;
-    const unsigned char *flu = (const unsigned char *)g->up + o_fl;
-    const int *listu = (const int *)(g->up + o_list);
-    centre_kernel<<<dim3(k, (d + CJ - 1) / CJ), SUMT>>>(g->prow, d, listu, startu, ncu, flu, g->c);
+    return 0;
+}
+
+extern "C" int mu_gpu_km_res_recompute(mu_gpu_km *g, int k, const unsigned char *touched, double *c,
+                                       double *cw, int *nc) {
+    if (check_k(g, k)) return 1;
+    if (touched)
+        MU_CUDA(cudaMemcpy(g->tch, touched, (size_t)k, cudaMemcpyHostToDevice));
+    else
+        MU_CUDA(cudaMemsetAsync(g->tch, 1, (size_t)k, cudaStreamPerThread));
+    res_offsets o;
+    if (recompute_step(g, k, &o)) return 1;
+    recompute_out(g, k, o, NULL, c, cw, nc);
+    return 0;
+}
+
+extern "C" int mu_gpu_km_res_batch(mu_gpu_km *g, int k, const int *nc, int *applied, int *moved,
+                                   unsigned char *touched, double *c, double *cw, int *nc_out) {
+    if (check_k(g, k)) return 1;
+    const size_t m = (size_t)g->m;
+    const cudaStream_t s = cudaStreamPerThread;
+    MU_CUDA(cudaMemcpy(g->ncv, nc, (size_t)k * sizeof(int), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpyAsync(g->save1, g->ic1, m * sizeof(int), cudaMemcpyDeviceToDevice, s));
+    MU_CUDA(cudaMemcpyAsync(g->save2, g->ic2, m * sizeof(int), cudaMemcpyDeviceToDevice, s));
+    MU_CUDA(cudaMemsetAsync(g->leave, 0, (size_t)k * sizeof(int), s));
+    MU_CUDA(cudaMemsetAsync(g->tch, 0, (size_t)k, s));
+    MU_CUDA(cudaMemsetAsync(g->small, 0, 2 * sizeof(int), s));
+    const int blocks = (g->m + SELECT - 1) / SELECT;
+    leave_kernel<<<blocks, SELECT, (size_t)k * sizeof(int)>>>(g->cand, g->ic1, g->m, k, g->leave);
     MU_LAUNCHED();
-    own_kernel<<<(m + SELECT - 1) / SELECT, SELECT>>>(g->pt, m, d, g->c, ic1u, flu, g->dd);
+    apply_kernel<<<blocks, SELECT>>>(g->cand, g->ic1, g->ic2, g->m, k, g->ncv, g->leave, g->tch,
+                                     g->small, g->small + 1);
     MU_LAUNCHED();
-    wss_kernel<<<k, SUMT>>>(listu, startu, flu, g->dd, g->cw);
-    MU_LAUNCHED();
-    MU_CUDA(cudaMemcpy(g->h_c, g->c, (size_t)k * d * sizeof(double), cudaMemcpyDeviceToHost));
-    MU_CUDA(cudaMemcpy(g->h_cw, g->cw, (size_t)k * sizeof(double), cudaMemcpyDeviceToHost));
-    for (int l = 0; l < k; l++)
-        if (fl[l]) {
-            memcpy(c + (size_t)l * d, g->h_c + (size_t)l * d, sizeof(double) * (size_t)d);
-            cw[l] = g->h_cw[l];
-        }
+    res_offsets o;
+    if (recompute_step(g, k, &o)) return 1;
+    const int *counts = (const int *)g->res_h;
+    *moved = counts[0];
+    *applied = !counts[1];
+    recompute_out(g, k, o, touched, c, cw, nc_out);
+    return 0;
+}
+
+extern "C" int mu_gpu_km_res_restore(mu_gpu_km *g) {
+    const size_t bytes = (size_t)g->m * sizeof(int);
+    MU_CUDA(
+        cudaMemcpyAsync(g->ic1, g->save1, bytes, cudaMemcpyDeviceToDevice, cudaStreamPerThread));
+    MU_CUDA(
+        cudaMemcpyAsync(g->ic2, g->save2, bytes, cudaMemcpyDeviceToDevice, cudaStreamPerThread));
+    return 0;
+}
+
+extern "C" int mu_gpu_km_res_pull(mu_gpu_km *g, int *ic1, int *ic2, int *cand) {
+    const size_t bytes = (size_t)g->m * sizeof(int);
+    MU_CUDA(cudaMemcpy(ic1, g->ic1, bytes, cudaMemcpyDeviceToHost));
+    if (ic2) MU_CUDA(cudaMemcpy(ic2, g->ic2, bytes, cudaMemcpyDeviceToHost));
+    if (cand) MU_CUDA(cudaMemcpy(cand, g->cand, bytes, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int mu_gpu_km_res_push(mu_gpu_km *g, const int *ic1, const int *ic2) {
+    const size_t bytes = (size_t)g->m * sizeof(int);
+    MU_CUDA(cudaMemcpy(g->ic1, ic1, bytes, cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->ic2, ic2, bytes, cudaMemcpyHostToDevice));
     return 0;
 }
 

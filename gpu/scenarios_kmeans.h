@@ -45,12 +45,32 @@ int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const i
 int mu_gpu_km_qtest(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                     const int *nc, const double *an1, const double *an2, const unsigned char *qchg,
                     int *cand);
-/* Centres and within sums of squares of the flagged clusters (all when touched
- * is NULL) from their members in point order (mu_km_recompute_cpu): one
- * thread per (cluster, coordinate) adds the members in order, so the bits are
- * the CPU's. Writes only the flagged rows of c and entries of cw (host). */
-int mu_gpu_km_recompute(mu_gpu_km *g, const int *ic1, const int *nc, int k,
-                        const unsigned char *touched, double *c, double *cw);
+
+/* Version 2 with the assignment resident on the device: ic1 and ic2 as the
+ * last nearest2 left them or as res_push set them, the candidates of the
+ * last res_scan or res_qtest. Same steps and bits as kmeans_v2.c's CPU path.
+ * res_scan: the scan, then candidates() (cand, and ic2 of a point that stays). */
+int mu_gpu_km_res_scan(mu_gpu_km *g, const double *c, int k, const int *nc, const double *an1,
+                       const double *an2, const unsigned char *live);
+/* res_qtest: the quick-transfer test into the candidates. */
+int mu_gpu_km_res_qtest(mu_gpu_km *g, const double *c, int k, const int *nc, const double *an1,
+                        const double *an2, const unsigned char *qchg);
+/* Saves ic1 and ic2 (for res_restore), then makes every candidate's move when
+ * no cluster of counts nc would lose all its points (*applied = 1; *moved
+ * and touched: the moves and the clusters they touched), else none
+ * (*applied = 0); then res_recompute over touched. */
+int mu_gpu_km_res_batch(mu_gpu_km *g, int k, const int *nc, int *applied, int *moved,
+                        unsigned char *touched, double *c, double *cw, int *nc_out);
+/* The flagged clusters' centres and within sums of squares (all when touched
+ * is NULL) from their members in point order (mu_km_recompute_cpu), into the
+ * flagged rows of c and entries of cw; nc = every cluster's count. */
+int mu_gpu_km_res_recompute(mu_gpu_km *g, int k, const unsigned char *touched, double *c,
+                            double *cw, int *nc);
+/* ic1 and ic2 back as res_batch saved them. */
+int mu_gpu_km_res_restore(mu_gpu_km *g);
+/* The resident arrays to the host (ic2, cand may be NULL), and back. */
+int mu_gpu_km_res_pull(mu_gpu_km *g, int *ic1, int *ic2, int *cand);
+int mu_gpu_km_res_push(mu_gpu_km *g, const int *ic1, const int *ic2);
 
 /* Benchmarks: the median over reps launches of the M x K distance kernel
  * alone (CUDA events, after one warm-up launch), in milliseconds. */

@@ -241,7 +241,7 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
     /* Version 2's bookkeeping on the device from MU_GPU_KM_BOOK_MIN points, as
      * mu_agg_cluster does (then in the dist_s column). */
     int book = m >= book_min;
-    mu_km_backend cbe = mu_km_cpu_backend(&pts), gbe = mu_km_gpu_backend(g, book, book);
+    mu_km_backend cbe = mu_km_cpu_backend(&pts), gbe = mu_km_gpu_backend(g, 0, book);
     cbe.qtest = NULL; /* v2-cpu: the bookkeeping stays in the serial column */
     cbe.recompute = NULL;
     const kpath paths[] = {{"hw-cpu", 0, cpu, 0, NULL},           {"hw-cpu-ws", 0, cpu, 0, &cbe},

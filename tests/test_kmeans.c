@@ -655,15 +655,17 @@ static int gpu_compare(void) {
                 memcpy(cg, c, sizeof(double) * k * d);
                 for (int l = 0; l < k; l++) w1[l] = w2[l] = -1.0;
                 mu_km_recompute_cpu(a, m, d, i1, nc, k, all ? NULL : live, cc, w1);
-                CHECK(mu_gpu_km_recompute(g, i1, nc, k, all ? NULL : live, cg, w2) == 0,
+                CHECK(mu_gpu_km_res_push(g, i1, i2) == 0 &&
+                          mu_gpu_km_res_recompute(g, k, all ? NULL : live, cg, w2, l2) == 0,
                       "recompute: %s", mu_gpu_error());
                 CHECK(!memcmp(cc, cg, sizeof(double) * k * d) &&
-                          !memcmp(w1, w2, sizeof(double) * k),
+                          !memcmp(w1, w2, sizeof(double) * k) && !memcmp(nc, l2, sizeof(int) * k),
                       "m %d d %d k %d: recomputed centres differ (%s)", m, d, k,
                       all ? "all" : "flagged");
             }
-            /* whole Version 2 runs with every step on the device, against the CPU */
-            mu_km_backend be = mu_km_gpu_backend(g, 1, 1);
+            /* whole Version 2 runs with every step on the device (the assignment
+             * kept there), against the CPU */
+            mu_km_backend be = mu_km_gpu_backend(g, 0, 1);
             int *o1 = malloc(sizeof(int) * m), *o2 = malloc(sizeof(int) * m);
             memcpy(cc, c, sizeof(double) * k * d);
             memcpy(cg, c, sizeof(double) * k * d);

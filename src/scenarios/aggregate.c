@@ -234,9 +234,10 @@ static int open_backend(agg_state *a, int k, agg_backend *kb, mu_km_backend **be
         MU_TRY(MU_GPU(mu_gpu_km_create(a->ydev ? a->ydev : a->y, m, r, k, &a->g),
                       "aggregation on the GPU"));
         res->device_s = mu_km_now() - t0;
-        /* Version 2's bookkeeping on the device too where M is large (same bits). */
+        /* Version 2's bookkeeping on the device too where M is large, the
+         * assignment kept there (same bits). */
         int book = m >= MU_GPU_KM_BOOK_MIN;
-        kb->local = mu_km_gpu_backend(a->g, book, book);
+        kb->local = mu_km_gpu_backend(a->g, 0, book);
         *be = &kb->local;
     }
     return 0;

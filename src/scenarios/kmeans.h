@@ -60,7 +60,27 @@ typedef struct {
                  const double *an1, const double *an2, const unsigned char *qchg, int *cand);
     int (*recompute)(void *ctx, const int *ic1, const int *nc, int k, const unsigned char *touched,
                      double *c, double *cw);
+    /* Optional: Version 2 with the assignment kept by the backend (then
+     * qtest and recompute are not used), see mu_km_resident. */
+    const struct mu_km_resident *res;
 } mu_km_backend;
+
+/* Version 2's steps over an assignment (ic1, ic2, candidates) that the
+ * backend keeps between them, so that only per-cluster data crosses: the
+ * GPU's (gpu/scenarios_kmeans.h, mu_gpu_km_res_*, which tell each step). */
+typedef struct mu_km_resident {
+    int (*scan)(void *ctx, const double *c, int k, const int *nc, const double *an1,
+                const double *an2, const unsigned char *live);
+    int (*qtest)(void *ctx, const double *c, int k, const int *nc, const double *an1,
+                 const double *an2, const unsigned char *qchg);
+    int (*batch)(void *ctx, int k, const int *nc, int *applied, int *moved, unsigned char *touched,
+                 double *c, double *cw, int *nc_out);
+    int (*recompute)(void *ctx, int k, const unsigned char *touched, double *c, double *cw,
+                     int *nc);
+    int (*restore)(void *ctx);
+    int (*pull)(void *ctx, int *ic1, int *ic2, int *cand);
+    int (*push)(void *ctx, const int *ic1, const int *ic2);
+} mu_km_resident;
 
 /* mutirao builds C11 in ISO mode (CMAKE_C_EXTENSIONS OFF), where GCC does not
  * contract a * b + c into an FMA (-ffp-contract=off), so this is the exact
@@ -105,9 +125,10 @@ typedef struct {
 } mu_km_points;
 mu_km_backend mu_km_cpu_backend(mu_km_points *pts);
 /* A backend running the device's kernels on context g (gpu/scenarios_kmeans.h);
- * qtest / recompute: also Version 2's bookkeeping steps there (else NULL). */
+ * qtest: also Version 2's quick-transfer test over host arrays; resident:
+ * Version 2's whole bookkeeping there, the assignment kept on the device. */
 struct mu_gpu_km;
-mu_km_backend mu_km_gpu_backend(struct mu_gpu_km *g, int qtest, int recompute);
+mu_km_backend mu_km_gpu_backend(struct mu_gpu_km *g, int qtest, int resident);
 
 /* From this many points on, mu_km_means and the aggregation's duplicate
  * hashes and representative search run on threads (each sum still in point

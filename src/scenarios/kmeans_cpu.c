@@ -227,7 +227,7 @@ static int cpu_scan(void *ctx, const double *c, int k, const int *ic1, const int
 }
 
 mu_km_backend mu_km_cpu_backend(mu_km_points *pts) {
-    mu_km_backend be = {pts, cpu_all, cpu_nearest2, cpu_scan, cpu_qtest, cpu_recompute};
+    mu_km_backend be = {pts, cpu_all, cpu_nearest2, cpu_scan, cpu_qtest, cpu_recompute, NULL};
     return be;
 }
 

@@ -109,6 +109,6 @@ mu_km_backend mu_km_split_backend(mu_km_split *s, const double *block, int d,
     s->local = *local;
     s->block = block;
     s->d = d;
-    mu_km_backend be = {s, sp_all, sp_nearest2, sp_scan, sp_qtest, NULL};
+    mu_km_backend be = {s, sp_all, sp_nearest2, sp_scan, sp_qtest, NULL, NULL};
     return be;
 }

@@ -42,6 +42,12 @@
  *    gained or lost a point get their centre and their sum recomputed (the
  *    others have the same members, so the same bits), which makes the serial
  *    part proportional to the points of the changed clusters, not to M;
+ *  - a backend that keeps the assignment (mu_km_resident, the GPU's from
+ *    MU_GPU_KM_BOOK_MIN points) takes the scan, the candidates, the tests
+ *    and the recomputations, so only per-cluster data comes back; it makes a
+ *    batch's moves itself when none would empty a cluster (then the walk in
+ *    point order refuses none) and hands the others (a refusal possible, or
+ *    the safe subset) to the walk here;
  *  - it stops after a pass with no transfer. Then every point passed the test
  *    against every cluster with the final means, which implies it is nearest
  *    its own centre (n1/(n1-1) >= 1 >= n/(n+1)): a fixed point of k-means. */
@@ -62,8 +68,9 @@ typedef struct {
     unsigned char *flags; /* live, chg, qchg, nchg and lock: k bytes each */
     double wss;           /* within sum of squares of the current partition */
     const mu_km_backend *be;
-    int fail;     /* the backend failed */
-    double dev_s; /* seconds in the backend's bookkeeping steps */
+    const mu_km_resident *res; /* the backend keeps the assignment (else NULL) */
+    int fail;                  /* the backend failed */
+    double dev_s;              /* seconds in the backend's bookkeeping steps */
 } v2;
 
 static void factors(v2 *s) {
@@ -78,22 +85,36 @@ static double dist(const v2 *s, int i, int l) {
     return mu_km_d2(s->a + (size_t)i * s->d, s->c + (size_t)l * s->d, s->d);
 }
 
+/* A backend step that began at t0 returned rc: timed, and a failure kept. */
+static int dev_done(v2 *s, double t0, int rc) {
+    s->dev_s += mu_km_now() - t0;
+    if (rc) s->fail = 1;
+    return rc;
+}
+
+static void total(v2 *s) {
+    double w = 0.0;
+    for (int l = 0; l < s->k; l++) w += s->cw[l];
+    s->wss = w;
+}
+
 /* Centres and per-cluster sums of squares of the clusters flagged in touched
  * (all when NULL), from their members in point order, on the backend when it
  * has the step; nc is recounted; wss = the cw in cluster order. */
 static void recompute(v2 *s, const unsigned char *touched) {
-    memset(s->nc, 0, sizeof(int) * (size_t)s->k);
-    for (int i = 0; i < s->m; i++) s->nc[s->ic1[i]]++;
-    if (s->be && s->be->recompute) {
-        double t = mu_km_now();
-        if (s->be->recompute(s->be->ctx, s->ic1, s->nc, s->k, touched, s->c, s->cw)) s->fail = 1;
-        s->dev_s += mu_km_now() - t;
+    double t = mu_km_now();
+    if (s->res) {
+        if (dev_done(s, t, s->res->recompute(s->be->ctx, s->k, touched, s->c, s->cw, s->nc)))
+            return;
     } else {
-        mu_km_recompute_cpu(s->a, s->m, s->d, s->ic1, s->nc, s->k, touched, s->c, s->cw);
+        memset(s->nc, 0, sizeof(int) * (size_t)s->k);
+        for (int i = 0; i < s->m; i++) s->nc[s->ic1[i]]++;
+        if (s->be && s->be->recompute)
+            dev_done(s, t, s->be->recompute(s->be->ctx, s->ic1, s->nc, s->k, touched, s->c, s->cw));
+        else
+            mu_km_recompute_cpu(s->a, s->m, s->d, s->ic1, s->nc, s->k, touched, s->c, s->cw);
     }
-    double w = 0.0;
-    for (int l = 0; l < s->k; l++) w += s->cw[l];
-    s->wss = w;
+    total(s);
 }
 
 /* Moves each point i with cand[i] >= 0 there, in point order, never emptying a
@@ -130,27 +151,66 @@ static int apply(v2 *s, int safe, unsigned char *touched) {
     return moved;
 }
 
+/* apply() on the host; a resident assignment comes to the host for it and
+ * goes back. */
+static int host_apply(v2 *s, int safe, unsigned char *touched) {
+    double t = mu_km_now();
+    if (s->res && dev_done(s, t, s->res->pull(s->be->ctx, s->ic1, s->ic2, s->cand))) return 0;
+    int moved = apply(s, safe, touched);
+    t = mu_km_now();
+    if (s->res && dev_done(s, t, s->res->push(s->be->ctx, s->ic1, s->ic2))) return 0;
+    return moved;
+}
+
+/* Every candidate's move that empties no cluster, and the centres after
+ * them; a resident assignment makes them on the backend unless one would be
+ * refused. Returns the number of moves. */
+static int all_moves(v2 *s, unsigned char *touched) {
+    if (s->res) {
+        int applied = 0, moved = 0;
+        double t = mu_km_now();
+        if (dev_done(s, t,
+                     s->res->batch(s->be->ctx, s->k, s->nc, &applied, &moved, touched, s->c, s->cw,
+                                   s->nc)))
+            return 0;
+        if (applied) {
+            total(s);
+            return moved;
+        }
+    }
+    int moved = host_apply(s, 0, touched);
+    if (moved && !s->fail) recompute(s, touched);
+    return moved;
+}
+
 /* One batch of moves (an optimal-transfer pass or a quick-transfer sweep),
  * with the centres recomputed after it: all of cand if that lowers the within
  * sum of squares, else the safe subset. */
 static int batch(v2 *s, unsigned char *touched) {
     size_t kd = (size_t)s->k * (size_t)s->d, kk = (size_t)s->k;
-    memcpy(s->save1, s->ic1, sizeof(int) * (size_t)s->m);
-    memcpy(s->save2, s->ic2, sizeof(int) * (size_t)s->m);
+    if (!s->res) {
+        memcpy(s->save1, s->ic1, sizeof(int) * (size_t)s->m);
+        memcpy(s->save2, s->ic2, sizeof(int) * (size_t)s->m);
+    }
     memcpy(s->csave, s->c, sizeof(double) * kd);
     memcpy(s->cwsave, s->cw, sizeof(double) * kk);
     memcpy(s->ncsave, s->nc, sizeof(int) * kk);
     double w0 = s->wss;
-    int moved = apply(s, 0, touched);
-    if (!moved) return 0;
-    recompute(s, touched);
+    int moved = all_moves(s, touched);
+    if (!moved || s->fail) return 0;
     if (!(s->wss < w0)) {
-        memcpy(s->ic1, s->save1, sizeof(int) * (size_t)s->m);
-        memcpy(s->ic2, s->save2, sizeof(int) * (size_t)s->m);
+        double t = mu_km_now();
+        if (s->res) {
+            if (dev_done(s, t, s->res->restore(s->be->ctx))) return 0;
+        } else {
+            memcpy(s->ic1, s->save1, sizeof(int) * (size_t)s->m);
+            memcpy(s->ic2, s->save2, sizeof(int) * (size_t)s->m);
+        }
         memcpy(s->c, s->csave, sizeof(double) * kd);
         memcpy(s->cw, s->cwsave, sizeof(double) * kk);
         memcpy(s->nc, s->ncsave, sizeof(int) * kk);
-        moved = apply(s, 1, touched);
+        moved = host_apply(s, 1, touched);
+        if (s->fail) return 0;
         recompute(s, touched);
     }
     factors(s);
@@ -163,21 +223,22 @@ static void quick_sweeps(v2 *s, int sweeps, unsigned char *chg, unsigned char *q
                          unsigned char *nchg, long long *evals) {
     memcpy(qchg, chg, (size_t)s->k);
     for (int sw = 0; sw < sweeps; sw++) {
-        if (s->be && s->be->qtest) {
-            double t = mu_km_now();
-            if (s->be->qtest(s->be->ctx, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2, qchg,
-                             s->cand)) {
-                s->fail = 1;
+        double t = mu_km_now();
+        if (s->res) {
+            if (dev_done(s, t, s->res->qtest(s->be->ctx, s->c, s->k, s->nc, s->an1, s->an2, qchg)))
                 return;
-            }
-            s->dev_s += mu_km_now() - t;
+        } else if (s->be && s->be->qtest) {
+            if (dev_done(s, t,
+                         s->be->qtest(s->be->ctx, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2,
+                                      qchg, s->cand)))
+                return;
         } else {
             mu_km_qtest_cpu(s->a, s->m, s->d, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2,
                             qchg, s->cand);
             for (int i = 0; i < s->m; i++)
                 if (s->nc[s->ic1[i]] != 1 && (qchg[s->ic1[i]] || qchg[s->ic2[i]])) *evals += 2;
         }
-        if (!batch(s, nchg)) return;
+        if (!batch(s, nchg) || s->fail) return;
         for (int l = 0; l < s->k; l++) chg[l] |= nchg[l];
         memcpy(qchg, nchg, (size_t)s->k);
     }
@@ -250,7 +311,11 @@ static int first_partition(v2 *s, mu_km_out *out) {
 static int scan(v2 *s, const unsigned char *live, mu_km_out *out) {
     const mu_km_backend *be = s->be;
     double t;
-    if (be) {
+    if (s->res) { /* candidates() too */
+        t = mu_km_now();
+        if (s->res->scan(be->ctx, s->c, s->k, s->nc, s->an1, s->an2, live)) return 1;
+        out->dist_s += mu_km_now() - t;
+    } else if (be) {
         t = mu_km_now();
         if (be->scan(be->ctx, s->c, s->k, s->ic1, s->ic2, s->nc, s->an1, s->an2, live, s->move))
             return 1;
@@ -291,6 +356,7 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
     s.ic1 = out->ic1;
     s.nc = out->nc;
     s.be = be;
+    s.res = be ? be->res : NULL;
     size_t kk = (size_t)k;
     if (alloc_work(&s)) {
         out->ifault = MU_KM_BACKEND;
@@ -311,7 +377,7 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
             out->ifault = MU_KM_BACKEND;
             goto done;
         }
-        candidates(&s);
+        if (!s.res) candidates(&s);
         int moved = batch(&s, chg);
         if (!s.fail && moved)
             quick_sweeps(&s, qsweeps > 0 ? qsweeps : MU_KM_V2_SWEEPS, chg, qchg, nchg,
@@ -326,6 +392,10 @@ int mu_km_version2(const double *a, int m, int d, double *c, int k, int maxit, i
             break;
         }
         memcpy(live, chg, kk);
+    }
+    if (s.res && s.res->pull(be->ctx, s.ic1, NULL, NULL)) {
+        out->ifault = MU_KM_BACKEND;
+        goto done;
     }
     if (out->wss) memcpy(out->wss, s.cw, sizeof(double) * kk);
 done:
