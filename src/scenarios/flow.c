@@ -196,6 +196,9 @@ static int fit(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, 
     double t0 = mu_km_now(), fit_s = 0;
     int rc = 0, done = 0;
     char msg[1024] = "";
+    /* the fit's months take the threads that make no buffers */
+    const int levels = omp_get_max_active_levels();
+    if (warm && levels < 2) omp_set_max_active_levels(2);
 #pragma omp parallel num_threads(lanes > 2 ? lanes : 2) if (warm)
     {
         const int t = omp_get_thread_num();
@@ -212,6 +215,7 @@ static int fit(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, 
             mu_sc_lane_warm(x, t, kmax);
         }
     }
+    omp_set_max_active_levels(levels);
     if (!done) { /* one thread: the fit here, after the buffers */
         t0 = mu_km_now();
         rc = fit_model(c, quiet, x->threads, h, md);
