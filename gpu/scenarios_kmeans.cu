@@ -788,6 +788,19 @@ extern "C" int mu_gpu_km_res_push(mu_gpu_km *g, const int *ic1, const int *ic2) 
     return 0;
 }
 
+extern "C" int mu_gpu_km_own(mu_gpu_km *g, const double *c, int k, const int *ic1, double *dd) {
+    if (check_k(g, k)) return 1;
+    const size_t m = (size_t)g->m;
+    MU_CUDA(cudaMemcpy(g->c, c, (size_t)k * g->d * sizeof(double), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemcpy(g->ic1, ic1, m * sizeof(int), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemsetAsync(g->tch, 1, (size_t)k, cudaStreamPerThread));
+    own_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->pt, g->m, g->d, g->c, g->ic1, g->tch,
+                                                         g->dd);
+    MU_LAUNCHED();
+    MU_CUDA(cudaMemcpy(dd, g->dd, m * sizeof(double), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
 extern "C" int mu_gpu_km_kernel_ms(mu_gpu_km *g, const double *c, int k, int reps, double *ms) {
     *ms = 0.0;
     if (reps < 1) reps = 1;

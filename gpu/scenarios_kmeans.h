@@ -72,6 +72,10 @@ int mu_gpu_km_res_restore(mu_gpu_km *g);
 int mu_gpu_km_res_pull(mu_gpu_km *g, int *ic1, int *ic2, int *cand);
 int mu_gpu_km_res_push(mu_gpu_km *g, const int *ic1, const int *ic2);
 
+/* dd[i] = the squared distance from point i to centre ic1[i] of the k
+ * centres c (host arrays; mu_km_d2's bits): the representatives' search. */
+int mu_gpu_km_own(mu_gpu_km *g, const double *c, int k, const int *ic1, double *dd);
+
 /* Benchmarks: the median over reps launches of the M x K distance kernel
  * alone (CUDA events, after one warm-up launch), in milliseconds. */
 int mu_gpu_km_kernel_ms(mu_gpu_km *g, const double *c, int k, int reps, double *ms);

@@ -116,14 +116,21 @@ static int int_cmp(const void *a, const void *b) {
 }
 
 /* rep[l] = the member of group l nearest its centre c[l] (lowest index on
- * ties), best[l] its distance; the distances on threads, the choice in point
- * order. 1: no memory. */
+ * ties), best[l] its distance; the distances on threads (or the device, g),
+ * the choice in point order. 1 after mu_error. */
 static int nearest_members(const double *y, int m, int r, const int *grp, const double *c, int kk,
-                           int *rep, double *best) {
+                           mu_gpu_km *g, int *rep, double *best) {
     double *dd = malloc(sizeof(double) * (size_t)m);
-    if (!dd) return 1;
+    if (!dd) return mu_error("out of memory in the aggregation");
+    if (g) {
+        if (mu_gpu_km_own(g, c, kk, grp, dd)) {
+            free(dd);
+            return MU_GPU(1, "aggregation: the representatives");
+        }
+    } else {
 #pragma omp parallel for schedule(static) if (m >= MU_KM_PAR_MIN)
-    for (int i = 0; i < m; i++) dd[i] = mu_km_d2(y + (size_t)i * r, c + (size_t)grp[i] * r, r);
+        for (int i = 0; i < m; i++) dd[i] = mu_km_d2(y + (size_t)i * r, c + (size_t)grp[i] * r, r);
+    }
     for (int l = 0; l < kk; l++) rep[l] = -1;
     for (int i = 0; i < m; i++) {
         int l = grp[i];
@@ -164,6 +171,7 @@ typedef struct {
     double *ybuf, *c, *best;
     int *tmp, *grp, *first, *nc, *order, *rep;
     const double *ydev; /* the device's copy of y, if whitened there */
+    int centred;        /* c and nc are the groups' means and sizes (the k-means's) */
     mu_km_split sp;
     mu_gpu_km *g;
 } agg_state;
@@ -265,6 +273,7 @@ static int kmeans_groups(agg_state *a, int k, int u, mu_agg_method method, int m
     if (f == MU_KM_BACKEND) MU_TRY(backend_failed(a->nranks, a->use_gpu));
     if (f == MU_KM_EMPTY || f == MU_KM_BADK)
         MU_TRY(mu_error("aggregation: k-means fault %d with %d groups of %d scenarios", f, k, m));
+    a->centred = 1; /* both k-means end with mu_km_means's bits */
     res->iterations = out.iter;
     res->kmeans_s = out.total_s;
     res->dist_s = out.dist_s;
@@ -276,17 +285,21 @@ static int kmeans_groups(agg_state *a, int k, int u, mu_agg_method method, int m
  * groups numbered in the order of their representatives, into res. */
 static int representatives(agg_state *a, int kk, mu_agg_result *res) {
     int m = a->m, r = a->r, *grp = a->grp;
-    free(a->c);
-    free(a->nc);
-    a->c = calloc((size_t)kk * (size_t)(r > 0 ? r : 1), sizeof(double));
-    a->nc = calloc((size_t)kk, sizeof(int));
+    if (!a->centred) {
+        free(a->c);
+        free(a->nc);
+        a->c = calloc((size_t)kk * (size_t)(r > 0 ? r : 1), sizeof(double));
+        a->nc = calloc((size_t)kk, sizeof(int));
+    }
     a->rep = malloc(sizeof(int) * (size_t)kk);
     a->best = malloc(sizeof(double) * (size_t)kk);
     free(a->order);
     a->order = malloc(sizeof(int) * (size_t)kk);
     MU_TRY(got_memory(a->c && a->nc && a->rep && a->best && a->order));
-    mu_km_means(a->y, m, r, grp, kk, a->c, a->nc);
-    MU_TRY(got_memory(!nearest_members(a->y, m, r, grp, a->c, kk, a->rep, a->best)));
+    if (!a->centred) mu_km_means(a->y, m, r, grp, kk, a->c, a->nc);
+    /* the device's points are this rank's block when the ranks split them */
+    mu_gpu_km *g = a->nranks == 1 ? a->g : NULL;
+    MU_TRY(nearest_members(a->y, m, r, grp, a->c, kk, g, a->rep, a->best));
     /* Groups in the order of their representatives. */
     int *order = a->order;
     for (int l = 0; l < kk; l++) order[l] = a->rep[l];

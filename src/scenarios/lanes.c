@@ -124,8 +124,13 @@ int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t
     MU_TRY(mu_sc_lanes_open(x, n, x->md->nst, x->md->pmax));
     for (int t = 0; t < n; t++) lane_sync(&x->lanes[t], x);
     int failed = 0;
+    /* The threads that the lanes leave idle serve their nodes' host loops
+     * (hashes, distances; each result the same on any number of threads). */
+    const int inner = x->threads / n, levels = omp_get_max_active_levels();
+    if (inner > 1 && levels < 2) omp_set_max_active_levels(2);
 #pragma omp parallel num_threads(n)
     {
+        if (inner > 1) omp_set_num_threads(inner);
         mu_sc_ctx *l = &x->lanes[omp_get_thread_num()];
         int bound = !l->use_gpu ||
                     !MU_GPU(mu_gpu_bind_thread(), "scenarios: a host thread could not use the GPU");
@@ -143,6 +148,7 @@ int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t
             }
         }
     }
+    omp_set_max_active_levels(levels);
     int64_t first = -1;
     const char *msg = NULL;
     for (int t = 0; t < n; t++) {
