@@ -2,7 +2,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <cuda_runtime.h>
+#include <sys/mman.h>
 
 #include "gpu/gpu.h"
 #include "gpu/check.h"
@@ -128,3 +130,22 @@ const char *mu_gpu_error(void) {
 }
 
 } /* extern "C" */
+
+void *mu_gpu_host_alloc(size_t bytes, int *locked) {
+    *locked = 0;
+    void *p = nullptr;
+    if (bytes == 0) bytes = 1;
+    if (posix_memalign(&p, (size_t)2 << 20, bytes)) return nullptr;
+    (void)madvise(p, bytes, MADV_HUGEPAGE);
+    memset(p, 0, bytes); /* the first touch, here rather than in a timed copy */
+    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess)
+        *locked = 1;
+    else
+        (void)cudaGetLastError(); /* pageable then: slower copies, the same values */
+    return p;
+}
+
+void mu_gpu_host_free(void *p, int locked) {
+    if (p && locked) (void)cudaHostUnregister(p);
+    free(p);
+}

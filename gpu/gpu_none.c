@@ -2,6 +2,8 @@
  * offload entry point fails with one message, so callers take their CPU path. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "gpu/cg_gpu.h"
 #include "gpu/gpu.h"
@@ -313,4 +315,16 @@ int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
         it->stop = MU_GPU_CG_RUNNING;
     }
     return 1;
+}
+
+void *mu_gpu_host_alloc(size_t bytes, int *locked) {
+    *locked = 0;
+    void *p = malloc(bytes ? bytes : 1);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+void mu_gpu_host_free(void *p, int locked) {
+    (void)locked;
+    free(p);
 }

@@ -22,7 +22,6 @@
  * per-thread default stream, as the other scenario kernels: every copy and
  * launch of a call is ordered on the calling thread's stream. */
 #include <cuda_runtime.h>
-#include <sys/mman.h>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -186,27 +185,9 @@ int bufs_free(wh_bufs *b) {
     if (b->keep) MU_CUDA_KEEP(cudaFree(b->keep));
     if (b->piv) MU_CUDA_KEEP(cudaFree(b->piv));
     if (b->bad) MU_CUDA_KEEP(cudaFree(b->bad));
-    if (b->yh && !b->yh_pageable) MU_CUDA_KEEP(cudaHostUnregister(b->yh));
-    free(b->yh);
+    mu_gpu_host_free(b->yh, !b->yh_pageable);
     *b = wh_bufs();
     return rc;
-}
-
-/* Page-locked host memory of `bytes`, or NULL: in 2 MB pages where the kernel
- * gives them (transparent huge pages on request), touched, then registered.
- * Twelve threads page-locking their rows at once took about a tenth of the
- * time that cudaMallocHost took (perf/history/). */
-double *pinned_rows(size_t bytes) {
-    void *p = nullptr;
-    if (posix_memalign(&p, (size_t)2 << 20, bytes)) return nullptr;
-    (void)madvise(p, bytes, MADV_HUGEPAGE);
-    memset(p, 0, bytes);
-    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
-        (void)cudaGetLastError();
-        free(p);
-        return nullptr;
-    }
-    return (double *)p;
 }
 
 /* The thread's buffers, large enough for m x d. */
@@ -228,12 +209,10 @@ int bufs_get(int m, int d, wh_bufs **out) {
         MU_CUDA(cudaMalloc(&b->keep, dd * sizeof(int)));
         MU_CUDA(cudaMalloc(&b->piv, dd * sizeof(int)));
         MU_CUDA(cudaMalloc(&b->bad, sizeof(unsigned long long)));
-        b->yh = pinned_rows(md * sizeof(double));
-        if (!b->yh) { /* pageable rows then: slower copies, the same values */
-            b->yh = (double *)malloc(md * sizeof(double));
-            b->yh_pageable = 1;
-            if (!b->yh) return mu_gpu_fail("out of host memory for %zu whitened values", md);
-        }
+        int locked = 0;
+        b->yh = (double *)mu_gpu_host_alloc(md * sizeof(double), &locked);
+        b->yh_pageable = !locked;
+        if (!b->yh) return mu_gpu_fail("out of host memory for %zu whitened values", md);
         b->cap_md = md;
         b->cap_d = dd;
         b->dev = dev;

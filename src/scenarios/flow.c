@@ -120,8 +120,11 @@ static void log_fit(const mu_sc_hist *h, const mu_sc_model *md) {
     if (nst > 8) mu_info("scenarios:   (%d more stations in the model JSON)", nst - 8);
 }
 
-static int make_scratch(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int use_gpu) {
-    x->Z = malloc((size_t)rows * nst * sizeof *x->Z);
+/* lock: Z page-locked (and touched) for the device's copies. */
+static int make_scratch(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int use_gpu, int lock) {
+    const size_t zbytes = (size_t)rows * nst * sizeof *x->Z;
+    x->z_locked = 0;
+    x->Z = lock ? mu_gpu_host_alloc(zbytes, &x->z_locked) : malloc(zbytes);
     x->zpast = malloc((size_t)rows * pmax * nst * sizeof *x->zpast);
     int rc = !x->Z || !x->zpast ? mu_error("out of memory for %lld scenarios", (long long)rows) : 0;
     if (!rc && use_gpu)
@@ -131,7 +134,7 @@ static int make_scratch(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int use_g
 
 /* The rank's scratch (made already where warm_up succeeded). Collective. */
 static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows) {
-    int rc = x->Z ? 0 : make_scratch(x, x->md->nst, x->md->pmax, rows, x->use_gpu);
+    int rc = x->Z ? 0 : make_scratch(x, x->md->nst, x->md->pmax, rows, x->use_gpu, 0);
     return mu_error_collective(app->comm, rc);
 }
 
@@ -139,7 +142,7 @@ static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows) {
 static void free_rank_scratch(mu_sc_ctx *x) {
     free(x->Dnode);
     x->Dnode = NULL;
-    free(x->Z);
+    mu_gpu_host_free(x->Z, x->z_locked);
     free(x->zpast);
     mu_sc_gpu_destroy(x->gpu);
     x->Z = x->zpast = NULL;
@@ -155,11 +158,10 @@ static void free_scratch(mu_sc_ctx *x) {
  * k-means context of kmax centres, for the root node; on a failure nothing is
  * kept (alloc_scratch and the node make them again, and report). */
 static void warm_up(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int m, int kmax) {
-    if (make_scratch(x, nst, pmax, rows, 1) || mu_gpu_whiten_reserve(m, nst)) {
+    if (make_scratch(x, nst, pmax, rows, 1, 1) || mu_gpu_whiten_reserve(m, nst)) {
         free_rank_scratch(x); /* the lanes are other threads' now */
         return;
     }
-    memset(x->Z, 0, (size_t)rows * nst * sizeof *x->Z);
     (void)mu_gpu_km_reserve(m, nst, kmax);
 }
 
@@ -204,7 +206,7 @@ static int fit(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, 
         const int t = omp_get_thread_num();
         if (t == 0 && warm) {
             warm_up(x, h->nst, c->fit.pmax, rows, c->m, kmax);
-            if (lanes > 1) memset(x->lanes[0].Z, 0, (size_t)c->m * h->nst * sizeof *x->Z);
+            if (lanes > 1) mu_sc_lane_scratch(&x->lanes[0]);
         } else if (t == 1) { /* its message is this thread's */
             rc = fit_model(c, quiet, x->threads, h, md);
             if (rc) snprintf(msg, sizeof msg, "%s", mu_error_message());

@@ -40,6 +40,7 @@ static int lanes_open(mu_sc_ctx *x, int n, int nst, int pmax) {
         l->Dnode = NULL;
         l->gpu = NULL;
         l->Z = malloc((size_t)x->c->m * nst * sizeof *l->Z);
+        l->z_locked = 0;
         l->zpast = malloc((size_t)pmax * nst * sizeof *l->zpast);
         l->err = malloc(LANE_ERR);
         x->nlanes = t + 1; /* so that close frees this one too */
@@ -65,12 +66,26 @@ int mu_sc_lanes_open(mu_sc_ctx *x, int n, int nst, int pmax) {
 /* Made by many threads at once as a stage starts, a lane's buffers cost more
  * than its nodes' k-means: the scratch's first touch, the thread's whitening
  * buffers (page-locked rows) and its k-means context. */
+void mu_sc_lane_scratch(mu_sc_ctx *l) {
+    const size_t bytes = (size_t)l->c->m * l->h->nst * sizeof *l->Z;
+    int locked = 0;
+    double *z = l->use_gpu && !l->z_locked ? mu_gpu_host_alloc(bytes, &locked) : NULL;
+    if (z && locked) {
+        free(l->Z);
+        l->Z = z;
+        l->z_locked = 1;
+        return;
+    }
+    mu_gpu_host_free(z, locked);
+    memset(l->Z, 0, bytes);
+}
+
 void mu_sc_lane_warm(mu_sc_ctx *x, int t, int kmax) {
     mu_sc_ctx *l = &x->lanes[t];
     int m = l->c->m, nst = l->h->nst;
-    memset(l->Z, 0, (size_t)m * nst * sizeof *l->Z);
-    if (!mu_gpu_bind_thread() && !mu_gpu_whiten_reserve(m, nst))
-        (void)mu_gpu_km_reserve(m, nst, kmax);
+    int bound = !mu_gpu_bind_thread();
+    mu_sc_lane_scratch(l);
+    if (bound && !mu_gpu_whiten_reserve(m, nst)) (void)mu_gpu_km_reserve(m, nst, kmax);
 }
 
 /* Lane l as a copy of x with its own scratch, buffers and error text (the
@@ -82,6 +97,7 @@ static void lane_sync(mu_sc_ctx *l, const mu_sc_ctx *x) {
     l->nlanes = 0;
     l->lane = 1;
     l->Z = own.Z;
+    l->z_locked = own.z_locked;
     l->zpast = own.zpast;
     l->Dnode = own.Dnode;
     l->gpu = own.gpu;
@@ -94,7 +110,7 @@ static void lane_sync(mu_sc_ctx *l, const mu_sc_ctx *x) {
 void mu_sc_lanes_close(mu_sc_ctx *x) {
     for (int t = 0; t < x->nlanes; t++) {
         mu_sc_ctx *l = &x->lanes[t];
-        free(l->Z);
+        mu_gpu_host_free(l->Z, l->z_locked);
         free(l->zpast);
         free(l->Dnode);
         free(l->err);

@@ -20,6 +20,7 @@ typedef struct mu_sc_ctx {
     double *Dnode;          /* --corr=lognormal: this node's factor (nst x nst) */
     int lower_node;
     double *Z, *zpast; /* scratch: M x nst, pmax x nst (tree) or per series (comb) */
+    int z_locked;      /* Z is page-locked (mu_gpu_host_alloc) */
     /* Host threads (lanes.c): threads is the resolved count; lanes[t] is
      * thread t's copy of this context with its own scratch and device buffers
      * (lane = 1 there: it keeps its seconds in gen_s/agg_s, not the timers). */
@@ -40,6 +41,9 @@ typedef int (*mu_sc_node_fn)(mu_sc_ctx *x, int64_t v, double *rec);
 int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t rd,
                     mu_sc_node_fn fn);
 void mu_sc_lanes_close(mu_sc_ctx *x);
+/* Lane l's scenarios Z made page-locked on a GPU rank (faster copies to and
+ * from the device), else touched: its first-touch cost off the stage. */
+void mu_sc_lane_scratch(mu_sc_ctx *l);
 /* Lanes made before the tree, so that its threads make their first use of
  * them while the rank has host work only (the fit): open makes at least n
  * lanes (a fresh set where fewer are open) of scratch for nst stations and
