@@ -21,6 +21,7 @@
  * stages call this once each with the same sizes. Compiled with the
  * per-thread default stream, as the other scenario kernels: every copy and
  * launch of a call is ordered on the calling thread's stream. */
+#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <climits>
 #include <cstdlib>
@@ -158,6 +159,31 @@ __global__ void __launch_bounds__(SOLVE)
         for (int u = 0; u < s; u++) v = __dsub_rn(v, __dmul_rn(ls[u], yt[(size_t)u * m + i]));
         yt[(size_t)s * m + i] = __ddiv_rn(v, ls[s]);
     }
+}
+
+/* key[i] = a hash of row i of y (m x r) consistent with == on its values
+ * (-0.0 and +0.0 alike): equal rows, equal keys. */
+__global__ void row_key_kernel(const double *__restrict__ y, int m, int r,
+                               unsigned long long *__restrict__ key) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const double *row = y + (size_t)i * r;
+    unsigned long long a = 0x243f6a8885a308d3ull ^ (unsigned long long)r, b = 0x13198a2e03707344ull;
+    for (int j = 0; j < r; j++) {
+        const double v = row[j];
+        const unsigned long long w = v == 0.0 ? 0ull : (unsigned long long)__double_as_longlong(v);
+        a = (a ^ w) * 0x9fb21c651e98df25ull;
+        a ^= a >> 28;
+        b += w + (b << 7);
+    }
+    key[i] = a ^ (b * 0xc2b2ae3d27d4eb4full);
+}
+
+/* *same = 1 when two neighbours of the sorted keys are equal. */
+__global__ void same_key_kernel(const unsigned long long *__restrict__ key, int m,
+                                unsigned long long *__restrict__ same) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x + 1;
+    if (i < m && key[i] == key[i - 1]) *same = 1;
 }
 
 /* Device and host buffers of one host thread's calls. */
@@ -329,4 +355,27 @@ extern "C" int mu_gpu_whiten(const double *x, int m, int d, const double **y, in
 
 extern "C" const double *mu_gpu_whiten_rows(void) {
     return bufs.y;
+}
+
+extern "C" int mu_gpu_whiten_distinct(int m, int r, int *all) {
+    *all = 0;
+    wh_bufs *b = &bufs;
+    if (!b->y || m < 2 || (size_t)m * r > b->cap_md) return 0;
+    /* after the whitening, xt and zt (m x d doubles each) are free scratch */
+    unsigned long long *key = (unsigned long long *)b->xt, *sorted = (unsigned long long *)b->zt;
+    void *tmp = key + m;
+    size_t room = (b->cap_md - (size_t)m) * sizeof(double), need = 0;
+    const cudaStream_t st = cudaStreamPerThread;
+    MU_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, need, key, sorted, m, 0, 64, st));
+    if (need > room) return 0; /* no room: the caller compares the rows itself */
+    row_key_kernel<<<(m + TB - 1) / TB, TB>>>(b->y, m, r, key);
+    MU_LAUNCHED();
+    MU_CUDA(cub::DeviceRadixSort::SortKeys(tmp, need, key, sorted, m, 0, 64, st));
+    MU_CUDA(cudaMemsetAsync(b->bad, 0, sizeof *b->bad, st));
+    same_key_kernel<<<(m - 1 + TB - 1) / TB, TB>>>(sorted, m, b->bad);
+    MU_LAUNCHED();
+    unsigned long long same = 1;
+    MU_CUDA(cudaMemcpy(&same, b->bad, sizeof same, cudaMemcpyDeviceToHost));
+    *all = same == 0;
+    return 0;
 }

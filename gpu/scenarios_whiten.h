@@ -35,6 +35,12 @@ int mu_gpu_whiten_reserve(int m, int d);
  * the device instead of uploading the host's (same values). */
 const double *mu_gpu_whiten_rows(void);
 
+/* *all = 1 when no two rows of the y that this host thread's last
+ * mu_gpu_whiten wrote (m x r) are equal, shown on the device by sorting
+ * hashes consistent with == and finding no two equal; 0 when some may be
+ * (then the caller compares them). Returns 0, or 1 with mu_gpu_error(). */
+int mu_gpu_whiten_distinct(int m, int r, int *all);
+
 #ifdef __cplusplus
 }
 #endif

@@ -591,6 +591,32 @@ static void gpu_whiten(void) {
     free(x);
 }
 
+/* Large aggregations (the device's whitening and its check that no two rows
+ * are equal) on points with repeated rows, once with none: the CPU's groups,
+ * representatives and iterations. */
+static void gpu_duplicates(void) {
+    const int m = 20000, d = 6, k = 9;
+    for (int every = 0; every <= 7; every += 7) {
+        double *x = make_data(m, d, 12, 3.0, 0);
+        for (int i = 1; every && i < m; i++)
+            if (i % every == 0)
+                memcpy(x + (size_t)i * d, x + (size_t)(i / 2) * d, sizeof(double) * d);
+        mu_agg_result rc, rg;
+        int e1 = mu_agg_cluster(x, m, d, k, MU_AGG_VERSION2, 100, 5, 0, &rc);
+        int e2 = mu_agg_cluster(x, m, d, k, MU_AGG_VERSION2, 100, 5, 1, &rg);
+        CHECK(e1 == 0 && e2 == 0, "aggregate: %s", mu_error_message());
+        if (e1 == 0 && e2 == 0)
+            CHECK(rc.k == rg.k && rc.iterations == rg.iterations &&
+                      !memcmp(rc.group, rg.group, sizeof(int) * m) &&
+                      !memcmp(rc.rep, rg.rep, sizeof(int) * rc.k),
+                  "every %d-th row repeated: CPU and GPU groups differ", every);
+        printf("m %d, every %d-th row repeated: CPU == GPU\n", m, every);
+        if (e1 == 0) mu_agg_result_free(&rc);
+        if (e2 == 0) mu_agg_result_free(&rg);
+        free(x);
+    }
+}
+
 static int gpu_compare(void) {
     if (mu_gpu_device_count() < 1) {
         printf("no CUDA device: skipped\n");
@@ -705,6 +731,7 @@ static int gpu_compare(void) {
         }
         free(a), free(c), free(d1), free(d2), free(i1), free(i2), free(j1), free(j2);
     }
+    gpu_duplicates();
     return mu_report("test_kmeans --gpu");
 }
 

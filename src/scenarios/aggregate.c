@@ -176,6 +176,20 @@ typedef struct {
     mu_gpu_km *g;
 } agg_state;
 
+/* distinct_ids, where the device shows first that no two rows are equal (the
+ * usual case: then each point is its own value). 1 after mu_error. */
+static int distinct_values(agg_state *a, int *nu) {
+    int all = 0, m = a->m;
+    if (a->ydev && MU_GPU(mu_gpu_whiten_distinct(m, a->r, &all), "aggregation: distinct points"))
+        return 1;
+    if (all) {
+        for (int i = 0; i < m; i++) a->grp[i] = a->first[i] = i;
+        *nu = m;
+        return 0;
+    }
+    return got_memory(!distinct_ids(a->y, m, a->r, a->grp, a->first, nu));
+}
+
 /* The k-means's backend: this rank's steps (the device's or the CPU's on its
  * points) and, on several ranks, the split that gathers every rank's block. */
 typedef struct {
@@ -341,7 +355,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
     t0 = mu_km_now();
 
     /* Distinct points: id of each point's value, numbered by first occurrence. */
-    MU_TRY_GOTO(got_memory(!distinct_ids(a.y, m, a.r, a.grp, a.first, &u)));
+    MU_TRY_GOTO(distinct_values(&a, &u));
     res->distinct_s = mu_km_now() - t0;
 
     res->converged = 1;
