@@ -64,6 +64,18 @@ if cmp -s "$WORK/model1.json" "$WORK/model3.json" && cmp -s "$WORK/tree1.csv" "$
 else
     fail "the model or its tree differs between 1 and 3 threads"
 fi
+# A stage of fewer nodes than threads leaves each lane threads for its node's
+# host loops (from 8192 scenarios): 3 nodes on 6 threads, against 1 thread.
+big=(--device=cpu --input="$IN" --tree=1,3 --m=8192 --stats-series=0)
+for t in 1 6; do
+    OMP_NUM_THREADS=$t run_np 1 scenarios "${big[@]}" --output="$WORK/big$t.csv" >/dev/null 2>&1 ||
+        fail "the M = 8192 run on $t thread(s) failed"
+done
+if cmp -s "$WORK/big1.csv" "$WORK/big6.csv"; then
+    echo "ok: M = 8192, 3 nodes on 6 threads (2 a lane): the tree of 1 thread"
+else
+    fail "M = 8192: the tree on 6 threads differs from 1 thread's"
+fi
 fit "N-1 and pairs, p_max 4" --stations=p006,p074,p047,p061,p092 --sd-denominator=n-1 \
     --acf-denominator=pairs --pmax=4
 finish
