@@ -63,9 +63,8 @@ int mu_sc_lanes_open(mu_sc_ctx *x, int n, int nst, int pmax) {
     return rc;
 }
 
-/* Made by many threads at once as a stage starts, a lane's buffers cost more
- * than its nodes' k-means: the scratch's first touch, the thread's whitening
- * buffers (page-locked rows) and its k-means context. */
+/* Page-locked where the allocator can lock it, else the malloc'ed rows
+ * touched (run.h). */
 void mu_sc_lane_scratch(mu_sc_ctx *l) {
     const size_t bytes = (size_t)l->c->m * l->h->nst * sizeof *l->Z;
     int locked = 0;
@@ -80,6 +79,9 @@ void mu_sc_lane_scratch(mu_sc_ctx *l) {
     memset(l->Z, 0, bytes);
 }
 
+/* Made by many threads at once as a stage starts, a lane's buffers cost more
+ * than its nodes' k-means: the scratch's first touch, the thread's whitening
+ * buffers (page-locked rows) and its k-means context. */
 void mu_sc_lane_warm(mu_sc_ctx *x, int t, int kmax) {
     mu_sc_ctx *l = &x->lanes[t];
     int m = l->c->m, nst = l->h->nst;
