@@ -13,3 +13,11 @@ set_tests_properties(kmeans_r PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT
 
 add_test(NAME gpu_kmeans COMMAND test_kmeans --gpu)
 set_tests_properties(gpu_kmeans PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# unit_kmeans_resident: Version 2's branches for a backend that keeps the
+# assignment (the GPU's), over a CPU implementation of its steps: the answers of
+# Version 2 without a backend, with the host's walk and the safe subset taken.
+add_executable(test_kmeans_resident ${CMAKE_CURRENT_SOURCE_DIR}/test_kmeans_resident.c)
+target_link_libraries(test_kmeans_resident PRIVATE mutirao_lib)
+add_test(NAME unit_kmeans_resident COMMAND test_kmeans_resident)
+set_tests_properties(unit_kmeans_resident PROPERTIES LABELS unit TIMEOUT 300)
