@@ -198,9 +198,7 @@ static int fit(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, 
     double t0 = mu_km_now(), fit_s = 0;
     int rc = 0, done = 0;
     char msg[1024] = "";
-    /* the fit's months take the threads that make no buffers */
-    const int levels = omp_get_max_active_levels();
-    if (warm && levels < 2) omp_set_max_active_levels(2);
+    const int levels = mu_sc_nest(warm); /* the fit's months on the threads that make no buffers */
 #pragma omp parallel num_threads(lanes > 2 ? lanes : 2) if (warm)
     {
         const int t = omp_get_thread_num();
@@ -315,8 +313,6 @@ static int start_month(const mu_sc_cfg *c, const mu_sc_hist *h, const mu_sc_mode
     return rc;
 }
 
-/* The run's context, its log and summary lines, and the model's JSON.
- * Local status. */
 /* What the rank's lanes need before the fit makes them (x->c, h, use_gpu and
  * threads: the host threads per rank on a stage's nodes). */
 static void lanes_setup(mu_app *app, const mu_sc_cfg *c, const mu_sc_hist *h, mu_sc_ctx *x) {
@@ -339,6 +335,8 @@ static void lanes_setup(mu_app *app, const mu_sc_cfg *c, const mu_sc_hist *h, mu
     mu_summary_int("threads_per_rank", x->threads);
 }
 
+/* The run's context, its log and summary lines, and the model's JSON.
+ * Local status. */
 static int setup(mu_app *app, const mu_sc_cfg *c, mu_sc_hist *h, mu_sc_model *md, mu_sc_tree *tree,
                  int64_t hist_end, mu_sc_ctx *x) {
     int rc = 0;

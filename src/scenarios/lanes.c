@@ -63,6 +63,12 @@ int mu_sc_lanes_open(mu_sc_ctx *x, int n, int nst, int pmax) {
     return rc;
 }
 
+int mu_sc_nest(int on) {
+    const int levels = omp_get_max_active_levels();
+    if (on && levels < 2) omp_set_max_active_levels(2);
+    return levels;
+}
+
 /* Page-locked where the allocator can lock it, else the malloc'ed rows
  * touched (run.h). */
 void mu_sc_lane_scratch(mu_sc_ctx *l) {
@@ -144,8 +150,7 @@ int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t
     int failed = 0;
     /* The threads that the lanes leave idle serve their nodes' host loops
      * (hashes, distances; each result the same on any number of threads). */
-    const int inner = x->threads / n, levels = omp_get_max_active_levels();
-    if (inner > 1 && levels < 2) omp_set_max_active_levels(2);
+    const int inner = x->threads / n, levels = mu_sc_nest(inner > 1);
 #pragma omp parallel num_threads(n)
     {
         if (inner > 1) omp_set_num_threads(inner);

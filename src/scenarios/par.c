@@ -274,13 +274,15 @@ static void month_corr(const mu_sc_model *md, int N, int nst, int m, double *R, 
             R[i * nst + j] = i == j ? 1 : R[i * nst + j] / (val[i] * val[j]);
 }
 
-/* One month's residual correlation, its factor and, where it has no Cholesky
- * factor, the stations dependent there (dep): 1 when memory ran out. */
+/* What one month's fit found: eigenvalues <= 0 and the smallest (where it
+ * has no Cholesky factor), and fail = 1 when memory ran out. */
 typedef struct {
     int neg, fail;
     double smallest;
 } month_fit;
 
+/* One month's residual correlation, its factor and, where it has no Cholesky
+ * factor, the stations dependent there (dep). */
 static void fit_month(mu_sc_model *md, int N, int nst, int m, month_fit *f, unsigned char *dep) {
     double *R = md->corr + (size_t)m * nst * nst, *D = md->factor + (size_t)m * nst * nst;
     double *val = malloc((size_t)nst * sizeof *val), *mean = malloc((size_t)nst * sizeof *mean);

@@ -41,6 +41,10 @@ typedef int (*mu_sc_node_fn)(mu_sc_ctx *x, int64_t v, double *rec);
 int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t rd,
                     mu_sc_node_fn fn);
 void mu_sc_lanes_close(mu_sc_ctx *x);
+/* With on, OpenMP teams nested one level (a lane's or a phase's threads
+ * starting their own); returns the earlier limit, which the caller restores
+ * with omp_set_max_active_levels. */
+int mu_sc_nest(int on);
 /* Lane l's scenarios Z made page-locked on a GPU rank (faster copies to and
  * from the device), else touched: its first-touch cost off the stage. */
 void mu_sc_lane_scratch(mu_sc_ctx *l);
