@@ -381,9 +381,8 @@ __global__ void transpose_kernel(const double *__restrict__ prow, int m, int d,
 struct mu_gpu_km {
     int m, d, kmax, dev;
     int dcap; /* the buffers hold up to dcap coordinates a point (d <= dcap) */
-    double *pt, *c, *dist, *an1, *an2;
+    double *pt, *c, *dist;
     int *ic1, *ic2, *move;
-    unsigned char *live;
     /* Version 2's bookkeeping: row-major points (as uploaded), per-point and
      * per-cluster sums, candidates. */
     double *prow, *dd, *cw;
@@ -402,6 +401,7 @@ struct mu_gpu_km {
      * host-array scan's and qtest's results downloaded through pinned dn_h */
     char *up, *up_h, *dn_h;
     size_t up_bytes;
+    cudaEvent_t up_done; /* the last upload from up_h has been read */
 };
 
 /* The pinned results of a resident step, for k clusters of d coordinates:
@@ -425,14 +425,14 @@ static thread_local mu_gpu_km *parked;
 
 static void release(mu_gpu_km *g) {
     int rc = 0;
-    void *bufs[] = {g->pt,    g->c,     g->dist,  g->an1,  g->an2,     g->move,  g->ic1,
-                    g->ic2,   g->live,  g->prow,  g->dd,   g->cw,      g->cand,  g->up,
-                    g->save1, g->save2, g->keys,  g->iota, g->list,    g->start, g->ncd,
-                    g->ncv,   g->leave, g->small, g->tch,  g->sort_tmp};
+    void *bufs[] = {g->pt,    g->c,    g->dist, g->move,  g->ic1,   g->ic2,  g->prow,    g->dd,
+                    g->cw,    g->cand, g->up,   g->save1, g->save2, g->keys, g->iota,    g->list,
+                    g->start, g->ncd,  g->ncv,  g->leave, g->small, g->tch,  g->sort_tmp};
     for (void *b : bufs)
         if (b) MU_CUDA_KEEP(cudaFree(b));
     for (void *b : {(void *)g->up_h, (void *)g->dn_h, (void *)g->res_h})
         if (b) MU_CUDA_KEEP(cudaFreeHost(b));
+    if (g->up_done) MU_CUDA_KEEP(cudaEventDestroy(g->up_done));
     (void)rc;
     free(g);
 }
@@ -471,8 +471,6 @@ static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
     MU_CUDA(cudaMalloc(&g->prow, md * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->c, (size_t)kmax * d * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->dist, (size_t)m * kmax * sizeof(double)));
-    MU_CUDA(cudaMalloc(&g->an1, (size_t)kmax * sizeof(double)));
-    MU_CUDA(cudaMalloc(&g->an2, (size_t)kmax * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->move, (size_t)m * sizeof(int)));
     MU_CUDA(cudaMallocHost(&g->dn_h, (size_t)m * sizeof(int)));
     /* centres, an1, an2 (doubles), nc (ints), flags (bytes, padded), ic1, ic2 */
@@ -480,9 +478,9 @@ static int allocate(mu_gpu_km *g, int m, int d, int kmax) {
                   (2 * (size_t)m + (size_t)kmax + 1) * sizeof(int) + (size_t)kmax;
     MU_CUDA(cudaMalloc(&g->up, g->up_bytes));
     MU_CUDA(cudaMallocHost(&g->up_h, g->up_bytes));
+    MU_CUDA(cudaEventCreateWithFlags(&g->up_done, cudaEventDisableTiming));
     MU_CUDA(cudaMalloc(&g->ic1, (size_t)m * sizeof(int)));
     MU_CUDA(cudaMalloc(&g->ic2, (size_t)m * sizeof(int)));
-    MU_CUDA(cudaMalloc(&g->live, (size_t)kmax));
     MU_CUDA(cudaMalloc(&g->dd, (size_t)m * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->cw, (size_t)kmax * sizeof(double)));
     MU_CUDA(cudaMalloc(&g->cand, (size_t)m * sizeof(int)));
@@ -543,11 +541,16 @@ done:
     return 0;
 }
 
+static int check_k(const mu_gpu_km *g, int k) {
+    if (!g || k < 1 || k > g->kmax)
+        return mu_gpu_fail("k-means on the GPU: %d clusters for a context of at most %d", k,
+                           g ? g->kmax : 0);
+    return 0;
+}
+
 /* Every distance of the k centres into g->dist (device). */
 static int distances(mu_gpu_km *g, const double *c, int k) {
-    if (!g || k < 1 || k > g->kmax)
-        return mu_gpu_fail("k-means on the GPU: %d centres for a context of at most %d", k,
-                           g ? g->kmax : 0);
+    if (check_k(g, k)) return 1;
     MU_CUDA(cudaMemcpy(g->c, c, (size_t)k * g->d * sizeof(double), cudaMemcpyHostToDevice));
     dim3 grid((g->m + THREADS - 1) / THREADS, (k + TK - 1) / TK);
     dist_kernel<<<grid, THREADS>>>(g->pt, g->m, g->d, g->c, k, g->dist);
@@ -582,15 +585,14 @@ struct staged {
 static int stage(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                  const int *nc, const double *an1, const double *an2, const unsigned char *flag,
                  staged *st) {
-    if (!g || k < 1 || k > g->kmax)
-        return mu_gpu_fail("k-means on the GPU: %d centres for a context of at most %d", k,
-                           g ? g->kmax : 0);
+    if (check_k(g, k)) return 1;
     const size_t m = (size_t)g->m, kk = (size_t)k, kd = kk * g->d;
     const size_t o_an1 = kd * sizeof(double), o_an2 = o_an1 + kk * sizeof(double),
                  o_nc = o_an2 + kk * sizeof(double), o_flag = o_nc + kk * sizeof(int),
                  o_ic1 = (o_flag + kk + sizeof(int) - 1) / sizeof(int) * sizeof(int),
                  o_ic2 = o_ic1 + m * sizeof(int), bytes = ic1 ? o_ic2 + m * sizeof(int) : o_ic1;
     char *h = g->up_h, *u = g->up;
+    MU_CUDA(cudaEventSynchronize(g->up_done)); /* the last upload has left h */
     memcpy(h, c, kd * sizeof(double));
     memcpy(h + o_an1, an1, kk * sizeof(double));
     memcpy(h + o_an2, an2, kk * sizeof(double));
@@ -600,7 +602,9 @@ static int stage(mu_gpu_km *g, const double *c, int k, const int *ic1, const int
         memcpy(h + o_ic1, ic1, m * sizeof(int));
         memcpy(h + o_ic2, ic2, m * sizeof(int));
     }
-    MU_CUDA(cudaMemcpy(u, h, bytes, cudaMemcpyHostToDevice));
+    /* queued, not waited for: the kernels after it are in the same stream */
+    MU_CUDA(cudaMemcpyAsync(u, h, bytes, cudaMemcpyHostToDevice, cudaStreamPerThread));
+    MU_CUDA(cudaEventRecord(g->up_done, cudaStreamPerThread));
     *st = staged{(const double *)u,
                  (const double *)(u + o_an1),
                  (const double *)(u + o_an2),
@@ -718,13 +722,6 @@ static void recompute_out(const mu_gpu_km *g, int k, const res_offsets &o, unsig
         }
 }
 
-static int check_k(const mu_gpu_km *g, int k) {
-    if (!g || k < 1 || k > g->kmax)
-        return mu_gpu_fail("k-means on the GPU: %d clusters for a context of at most %d", k,
-                           g ? g->kmax : 0);
-    return 0;
-}
-
 extern "C" int mu_gpu_km_res_recompute(mu_gpu_km *g, int k, const unsigned char *touched, double *c,
                                        double *cw, int *nc) {
     if (check_k(g, k)) return 1;
@@ -743,7 +740,12 @@ extern "C" int mu_gpu_km_res_batch(mu_gpu_km *g, int k, const int *nc, int *appl
     if (check_k(g, k)) return 1;
     const size_t m = (size_t)g->m;
     const cudaStream_t s = cudaStreamPerThread;
-    MU_CUDA(cudaMemcpy(g->ncv, nc, (size_t)k * sizeof(int), cudaMemcpyHostToDevice));
+    /* the counts go up through the pinned results' nc, which the results
+     * overwrite only after this copy in the same stream: nothing waits here */
+    const res_offsets o = res_layout(k, g->d);
+    memcpy(g->res_h + o.nc, nc, (size_t)k * sizeof(int));
+    MU_CUDA(cudaMemcpyAsync(g->ncv, g->res_h + o.nc, (size_t)k * sizeof(int),
+                            cudaMemcpyHostToDevice, s));
     MU_CUDA(cudaMemcpyAsync(g->save1, g->ic1, m * sizeof(int), cudaMemcpyDeviceToDevice, s));
     MU_CUDA(cudaMemcpyAsync(g->save2, g->ic2, m * sizeof(int), cudaMemcpyDeviceToDevice, s));
     MU_CUDA(cudaMemsetAsync(g->leave, 0, (size_t)k * sizeof(int), s));
@@ -755,12 +757,12 @@ extern "C" int mu_gpu_km_res_batch(mu_gpu_km *g, int k, const int *nc, int *appl
     apply_kernel<<<blocks, SELECT>>>(g->cand, g->ic1, g->ic2, g->m, k, g->ncv, g->leave, g->tch,
                                      g->small, g->small + 1);
     MU_LAUNCHED();
-    res_offsets o;
-    if (recompute_step(g, k, &o)) return 1;
+    res_offsets ro;
+    if (recompute_step(g, k, &ro)) return 1;
     const int *counts = (const int *)g->res_h;
     *moved = counts[0];
     *applied = !counts[1];
-    recompute_out(g, k, o, touched, c, cw, nc_out);
+    recompute_out(g, k, ro, touched, c, cw, nc_out);
     return 0;
 }
 
