@@ -620,6 +620,20 @@ template <typename T> int pack_t(mu_gpu_cg *g, const void *x) {
     return 0;
 }
 
+/* A of iterate: q = A p over all the rows, with S1 in its last block (peer:
+ * over the ranks). */
+template <typename T> spmv_args<T> iter_spmv(mu_gpu_cg *g, void *p, void *q, const peer_dev *peer) {
+    spmv_args<T> a = spmv_base<T>(g);
+    a.nrows = (int)g->nloc;
+    a.x = (const T *)p;
+    a.y = (T *)q;
+    a.words = slot(g, SLOT_PAP);
+    a.st = g->st_dev;
+    a.peer = peer;
+    a.split = 1;
+    return a;
+}
+
 /* B of iterate: r -= alpha q (z; r'z, r'r) with step_beta in its last block
  * (peer: over the ranks). */
 template <typename T>
@@ -648,14 +662,8 @@ int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry)
     int fblocks = 0;
     if (grid_for((const void *)k_finish<T>, n, &fblocks)) return 1;
     for (int i = 0; i < BATCH; i++) {
-        spmv_args<T> a = spmv_base<T>(g); /* A with S1 */
-        a.nrows = (int)n;
-        a.x = (const T *)p;
-        a.y = (T *)q;
-        a.words = slot(g, SLOT_PAP);
-        a.st = g->st_dev;
-        a.split = 1;
-        if (launch_spmv(a, g->lanes, g->work, dry)) return 1;
+        /* A with S1 */
+        if (launch_spmv(iter_spmv<T>(g, p, q, nullptr), g->lanes, g->work, dry)) return 1;
         /* B with S2 */
         if (update_t<T>(iter_update<T>(g, r, q, z, nullptr), true, false, g->work, dry)) return 1;
         if (dry) continue;
@@ -683,15 +691,8 @@ int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool
             k_peer_pack<T><<<pblocks, THREADS, 0, g->work>>>(pd, g->st_dev, (const T *)p, g->nsend);
             MU_LAUNCHED();
         }
-        spmv_args<T> a = spmv_base<T>(g); /* A with S1: all rows, the ghosts in place */
-        a.nrows = (int)n;
-        a.x = (const T *)p;
-        a.y = (T *)q;
-        a.words = slot(g, SLOT_PAP);
-        a.st = g->st_dev;
-        a.peer = pd;
-        a.split = 1;
-        if (launch_spmv(a, g->lanes, g->work, dry)) return 1;
+        /* A with S1: all rows, the ghosts in place */
+        if (launch_spmv(iter_spmv<T>(g, p, q, pd), g->lanes, g->work, dry)) return 1;
         /* B with S2 */
         if (update_t<T>(iter_update<T>(g, r, q, z, pd), true, false, g->work, dry)) return 1;
         if (dry) continue;
