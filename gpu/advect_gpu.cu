@@ -127,38 +127,7 @@ double since(clk::time_point t0) {
     return std::chrono::duration<double>(clk::now() - t0).count();
 }
 
-struct dgeom {
-    int axis, m, G, N, wrap, periodic, first, last, nxl, nyl, nz, sx, eb0, eb1;
-    long long qs, glo, gn;
-    float dt, dx;
-    double tf, dtdx;
-};
-
-dgeom to_dev(const mu_gpu_adv_geom *w) {
-    dgeom d;
-    d.axis = w->axis;
-    d.m = w->m;
-    d.G = w->G;
-    d.N = w->N;
-    d.wrap = w->wrap;
-    d.periodic = w->periodic;
-    d.first = w->first;
-    d.last = w->last;
-    d.nxl = w->nxl;
-    d.nz = w->nz;
-    d.nyl = w->axis == 1 ? w->m : w->axis == 0 ? w->G / w->nz : w->G / w->nxl;
-    d.sx = w->sx;
-    d.eb0 = w->eb0;
-    d.eb1 = w->eb1;
-    d.qs = w->qs;
-    d.dt = w->dt;
-    d.dx = w->dx;
-    d.glo = w->glo;
-    d.gn = w->gn;
-    d.tf = w->tf;
-    d.dtdx = w->dtdx;
-    return d;
-}
+using dgeom = mu_gpu_adv_sweep;
 
 struct bufs {
     float *q, *qn, *flux, *wu;
@@ -1280,10 +1249,10 @@ bool same_geom(const dgeom &a, const dgeom &b) {
 } // namespace
 
 extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *pn) {
-    dgeom w = to_dev(wp);
+    dgeom w = wp->sweep;
     if (!mu_gpu_adv_has_wind(g, w.axis))
         return mu_gpu_fail("advect: the winds of axis %d were never uploaded", w.axis);
-    if (g->ahead_ok && g->dsrc == -1 && !pn && same_geom(w, to_dev(&g->ahead_g))) {
+    if (g->ahead_ok && g->dsrc == -1 && !pn && same_geom(w, g->ahead_g.sweep)) {
         g->ahead_ok = 0; /* queued by the step before: its figures in its pair */
         g->xpair = g->ahead_pair;
         return dens_use(g, w.axis);
@@ -1301,7 +1270,7 @@ extern "C" int mu_gpu_adv_winds(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *p
 }
 
 extern "C" int mu_gpu_adv_winds_ahead(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
-    dgeom w = to_dev(wp);
+    dgeom w = wp->sweep;
     g->ahead_ok = 0;
     if (!mu_gpu_adv_has_wind(g, w.axis) || !g->rho_n || w.periodic) return 0;
     int pair = g->ahead_pair == 3 ? 4 : 3; /* not the pair the current step's check reads */
@@ -1462,11 +1431,12 @@ extern "C" int mu_gpu_adv_diag(mu_gpu_adv *g, int nxl, int nyl, int nz, const do
 }
 
 extern "C" int mu_gpu_adv_dens_next(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
-    if (g->dsrc != -2 || wp->axis < 0 || wp->axis > 2)
-        return mu_gpu_fail("advect: the densities after a %d sweep without its winds", wp->axis);
-    g->dsrc = wp->axis; /* its D1 (ad1), read by the next sweep's k_dens_* */
-    MU_CUDA(cudaEventRecord(g->freed[wp->axis], g->st)); /* its buffers' last reader queued */
-    MU_CUDA(cudaEventRecord(g->ev[g->slot][wp->axis + 1], g->st));
+    if (g->dsrc != -2 || wp->sweep.axis < 0 || wp->sweep.axis > 2)
+        return mu_gpu_fail("advect: the densities after a %d sweep without its winds",
+                           wp->sweep.axis);
+    g->dsrc = wp->sweep.axis; /* its D1 (ad1), read by the next sweep's k_dens_* */
+    MU_CUDA(cudaEventRecord(g->freed[wp->sweep.axis], g->st)); /* its buffers' last reader queued */
+    MU_CUDA(cudaEventRecord(g->ev[g->slot][wp->sweep.axis + 1], g->st));
     return 0;
 }
 
@@ -1686,7 +1656,7 @@ extern "C" int mu_gpu_adv_halo_fresh(mu_gpu_adv *g, int axis) {
 
 extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const int *cyc,
                                 int64_t *ntasks) {
-    dgeom w = to_dev(wp);
+    dgeom w = wp->sweep;
     bufs b = of(g);
     if (cyc) {
         if (copy(g, g->cyc, cyc, (size_t)w.G * sizeof(int), cudaMemcpyHostToDevice)) return 1;
@@ -1748,7 +1718,7 @@ extern "C" int mu_gpu_adv_begin(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, const 
 }
 
 extern "C" int mu_gpu_adv_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir, float *host) {
-    dgeom w = to_dev(wp);
+    dgeom w = wp->sweep;
     auto t0 = clk::now();
     k_pack<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), dir);
     if (launched(g, t0)) return 1;
@@ -1785,14 +1755,14 @@ int round_fits(const mu_gpu_adv *g, const dgeom &w, int r) {
 
 extern "C" int mu_gpu_adv_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir,
                                  const float *host) {
-    dgeom w = to_dev(wp);
+    dgeom w = wp->sweep;
     auto t0 = clk::now();
     if (copy_in(g, g->buf, host, (size_t)w.G * (w.N + 1) * sizeof(float))) return 1;
     return unpack_queue(g, w, dir, t0);
 }
 
 extern "C" int mu_gpu_adv_peer_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir, int r) {
-    dgeom w = to_dev(wp);
+    dgeom w = wp->sweep;
     if (round_fits(g, w, r)) return 1;
     auto t0 = clk::now();
     const int d = dir > 0 ? 0 : 1, side = dir > 0 ? 1 : 0; /* to the next rank, or the previous */
@@ -1810,7 +1780,7 @@ extern "C" int mu_gpu_adv_peer_pack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, in
 
 extern "C" int mu_gpu_adv_peer_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int dir, int r,
                                       int has_src) {
-    dgeom w = to_dev(wp);
+    dgeom w = wp->sweep;
     if (round_fits(g, w, r)) return 1;
     auto t0 = clk::now();
     const int d = dir > 0 ? 0 : 1, side = dir > 0 ? 0 : 1; /* from the previous rank, or the next */
@@ -1827,14 +1797,14 @@ extern "C" int mu_gpu_adv_peer_unpack(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, 
 }
 
 extern "C" int mu_gpu_adv_lap2(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int sign) {
-    dgeom w = to_dev(wp);
+    dgeom w = wp->sweep;
     auto t0 = clk::now();
     k_lap2<<<blocks(w.G, 128), 128, 0, g->st>>>(w, of(g), sign);
     return launched(g, t0);
 }
 
 extern "C" int mu_gpu_adv_backward(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
-    dgeom w = to_dev(wp);
+    dgeom w = wp->sweep;
     bufs b = of(g);
     auto t0 = clk::now();
     if (wp->dataflow && g->nf) {
@@ -1855,7 +1825,7 @@ extern "C" int mu_gpu_adv_backward(mu_gpu_adv *g, const mu_gpu_adv_geom *wp) {
 }
 
 extern "C" int mu_gpu_adv_end(mu_gpu_adv *g, const mu_gpu_adv_geom *wp, int *lost) {
-    dgeom w = to_dev(wp);
+    dgeom w = wp->sweep;
     *lost = 0;
     if (seg_alone(w)) { /* no chain waits for another rank: none can stay open */
         std::swap(g->q, g->qn);

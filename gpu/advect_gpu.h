@@ -17,17 +17,24 @@
 extern "C" {
 #endif
 
+/* A sweep's geometry as the kernels take it (by value: the order of the
+ * fields is their parameters' layout). */
 typedef struct {
     int axis, m, G, N; /* sweep axis, cells per segment, lines, fields */
-    int wrap, periodic, first, last, dataflow;
-    int nxl, nz, sx; /* block geometry (sx = nxl + 4) */
-    int64_t qs;      /* stride between cells of a line */
+    int wrap, periodic, first, last;
+    int nxl, nyl, nz, sx; /* block geometry (sx = nxl + 4) */
+    int eb0, eb1;         /* see adv_line */
+    long long qs;         /* stride between cells of a line */
+    long long glo, gn;    /* the segment's first global cell along the axis; global cells */
     float dt, dx;
-    int eb0, eb1;    /* see adv_line */
-    int64_t glo, gn; /* the segment's first global cell along the axis; global cells */
     double tf, dtdx; /* the winds' time factor (steady part x tf); dt / dx */
-    int halo_ahead;  /* begin: the axis (0, 1) whose halo the next sweep needs, packed from
-                        this sweep's new fields (mu_gpu_adv_halo_out), or -1 */
+} mu_gpu_adv_sweep;
+
+typedef struct {
+    mu_gpu_adv_sweep sweep;
+    int dataflow;
+    int halo_ahead; /* begin: the axis (0, 1) whose halo the next sweep needs, packed from
+                       this sweep's new fields (mu_gpu_adv_halo_out), or -1 */
 } mu_gpu_adv_geom;
 
 typedef struct mu_gpu_adv mu_gpu_adv;

@@ -233,6 +233,24 @@ MU_HD const float *adv_base(const float *p) {
         ADV_CELL_BWD(x1n, rsn, d0n, d1n, -1);                                                      \
         m3 = wrap ? *adv_qat(l, i - 3, wrap) : *q3;                                                \
     } while (0)
+/* The window one cell on, after the cell (forward; backward mirrored): B, the
+ * neighbour behind, leaves, A1 and A2 ahead come nearer, N enters; the flag
+ * behind EB leaves, the one ahead EA becomes NEW; the next cell's inputs
+ * become the cell's. */
+#define ADV_SLIDE(B, A1, A2, N, EB, EA, NEW)                                                       \
+    do {                                                                                           \
+        B = c;                                                                                     \
+        c = A1;                                                                                    \
+        A1 = A2;                                                                                   \
+        A2 = N;                                                                                    \
+        EB = e0;                                                                                   \
+        e0 = EA;                                                                                   \
+        EA = (NEW);                                                                                \
+        x1 = x1n;                                                                                  \
+        rs = rsn;                                                                                  \
+        d0 = d0n;                                                                                  \
+        d1 = d1n;                                                                                  \
+    } while (0)
 
 /* L2 prefetches of the inputs ADV_PREFETCH cells ahead in the arithmetic
  * stretches (0: none; not while wrapping). On an H100 (the paper case, every
@@ -360,6 +378,27 @@ MU_HD void adv_ring_start(adv_ring *r, const adv_line *l, const float *cn, const
         CELL(5);                                                                                   \
     } while (0)
 
+/* A ring's loop, six cells CELL(K) a turn from cell i, forward until the
+ * stretch's end e or backward until lo (where CELL returns), its line's
+ * arrays prefetched ahead (pf) and stepped a ring at a time (the driver's
+ * locals r, l, i, e or lo). */
+#define ADV_RING_FWD_LOOP(CELL)                                                                    \
+    ADV_ONE_AT_A_TIME                                                                              \
+    for (;; i += ADV_RING) {                                                                       \
+        const int pf = ADV_PREFETCH && i + ADV_RING + ADV_PREFETCH + 2 < e;                        \
+        if (pf) ADV_RING_PF(ADV_RING + ADV_PREFETCH + 2, ADV_RING + ADV_PREFETCH + 1);             \
+        ADV_RING_SIX(CELL);                                                                        \
+        ADV_RING_STEP(r, ADV_RING);                                                                \
+    }
+#define ADV_RING_BWD_LOOP(CELL)                                                                    \
+    ADV_ONE_AT_A_TIME                                                                              \
+    for (;; i -= ADV_RING) {                                                                       \
+        const int pf = ADV_PREFETCH && i - ADV_RING - ADV_PREFETCH - 2 > lo;                       \
+        if (pf) ADV_RING_PF(-(ADV_RING + ADV_PREFETCH + 1), -(ADV_RING + ADV_PREFETCH + 1));       \
+        ADV_RING_SIX(CELL);                                                                        \
+        ADV_RING_STEP(r, -ADV_RING);                                                               \
+    }
+
 /* The window a backward ring leaves at its last cell (reached at slot K) from
  * a field's Q and E. */
 #define ADV_RING_LEAVE(w, Q, E, K)                                                                 \
@@ -405,13 +444,7 @@ MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, 
     float *Fe = l->F + e * l->fs;
     adv_ring r;
     adv_ring_start(&r, l, cn, w, i, 1, i + 1 < e);
-    ADV_ONE_AT_A_TIME
-    for (;; i += ADV_RING) {
-        const int pf = ADV_PREFETCH && i + ADV_RING + ADV_PREFETCH + 2 < e;
-        if (pf) ADV_RING_PF(ADV_RING + ADV_PREFETCH + 2, ADV_RING + ADV_PREFETCH + 1);
-        ADV_RING_SIX(ADV_RING_FWD_CELL);
-        ADV_RING_STEP(r, ADV_RING);
-    }
+    ADV_RING_FWD_LOOP(ADV_RING_FWD_CELL);
 }
 
 /* Cell k = i - K of a backward ring: the mirror of ADV_RING_FWD_CELL (q_j in
@@ -446,13 +479,7 @@ MU_HD float adv_bwd_e_ring(const adv_line *l, const float *cn, adv_win *w, int i
     float *Fl = l->F + lo * l->fs;
     adv_ring r;
     adv_ring_start(&r, l, cn, w, i, -1, i - 1 >= lo);
-    ADV_ONE_AT_A_TIME
-    for (;; i -= ADV_RING) {
-        const int pf = ADV_PREFETCH && i - ADV_RING - ADV_PREFETCH - 2 > lo;
-        if (pf) ADV_RING_PF(-(ADV_RING + ADV_PREFETCH + 1), -(ADV_RING + ADV_PREFETCH + 1));
-        ADV_RING_SIX(ADV_RING_BWD_CELL);
-        ADV_RING_STEP(r, -ADV_RING);
-    }
+    ADV_RING_BWD_LOOP(ADV_RING_BWD_CELL);
 }
 #undef ADV_RING_FWD_CELL
 #undef ADV_RING_BWD_CELL
@@ -506,17 +533,7 @@ MU_HD void adv_fwd_d_run(const adv_line *l, const float *cn, const adv_win *w, i
         f = adv_fwd_d_v(c, m1, p1, em1, ep1, 0.f, 0.f, x1, rs, d0, d1, dx, rdx, f, &qv);
         *qn = qv;
         if (keep) F[(i + 1) * fs] = f;
-        m1 = c;
-        c = p1;
-        p1 = p2;
-        p2 = p3;
-        em1 = e0;
-        e0 = ep1;
-        ep1 = i + 2 != eb && adv_ext_v(c, p1, p2); /* cell i + 2 */
-        x1 = x1n;
-        rs = rsn;
-        d0 = d0n;
-        d1 = d1n;
+        ADV_SLIDE(m1, p1, p2, p3, em1, ep1, i + 2 != eb && adv_ext_v(c, p1, p2)); /* cell i + 2 */
         q3 += qs;
         qn += qs;
     }
@@ -552,17 +569,7 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
         f = adv_bwd_e_v(c, m1, p1, em1, ep1, -1.f, -1.f, x1, rs, d0, d1, dx, rdx, f, &qv);
         *qn = qv;
         if (keep) F[i * fs] = f;
-        p1 = c;
-        c = m1;
-        m1 = m2;
-        m2 = m3;
-        ep1 = e0;
-        e0 = em1;
-        em1 = i - 2 != eb && adv_ext_v(m2, m1, c); /* cell i - 2 */
-        x1 = x1n;
-        rs = rsn;
-        d0 = d0n;
-        d1 = d1n;
+        ADV_SLIDE(p1, m1, m2, m3, ep1, em1, i - 2 != eb && adv_ext_v(m2, m1, c)); /* cell i - 2 */
         q3 -= qs;
         qn -= qs;
     }
@@ -580,6 +587,7 @@ MU_HD float adv_bwd_e_run(const adv_line *l, const float *cn, adv_win *w, int i,
 #undef ADV_CELL_BWD
 #undef ADV_NEXT_FWD
 #undef ADV_NEXT_BWD
+#undef ADV_SLIDE
 
 /* adv_forward_range: cells [i0, i1), cell i + 1 after cell i. A run of the
  * cells this walk updates is a C cell or a D cell and the D cells after it

@@ -95,13 +95,7 @@ MU_HD void adv_fwd_d_ring2(const adv_line *l, ptrdiff_t o, const float *cn, cons
     float *Fe = l->F + e * l->fs;
     adv_ring2 r;
     adv_ring2_start(&r, l, o, cn, w0, w1, i, 1, i + 1 < e);
-    ADV_ONE_AT_A_TIME
-    for (;; i += ADV_RING) {
-        const int pf = ADV_PREFETCH && i + ADV_RING + ADV_PREFETCH + 2 < e;
-        if (pf) ADV_RING_PF(ADV_RING + ADV_PREFETCH + 2, ADV_RING + ADV_PREFETCH + 1);
-        ADV_RING_SIX(ADV_RING2_FWD_CELL);
-        ADV_RING_STEP(r, ADV_RING);
-    }
+    ADV_RING_FWD_LOOP(ADV_RING2_FWD_CELL);
 }
 
 /* Cell k = i - K of a backward two-field ring: ADV_RING_BWD_CELL for each field. */
@@ -153,13 +147,7 @@ MU_HD void adv_bwd_e_ring2(const adv_line *l, ptrdiff_t o, const float *cn, adv_
     float f0 = *f0p, f1 = *f1p;
     adv_ring2 r;
     adv_ring2_start(&r, l, o, cn, w0, w1, i, -1, i - 1 >= lo);
-    ADV_ONE_AT_A_TIME
-    for (;; i -= ADV_RING) {
-        const int pf = ADV_PREFETCH && i - ADV_RING - ADV_PREFETCH - 2 > lo;
-        if (pf) ADV_RING_PF(-(ADV_RING + ADV_PREFETCH + 1), -(ADV_RING + ADV_PREFETCH + 1));
-        ADV_RING_SIX(ADV_RING2_BWD_CELL);
-        ADV_RING_STEP(r, -ADV_RING);
-    }
+    ADV_RING_BWD_LOOP(ADV_RING2_BWD_CELL);
 }
 #undef ADV_RING2_FWD_CELL
 #undef ADV_RING2_BWD_CELL

@@ -495,44 +495,39 @@ int check_acc(int acc) {
     return 0;
 }
 
-template <typename T> int fill_t(mu_gpu_cg *g, void *v, long long n, double value) {
-    if (n <= 0) return 0;
+/* kernel<<<blocks, THREADS, 0, s>>>(args...), a grid-stride kernel over work
+ * items on the blocks grid_for gives it. */
+template <typename... P, typename... A>
+int launch_for(void (*kernel)(P...), long long work, cudaStream_t s, A... args) {
     int blocks = 0;
-    if (grid_for((const void *)k_fill<T>, n, &blocks)) return 1;
-    k_fill<T><<<blocks, THREADS, 0, g->work>>>((T *)v, n, (T)value);
+    if (grid_for((const void *)kernel, work, &blocks)) return 1;
+    kernel<<<blocks, THREADS, 0, s>>>(args...);
     MU_LAUNCHED();
     return 0;
+}
+
+template <typename T> int fill_t(mu_gpu_cg *g, void *v, long long n, double value) {
+    if (n <= 0) return 0;
+    return launch_for(k_fill<T>, n, g->work, (T *)v, n, (T)value);
 }
 
 template <typename T>
 int waxpby_t(mu_gpu_cg *g, double a, const void *x, double c, const void *y, void *w) {
     if (g->nloc <= 0) return 0;
-    int blocks = 0;
-    if (grid_for((const void *)k_waxpby<T>, g->nloc, &blocks)) return 1;
-    k_waxpby<T>
-        <<<blocks, THREADS, 0, g->work>>>(g->nloc, (T)a, (const T *)x, (T)c, (const T *)y, (T *)w);
-    MU_LAUNCHED();
-    return 0;
+    return launch_for(k_waxpby<T>, g->nloc, g->work, g->nloc, (T)a, (const T *)x, (T)c,
+                      (const T *)y, (T *)w);
 }
 
 template <typename T>
 int direction_t(mu_gpu_cg *g, double alpha, double beta, const void *zr, void *p, void *x) {
     if (g->nloc <= 0) return 0;
-    int blocks = 0;
-    if (grid_for((const void *)k_direction<T>, g->nloc, &blocks)) return 1;
-    k_direction<T><<<blocks, THREADS, 0, g->work>>>(g->nloc, (T)alpha, (T)beta, (const T *)zr,
-                                                    (T *)p, (T *)x);
-    MU_LAUNCHED();
-    return 0;
+    return launch_for(k_direction<T>, g->nloc, g->work, g->nloc, (T)alpha, (T)beta, (const T *)zr,
+                      (T *)p, (T *)x);
 }
 
 template <typename T> int dot_t(mu_gpu_cg *g, const void *x, const void *y, long long *words) {
     if (g->nloc <= 0) return 0;
-    int blocks = 0;
-    if (grid_for((const void *)k_dot<T>, g->nloc, &blocks)) return 1;
-    k_dot<T><<<blocks, THREADS, 0, g->work>>>(g->nloc, (const T *)x, (const T *)y, words);
-    MU_LAUNCHED();
-    return 0;
+    return launch_for(k_dot<T>, g->nloc, g->work, g->nloc, (const T *)x, (const T *)y, words);
 }
 
 template <typename T, bool UPD, bool DOX, bool JAC>
@@ -603,21 +598,27 @@ template <typename T> int spmv_t(mu_gpu_cg *g, int rows, const void *x, void *y,
 }
 
 template <typename T> int pack_next_t(mu_gpu_cg *g, const void *zr, const void *p, double beta) {
-    int blocks = 0;
-    if (grid_for((const void *)k_pack_next<T>, g->nsend, &blocks)) return 1;
-    k_pack_next<T><<<blocks, THREADS, 0, g->halo>>>(g->nsend, g->send_index, (const T *)zr,
-                                                    (const T *)p, (T)beta, (T *)g->send_dev);
-    MU_LAUNCHED();
-    return 0;
+    return launch_for(k_pack_next<T>, g->nsend, g->halo, g->nsend, g->send_index, (const T *)zr,
+                      (const T *)p, (T)beta, (T *)g->send_dev);
 }
 
 template <typename T> int pack_t(mu_gpu_cg *g, const void *x) {
-    int blocks = 0;
-    if (grid_for((const void *)k_pack<T>, g->nsend, &blocks)) return 1;
-    k_pack<T>
-        <<<blocks, THREADS, 0, g->halo>>>(g->nsend, g->send_index, (const T *)x, (T *)g->send_dev);
-    MU_LAUNCHED();
-    return 0;
+    return launch_for(k_pack<T>, g->nsend, g->halo, g->nsend, g->send_index, (const T *)x,
+                      (T *)g->send_dev);
+}
+
+/* A of iterate: q = A p over all the rows, with S1 in its last block (peer:
+ * over the ranks). */
+template <typename T> spmv_args<T> iter_spmv(mu_gpu_cg *g, void *p, void *q, const peer_dev *peer) {
+    spmv_args<T> a = spmv_base<T>(g);
+    a.nrows = (int)g->nloc;
+    a.x = (const T *)p;
+    a.y = (T *)q;
+    a.words = slot(g, SLOT_PAP);
+    a.st = g->st_dev;
+    a.peer = peer;
+    a.split = 1;
+    return a;
 }
 
 /* B of iterate: r -= alpha q (z; r'z, r'r) with step_beta in its last block
@@ -648,14 +649,8 @@ int batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool dry)
     int fblocks = 0;
     if (grid_for((const void *)k_finish<T>, n, &fblocks)) return 1;
     for (int i = 0; i < BATCH; i++) {
-        spmv_args<T> a = spmv_base<T>(g); /* A with S1 */
-        a.nrows = (int)n;
-        a.x = (const T *)p;
-        a.y = (T *)q;
-        a.words = slot(g, SLOT_PAP);
-        a.st = g->st_dev;
-        a.split = 1;
-        if (launch_spmv(a, g->lanes, g->work, dry)) return 1;
+        /* A with S1 */
+        if (launch_spmv(iter_spmv<T>(g, p, q, nullptr), g->lanes, g->work, dry)) return 1;
         /* B with S2 */
         if (update_t<T>(iter_update<T>(g, r, q, z, nullptr), true, false, g->work, dry)) return 1;
         if (dry) continue;
@@ -683,15 +678,8 @@ int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool
             k_peer_pack<T><<<pblocks, THREADS, 0, g->work>>>(pd, g->st_dev, (const T *)p, g->nsend);
             MU_LAUNCHED();
         }
-        spmv_args<T> a = spmv_base<T>(g); /* A with S1: all rows, the ghosts in place */
-        a.nrows = (int)n;
-        a.x = (const T *)p;
-        a.y = (T *)q;
-        a.words = slot(g, SLOT_PAP);
-        a.st = g->st_dev;
-        a.peer = pd;
-        a.split = 1;
-        if (launch_spmv(a, g->lanes, g->work, dry)) return 1;
+        /* A with S1: all rows, the ghosts in place */
+        if (launch_spmv(iter_spmv<T>(g, p, q, pd), g->lanes, g->work, dry)) return 1;
         /* B with S2 */
         if (update_t<T>(iter_update<T>(g, r, q, z, pd), true, false, g->work, dry)) return 1;
         if (dry) continue;
@@ -707,12 +695,8 @@ int peer_batch_t(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool
 
 /* H alone, before a call's first batch when each F sends the next ghosts. */
 template <typename T> int peer_pack_t(mu_gpu_cg *g, const void *p) {
-    int blocks = 0;
-    if (grid_for((const void *)k_peer_pack<T>, g->nsend, &blocks)) return 1;
-    k_peer_pack<T>
-        <<<blocks, THREADS, 0, g->work>>>(g->peer->dev, g->st_dev, (const T *)p, g->nsend);
-    MU_LAUNCHED();
-    return 0;
+    return launch_for(k_peer_pack<T>, g->nsend, g->work, g->peer->dev, g->st_dev, (const T *)p,
+                      g->nsend);
 }
 
 int any_batch(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z, bool peer, bool dry) {

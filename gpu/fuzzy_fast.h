@@ -158,10 +158,7 @@ __global__ void __launch_bounds__(kBlock)
             }
         }
         for (long long j0 = 0; j0 < R.rows; j0 += tile_rows) {
-            int tn = (int)(R.rows - j0 < tile_rows ? R.rows - j0 : tile_rows);
-            __syncthreads();
-            for (int i = threadIdx.x; i < tn * nf; i += blockDim.x) tile[i] = xr[j0 * nf + i];
-            __syncthreads();
+            FM_LOAD_TILE(tn, tile, xr, tile_rows, nf);
             if (!any) continue;
             float sw[S], sd[S][FMAX];
 #pragma unroll

@@ -429,12 +429,11 @@ tuning get_tuning() {
     return tu;
 }
 
-template <bool A, bool F> int occupancy_of(int *occ) {
-    int o = 0;
-    MU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, mss1d_body<A, F>, THREADS, 0));
-    if (o < *occ) *occ = o;
-    return 0;
-}
+/* The body's four forms, [ALLOWED][FASTOK]. */
+using body_kernel = void (*)(const int *, long long, long long, long long, int, mu_mss_summary *,
+                             unsigned *, mu_mss_summary *);
+const body_kernel bodies[2][2] = {{mss1d_body<false, false>, mss1d_body<false, true>},
+                                  {mss1d_body<true, false>, mss1d_body<true, true>}};
 
 /* Most blocks of the main kernel resident at once on the current device. */
 int block_cap(int *cap) {
@@ -444,9 +443,12 @@ int block_cap(int *cap) {
     if (dev != cached_dev) {
         int sms = 0, occ = 1 << 30;
         MU_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        if (occupancy_of<true, true>(&occ) || occupancy_of<false, true>(&occ) ||
-            occupancy_of<true, false>(&occ) || occupancy_of<false, false>(&occ))
-            return 1;
+        for (const auto &forms : bodies)
+            for (body_kernel k : forms) {
+                int o = 0;
+                MU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, k, THREADS, 0));
+                if (o < occ) occ = o;
+            }
         if (occ < 1) occ = 1;
         cached_cap = sms * occ;
         cached_dev = dev;
@@ -472,21 +474,8 @@ int mss1d_enqueue(const int32_t *dev, int64_t n, int64_t base, int allowed, mu_m
     }
     const tuning tu = get_tuning();
     const int *d = (const int *)dev;
-    if (allowed) {
-        if (tu.fast)
-            mss1d_body<true, true>
-                <<<nblk, THREADS, 0, stream>>>(d, n, head, base, tu.rounds, blk, done, out_dev);
-        else
-            mss1d_body<true, false>
-                <<<nblk, THREADS, 0, stream>>>(d, n, head, base, tu.rounds, blk, done, out_dev);
-    } else {
-        if (tu.fast)
-            mss1d_body<false, true>
-                <<<nblk, THREADS, 0, stream>>>(d, n, head, base, tu.rounds, blk, done, out_dev);
-        else
-            mss1d_body<false, false>
-                <<<nblk, THREADS, 0, stream>>>(d, n, head, base, tu.rounds, blk, done, out_dev);
-    }
+    bodies[allowed != 0][tu.fast]<<<nblk, THREADS, 0, stream>>>(d, n, head, base, tu.rounds, blk,
+                                                                done, out_dev);
     MU_LAUNCHED();
     return 0;
 }

@@ -1,5 +1,6 @@
 #include "mpi/halo.h"
 #include "core/error.h"
+#include "core/free.h"
 #include "mpi/wait.h"
 #include <limits.h>
 #include <stdlib.h>
@@ -118,15 +119,8 @@ int mu_halo_create(MPI_Comm comm, const int64_t *bounds, const int64_t *ghosts, 
 void mu_halo_destroy(mu_halo *h) {
     if (!h) return;
     MPI_Comm_free(&h->comm);
-    free(h->send_rank);
-    free(h->recv_rank);
-    free(h->send_offset);
-    free(h->recv_offset);
-    free(h->send_index);
-    free(h->sendbuf);
-    free(h->req);
-    free(h->status);
-    free(h);
+    MU_FREE(h->send_rank, h->recv_rank, h->send_offset, h->recv_offset, h->send_index, h->sendbuf,
+            h->req, h->status, h);
 }
 
 void mu_halo_begin_packed(mu_halo *h, const void *packed, void *ghost_out, mu_halo_type type) {

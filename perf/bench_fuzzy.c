@@ -55,6 +55,7 @@
 #include "fuzzy/fuzzy.h"
 #include "gpu/fuzzy_gpu.h"
 #include "gpu/gpu.h"
+#include "core/free.h"
 
 enum { FLOPS_PER_PAIR = 14 };
 
@@ -183,13 +184,7 @@ static void run(const double *x, int64_t n, int F, double r, double r_s, int p, 
     o->total_s = bench_now() - t0 + r_s;
     o->labels = malloc((size_t)n * sizeof *o->labels);
     mu_fz_memberships(x, n, F, o->proto, (int)o->m, r, NULL, o->labels, NULL);
-    free(members);
-    free(group);
-    free(raw);
-    free(v);
-    free(st);
-    free(dealt);
-    free(start);
+    MU_FREE(members, group, raw, v, st, dealt, start);
 }
 
 /* The median of reps GPU runs (the last one's outcome is kept). */
@@ -377,13 +372,7 @@ static void big(int64_t n, int blobs, int rank, int size) {
         free(st);
     }
     mu_gpu_fm_destroy(ctx);
-    free(all);
-    free(counts);
-    free(displs);
-    free(rec);
-    free(v);
-    free(its);
-    free(conv);
+    MU_FREE(all, counts, displs, rec, v, its, conv);
     mu_fz_free(&d);
 }
 

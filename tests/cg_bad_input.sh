@@ -57,16 +57,18 @@ bad_file "underflow" matrix tiny.mtx:4 "value '1e-400' is below the smallest nor
 bad_directory matrix matrix
 bad_device matrix matrix /dev/zero
 bad_missing matrix matrix "$WORK/none.mtx"
-bad_file "not Matrix Market" matrix banner.mtx:1 "not a Matrix Market file"
-bad_file "array format" matrix array.mtx:1 "format 'array' is not supported"
-bad_file "complex field" matrix complex.mtx:1 "field 'complex' is not supported"
-bad_file "non-square" matrix rect.mtx:2 "the matrix is 2 x 3; CG needs a square matrix"
-bad_file "non-numeric value" matrix nonnum.mtx:4 "'x4' is not a number"
-bad_file "index out of range" matrix range.mtx:4 "row index 3 is out of range 1..2"
-bad_file "too few entries" matrix few.mtx:5 "end of file after 2 of the 3 entries"
-bad_file "too many entries" matrix many.mtx:4 "more entries than the 1 declared on line 2"
-bad_file "upper triangle in a symmetric file" matrix upper.mtx:4 "entry (1, 3) lies above the diagonal"
-bad_file "truncated gzip" matrix trunc.mtx.gz:24 "the compressed file ends early"
+bad_files matrix <<'EOF'
+not Matrix Market | banner.mtx:1 | not a Matrix Market file
+array format | array.mtx:1 | format 'array' is not supported
+complex field | complex.mtx:1 | field 'complex' is not supported
+non-square | rect.mtx:2 | the matrix is 2 x 3; CG needs a square matrix
+non-numeric value | nonnum.mtx:4 | 'x4' is not a number
+index out of range | range.mtx:4 | row index 3 is out of range 1..2
+too few entries | few.mtx:5 | end of file after 2 of the 3 entries
+too many entries | many.mtx:4 | more entries than the 1 declared on line 2
+upper triangle in a symmetric file | upper.mtx:4 | entry (1, 3) lies above the diagonal
+truncated gzip | trunc.mtx.gz:24 | the compressed file ends early
+EOF
 bad "indefinite matrix" "breakdown at iteration 0: p'Ap = -1 <= 0: the matrix is not SPD" \
     --matrix="$WORK/indef.mtx" --rhs=ones
 bad "Laplacian with a negative diagonal" "<= 0: the matrix is not SPD" --matrix="$WORK/neglap.mtx" \

@@ -60,14 +60,16 @@ fi
 WRAP=()
 
 bad_missing input input "$WORK/nope.csv"
-bad_file "non-numeric cell" input nonnum.csv:3 "column 2 ('b'): 'x5' is not a number"
-bad_file "ragged row" input ragged.csv:3 "1 field(s), expected 2 (as on line 1)"
-bad_file "ragged text" input ragged.txt:3 "3 field(s), expected 2"
-bad_file "NaN" input nan.csv:3 "column 1 ('a'): NaN is not allowed"
-bad_file "Inf" input inf.csv:3 "column 2 ('b'): Inf is not allowed"
-bad_file "NA" input na.csv:2 "column 2 ('b'): 'NA' is not a number (missing values are not supported)"
-bad_file "constant column" input const.csv:2 "column 'b' is constant (7 in every row): the covariance is singular"
-bad_file "singular covariance" input collinear.csv "the covariance of the 5 objects is singular: column 3 ('c')"
+bad_files input <<'EOF'
+non-numeric cell | nonnum.csv:3 | column 2 ('b'): 'x5' is not a number
+ragged row | ragged.csv:3 | 1 field(s), expected 2 (as on line 1)
+ragged text | ragged.txt:3 | 3 field(s), expected 2
+NaN | nan.csv:3 | column 1 ('a'): NaN is not allowed
+Inf | inf.csv:3 | column 2 ('b'): Inf is not allowed
+NA | na.csv:2 | column 2 ('b'): 'NA' is not a number (missing values are not supported)
+constant column | const.csv:2 | column 'b' is constant (7 in every row): the covariance is singular
+singular covariance | collinear.csv | the covariance of the 5 objects is singular: column 3 ('c')
+EOF
 bad_file "singular covariance, z-scored" input collinear.csv "the covariance of the 5 objects is singular" \
     --zscore
 bad_file "label text without --label-column" input labels.csv:2 "column 3 ('s'): 'x' is not a number (a label column? see --label-column)"

@@ -111,6 +111,20 @@ bad_file() {
     bad "$name" "$where: $message" --"$opt"="$WORK/${where%%:*}" "$@"
 }
 
+# bad_files OPT [ARGS...] <<'EOF': bad_file for each row "NAME | WHERE |
+# MESSAGE" of the table on standard input, the file given as --OPT.
+bad_files() {
+    local opt=$1 rows row name where
+    shift
+    mapfile -t rows
+    for row in "${rows[@]}"; do
+        name=${row%% | *}
+        row=${row#* | }
+        where=${row%% | *}
+        bad_file "$name" "$opt" "$where" "${row#* | }" "$@"
+    done
+}
+
 # bad_directory WHAT OPT [ARGS...]: a directory ($WORK) instead of a file.
 bad_directory() {
     local what=$1 opt=$2

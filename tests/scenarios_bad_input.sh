@@ -51,14 +51,16 @@ check_failure "comb beyond memory" "the comb needs 1.79e+03 GiB on rank 0, more 
     --mode=comb --series=100000000 --horizon=1200 --output="$WORK/out/c.csv" || true
 bad_missing input input "$WORK/nope.csv"
 bad "no input" "no input: give --input=FILE" --tree=1,3
-bad_file "gap" input gap.csv:41 "gap in the record: 1953-05 follows 1953-03 (1953-04 is missing)"
-bad_file "months out of order" input order.csv:41 "months out of order: 1953-02 after 1953-03"
-bad_file "negative inflow" input neg.csv:31 "station b, 1952-06: negative inflow"
-bad_file "short row" input short_row.csv:31 "3 field(s), expected 4"
-bad_file "empty cell" input empty_cell.csv:31 "station a, 1952-06: no value (a gap in the record)"
-bad_file "short record" input short.csv "short record: 5 year(s), the fit needs at least 10"
-bad_file "zero variance" input zerovar.csv:4 "station b has zero variance in month 3 (77 in every year)"
-bad_file "partial year" input partial.csv:144 "the record ends in 1961-11: it must end in December"
+bad_files input <<'EOF'
+gap | gap.csv:41 | gap in the record: 1953-05 follows 1953-03 (1953-04 is missing)
+months out of order | order.csv:41 | months out of order: 1953-02 after 1953-03
+negative inflow | neg.csv:31 | station b, 1952-06: negative inflow
+short row | short_row.csv:31 | 3 field(s), expected 4
+empty cell | empty_cell.csv:31 | station a, 1952-06: no value (a gap in the record)
+short record | short.csv | short record: 5 year(s), the fit needs at least 10
+zero variance | zerovar.csv:4 | station b has zero variance in month 3 (77 in every year)
+partial year | partial.csv:144 | the record ends in 1961-11: it must end in December
+EOF
 bad_file "unknown station" input ok.csv:1 "--stations: no column 'zz' in the header" --stations=a,zz
 bad "bad tree" "--tree=2,30: starts with 1 (the root)" --input="$WORK/ok.csv" --tree=2,30
 bad "bad tree text" "--tree=1,x: expected positive integers" --input="$WORK/ok.csv" --tree=1,x

@@ -24,6 +24,7 @@
 #include "fuzzy/fm.h"
 #include "gpu/fuzzy_gpu.h"
 #include "gpu/gpu.h"
+#include "core/free.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static double uniform(void) {
@@ -91,11 +92,7 @@ static void compare(const char *name, const double *x, int64_t n, int F, const m
                bad ? "DIFFER" : "bitwise equal");
     }
     mu_gpu_fm_destroy(ctx);
-    free(vg);
-    free(vc);
-    free(its);
-    free(conv);
-    free(st);
+    MU_FREE(vg, vc, its, conv, st);
 }
 
 static void whole(const char *name, int64_t n, int F, int grid, double r, int64_t block,
@@ -126,11 +123,7 @@ static void same_accept(const char *name, mu_gpu_fm *ctx, const double *v, const
           (long long)mg, (long long)mc);
     printf("%s: %lld candidates, %lld prototypes: %s\n", name, (long long)count, (long long)mc,
            same ? "same list" : "DIFFER");
-    free(pc);
-    free(pg);
-    free(fc);
-    free(fg);
-    free(st);
+    MU_FREE(pc, pg, fc, fg, st);
 }
 
 /* Chosen candidate lists in F dimensions (F >= 2). */
@@ -239,15 +232,7 @@ static void run_accept(const char *name, const double *x, int64_t n, int F,
                bad ? "DIFFER" : "same lists");
     }
     mu_gpu_fm_destroy(ctx);
-    free(pg);
-    free(pc);
-    free(vc);
-    free(fg);
-    free(fc);
-    free(its);
-    free(mg);
-    free(conv);
-    free(st);
+    MU_FREE(pg, pc, vc, fg, fc, its, mg, conv, st);
 }
 
 int main(int argc, char **argv) {

@@ -21,6 +21,7 @@
 #include <omp.h>
 
 #include "mu_test.h"
+#include "core/free.h"
 #include "core/message.h"
 #include "gpu/gpu.h"
 #include "gpu/scenarios_kmeans.h"
@@ -275,12 +276,7 @@ static void test_whole_steps_equal(void) {
             CHECK_ARRAY_BITS(c0, c2, k * d);
             free(c0);
         }
-        free(c1);
-        free(c2);
-        free(g1);
-        free(g2);
-        free(n1);
-        free(n2);
+        MU_FREE(c1, c2, g1, g2, n1, n2);
     }
     free(a);
 }

@@ -14,6 +14,7 @@
 #include "mu_test_dir.h"
 #include "core/eigen.h"
 #include "core/error.h"
+#include "core/free.h"
 #include "core/log.h"
 #include "scenarios/scenarios.h"
 
@@ -212,15 +213,7 @@ static void reader_errors(void) {
                       "start.csv:2: the record starts in 1950-02");
     char *nan = edit(ok, "\n1952,6,", "\n1952,6,x");
     expect_read_error("nan.csv", nan, "nan.csv:31: station a, 1952-06: 'x");
-    free(ok);
-    free(gap);
-    free(order);
-    free(neg);
-    free(hole);
-    free(empty);
-    free(shortrow);
-    free(zv);
-    free(nan);
+    MU_FREE(ok, gap, order, neg, hole, empty, shortrow, zv, nan);
 }
 
 static void linalg(void) {

@@ -14,6 +14,7 @@
 #include "mpi/wait.h"
 #include "core/error.h"
 #include "core/exactsum.h"
+#include "core/free.h"
 #include "core/log.h"
 #include "core/memory.h"
 #include "core/output.h"
@@ -250,10 +251,8 @@ static int alloc_state(adv_state *s, int on_gpu) {
 }
 
 static void free_state(adv_state *s) {
-    void *p[] = {s->q,    s->qn,   s->q0,   s->shape, s->dens, s->wu,    s->wrs,    s->wd0, s->wd1,
-                 s->flux, s->sbuf, s->rbuf, s->cls,   s->seg,  s->tasks, s->fcells, s->cyc};
-    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
-    free(s->hbuf);
+    MU_FREE(s->q, s->qn, s->q0, s->shape, s->dens, s->wu, s->wrs, s->wd0, s->wd1, s->flux, s->sbuf,
+            s->rbuf, s->cls, s->seg, s->tasks, s->fcells, s->cyc, s->hbuf);
     for (int a = 0; a < 3; a++) {
         free(s->wcache[a]);
         free(s->rcache[a]);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "advect/advect.h"
 #include "core/error.h"
+#include "core/free.h"
 #include "core/knobs.h"
 #include "core/log.h"
 #include "core/summary.h"
@@ -87,8 +88,7 @@ void adv_steady_free(adv_state *s) {
     for (int a = 0; a < 3; a++) {
         adv_steady *k = s->steady[a];
         if (!k) continue;
-        void *p[] = {k->u, k->rs, k->d0, k->d1, k->cls, k->seg, k->cyc, k};
-        for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
+        MU_FREE(k->u, k->rs, k->d0, k->d1, k->cls, k->seg, k->cyc, k);
         s->steady[a] = NULL;
     }
 }

@@ -345,30 +345,30 @@ static void update_dens(adv_state *s, const sweep_geom *w) {
 
 static void gpu_geom(const adv_state *s, const sweep_geom *w, double t, mu_gpu_adv_geom *dp) {
     const adv_cfg *c = s->cfg;
-    mu_gpu_adv_geom d;
-    d.axis = w->axis;
-    d.m = w->m;
-    d.G = w->G;
-    d.N = s->N;
-    d.wrap = w->wrap;
-    d.periodic = w->periodic;
-    d.first = s->lo[w->axis] == 0;
-    d.last = s->lo[w->axis] + w->m == c->n[w->axis];
-    d.dataflow = c->schedule == ADV_SCHED_DATAFLOW;
-    d.nxl = s->nl[0];
-    d.nz = s->nl[2];
-    d.sx = s->sx;
-    d.qs = w->qs;
-    d.dt = w->dt;
-    d.dx = w->dx;
-    d.eb0 = !w->periodic && d.first ? 0 : -9;
-    d.eb1 = !w->periodic && d.last ? w->m - 1 : -9;
-    d.glo = s->lo[w->axis];
-    d.gn = c->n[w->axis];
-    d.tf = w->axis < 2 ? adv_wind_factor(c, t) : 1.0;
-    d.dtdx = c->dt / (c->len[w->axis] / (double)c->n[w->axis]);
-    d.halo_ahead = -1;
-    *dp = d;
+    const int first = s->lo[w->axis] == 0, last = s->lo[w->axis] + w->m == c->n[w->axis];
+    *dp = (mu_gpu_adv_geom){.sweep = {.axis = w->axis,
+                                      .m = w->m,
+                                      .G = w->G,
+                                      .N = s->N,
+                                      .wrap = w->wrap,
+                                      .periodic = w->periodic,
+                                      .first = first,
+                                      .last = last,
+                                      .nxl = s->nl[0],
+                                      .nyl = s->nl[1],
+                                      .nz = s->nl[2],
+                                      .sx = s->sx,
+                                      .eb0 = !w->periodic && first ? 0 : -9,
+                                      .eb1 = !w->periodic && last ? w->m - 1 : -9,
+                                      .qs = w->qs,
+                                      .glo = s->lo[w->axis],
+                                      .gn = c->n[w->axis],
+                                      .dt = w->dt,
+                                      .dx = w->dx,
+                                      .tf = w->axis < 2 ? adv_wind_factor(c, t) : 1.0,
+                                      .dtdx = c->dt / (c->len[w->axis] / (double)c->n[w->axis])},
+                            .dataflow = c->schedule == ADV_SCHED_DATAFLOW,
+                            .halo_ahead = -1};
 }
 
 /* The device found a Courant number above 1 or a Walcek density that is not

@@ -10,6 +10,7 @@
 #include "mutirao/mutirao.h"
 #include "api/api.h"
 #include "core/error.h"
+#include "core/free.h"
 #include "scenarios/scenarios.h"
 
 static const char *const WHO = "mutirao_scenarios_tree_build";
@@ -33,11 +34,7 @@ void mutirao_scenarios_options_default(mutirao_scenarios_options *opt) {
 }
 
 void mutirao_scenarios_tree_free(mutirao_scenarios_tree *t) {
-    free(t->parent);
-    free(t->stage);
-    free(t->prob);
-    free(t->path_prob);
-    free(t->q);
+    MU_FREE(t->parent, t->stage, t->prob, t->path_prob, t->q);
     memset(t, 0, sizeof *t);
 }
 

@@ -7,17 +7,11 @@
 #include "cg/cg.h"
 #include "cg/search.h"
 #include "core/error.h"
+#include "core/free.h"
 
 void cg_matrix_free(cg_matrix *A) {
-    free(A->bounds);
-    free(A->rowptr);
-    free(A->col);
-    free(A->val);
-    free(A->ghost);
-    free(A->interior);
-    free(A->boundary);
-    free(A->diag);
-    free(A->fingerprint);
+    MU_FREE(A->bounds, A->rowptr, A->col, A->val, A->ghost, A->interior, A->boundary, A->diag,
+            A->fingerprint);
     mu_halo_destroy(A->halo);
     memset(A, 0, sizeof *A);
 }

@@ -2,6 +2,7 @@
 #include "cg/mmio.h"
 #include "cg/mmio_fast.h"
 #include "cg/search.h"
+#include "core/free.h"
 #include "core/message.h"
 #include "core/infile.h"
 #include <ctype.h>
@@ -385,9 +386,7 @@ int cg_mm_read_lines(const char *path, cg_mm *m) {
 }
 
 void cg_mm_free(cg_mm *m) {
-    free(m->rowptr);
-    free(m->col);
-    free(m->val);
+    MU_FREE(m->rowptr, m->col, m->val);
     m->rowptr = NULL;
     m->col = NULL;
     m->val = NULL;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "fuzzy/fuzzy.h"
 #include "core/error.h"
+#include "core/free.h"
 #include "core/infile.h"
 #include "core/philox.h"
 
@@ -508,14 +509,8 @@ int mu_fz_bcast(MPI_Comm comm, mu_fz_data *d) {
 }
 
 void mu_fz_free(mu_fz_data *d) {
-    if (d->names)
-        for (int f = 0; f < d->F; f++) free(d->names[f]);
-    if (d->label_names)
-        for (int i = 0; i < d->nlabels; i++) free(d->label_names[i]);
-    free(d->names);
-    free(d->label_names);
-    free(d->label_column);
-    free(d->x);
-    free(d->label);
+    mu_free_strings(d->names, d->F);
+    mu_free_strings(d->label_names, d->nlabels);
+    MU_FREE(d->label_column, d->x, d->label);
     memset(d, 0, sizeof *d);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "fuzzy/fuzzy.h"
 #include "core/error.h"
+#include "core/free.h"
 
 static double dist(const double *a, const double *b, int F) {
     double s = 0;
@@ -86,13 +87,7 @@ int mu_fz_linkage(const double *v, int64_t m, int F, mu_fz_merge *merges) {
         size[a] += size[b];
     }
 done:
-    free(best);
-    free(from);
-    free(in);
-    free(e);
-    free(parent);
-    free(cluster);
-    free(size);
+    MU_FREE(best, from, in, e, parent, cluster, size);
     return rc;
 }
 

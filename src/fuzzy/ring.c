@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/free.h"
 #include "fuzzy/run.h"
 #include "mpi/partition.h"
 #include "mpi/wait.h"
@@ -144,14 +145,6 @@ int mu_fz_ring(MPI_Comm comm, const mu_fm_set *set, int64_t n, int64_t row0, int
         }
     }
 done:
-    free(cur);
-    free(nxt);
-    free(c);
-    free(tot);
-    free(out);
-    free(part);
-    free(nx);
-    free(it);
-    free(live);
+    MU_FREE(cur, nxt, c, tot, out, part, nx, it, live);
     return rc;
 }

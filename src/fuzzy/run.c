@@ -10,6 +10,7 @@
 #include <string.h>
 #include "fuzzy/run.h"
 #include "core/error.h"
+#include "core/free.h"
 #include "core/memory.h"
 #include "core/log.h"
 #include "core/signals.h"
@@ -154,15 +155,8 @@ static void state_free(fz_state *s) {
     if (s->z != s->d.x && s->z != s->x) free(s->z);
     if (s->x != s->d.x) free(s->x);
     mu_fz_free(&s->d);
-    free(s->mean);
-    free(s->cov);
-    free(s->shift);
-    free(s->scale);
-    free(s->pstart);
-    free(s->order);
-    free(s->raw);
-    free(s->raw_part);
-    free(s->raw_start);
+    MU_FREE(s->mean, s->cov, s->shift, s->scale, s->pstart, s->order, s->raw, s->raw_part,
+            s->raw_start);
 }
 
 /* What messages call the data. */
@@ -721,15 +715,8 @@ typedef struct {
 } fz_tables;
 
 static void tables_free(fz_tables *t) {
-    free(t->group);
-    free(t->merges);
-    free(t->proto);
-    free(t->merged);
-    free(t->mu);
-    free(t->top);
-    free(t->labels);
-    free(t->objects);
-    free(t->in_units);
+    MU_FREE(t->group, t->merges, t->proto, t->merged, t->mu, t->top, t->labels, t->objects,
+            t->in_units);
 }
 
 /* The raw prototypes cut into groups (or each its own), and the groups' means. */

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/free.h"
 #include "core/message.h"
 #include "core/philox.h"
 #include "gpu/gpu.h"
@@ -376,23 +377,13 @@ done:
     if (rc) mu_agg_result_free(res); /* what a failure left half made */
     mu_km_split_close(&a.sp);
     mu_gpu_km_destroy(a.g);
-    free(a.ybuf);
-    free(a.tmp);
-    free(a.grp);
-    free(a.first);
-    free(a.nc);
-    free(a.order);
-    free(a.rep);
-    free(a.best);
-    free(a.c);
+    MU_FREE(a.ybuf, a.tmp, a.grp, a.first, a.nc, a.order, a.rep, a.best, a.c);
     return rc;
 }
 
 void mu_agg_result_free(mu_agg_result *res) {
     if (!res) return;
-    free(res->rep);
-    free(res->prob);
-    free(res->group);
+    MU_FREE(res->rep, res->prob, res->group);
     res->rep = NULL;
     res->prob = NULL;
     res->group = NULL;

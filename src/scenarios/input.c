@@ -12,6 +12,7 @@
 #include <strings.h>
 #include "scenarios/scenarios.h"
 #include "core/error.h"
+#include "core/free.h"
 #include "core/infile.h"
 
 /* Hard limits, so a hostile file costs a message, not minutes: a line (the
@@ -56,9 +57,7 @@ static int parse_int(const char *s, long *v) {
 }
 
 void mu_sc_hist_free(mu_sc_hist *h) {
-    if (h->names)
-        for (int s = 0; s < h->nst; s++) free(h->names[s]);
-    free(h->names);
+    mu_free_strings(h->names, h->nst);
     free(h->q);
     memset(h, 0, sizeof *h);
 }
@@ -116,13 +115,8 @@ typedef struct {
 } sc_reader;
 
 static void reader_free(sc_reader *r) {
-    if (r->hdr)
-        for (int j = 0; j < r->ncols; j++) free(r->hdr[j]);
-    free(r->hdr);
-    free(r->fld);
-    free(r->cols);
-    free(r->q);
-    free(r->lines);
+    mu_free_strings(r->hdr, r->ncols);
+    MU_FREE(r->fld, r->cols, r->q, r->lines);
 }
 
 /* The header line s of n fields: year,month,<station>...; picks the columns. */

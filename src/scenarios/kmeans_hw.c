@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "scenarios/kmeans.h"
+#include "core/free.h"
 
 #define MU_KM_BIG 1.0e30
 
@@ -319,18 +320,7 @@ int mu_km_hartigan_wong(const double *a, int m, int d, double *c, int k, int max
     finish(a, m, d, c, k, ic1, nc, out->wss);
 done:
     out->dist_evals += h.evals;
-    free(ic2);
-    free(ncp);
-    free(itran);
-    free(live);
-    free(an1);
-    free(an2);
-    free(dd);
-    free(h.cache);
-    free(h.row);
-    free(h.idx);
-    free(h.ver);
-    free(h.cver);
+    MU_FREE(ic2, ncp, itran, live, an1, an2, dd, h.cache, h.row, h.idx, h.ver, h.cver);
     out->total_s = mu_km_now() - t0;
     return out->ifault;
 }

@@ -12,23 +12,14 @@
 #include <string.h>
 #include "scenarios/scenarios.h"
 #include "core/error.h"
+#include "core/free.h"
 #include "core/log.h"
 
 #define MOD12(x) ((((x) % 12) + 12) % 12)
 
 void mu_sc_model_free(mu_sc_model *md) {
-    free(md->mu);
-    free(md->sd);
-    free(md->order);
-    free(md->phi);
-    free(md->rho);
-    free(md->pacf);
-    free(md->sig_a);
-    free(md->corr);
-    free(md->factor);
-    free(md->resid);
-    free(md->radius);
-    free(md->dependent);
+    MU_FREE(md->mu, md->sd, md->order, md->phi, md->rho, md->pacf, md->sig_a, md->corr, md->factor,
+            md->resid, md->radius, md->dependent);
     memset(md, 0, sizeof *md);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "scenarios/run.h"
 #include "core/error.h"
+#include "core/free.h"
 #include "core/log.h"
 #include "core/summary.h"
 #include "core/signals.h"
@@ -22,13 +23,7 @@
 #include "scenarios/kmeans.h"
 
 void mu_sc_tree_free(mu_sc_tree *t) {
-    free(t->parent);
-    free(t->stage);
-    free(t->prob);
-    free(t->pprob);
-    free(t->q);
-    free(t->iters);
-    free(t->gmean);
+    MU_FREE(t->parent, t->stage, t->prob, t->pprob, t->q, t->iters, t->gmean);
     memset(t, 0, sizeof *t);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "scenarios/scenarios.h"
 #include "core/error.h"
+#include "core/free.h"
 #include "core/output.h"
 
 /* Moments of month m (0..11) of station s from a sample of n values x[k]
@@ -124,13 +125,6 @@ int mu_sc_write_stats(const char *path, const mu_sc_hist *h, const mu_sc_model *
             worst_mean, worst_std);
     rc = mu_output_commit(&o);
 done:
-    free(x);
-    free(xp);
-    free(hx);
-    free(hp);
-    free(cg);
-    free(ch);
-    free(g);
-    free(hh);
+    MU_FREE(x, xp, hx, hp, cg, ch, g, hh);
     return rc;
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/free.h"
 #include "core/message.h"
 #include "scenarios/whiten.h"
 
@@ -208,11 +209,6 @@ int mu_whiten(const double *x, int m, int d, double *y, int *rank) {
     free(yb);
     *rank = rk;
 done:
-    free(mean);
-    free(sd);
-    free(keep);
-    free(piv);
-    free(z);
-    free(r);
+    MU_FREE(mean, sd, keep, piv, z, r);
     return rc;
 }
