@@ -615,6 +615,14 @@ static int stage(mu_gpu_km *g, const double *c, int k, const int *ic1, const int
     return 0;
 }
 
+/* A per-point int result of the host-array forms, through the pinned dn_h. */
+static int pull_points(mu_gpu_km *g, const int *dev, int *host) {
+    const size_t bytes = (size_t)g->m * sizeof(int);
+    MU_CUDA(cudaMemcpy(g->dn_h, dev, bytes, cudaMemcpyDeviceToHost));
+    memcpy(host, g->dn_h, bytes);
+    return 0;
+}
+
 /* The optimal-transfer test; with cand, the resident form (candidates on
  * the device, ic2 updated there). */
 static int scan_step(mu_gpu_km *g, const staged &st, int k, int *cand) {
@@ -631,11 +639,8 @@ extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *i
                               const int *nc, const double *an1, const double *an2,
                               const unsigned char *live, int *move) {
     staged st;
-    if (stage(g, c, k, ic1, ic2, nc, an1, an2, live, &st) || scan_step(g, st, k, NULL)) return 1;
-    const size_t m = (size_t)g->m;
-    MU_CUDA(cudaMemcpy(g->dn_h, g->move, m * sizeof(int), cudaMemcpyDeviceToHost));
-    memcpy(move, g->dn_h, m * sizeof(int));
-    return 0;
+    return stage(g, c, k, ic1, ic2, nc, an1, an2, live, &st) || scan_step(g, st, k, NULL) ||
+           pull_points(g, g->move, move);
 }
 
 static int qtest_step(mu_gpu_km *g, const staged &st) {
@@ -649,10 +654,8 @@ extern "C" int mu_gpu_km_qtest(mu_gpu_km *g, const double *c, int k, const int *
                                const int *nc, const double *an1, const double *an2,
                                const unsigned char *qchg, int *cand) {
     staged st;
-    if (stage(g, c, k, ic1, ic2, nc, an1, an2, qchg, &st) || qtest_step(g, st)) return 1;
-    MU_CUDA(cudaMemcpy(g->dn_h, g->cand, (size_t)g->m * sizeof(int), cudaMemcpyDeviceToHost));
-    memcpy(cand, g->dn_h, (size_t)g->m * sizeof(int));
-    return 0;
+    return stage(g, c, k, ic1, ic2, nc, an1, an2, qchg, &st) || qtest_step(g, st) ||
+           pull_points(g, g->cand, cand);
 }
 
 extern "C" int mu_gpu_km_res_scan(mu_gpu_km *g, const double *c, int k, const int *nc,

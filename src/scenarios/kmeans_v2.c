@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/free.h"
 #include "scenarios/kmeans.h"
 
 #define MU_KM_BIG 1.0e30
@@ -268,19 +269,8 @@ static int alloc_work(v2 *s) {
 }
 
 static void free_work(v2 *s) {
-    free(s->an1);
-    free(s->an2);
-    free(s->csave);
-    free(s->cw);
-    free(s->cwsave);
-    free(s->ic2);
-    free(s->ncrun);
-    free(s->save1);
-    free(s->save2);
-    free(s->ncsave);
-    free(s->cand);
-    free(s->move);
-    free(s->flags);
+    MU_FREE(s->an1, s->an2, s->csave, s->cw, s->cwsave, s->ic2, s->ncrun, s->save1, s->save2,
+            s->ncsave, s->cand, s->move, s->flags);
 }
 
 /* The first partition: each point's nearest and second-nearest centre, then
