@@ -52,7 +52,7 @@ static int read_options(const mutirao_scenarios_options *opt, mu_opts **o, mu_sc
     mu_api_int(&a, "seed", opt->seed);
     mu_api_str(&a, "method", opt->method);
     mu_api_str(&a, "representative", opt->representative);
-    mu_api_int(&a, "max-iter", opt->max_iter);
+    mu_api_int(&a, "max-it", opt->max_iter);
     mu_api_real(&a, "delta-min", opt->delta_min);
     mu_api_str(&a, "corr", opt->corr);
     mu_api_str(&a, "split", opt->split);

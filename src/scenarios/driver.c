@@ -33,7 +33,7 @@ static const mu_opt_spec sc_opts[] = {
     MU_OPT_SEED("Philox seed: draws keyed by (seed, node, scenario, station)"),
     {"method", MU_OPT_CHOICE, "v2", "hw|v2",
      "aggregation: hw = Hartigan-Wong (AS 136), v2 = the study's Version 2"},
-    {"max-iter", MU_OPT_INT, "50", 0, "k-means iteration cap per node"},
+    MU_OPT_MAX_IT("50", "k-means iteration cap per node"),
     {"representative", MU_OPT_CHOICE, "centroid", "centroid|nearest|scaled",
      "a child's inflows: the group's mean in inflow units (keeps the node's sample mean), the "
      "member nearest the group's centroid (the study's; its means fall low with many "
@@ -143,8 +143,8 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     if (th < 0 || th > 1024)
         return mu_error("--threads=%lld: must be 0 (auto) to 1024", (long long)th);
     c->threads = (int)th;
-    int64_t it = mu_opt_int(o, "max-iter");
-    if (it < 1 || it > 100000) return mu_error("--max-iter must be 1..100000");
+    int64_t it = mu_opt_int(o, "max-it");
+    if (it < 1 || it > 100000) return mu_error("--max-it must be 1..100000");
     c->max_iter = (int)it;
     c->comb = mu_opt_is(o, "mode", "comb");
     c->corr_lognormal = mu_opt_is(o, "corr", "lognormal");
