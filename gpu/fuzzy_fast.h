@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kBlock)
             }
         }
         for (long long j0 = 0; j0 < R.rows; j0 += tile_rows) {
-            FM_LOAD_TILE(tn, tile, xr, tile_rows, nf);
+            FM_LOAD_TILE(tn, tile, xr, j0, R.rows, tile_rows, nf);
             if (!any) continue;
             float sw[S], sd[S][FMAX];
 #pragma unroll

@@ -36,14 +36,14 @@ __device__ __forceinline__ double weight(double r2, double d2) {
     return mul_rn(u, u);
 }
 
-/* In a kernel's loop over the tiles of its range R: rows [j0, j0 + TILE_ROWS)
- * of the R.rows x NF matrix X (fewer at its end) into the block's shared TILE,
- * after the previous tile is consumed; their count in TN. (A macro: as an
- * inlined function it moved registers in fmf_kernel.) */
-#define FM_LOAD_TILE(TN, TILE, X, TILE_ROWS, NF)                                                   \
-    int TN = (int)(R.rows - j0 < (TILE_ROWS) ? R.rows - j0 : (TILE_ROWS));                         \
+/* In a kernel's loop over tiles: rows [J0, J0 + TILE_ROWS) of the ROWS x NF
+ * matrix X (fewer at its end) into the block's shared TILE, after the
+ * previous tile is consumed; their count in TN. (A macro: as an inlined
+ * function it moved registers in fmf_kernel.) */
+#define FM_LOAD_TILE(TN, TILE, X, J0, ROWS, TILE_ROWS, NF)                                         \
+    int TN = (int)((ROWS) - (J0) < (TILE_ROWS) ? (ROWS) - (J0) : (TILE_ROWS));                     \
     __syncthreads();                                                                               \
-    for (int i = threadIdx.x; i < TN * (NF); i += blockDim.x) TILE[i] = X[j0 * (NF) + i];          \
+    for (int i = threadIdx.x; i < TN * (NF); i += blockDim.x) TILE[i] = X[(J0) * (NF) + i];        \
     __syncthreads()
 
 /* 2-D: two lanes (even and odd rows of each summation block), as block_2d(). */
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kThreads)
         double tw = 0, ta = 0, tb = 0;
         double w0 = 0, w1 = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
         for (long long j0 = 0; j0 < R.rows; j0 += kTile) {
-            FM_LOAD_TILE(tn, tile, xs, kTile, 1);
+            FM_LOAD_TILE(tn, tile, xs, j0, R.rows, kTile, 1);
             if (!active) continue;
             int t = 0;
 #pragma unroll 4
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(kThreads)
         sw = 0;
         for (int f = 0; f < F; f++) s[f] = t[f] = 0;
         for (long long j0 = 0; j0 < R.rows; j0 += kTile) {
-            FM_LOAD_TILE(tn, tilef, xs, kTile, F);
+            FM_LOAD_TILE(tn, tilef, xs, j0, R.rows, kTile, F);
             if (!active) continue;
             for (int j = 0; j < tn; j++) {
                 const double *xj = tilef + j * F;
