@@ -293,13 +293,20 @@ MU_HD const float *adv_base(const float *p) {
 #define ADV_PFK(p, k) ((void)(p))
 #endif
 
+/* A ring's registers and pointers of the line, the same for every field that
+ * it walks (gpu/advect_walk2.h's two: their q at qp[o], qn[o]). */
+typedef struct {
+    float X[2], R[2], A[2], B[2];   /* two cells' inputs */
+    const float *qp;                /* the next q to load: q_{k+4d} at cell k */
+    float *qn;                      /* qn at the cell */
+    const float *cb, *rb, *ab, *bb; /* the line's arrays at the ring's first cell */
+} adv_ring_line;
+
 /* A ring's registers and pointers (the macros below name them r.*). */
 typedef struct {
-    float Q[6], X[2], R[2], A[2], B[2]; /* the window's q; two cells' inputs */
-    int E[3];                           /* extremum flags */
-    const float *qp;                    /* the next q to load: q_{k+4d} at cell k */
-    float *qn;                          /* qn at the cell */
-    const float *cb, *rb, *ab, *bb;     /* the line's arrays at the ring's first cell */
+    float Q[6];       /* the window's q */
+    int E[3];         /* extremum flags */
+    adv_ring_line ln; /* the line's */
 } adv_ring;
 
 /* A ring walking from cell i in direction d (1 forward, -1 backward) with the
@@ -310,12 +317,12 @@ typedef struct {
 MU_HD void adv_ring_start(adv_ring *r, const adv_line *l, const float *cn, const adv_win *w, int i,
                           int d, int more) {
     const ptrdiff_t qs = l->qs;
-    r->qn = l->qn + (ptrdiff_t)i * qs;
-    r->qp = l->q + (ptrdiff_t)(i + 4 * d) * qs;
-    r->cb = adv_base(cn + i);
-    r->rb = adv_base(l->rs + i);
-    r->ab = adv_base(l->d0 + i);
-    r->bb = adv_base(l->d1 + i);
+    r->ln.qn = l->qn + (ptrdiff_t)i * qs;
+    r->ln.qp = l->q + (ptrdiff_t)(i + 4 * d) * qs;
+    r->ln.cb = adv_base(cn + i);
+    r->ln.rb = adv_base(l->rs + i);
+    r->ln.ab = adv_base(l->d0 + i);
+    r->ln.bb = adv_base(l->d1 + i);
     r->Q[0] = d > 0 ? w->m1 : w->p1;
     r->Q[1] = w->c;
     r->Q[2] = d > 0 ? w->p1 : w->m1;
@@ -326,45 +333,46 @@ MU_HD void adv_ring_start(adv_ring *r, const adv_line *l, const float *cn, const
     r->E[1] = w->e0;
     r->E[2] = 0;
     if (d > 0) {
-        ADV_LDK(r->X[0], r->cb, 1);
-        ADV_LDK(r->R[0], r->rb, 1);
+        ADV_LDK(r->ln.X[0], r->ln.cb, 1);
+        ADV_LDK(r->ln.R[0], r->ln.rb, 1);
     } else {
-        ADV_LDK(r->X[0], r->cb, 0);
-        ADV_LDK(r->R[0], r->rb, 0);
+        ADV_LDK(r->ln.X[0], r->ln.cb, 0);
+        ADV_LDK(r->ln.R[0], r->ln.rb, 0);
     }
-    ADV_LDK(r->A[0], r->ab, 0);
-    ADV_LDK(r->B[0], r->bb, 0);
-    r->X[1] = r->R[1] = r->A[1] = r->B[1] = 0.f;
+    ADV_LDK(r->ln.A[0], r->ln.ab, 0);
+    ADV_LDK(r->ln.B[0], r->ln.bb, 0);
+    r->ln.X[1] = r->ln.R[1] = r->ln.A[1] = r->ln.B[1] = 0.f;
 }
 
 /* The ring's L2 prefetches of the line's arrays: the Courant numbers and rho*
  * at offset o1 from the ring's first cell, d0 and d1 at o2 (constants). */
 #define ADV_RING_PF(o1, o2)                                                                        \
     do {                                                                                           \
-        ADV_PFK(r.cb, o1);                                                                         \
-        ADV_PFK(r.rb, o1);                                                                         \
-        ADV_PFK(r.ab, o2);                                                                         \
-        ADV_PFK(r.bb, o2);                                                                         \
+        ADV_PFK(r.ln.cb, o1);                                                                      \
+        ADV_PFK(r.ln.rb, o1);                                                                      \
+        ADV_PFK(r.ln.ab, o2);                                                                      \
+        ADV_PFK(r.ln.bb, o2);                                                                      \
     } while (0)
 
-/* The line's arrays n cells on (the next ring's first cell); r: a ring
- * (adv_ring, or gpu/advect_walk2.h's adv_ring2: the same pointers). */
-#define ADV_RING_STEP(r, n)                                                                        \
+/* The line's arrays n cells on (the next ring's first cell); ln: a ring's
+ * line part (r.ln, of adv_ring or gpu/advect_walk2.h's adv_ring2). */
+#define ADV_RING_STEP(ln, n)                                                                       \
     do {                                                                                           \
-        (r).cb = adv_base((r).cb + (n));                                                           \
-        (r).rb = adv_base((r).rb + (n));                                                           \
-        (r).ab = adv_base((r).ab + (n));                                                           \
-        (r).bb = adv_base((r).bb + (n));                                                           \
+        (ln).cb = adv_base((ln).cb + (n));                                                         \
+        (ln).rb = adv_base((ln).rb + (n));                                                         \
+        (ln).ab = adv_base((ln).ab + (n));                                                         \
+        (ln).bb = adv_base((ln).bb + (n));                                                         \
     } while (0)
 
-/* The line's arrays of a cell into slot s of ring r (offsets c1 from the
- * ring's first cell for the Courant number and rho*, c2 for d0 and d1). */
-#define ADV_RING_LOAD(r, s, c1, c2)                                                                \
+/* The line's arrays of a cell into slot s of a ring's line part ln (offsets
+ * c1 from the ring's first cell for the Courant number and rho*, c2 for d0
+ * and d1). */
+#define ADV_RING_LOAD(ln, s, c1, c2)                                                               \
     do {                                                                                           \
-        ADV_LDK((r).X[s], (r).cb, c1);                                                             \
-        ADV_LDK((r).R[s], (r).rb, c1);                                                             \
-        ADV_LDK((r).A[s], (r).ab, c2);                                                             \
-        ADV_LDK((r).B[s], (r).bb, c2);                                                             \
+        ADV_LDK((ln).X[s], (ln).cb, c1);                                                           \
+        ADV_LDK((ln).R[s], (ln).rb, c1);                                                           \
+        ADV_LDK((ln).A[s], (ln).ab, c2);                                                           \
+        ADV_LDK((ln).B[s], (ln).bb, c2);                                                           \
     } while (0)
 
 /* The six cells of a ring, CELL(K) each. */
@@ -388,7 +396,7 @@ MU_HD void adv_ring_start(adv_ring *r, const adv_line *l, const float *cn, const
         const int pf = ADV_PREFETCH && i + ADV_RING + ADV_PREFETCH + 2 < e;                        \
         if (pf) ADV_RING_PF(ADV_RING + ADV_PREFETCH + 2, ADV_RING + ADV_PREFETCH + 1);             \
         ADV_RING_SIX(CELL);                                                                        \
-        ADV_RING_STEP(r, ADV_RING);                                                                \
+        ADV_RING_STEP(r.ln, ADV_RING);                                                             \
     }
 #define ADV_RING_BWD_LOOP(CELL)                                                                    \
     ADV_ONE_AT_A_TIME                                                                              \
@@ -396,7 +404,7 @@ MU_HD void adv_ring_start(adv_ring *r, const adv_line *l, const float *cn, const
         const int pf = ADV_PREFETCH && i - ADV_RING - ADV_PREFETCH - 2 > lo;                       \
         if (pf) ADV_RING_PF(-(ADV_RING + ADV_PREFETCH + 1), -(ADV_RING + ADV_PREFETCH + 1));       \
         ADV_RING_SIX(CELL);                                                                        \
-        ADV_RING_STEP(r, -ADV_RING);                                                               \
+        ADV_RING_STEP(r.ln, -ADV_RING);                                                            \
     }
 
 /* The window a backward ring leaves at its last cell (reached at slot K) from
@@ -412,23 +420,23 @@ MU_HD void adv_ring_start(adv_ring *r, const adv_line *l, const float *cn, const
         (w)->ep1 = E[(K) % 3];                                                                     \
     } while (0)
 
-/* Cell k = i + K of a forward ring (i: the ring's first cell; r.cb, r.rb, r.ab, r.bb:
+/* Cell k = i + K of a forward ring (i: the ring's first cell; r.ln.cb, r.ln.rb, r.ln.ab, r.ln.bb:
  * the Courant numbers, rho*, d0 and d1 at cell i; pf: prefetch). */
 #define ADV_RING_FWD_CELL(K)                                                                       \
     do {                                                                                           \
         const int k = i + (K);                                                                     \
-        if (k + 1 < e) ADV_RING_LOAD(r, ((K) + 1) % 2, (K) + 2, (K) + 1);                          \
-        if (k + 2 < e) r.Q[((K) + 5) % 6] = *r.qp; /* q_{k+4}, for the flag of cell k + 3 */       \
-        if (pf) ADV_PF(r.qp + (ADV_PREFETCH - 3) * l->qs);                                         \
-        r.qp += l->qs;                                                                             \
+        if (k + 1 < e) ADV_RING_LOAD(r.ln, ((K) + 1) % 2, (K) + 2, (K) + 1);                       \
+        if (k + 2 < e) r.Q[((K) + 5) % 6] = *r.ln.qp; /* q_{k+4}, for the flag of cell k + 3 */    \
+        if (pf) ADV_PF(r.ln.qp + (ADV_PREFETCH - 3) * l->qs);                                      \
+        r.ln.qp += l->qs;                                                                          \
         r.E[((K) + 2) % 3] = k + 1 != eb && adv_ext_v(r.Q[((K) + 1) % 6], r.Q[((K) + 2) % 6],      \
                                                       r.Q[((K) + 3) % 6]); /* cell k + 1 */        \
         float qv;                                                                                  \
         f = adv_fwd_d_v(r.Q[((K) + 1) % 6], r.Q[(K) % 6], r.Q[((K) + 2) % 6], r.E[(K) % 3],        \
-                        r.E[((K) + 2) % 3], 0.f, 0.f, r.X[(K) % 2], r.R[(K) % 2], r.A[(K) % 2],    \
-                        r.B[(K) % 2], l->dx, l->rdx, f, &qv);                                      \
-        *r.qn = qv;                                                                                \
-        r.qn += l->qs;                                                                             \
+                        r.E[((K) + 2) % 3], 0.f, 0.f, r.ln.X[(K) % 2], r.ln.R[(K) % 2],            \
+                        r.ln.A[(K) % 2], r.ln.B[(K) % 2], l->dx, l->rdx, f, &qv);                  \
+        *r.ln.qn = qv;                                                                             \
+        r.ln.qn += l->qs;                                                                          \
         if (keep) l->F[(k + 1) * l->fs] = f;                                                       \
         if (k + 1 >= e) {                                                                          \
             *Fe = f;                                                                               \
@@ -452,18 +460,18 @@ MU_HD void adv_fwd_d_ring(const adv_line *l, const float *cn, const adv_win *w, 
 #define ADV_RING_BWD_CELL(K)                                                                       \
     do {                                                                                           \
         const int k = i - (K);                                                                     \
-        if (k - 1 >= lo) ADV_RING_LOAD(r, ((K) + 1) % 2, -(K)-1, -(K)-1);                          \
-        if (k - 2 >= lo) r.Q[((K) + 5) % 6] = *r.qp; /* q_{k-4}, for the flag of cell k - 3 */     \
-        if (pf) ADV_PF(r.qp - (ADV_PREFETCH - 3) * l->qs);                                         \
-        r.qp -= l->qs;                                                                             \
+        if (k - 1 >= lo) ADV_RING_LOAD(r.ln, ((K) + 1) % 2, -(K)-1, -(K)-1);                       \
+        if (k - 2 >= lo) r.Q[((K) + 5) % 6] = *r.ln.qp; /* q_{k-4}, for the flag of cell k - 3 */  \
+        if (pf) ADV_PF(r.ln.qp - (ADV_PREFETCH - 3) * l->qs);                                      \
+        r.ln.qp -= l->qs;                                                                          \
         r.E[((K) + 2) % 3] = k - 1 != eb && adv_ext_v(r.Q[((K) + 3) % 6], r.Q[((K) + 2) % 6],      \
                                                       r.Q[((K) + 1) % 6]); /* cell k - 1 */        \
         float qv;                                                                                  \
         f = adv_bwd_e_v(r.Q[((K) + 1) % 6], r.Q[((K) + 2) % 6], r.Q[(K) % 6], r.E[((K) + 2) % 3],  \
-                        r.E[(K) % 3], -1.f, -1.f, r.X[(K) % 2], r.R[(K) % 2], r.A[(K) % 2],        \
-                        r.B[(K) % 2], l->dx, l->rdx, f, &qv);                                      \
-        *r.qn = qv;                                                                                \
-        r.qn -= l->qs;                                                                             \
+                        r.E[(K) % 3], -1.f, -1.f, r.ln.X[(K) % 2], r.ln.R[(K) % 2],                \
+                        r.ln.A[(K) % 2], r.ln.B[(K) % 2], l->dx, l->rdx, f, &qv);                  \
+        *r.ln.qn = qv;                                                                             \
+        r.ln.qn -= l->qs;                                                                          \
         if (keep) l->F[k * l->fs] = f;                                                             \
         if (k <= lo) {                                                                             \
             *Fl = f;                                                                               \

@@ -13,13 +13,12 @@
 #define MU_GPU_ADVECT_WALK2_H
 #include "gpu/advect_walk.h"
 
-/* A two-field ring (adv_ring's registers per field; the line's arrays once). */
+/* A two-field ring (adv_ring's window and flags per field; the line's
+ * registers and pointers once). */
 typedef struct {
-    float Q0[6], Q1[6], X[2], R[2], A[2], B[2];
+    float Q0[6], Q1[6];
     int E0[3], E1[3];
-    const float *qp;
-    float *qn;
-    const float *cb, *rb, *ab, *bb;
+    adv_ring_line ln;
 } adv_ring2;
 
 MU_HD void adv_ring2_start(adv_ring2 *r, const adv_line *l, ptrdiff_t o, const float *cn,
@@ -37,45 +36,34 @@ MU_HD void adv_ring2_start(adv_ring2 *r, const adv_line *l, ptrdiff_t o, const f
         r->E0[j] = a.E[j];
         r->E1[j] = b.E[j];
     }
-    for (int j = 0; j < 2; j++) {
-        r->X[j] = a.X[j];
-        r->R[j] = a.R[j];
-        r->A[j] = a.A[j];
-        r->B[j] = a.B[j];
-    }
-    r->qp = a.qp;
-    r->qn = a.qn;
-    r->cb = a.cb;
-    r->rb = a.rb;
-    r->ab = a.ab;
-    r->bb = a.bb;
+    r->ln = a.ln; /* b's is the same, but for its qp o further on */
 }
 
 /* Cell k = i + K of a forward two-field ring: ADV_RING_FWD_CELL for each field. */
 #define ADV_RING2_FWD_CELL(K)                                                                      \
     do {                                                                                           \
         const int k = i + (K);                                                                     \
-        if (k + 1 < e) ADV_RING_LOAD(r, ((K) + 1) % 2, (K) + 2, (K) + 1);                          \
+        if (k + 1 < e) ADV_RING_LOAD(r.ln, ((K) + 1) % 2, (K) + 2, (K) + 1);                       \
         if (k + 2 < e) {                                                                           \
-            r.Q0[((K) + 5) % 6] = r.qp[0];                                                         \
-            r.Q1[((K) + 5) % 6] = r.qp[o];                                                         \
+            r.Q0[((K) + 5) % 6] = r.ln.qp[0];                                                      \
+            r.Q1[((K) + 5) % 6] = r.ln.qp[o];                                                      \
         }                                                                                          \
-        if (pf) ADV_PF(r.qp + (ADV_PREFETCH - 3) * l->qs);                                         \
-        r.qp += l->qs;                                                                             \
+        if (pf) ADV_PF(r.ln.qp + (ADV_PREFETCH - 3) * l->qs);                                      \
+        r.ln.qp += l->qs;                                                                          \
         r.E0[((K) + 2) % 3] = k + 1 != eb && adv_ext_v(r.Q0[((K) + 1) % 6], r.Q0[((K) + 2) % 6],   \
                                                        r.Q0[((K) + 3) % 6]);                       \
         r.E1[((K) + 2) % 3] = k + 1 != eb && adv_ext_v(r.Q1[((K) + 1) % 6], r.Q1[((K) + 2) % 6],   \
                                                        r.Q1[((K) + 3) % 6]);                       \
         float qv0, qv1;                                                                            \
         f0 = adv_fwd_d_v(r.Q0[((K) + 1) % 6], r.Q0[(K) % 6], r.Q0[((K) + 2) % 6], r.E0[(K) % 3],   \
-                         r.E0[((K) + 2) % 3], 0.f, 0.f, r.X[(K) % 2], r.R[(K) % 2], r.A[(K) % 2],  \
-                         r.B[(K) % 2], l->dx, l->rdx, f0, &qv0);                                   \
+                         r.E0[((K) + 2) % 3], 0.f, 0.f, r.ln.X[(K) % 2], r.ln.R[(K) % 2],          \
+                         r.ln.A[(K) % 2], r.ln.B[(K) % 2], l->dx, l->rdx, f0, &qv0);               \
         f1 = adv_fwd_d_v(r.Q1[((K) + 1) % 6], r.Q1[(K) % 6], r.Q1[((K) + 2) % 6], r.E1[(K) % 3],   \
-                         r.E1[((K) + 2) % 3], 0.f, 0.f, r.X[(K) % 2], r.R[(K) % 2], r.A[(K) % 2],  \
-                         r.B[(K) % 2], l->dx, l->rdx, f1, &qv1);                                   \
-        r.qn[0] = qv0;                                                                             \
-        r.qn[o] = qv1;                                                                             \
-        r.qn += l->qs;                                                                             \
+                         r.E1[((K) + 2) % 3], 0.f, 0.f, r.ln.X[(K) % 2], r.ln.R[(K) % 2],          \
+                         r.ln.A[(K) % 2], r.ln.B[(K) % 2], l->dx, l->rdx, f1, &qv1);               \
+        r.ln.qn[0] = qv0;                                                                          \
+        r.ln.qn[o] = qv1;                                                                          \
+        r.ln.qn += l->qs;                                                                          \
         if (keep) {                                                                                \
             l->F[(k + 1) * l->fs] = f0;                                                            \
             l->F[(k + 1) * l->fs + o] = f1;                                                        \
@@ -102,27 +90,29 @@ MU_HD void adv_fwd_d_ring2(const adv_line *l, ptrdiff_t o, const float *cn, cons
 #define ADV_RING2_BWD_CELL(K)                                                                      \
     do {                                                                                           \
         const int k = i - (K);                                                                     \
-        if (k - 1 >= lo) ADV_RING_LOAD(r, ((K) + 1) % 2, -(K)-1, -(K)-1);                          \
+        if (k - 1 >= lo) ADV_RING_LOAD(r.ln, ((K) + 1) % 2, -(K)-1, -(K)-1);                       \
         if (k - 2 >= lo) {                                                                         \
-            r.Q0[((K) + 5) % 6] = r.qp[0];                                                         \
-            r.Q1[((K) + 5) % 6] = r.qp[o];                                                         \
+            r.Q0[((K) + 5) % 6] = r.ln.qp[0];                                                      \
+            r.Q1[((K) + 5) % 6] = r.ln.qp[o];                                                      \
         }                                                                                          \
-        if (pf) ADV_PF(r.qp - (ADV_PREFETCH - 3) * l->qs);                                         \
-        r.qp -= l->qs;                                                                             \
+        if (pf) ADV_PF(r.ln.qp - (ADV_PREFETCH - 3) * l->qs);                                      \
+        r.ln.qp -= l->qs;                                                                          \
         r.E0[((K) + 2) % 3] = k - 1 != eb && adv_ext_v(r.Q0[((K) + 3) % 6], r.Q0[((K) + 2) % 6],   \
                                                        r.Q0[((K) + 1) % 6]);                       \
         r.E1[((K) + 2) % 3] = k - 1 != eb && adv_ext_v(r.Q1[((K) + 3) % 6], r.Q1[((K) + 2) % 6],   \
                                                        r.Q1[((K) + 1) % 6]);                       \
         float qv0, qv1;                                                                            \
         f0 = adv_bwd_e_v(r.Q0[((K) + 1) % 6], r.Q0[((K) + 2) % 6], r.Q0[(K) % 6],                  \
-                         r.E0[((K) + 2) % 3], r.E0[(K) % 3], -1.f, -1.f, r.X[(K) % 2],             \
-                         r.R[(K) % 2], r.A[(K) % 2], r.B[(K) % 2], l->dx, l->rdx, f0, &qv0);       \
+                         r.E0[((K) + 2) % 3], r.E0[(K) % 3], -1.f, -1.f, r.ln.X[(K) % 2],          \
+                         r.ln.R[(K) % 2], r.ln.A[(K) % 2], r.ln.B[(K) % 2], l->dx, l->rdx, f0,     \
+                         &qv0);                                                                    \
         f1 = adv_bwd_e_v(r.Q1[((K) + 1) % 6], r.Q1[((K) + 2) % 6], r.Q1[(K) % 6],                  \
-                         r.E1[((K) + 2) % 3], r.E1[(K) % 3], -1.f, -1.f, r.X[(K) % 2],             \
-                         r.R[(K) % 2], r.A[(K) % 2], r.B[(K) % 2], l->dx, l->rdx, f1, &qv1);       \
-        r.qn[0] = qv0;                                                                             \
-        r.qn[o] = qv1;                                                                             \
-        r.qn -= l->qs;                                                                             \
+                         r.E1[((K) + 2) % 3], r.E1[(K) % 3], -1.f, -1.f, r.ln.X[(K) % 2],          \
+                         r.ln.R[(K) % 2], r.ln.A[(K) % 2], r.ln.B[(K) % 2], l->dx, l->rdx, f1,     \
+                         &qv1);                                                                    \
+        r.ln.qn[0] = qv0;                                                                          \
+        r.ln.qn[o] = qv1;                                                                          \
+        r.ln.qn -= l->qs;                                                                          \
         if (keep) {                                                                                \
             l->F[k * l->fs] = f0;                                                                  \
             l->F[k * l->fs + o] = f1;                                                              \

@@ -311,37 +311,41 @@ struct mu_gpu_fm {
     int cap_mid;
 };
 
+/* A device array to make anew: where its pointer is, and its new size. */
+struct dev_array {
+    void **p;
+    size_t bytes;
+};
+template <typename T> static dev_array dev_array_of(T **p, size_t n) {
+    return dev_array{(void **)p, n * sizeof **p};
+}
+
+/* The arrays a made anew at their new sizes: all the old ones freed (and
+ * NULL) before any new one is made. */
+template <size_t N> static int remake(const dev_array (&a)[N]) {
+    for (size_t i = 0; i < N; i++) {
+        MU_CUDA(cudaFree(*a[i].p));
+        *a[i].p = NULL;
+    }
+    for (size_t i = 0; i < N; i++) MU_CUDA(cudaMalloc(a[i].p, a[i].bytes));
+    return 0;
+}
+
 static int grow(mu_gpu_fm *c, int nranges, int64_t starts) {
     if (nranges > c->cap_ranges) {
-        MU_CUDA(cudaFree(c->ranges));
-        MU_CUDA(cudaFree(c->ctr));
-        MU_CUDA(cudaFree(c->nproto));
-        c->ranges = NULL;
-        c->ctr = NULL;
-        c->nproto = NULL;
+        const size_t n = (size_t)nranges;
         c->cap_ranges = 0;
-        MU_CUDA(cudaMalloc(&c->ranges, (size_t)nranges * sizeof *c->ranges));
-        MU_CUDA(cudaMalloc(&c->ctr, (size_t)nranges * sizeof *c->ctr));
-        MU_CUDA(cudaMalloc(&c->nproto, (size_t)nranges * sizeof *c->nproto));
+        if (remake({dev_array_of(&c->ranges, n), dev_array_of(&c->ctr, n),
+                    dev_array_of(&c->nproto, n)}))
+            return 1;
         c->cap_ranges = nranges;
     }
     if (starts > c->cap_out) {
-        MU_CUDA(cudaFree(c->v));
-        MU_CUDA(cudaFree(c->its));
-        MU_CUDA(cudaFree(c->conv));
-        MU_CUDA(cudaFree(c->proto));
-        MU_CUDA(cudaFree(c->from));
-        c->v = NULL;
-        c->its = NULL;
-        c->conv = NULL;
-        c->proto = NULL;
-        c->from = NULL;
+        const size_t n = (size_t)starts, nf = (size_t)(starts * c->F);
         c->cap_out = 0;
-        MU_CUDA(cudaMalloc(&c->v, (size_t)(starts * c->F) * sizeof *c->v));
-        MU_CUDA(cudaMalloc(&c->its, (size_t)starts * sizeof *c->its));
-        MU_CUDA(cudaMalloc(&c->conv, (size_t)starts * sizeof *c->conv));
-        MU_CUDA(cudaMalloc(&c->proto, (size_t)(starts * c->F) * sizeof *c->proto));
-        MU_CUDA(cudaMalloc(&c->from, (size_t)starts * sizeof *c->from));
+        if (remake({dev_array_of(&c->v, nf), dev_array_of(&c->its, n), dev_array_of(&c->conv, n),
+                    dev_array_of(&c->proto, nf), dev_array_of(&c->from, n)}))
+            return 1;
         c->cap_out = starts;
     }
     return 0;
@@ -485,10 +489,8 @@ static int launch_fast(mu_gpu_fm *c, int nranges, int64_t most, double r2, doubl
                        int64_t max_it) {
     const int F = c->F;
     if (nranges > c->cap_mid) {
-        MU_CUDA(cudaFree(c->mid));
-        c->mid = NULL;
         c->cap_mid = 0;
-        MU_CUDA(cudaMalloc(&c->mid, (size_t)nranges * F * sizeof *c->mid));
+        if (remake({dev_array_of(&c->mid, (size_t)nranges * F)})) return 1;
         c->cap_mid = nranges;
     }
     size_t shared = (size_t)fast::tile_rows(F) * (size_t)F * sizeof(float);

@@ -635,14 +635,6 @@ static int scan_step(mu_gpu_km *g, const staged &st, int k, int *cand) {
     return 0;
 }
 
-extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
-                              const int *nc, const double *an1, const double *an2,
-                              const unsigned char *live, int *move) {
-    staged st;
-    return stage(g, c, k, ic1, ic2, nc, an1, an2, live, &st) || scan_step(g, st, k, NULL) ||
-           pull_points(g, g->move, move);
-}
-
 static int qtest_step(mu_gpu_km *g, const staged &st) {
     qtest_kernel<<<(g->m + SELECT - 1) / SELECT, SELECT>>>(g->pt, g->m, g->d, st.c, st.ic1, st.ic2,
                                                            st.nc, st.an1, st.an2, st.flag, g->cand);
@@ -650,25 +642,40 @@ static int qtest_step(mu_gpu_km *g, const staged &st) {
     return 0;
 }
 
+/* Version 2's per-point tests on the staged inputs, the optimal-transfer
+ * test (scan) or the quick-transfer test: the host-array forms (out given)
+ * bring the result (move, cand) back into out; the resident forms (out NULL)
+ * leave it on the device (the candidates in g->cand, ic2 updated there). */
+static int point_test(mu_gpu_km *g, bool scan, const double *c, int k, const int *ic1,
+                      const int *ic2, const int *nc, const double *an1, const double *an2,
+                      const unsigned char *flag, int *out) {
+    staged st{}; /* set by stage: zeroed only for GCC's -Wmaybe-uninitialized */
+    if (stage(g, c, k, ic1, ic2, nc, an1, an2, flag, &st)) return 1;
+    if (scan ? scan_step(g, st, k, out ? NULL : g->cand) : qtest_step(g, st)) return 1;
+    return out ? pull_points(g, scan ? g->move : g->cand, out) : 0;
+}
+
+extern "C" int mu_gpu_km_scan(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
+                              const int *nc, const double *an1, const double *an2,
+                              const unsigned char *live, int *move) {
+    return point_test(g, true, c, k, ic1, ic2, nc, an1, an2, live, move);
+}
+
 extern "C" int mu_gpu_km_qtest(mu_gpu_km *g, const double *c, int k, const int *ic1, const int *ic2,
                                const int *nc, const double *an1, const double *an2,
                                const unsigned char *qchg, int *cand) {
-    staged st;
-    return stage(g, c, k, ic1, ic2, nc, an1, an2, qchg, &st) || qtest_step(g, st) ||
-           pull_points(g, g->cand, cand);
+    return point_test(g, false, c, k, ic1, ic2, nc, an1, an2, qchg, cand);
 }
 
 extern "C" int mu_gpu_km_res_scan(mu_gpu_km *g, const double *c, int k, const int *nc,
                                   const double *an1, const double *an2, const unsigned char *live) {
-    staged st;
-    return stage(g, c, k, NULL, NULL, nc, an1, an2, live, &st) || scan_step(g, st, k, g->cand);
+    return point_test(g, true, c, k, NULL, NULL, nc, an1, an2, live, NULL);
 }
 
 extern "C" int mu_gpu_km_res_qtest(mu_gpu_km *g, const double *c, int k, const int *nc,
                                    const double *an1, const double *an2,
                                    const unsigned char *qchg) {
-    staged st;
-    return stage(g, c, k, NULL, NULL, nc, an1, an2, qchg, &st) || qtest_step(g, st);
+    return point_test(g, false, c, k, NULL, NULL, nc, an1, an2, qchg, NULL);
 }
 
 /* The flagged clusters' centres and sums of squares from the resident ic1

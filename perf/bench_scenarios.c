@@ -102,13 +102,13 @@ static void setup_ctx(bench *b, mu_sc_ctx *x, mu_sc_tree *t, int64_t hist_end, i
     x->use_gpu = b->use_gpu;
     x->threads = b->threads;
     int nst = b->md.nst, P = b->md.pmax;
-    x->Z = malloc((size_t)rows * nst * sizeof *x->Z);
-    x->zpast = malloc((size_t)(per_scen ? rows : 1) * P * nst * sizeof *x->zpast);
-    if (!x->Z || !x->zpast) {
+    x->buf.Z = malloc((size_t)rows * nst * sizeof *x->buf.Z);
+    x->buf.zpast = malloc((size_t)(per_scen ? rows : 1) * P * nst * sizeof *x->buf.zpast);
+    if (!x->buf.Z || !x->buf.zpast) {
         fprintf(stderr, "bench_scenarios: out of memory\n");
         exit(1);
     }
-    if (b->use_gpu && mu_sc_gpu_create(nst, P, rows, per_scen, &x->gpu)) {
+    if (b->use_gpu && mu_sc_gpu_create(nst, P, rows, per_scen, &x->buf.gpu)) {
         fprintf(stderr, "bench_scenarios: GPU buffers: %s\n", mu_gpu_error());
         exit(1);
     }
@@ -116,9 +116,7 @@ static void setup_ctx(bench *b, mu_sc_ctx *x, mu_sc_tree *t, int64_t hist_end, i
 
 static void free_ctx(mu_sc_ctx *x) {
     mu_sc_lanes_close(x);
-    free(x->Z);
-    free(x->zpast);
-    mu_sc_gpu_destroy(x->gpu);
+    mu_sc_bufs_free(&x->buf);
 }
 
 /* One tree through the workload's stage loop (task farm on one rank). */
@@ -196,23 +194,23 @@ static int newave_stage(mu_sc_ctx *x, int64_t v, double *rec) {
         for (int s = 0; s < nst; s++) {
             int64_t tt = hist_end - 1 - i;
             int mm = (int)(tt % 12);
-            x->zpast[i * nst + s] =
+            x->buf.zpast[i * nst + s] =
                 (x->h->q[tt * nst + s] - md->mu[mm * nst + s]) / md->sd[mm * nst + s];
         }
-    mu_sc_gen_draw d = {c->seed, MU_SC_COMB_STREAM(v), 0, m, x->zpast, 0};
+    mu_sc_gen_draw d = {c->seed, MU_SC_COMB_STREAM(v), 0, m, x->buf.zpast, 0};
     double t1 = now();
-    MU_TRY(mu_sc_generate(x, month, &d, x->Z));
+    MU_TRY(mu_sc_generate(x, month, &d, x->buf.Z));
     double t2 = now();
     mu_agg_result ar;
     memset(&ar, 0, sizeof ar);
-    if (mu_agg_cluster(x->Z, m, nst, NEWAVE_K, c->method, c->max_iter, 77 + (uint64_t)v, x->use_gpu,
-                       &ar))
+    if (mu_agg_cluster(x->buf.Z, m, nst, NEWAVE_K, c->method, c->max_iter, 77 + (uint64_t)v,
+                       x->use_gpu, &ar))
         return mu_error_cause(mu_error_message(), "newave stage %d", (int)v + 1);
     stage_rec r;
     memset(&r, 0, sizeof r);
     r.gen_s = t2 - t1;
     r.agg_s = now() - t2;
-    stage_check(&ar, x->Z, m, nst, &r);
+    stage_check(&ar, x->buf.Z, m, nst, &r);
     r.a = ar;
     r.a.rep = r.a.group = NULL;
     r.a.prob = NULL;

@@ -223,7 +223,10 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
     return 0;
 }
 
-static int check_outputs(const adv_cfg *c) {
+/* Every output is writable before any work (rank 0), gnuplot runs if a plot is
+ * asked, and a build without parallel HDF5 says that it writes no fields. */
+static int check_outputs(const void *cfg) {
+    const adv_cfg *c = cfg;
     if (c->output) MU_TRY(mu_output_check(c->output));
     if (c->dump) MU_TRY(mu_output_check(c->dump));
     if (c->checkpoint) MU_TRY(mu_output_check(c->checkpoint));
@@ -233,16 +236,15 @@ static int check_outputs(const adv_cfg *c) {
         MU_TRY(mu_output_check(path));
         MU_TRY(adv_plot_check());
     }
+    if (!adv_hdf5_available()) mu_info("advect: built without parallel HDF5: no field output");
     return 0;
 }
 
 static int advect_run(mu_app *app) {
     adv_cfg cfg;
     int rc = read_cfg(app->opts, &cfg);
-    if (!rc && app->rank == 0) rc = check_outputs(&cfg);
-    if (!rc && !adv_hdf5_available())
-        mu_info("advect: built without parallel HDF5: no field output");
-    rc = mu_error_collective(app->comm, rc) ? 1 : adv_run(app, &cfg);
+    rc = mu_output_check_collective(app->comm, app->rank, rc, check_outputs, &cfg);
+    if (!rc) rc = adv_run(app, &cfg);
     free(cfg.output_steps);
     return rc;
 }

@@ -49,3 +49,9 @@ int mu_output_check(const char *path) {
     mu_output_abort(&out);
     return 0;
 }
+
+int mu_output_check_collective(MPI_Comm comm, int rank, int rc, int (*check)(const void *cfg),
+                               const void *cfg) {
+    if (!rc && rank == 0) rc = check(cfg);
+    return mu_error_collective(comm, rc);
+}

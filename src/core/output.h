@@ -3,6 +3,7 @@
  * never leaves a half-written result. */
 #ifndef MU_CORE_OUTPUT_H
 #define MU_CORE_OUTPUT_H
+#include <mpi.h>
 #include <stdio.h>
 
 typedef struct {
@@ -22,5 +23,12 @@ void mu_output_abort(mu_output *out);
 /* Checks up front that path can be written (creates and removes its temporary
  * file), so a run fails before its work rather than after. */
 int mu_output_check(const char *path);
+/* A command's outputs checked before its work, collective over comm: rc is
+ * this rank's start (its options read: 0, or 1 after mu_error()); where it is
+ * 0 on rank 0, check(cfg) runs there (mu_output_check of each output: 0, or 1
+ * after mu_error()). 0 when every rank got 0, else 1 on every rank after the
+ * message (mu_error_collective). */
+int mu_output_check_collective(MPI_Comm comm, int rank, int rc, int (*check)(const void *cfg),
+                               const void *cfg);
 
 #endif

@@ -185,7 +185,8 @@ int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
 }
 
 /* Every output is writable before any work (rank 0), and gnuplot runs if a plot is asked. */
-static int check_outputs(const mu_fz_cfg *c) {
+static int check_outputs(const void *cfg) {
+    const mu_fz_cfg *c = cfg;
     if (c->output) MU_TRY(mu_output_check(c->output));
     if (c->prefix) {
         static const char *const names[] = {"prototypes.csv", "memberships.csv", "labels.csv",
@@ -208,8 +209,8 @@ static int check_outputs(const mu_fz_cfg *c) {
 static int fuzzy_run(mu_app *app) {
     mu_fz_cfg cfg;
     int rc = mu_fz_read_cfg(app->opts, app->rank, 0, &cfg);
-    if (!rc && app->rank == 0) rc = check_outputs(&cfg);
-    rc = mu_error_collective(app->comm, rc) ? 1 : mu_fz_run(app, &cfg);
+    rc = mu_output_check_collective(app->comm, app->rank, rc, check_outputs, &cfg);
+    if (!rc) rc = mu_fz_run(app, &cfg);
     free(cfg.prefix);
     return rc;
 }

@@ -89,11 +89,15 @@ static int check_options(const mu_opts *o) {
     return 0;
 }
 
+/* The output (if any) writable before any work (rank 0); opts: the options. */
+static int check_output(const void *opts) {
+    const char *out = mu_opt_str(opts, "output");
+    return out ? mu_output_check(out) : 0;
+}
+
 static int maxsub_run(mu_app *app) {
     int rc = check_options(app->opts);
-    const char *out = mu_opt_str(app->opts, "output");
-    if (!rc && out && app->rank == 0) rc = mu_output_check(out);
-    MU_TRY(mu_error_collective(app->comm, rc));
+    MU_TRY(mu_output_check_collective(app->comm, app->rank, rc, check_output, app->opts));
     if (mu_opt_str(app->opts, "fasta")) return mu_maxsub_run_fasta(app);
     if (mu_opt_int(app->opts, "dim") == 2) return mu_maxsub_run_2d(app);
     return mu_maxsub_run_1d(app);

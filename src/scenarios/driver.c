@@ -196,7 +196,8 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
 }
 
 /* Every output is writable before any work (rank 0), and gnuplot runs if a plot is asked. */
-static int check_outputs(const mu_sc_cfg *c) {
+static int check_outputs(const void *cfg) {
+    const mu_sc_cfg *c = cfg;
     const char *paths[] = {c->out_csv,    c->out_json, c->model_json,
                            c->stats_path, c->plot,     c->node_scenarios};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
@@ -209,8 +210,7 @@ static int check_outputs(const mu_sc_cfg *c) {
 static int scenarios_run(mu_app *app) {
     mu_sc_cfg cfg;
     int rc = mu_sc_read_cfg(app->opts, 0, &cfg);
-    if (!rc && app->rank == 0) rc = check_outputs(&cfg);
-    if (mu_error_collective(app->comm, rc)) return 1;
+    MU_TRY(mu_output_check_collective(app->comm, app->rank, rc, check_outputs, &cfg));
     return mu_sc_run(app, &cfg);
 }
 

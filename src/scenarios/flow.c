@@ -122,36 +122,27 @@ static void log_fit(const mu_sc_hist *h, const mu_sc_model *md) {
 
 /* lock: Z page-locked (and touched) for the device's copies. */
 static int make_scratch(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int use_gpu, int lock) {
-    const size_t zbytes = (size_t)rows * nst * sizeof *x->Z;
-    x->z_locked = 0;
-    x->Z = lock ? mu_gpu_host_alloc(zbytes, &x->z_locked) : malloc(zbytes);
-    x->zpast = malloc((size_t)rows * pmax * nst * sizeof *x->zpast);
-    int rc = !x->Z || !x->zpast ? mu_error("out of memory for %lld scenarios", (long long)rows) : 0;
+    const size_t zbytes = (size_t)rows * nst * sizeof *x->buf.Z;
+    x->buf.z_locked = 0;
+    x->buf.Z = lock ? mu_gpu_host_alloc(zbytes, &x->buf.z_locked) : malloc(zbytes);
+    x->buf.zpast = malloc((size_t)rows * pmax * nst * sizeof *x->buf.zpast);
+    int rc = !x->buf.Z || !x->buf.zpast
+                 ? mu_error("out of memory for %lld scenarios", (long long)rows)
+                 : 0;
     if (!rc && use_gpu)
-        rc = MU_GPU(mu_sc_gpu_create(nst, pmax, rows, 1, &x->gpu), "scenarios: GPU buffers");
+        rc = MU_GPU(mu_sc_gpu_create(nst, pmax, rows, 1, &x->buf.gpu), "scenarios: GPU buffers");
     return rc;
 }
 
 /* The rank's scratch (made already where warm_up succeeded). Collective. */
 static int alloc_scratch(mu_app *app, mu_sc_ctx *x, int64_t rows) {
-    int rc = x->Z ? 0 : make_scratch(x, x->md->nst, x->md->pmax, rows, x->use_gpu, 0);
+    int rc = x->buf.Z ? 0 : make_scratch(x, x->md->nst, x->md->pmax, rows, x->use_gpu, 0);
     return mu_error_collective(app->comm, rc);
-}
-
-/* The rank's own scratch (not its lanes'). */
-static void free_rank_scratch(mu_sc_ctx *x) {
-    free(x->Dnode);
-    x->Dnode = NULL;
-    mu_gpu_host_free(x->Z, x->z_locked);
-    free(x->zpast);
-    mu_sc_gpu_destroy(x->gpu);
-    x->Z = x->zpast = NULL;
-    x->gpu = NULL;
 }
 
 static void free_scratch(mu_sc_ctx *x) {
     mu_sc_lanes_close(x);
-    free_rank_scratch(x);
+    mu_sc_bufs_free(&x->buf); /* the rank's own */
 }
 
 /* The scratch, its host rows touched, this thread's whitening buffers and a
@@ -159,7 +150,7 @@ static void free_scratch(mu_sc_ctx *x) {
  * kept (alloc_scratch and the node make them again, and report). */
 static void warm_up(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int m, int kmax) {
     if (make_scratch(x, nst, pmax, rows, 1, 1) || mu_gpu_whiten_reserve(m, nst)) {
-        free_rank_scratch(x); /* the lanes are other threads' now */
+        mu_sc_bufs_free(&x->buf); /* the rank's own: the lanes are other threads' now */
         return;
     }
     (void)mu_gpu_km_reserve(m, nst, kmax);
@@ -505,8 +496,8 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
      * year of burn-in (they start from the record's last months). */
     int64_t S = c->stats_series;
     int H = 12 * (c->stats_years + 1);
-    free(x.Dnode); /* the statistics sample uses each month's own factor */
-    x.Dnode = NULL;
+    free(x.buf.Dnode); /* the statistics sample uses each month's own factor */
+    x.buf.Dnode = NULL;
     if (S > 0 && c->stats_path && run_stats(app, &x, S, H, &sample, &rc)) {
         rc = 1;
         goto out;

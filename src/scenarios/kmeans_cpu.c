@@ -194,13 +194,20 @@ void mu_km_recompute_cpu(const double *a, int m, int d, const int *ic1, const in
     }
 }
 
-static int cpu_qtest(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
-                     const int *nc, const double *an1, const double *an2, const unsigned char *qchg,
-                     int *cand) {
-    const mu_km_points *x = ctx;
-    mu_km_qtest_cpu(x->a, x->m, x->d, c, k, ic1, ic2, nc, an1, an2, qchg, cand);
-    return 0;
-}
+/* The backend's per-point tests (scan, qtest) over the points ctx: FN, the
+ * CPU version, which takes the points and then the same arguments. */
+#define CPU_POINT_TEST(name, FN)                                                                   \
+    static int name(void *ctx, const double *c, int k, const int *ic1, const int *ic2,             \
+                    const int *nc, const double *an1, const double *an2,                           \
+                    const unsigned char *flag, int *out) {                                         \
+        const mu_km_points *x = ctx;                                                               \
+        FN(x->a, x->m, x->d, c, k, ic1, ic2, nc, an1, an2, flag, out);                             \
+        return 0;                                                                                  \
+    }
+CPU_POINT_TEST(cpu_scan, mu_km_scan_cpu)
+CPU_POINT_TEST(cpu_qtest, mu_km_qtest_cpu)
+#undef CPU_POINT_TEST
+
 static int cpu_recompute(void *ctx, const int *ic1, const int *nc, int k,
                          const unsigned char *touched, double *c, double *cw) {
     const mu_km_points *x = ctx;
@@ -216,13 +223,6 @@ static int cpu_all(void *ctx, const double *c, int k, double *dist) {
 static int cpu_nearest2(void *ctx, const double *c, int k, int *ic1, int *ic2) {
     const mu_km_points *x = ctx;
     mu_km_nearest2_cpu(x->a, x->m, x->d, c, k, ic1, ic2);
-    return 0;
-}
-static int cpu_scan(void *ctx, const double *c, int k, const int *ic1, const int *ic2,
-                    const int *nc, const double *an1, const double *an2, const unsigned char *live,
-                    int *move) {
-    const mu_km_points *x = ctx;
-    mu_km_scan_cpu(x->a, x->m, x->d, c, k, ic1, ic2, nc, an1, an2, live, move);
     return 0;
 }
 

@@ -28,26 +28,35 @@
 
 enum { LANE_ERR = 1024 };
 
+/* Lane l as a copy of x with its own scratch, buffers and error text (the
+ * lanes may have been opened before x was complete). */
+static void lane_sync(mu_sc_ctx *l, const mu_sc_ctx *x) {
+    const mu_sc_bufs own = l->buf;
+    *l = *x;
+    l->buf = own;
+    l->lanes = NULL;
+    l->nlanes = 0;
+    l->lane = 1;
+    l->clamped = 0;
+    l->km_s = l->km_dist_s = l->gen_s = l->agg_s = 0;
+    l->err_node = -1;
+}
+
 static int lanes_open(mu_sc_ctx *x, int n, int nst, int pmax) {
     x->lanes = calloc((size_t)n, sizeof *x->lanes);
     if (!x->lanes) return mu_error("out of memory for %d scenario lanes", n);
     for (int t = 0; t < n; t++) {
         mu_sc_ctx *l = &x->lanes[t];
-        *l = *x;
-        l->lanes = NULL;
-        l->nlanes = 0;
-        l->lane = 1;
-        l->Dnode = NULL;
-        l->gpu = NULL;
-        l->Z = malloc((size_t)x->c->m * nst * sizeof *l->Z);
-        l->z_locked = 0;
-        l->zpast = malloc((size_t)pmax * nst * sizeof *l->zpast);
-        l->err = malloc(LANE_ERR);
+        mu_sc_bufs *b = &l->buf;
+        b->Z = malloc((size_t)x->c->m * nst * sizeof *b->Z);
+        b->zpast = malloc((size_t)pmax * nst * sizeof *b->zpast);
+        b->err = malloc(LANE_ERR);
+        lane_sync(l, x);
         x->nlanes = t + 1; /* so that close frees this one too */
-        if (!l->Z || !l->zpast || !l->err)
+        if (!b->Z || !b->zpast || !b->err)
             return mu_error("out of memory for scenario lane %d (M = %d)", t, x->c->m);
         if (x->use_gpu)
-            MU_TRY(MU_GPU(mu_sc_gpu_create(nst, pmax, x->c->m, 0, &l->gpu),
+            MU_TRY(MU_GPU(mu_sc_gpu_create(nst, pmax, x->c->m, 0, &b->gpu),
                           "scenarios: GPU buffers of lane %d", t));
     }
     return 0;
@@ -72,17 +81,17 @@ int mu_sc_nest(int on) {
 /* Page-locked where the allocator can lock it, else the malloc'ed rows
  * touched (run.h). */
 void mu_sc_lane_scratch(mu_sc_ctx *l) {
-    const size_t bytes = (size_t)l->c->m * l->h->nst * sizeof *l->Z;
+    const size_t bytes = (size_t)l->c->m * l->h->nst * sizeof *l->buf.Z;
     int locked = 0;
-    double *z = l->use_gpu && !l->z_locked ? mu_gpu_host_alloc(bytes, &locked) : NULL;
+    double *z = l->use_gpu && !l->buf.z_locked ? mu_gpu_host_alloc(bytes, &locked) : NULL;
     if (z && locked) {
-        free(l->Z);
-        l->Z = z;
-        l->z_locked = 1;
+        free(l->buf.Z);
+        l->buf.Z = z;
+        l->buf.z_locked = 1;
         return;
     }
     mu_gpu_host_free(z, locked);
-    memset(l->Z, 0, bytes);
+    memset(l->buf.Z, 0, bytes);
 }
 
 /* Made by many threads at once as a stage starts, a lane's buffers cost more
@@ -96,34 +105,17 @@ void mu_sc_lane_warm(mu_sc_ctx *x, int t, int kmax) {
     if (bound && !mu_gpu_whiten_reserve(m, nst)) (void)mu_gpu_km_reserve(m, nst, kmax);
 }
 
-/* Lane l as a copy of x with its own scratch, buffers and error text (the
- * lanes may have been opened before x was complete). */
-static void lane_sync(mu_sc_ctx *l, const mu_sc_ctx *x) {
-    mu_sc_ctx own = *l;
-    *l = *x;
-    l->lanes = NULL;
-    l->nlanes = 0;
-    l->lane = 1;
-    l->Z = own.Z;
-    l->z_locked = own.z_locked;
-    l->zpast = own.zpast;
-    l->Dnode = own.Dnode;
-    l->gpu = own.gpu;
-    l->err = own.err;
-    l->clamped = 0;
-    l->km_s = l->km_dist_s = l->gen_s = l->agg_s = 0;
-    l->err_node = -1;
+void mu_sc_bufs_free(mu_sc_bufs *b) {
+    mu_gpu_host_free(b->Z, b->z_locked);
+    free(b->zpast);
+    free(b->Dnode);
+    free(b->err);
+    mu_sc_gpu_destroy(b->gpu);
+    *b = (mu_sc_bufs){0};
 }
 
 void mu_sc_lanes_close(mu_sc_ctx *x) {
-    for (int t = 0; t < x->nlanes; t++) {
-        mu_sc_ctx *l = &x->lanes[t];
-        mu_gpu_host_free(l->Z, l->z_locked);
-        free(l->zpast);
-        free(l->Dnode);
-        free(l->err);
-        mu_sc_gpu_destroy(l->gpu);
-    }
+    for (int t = 0; t < x->nlanes; t++) mu_sc_bufs_free(&x->lanes[t].buf);
     free(x->lanes);
     x->lanes = NULL;
     x->nlanes = 0;
@@ -135,7 +127,7 @@ void mu_sc_lanes_close(mu_sc_ctx *x) {
 static void lane_failed(mu_sc_ctx *l, int64_t v) {
     if (l->err_node >= 0) return;
     l->err_node = v;
-    snprintf(l->err, LANE_ERR, "%s", mu_error_message());
+    snprintf(l->buf.err, LANE_ERR, "%s", mu_error_message());
 }
 
 int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t rd,
@@ -184,7 +176,7 @@ int mu_sc_lanes_run(mu_sc_ctx *x, int64_t v0, int64_t count, double *rec, size_t
         mu_timer_add("aggregate", l->agg_s, 0);
         if (l->err_node >= 0 && (first < 0 || l->err_node < first)) {
             first = l->err_node;
-            msg = l->err;
+            msg = l->buf.err;
         }
     }
     return msg ? mu_error("%s", msg) : 0;

@@ -81,12 +81,12 @@ int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z) 
     mu_sc_gen_month g;
     mu_sc_month_args(x->md, month, &g);
     g.delta_min = x->c->delta_min;
-    if (x->Dnode) { /* the node's lognormal-space factor (mu_sc_lognormal_factor) */
-        g.D = x->Dnode;
+    if (x->buf.Dnode) { /* the node's lognormal-space factor (mu_sc_lognormal_factor) */
+        g.D = x->buf.Dnode;
         g.lower = x->lower_node;
     }
     if (x->use_gpu)
-        return MU_GPU(mu_sc_gpu_generate(x->gpu, &g, d, Z, &x->clamped, NULL),
+        return MU_GPU(mu_sc_gpu_generate(x->buf.gpu, &g, d, Z, &x->clamped, NULL),
                       "scenarios: GPU generation");
     mu_sc_gen_cpu(&g, d, Z, &x->clamped);
     return 0;
@@ -143,7 +143,7 @@ static int put_children(mu_sc_ctx *x, const mu_agg_result *ar, int K, double *re
     int nst = x->md->nst, M = x->c->m, k = ar->k < K ? ar->k : K;
     double *val = malloc((size_t)ar->k * nst * sizeof *val);
     if (!val) return mu_error("out of memory for the representatives");
-    if (mu_sc_represent(x->c->rep, x->Z, M, nst, ar, val, rec + 2)) {
+    if (mu_sc_represent(x->c->rep, x->buf.Z, M, nst, ar, val, rec + 2)) {
         free(val);
         return 1;
     }
@@ -153,7 +153,8 @@ static int put_children(mu_sc_ctx *x, const mu_agg_result *ar, int K, double *re
         REC_CHILD(rec, nst, g)[0] = ar->prob[g];
         memcpy(REC_CHILD(rec, nst, g) + 1, val + (size_t)g * nst, (size_t)nst * sizeof *rec);
     }
-    if (x->c->node_scenarios) memcpy(REC_CHILD(rec, nst, K), x->Z, (size_t)M * nst * sizeof *rec);
+    if (x->c->node_scenarios)
+        memcpy(REC_CHILD(rec, nst, K), x->buf.Z, (size_t)M * nst * sizeof *rec);
     free(val);
     return 0;
 }
@@ -170,20 +171,21 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     int64_t lo = 0, hi = M;
     if (nranks > 1) mu_block_range(M, nranks, rank, &lo, &hi);
     memset(rec, 0, rec_doubles(x, K) * sizeof *rec);
-    mu_sc_node_past(x, v, x->zpast);
-    mu_sc_gen_draw d = {c->seed, (uint64_t)v, lo, hi - lo, x->zpast, 0};
+    mu_sc_node_past(x, v, x->buf.zpast);
+    mu_sc_gen_draw d = {c->seed, (uint64_t)v, lo, hi - lo, x->buf.zpast, 0};
     double t0 = mu_km_now();
     int rc = 0;
     if (c->corr_lognormal) {
         mu_sc_gen_month g;
         mu_sc_month_args(x->md, month, &g);
         g.delta_min = c->delta_min;
-        x->Dnode = x->Dnode ? x->Dnode : malloc((size_t)nst * nst * sizeof *x->Dnode);
-        if (!x->Dnode || mu_sc_lognormal_factor(&g, x->md->corr + (size_t)month * nst * nst,
-                                                x->zpast, x->Dnode, &x->lower_node))
+        x->buf.Dnode =
+            x->buf.Dnode ? x->buf.Dnode : malloc((size_t)nst * nst * sizeof *x->buf.Dnode);
+        if (!x->buf.Dnode || mu_sc_lognormal_factor(&g, x->md->corr + (size_t)month * nst * nst,
+                                                    x->buf.zpast, x->buf.Dnode, &x->lower_node))
             rc = mu_error("out of memory for the lognormal correlation");
     }
-    if (!rc && hi > lo) rc = mu_sc_generate(x, month, &d, x->Z + lo * nst);
+    if (!rc && hi > lo) rc = mu_sc_generate(x, month, &d, x->buf.Z + lo * nst);
     if (nranks > 1) { /* shared_stage makes the error collective */
         int *cnt = rc ? NULL : malloc(2 * sizeof(int) * (size_t)nranks);
         if (!rc && !cnt) rc = mu_error("out of memory for the shared node");
@@ -202,7 +204,7 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
             cnt[r] = (int)((b - a) * nst);
             cnt[nranks + r] = (int)(a * nst);
         }
-        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, x->Z, cnt, cnt + nranks, MPI_DOUBLE,
+        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, x->buf.Z, cnt, cnt + nranks, MPI_DOUBLE,
                        comm);
         free(cnt);
     }
@@ -211,7 +213,7 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     mu_agg_result ar;
     memset(&ar, 0, sizeof ar);
     t0 = mu_km_now();
-    rc = mu_agg_cluster_shared(x->Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
+    rc = mu_agg_cluster_shared(x->buf.Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
                                x->use_gpu, comm, &ar);
     log_node(x, v, &ar, gen_s, phase_time(x, "aggregate", t0));
     x->km_s += ar.kmeans_s;
@@ -391,7 +393,7 @@ static int comb_task(int64_t first, int64_t count, void *results, void *vctx) {
     comb_ctx *cc = vctx;
     mu_sc_ctx *x = cc->x;
     int nst = x->md->nst, pmax = x->md->pmax, H = cc->horizon;
-    double *out = results, *zp = x->zpast;
+    double *out = results, *zp = x->buf.zpast;
     /* The shared start: the record's last pmax months, for every series. */
     mu_sc_tree root = {0};
     int64_t par = -1;
@@ -409,11 +411,11 @@ static int comb_task(int64_t first, int64_t count, void *results, void *vctx) {
         uint64_t stream = cc->stats ? MU_SC_STATS_STREAM(t) : MU_SC_COMB_STREAM(t);
         mu_sc_gen_draw d = {x->c->seed, stream, first, count, zp, (int64_t)pmax * nst};
         mu_timer_begin("generate");
-        int rc = mu_sc_generate(x, month, &d, x->Z);
+        int rc = mu_sc_generate(x, month, &d, x->buf.Z);
         mu_timer_end("generate");
         MU_TRY(rc);
         for (int64_t k = 0; k < count; k++) {
-            const double *q = x->Z + k * nst;
+            const double *q = x->buf.Z + k * nst;
             memcpy(out + (k * H + t) * nst, q, (size_t)nst * sizeof *out);
             double *z = zp + k * pmax * nst;
             memmove(z + nst, z, (size_t)(pmax - 1) * nst * sizeof *z);

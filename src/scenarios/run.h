@@ -5,6 +5,18 @@
 #include "gpu/scenarios_gen.h"
 #include "mpi/taskfarm.h"
 
+/* What a context owns: the rank's, or a lane's own (lanes.c keeps a lane's
+ * when it copies the rank's context into it). */
+typedef struct {
+    mu_sc_gpu *gpu;
+    double *Dnode;     /* --corr=lognormal: this node's factor (nst x nst) */
+    double *Z, *zpast; /* scratch: M x nst, pmax x nst (tree) or per series (comb) */
+    int z_locked;      /* Z is page-locked (mu_gpu_host_alloc) */
+    char *err;         /* a lane: the message of its first failing node */
+} mu_sc_bufs;
+/* Frees b's buffers and zeroes it. */
+void mu_sc_bufs_free(mu_sc_bufs *b);
+
 typedef struct mu_sc_ctx {
     const mu_sc_cfg *c;
     const mu_sc_hist *h;
@@ -14,13 +26,10 @@ typedef struct mu_sc_ctx {
     mu_sc_tree *tree;
     int stage; /* the stage being built (0: children of the root) */
     int use_gpu;
-    mu_sc_gpu *gpu;
     int64_t clamped;
     double km_s, km_dist_s; /* seconds in the k-means calls and in their distance steps */
-    double *Dnode;          /* --corr=lognormal: this node's factor (nst x nst) */
     int lower_node;
-    double *Z, *zpast; /* scratch: M x nst, pmax x nst (tree) or per series (comb) */
-    int z_locked;      /* Z is page-locked (mu_gpu_host_alloc) */
+    mu_sc_bufs buf; /* its own buffers */
     /* Host threads (lanes.c): threads is the resolved count; lanes[t] is
      * thread t's copy of this context with its own scratch and device buffers
      * (lane = 1 there: it keeps its seconds in gen_s/agg_s, not the timers). */
@@ -28,8 +37,7 @@ typedef struct mu_sc_ctx {
     struct mu_sc_ctx *lanes;
     double gen_s, agg_s;
     FILE *dump;       /* rank 0 with --node-scenarios: the open file (else NULL) */
-    int64_t err_node; /* a lane: the first node that failed there (-1: none) */
-    char *err;        /* and its message */
+    int64_t err_node; /* a lane: the first node that failed there (-1: none; buf.err its message) */
 } mu_sc_ctx;
 
 /* Work of one tree node (run.c's node_work alone): its record into rec. */
