@@ -8,68 +8,9 @@
 #include "core/log.h"
 #include "core/output.h"
 
+/* The options, one row each (name, type, default, choices, help): advect/options.def. */
 static const mu_opt_spec advect_opts[] = {
-    {"nx", MU_OPT_INT, "64", 0, "cells along X"},
-    {"ny", MU_OPT_INT, "64", 0, "cells along Y"},
-    {"nz", MU_OPT_INT, "4", 0, "cells along Z (levels, kept on each rank)"},
-    {"fields", MU_OPT_INT, "1", 0, "number of advected fields N (species)"},
-    {"lx", MU_OPT_REAL, "1", 0, "domain length along X"},
-    {"ly", MU_OPT_REAL, "1", 0, "domain length along Y"},
-    {"lz", MU_OPT_REAL, "1", 0, "domain length along Z"},
-    {"dt", MU_OPT_REAL, "", 0, "time step (unset: --courant over the largest wind speed)"},
-    {"courant", MU_OPT_REAL, "0.5", 0, "with dt unset: the target largest Courant number"},
-    {"steps", MU_OPT_INT, "", 0,
-     "time steps (unset: one period of the wind, --period over dt, which must divide)"},
-    {"bc", MU_OPT_CHOICE, "periodic", "periodic|open",
-     "X and Y boundaries: periodic, or open (fixed border cells, upstream inflow)"},
-    {"bc-z", MU_OPT_CHOICE, "open", "periodic|open", "Z boundaries"},
-    {"wind", MU_OPT_CHOICE, "constant", "constant|rotation|swirl|divergent|file",
-     "constant (--u, --v, --w), solid-body rotation about the domain centre, LeVeque's swirling "
-     "deformation (reverses at --period/2), a divergent 3-D test wind, or --wind-file"},
-    {"u", MU_OPT_REAL, "1", 0, "constant wind along X (divergent: its amplitude)"},
-    {"v", MU_OPT_REAL, "0", 0, "constant wind along Y"},
-    {"w", MU_OPT_REAL, "0", 0, "constant wind along Z (also with rotation and swirl)"},
-    {"period", MU_OPT_REAL, "1", 0, "rotation: time of one revolution; swirl: the period T"},
-    {"wind-file", MU_OPT_PATH, "", 0,
-     "float32 u, v, w on the right faces of nz x nx x ny cells (z fastest), fixed in time"},
-    {"init", MU_OPT_CHOICE, "gaussian", "gaussian|cosine|square|cone|uniform|file",
-     "initial fields: field f is background + amp (1 + f/2) shape"},
-    {"init-file", MU_OPT_PATH, "", 0,
-     "float32 fields, N fastest, then z, x, y (the study's layout)"},
-    {"cx", MU_OPT_REAL, "", 0, "shape centre along X (unset: the middle)"},
-    {"cy", MU_OPT_REAL, "", 0, "shape centre along Y (unset: the middle)"},
-    {"cz", MU_OPT_REAL, "", 0, "shape centre along Z (unset: the middle)"},
-    {"radius", MU_OPT_REAL, "0.15", 0,
-     "shape radius (Gaussian: its standard deviation), in units of lx"},
-    {"amp", MU_OPT_REAL, "1", 0, "shape amplitude"},
-    {"background", MU_OPT_REAL, "0", 0, "value outside the shape"},
-    {"init-3d", MU_OPT_FLAG, "0", 0, "the shape depends on z too (default: on x and y only)"},
-    {"density", MU_OPT_CHOICE, "uniform", "uniform|stratified",
-     "air density: 1, or exp(-z / --scale-height)"},
-    {"scale-height", MU_OPT_REAL, "0.5", 0, "stratified density scale height"},
-    {"schedule", MU_OPT_CHOICE, "lines", "lines|dataflow",
-     "lines: each (field, line) through the forward and backward loops; dataflow: cells "
-     "classified A-F per step, streams as independent tasks, inflow-only cells after (the "
-     "same bits)"},
-    {"pf", MU_OPT_INT, "0", 0,
-     "field groups: the ranks split the fields into pf groups, each group's ranks into "
-     "px x py X-Y blocks; pf x px x py = ranks (0: as many groups as fit, blocks only where "
-     "a group does not fit a rank's memory or ranks outnumber fields)"},
-    {"px", MU_OPT_INT, "0", 0, "ranks along X in a field group (0: MPI_Dims_create chooses)"},
-    {"py", MU_OPT_INT, "0", 0, "ranks along Y in a field group (0: MPI_Dims_create chooses)"},
-    {"dump", MU_OPT_PATH, "", 0, "write the final fields as raw float32 (global layout)"},
-    MU_OPT_CHECKPOINT("", "steps"),
-    {"log-every", MU_OPT_INT, "0", 0, "steps between info log lines (0: about 10 lines)"},
-    MU_OPT_OUTPUT(
-        "the answer as CSV: per field the mass at the start and end, its relative change, min, "
-        "max, and the L1/L2/Linf errors against the initial field"),
-    {"h5", MU_OPT_PATH, "", 0,
-     "HDF5 file prefix for --output-steps: PREFIX<step>.h5 (parallel HDF5)"},
-    {"nc", MU_OPT_PATH, "", 0,
-     "NetCDF-CF file prefix for --output-steps: PREFIX<step>.nc (through rank 0)"},
-    {"output-steps", MU_OPT_STRING, "", 0, "steps to write, e.g. 0,10,20 (with --h5 or --nc)"},
-    MU_OPT_PLOT(
-        "PNG prefix: PREFIXstart.png and PREFIXend.png, field 0 on the middle level (gnuplot)"),
+#include "advect/options.def"
     MU_OPT_END};
 
 static int choice(const mu_opts *o, const char *name, const char *list) {

@@ -18,35 +18,9 @@
 #include "core/timer.h"
 #include "mpi/wait.h"
 
+/* The options, one row each (name, type, default, choices, help): cg/options.def. */
 static const mu_opt_spec cg_opts[] = {
-    {"matrix", MU_OPT_PATH, "", 0,
-     "Matrix Market file (coordinate; real, integer or pattern; general or symmetric; .gz read "
-     "directly)"},
-    {"poisson", MU_OPT_CHOICE, "", "2d5|3d7|3d27",
-     "generated Poisson operator instead of a file: 2-D 5-point, 3-D 7-point, 3-D 27-point "
-     "(HPCG)"},
-    {"nx", MU_OPT_INT, "", 0, "Poisson grid points along x"},
-    {"ny", MU_OPT_INT, "", 0, "Poisson grid points along y (unset: nx)"},
-    {"nz", MU_OPT_INT, "", 0, "Poisson grid points along z, 3-D only (unset: nx)"},
-    {"scale", MU_OPT_REAL, "1", 0, "multiply every matrix value by this (the study's 'dif')"},
-    {"rhs", MU_OPT_CHOICE, "Aones", "ones|Aones|random",
-     "right-hand side: all ones, A times ones (solution known: all ones), or Philox uniform "
-     "in (-1, 1) keyed by (seed, row)"},
-    MU_OPT_SEED("seed of --rhs=random"),
-    {"variant", MU_OPT_CHOICE, "standard", "standard|thesis",
-     "standard CG, or the study's coded algorithm (absolute test ||r|| < atol, 5 dots)"},
-    {"pc", MU_OPT_CHOICE, "none", "none|jacobi", "preconditioner"},
-    {"precision", MU_OPT_CHOICE, "auto", "auto|fp64|fp32",
-     "vectors and matrix values; dot products are exact either way (auto: fp64, thesis fp32)"},
-    {"rtol", MU_OPT_REAL, "1e-8", 0, "stop when ||r|| <= max(rtol ||b||, atol) (standard)"},
-    {"atol", MU_OPT_REAL, "", 0,
-     "absolute floor of the test (unset: 0; thesis: 1e-5, the study's "
-     "10e-6)"},
-    MU_OPT_MAX_IT("", "iteration limit (unset: 10000; thesis: 999999, the study's)"),
-    {"replace-every", MU_OPT_INT, "0", 0, "recompute r = b - A x every k iterations (0: never)"},
-    MU_OPT_OUTPUT(
-        "write the solution, one value per line (%.17g; a .csv name gets the header 'x')"),
-    MU_OPT_CHECKPOINT("cg.ckpt", "iterations"),
+#include "cg/options.def"
     MU_OPT_END};
 
 typedef struct {

@@ -11,31 +11,9 @@ typedef struct {
     const char *name, *values, *what;
 } knob;
 
+/* The knobs, one row each (name, values, help [default]): core/knobs.def. */
 static const knob knobs[] = {
-    {"MUTIRAO_MPI_YIELD", "0|1", "MPI waits yield the core (default: when ranks outnumber cores)"},
-    {"MUTIRAO_PROGRESS_SECONDS", "seconds", "interval of the progress lines [10]"},
-    {"MUTIRAO_CG_PEER", "0|1",
-     "cg on several GPUs of a node: 0 the host-driven form (no CUDA IPC, the path between "
-     "nodes), 1 the peer form even on ranks sharing a GPU [chosen by peer access]"},
-    {"MUTIRAO_CG_MPI_DEVICE", "0|1",
-     "cg GPU ranks driven from the host: the halo handed to MPI in device memory (1) or staged "
-     "through pinned host memory (0) [1 where the MPI library is CUDA-aware]"},
-    {"MUTIRAO_CG_HALO_KERNEL", "0|1", "cg peer form: a halo kernel every iteration [0]"},
-    {"MUTIRAO_CG_LANES", "1|2|4|8|16|32", "cg GPU SpMV: lanes per row [by the matrix]"},
-    {"MUTIRAO_ADV_HALO_AHEAD", "0|1", "advect: halos packed ahead during the sweep before [1]"},
-    {"MUTIRAO_ADV_PEER", "0|1",
-     "advect GPU blocks on one node: 0 the halos packed ahead through pinned host memory and "
-     "MPI (the path between nodes) [1: through peer memory where the GPUs have peer access]"},
-    {"MUTIRAO_ADV_KEEP", "0|1",
-     "advect CPU, steady winds: each axis's winds, densities and classes kept between steps "
-     "[1 where they fit a quarter of the rank's memory]"},
-    {"MUTIRAO_ADV_SHARE", "0|1",
-     "advect CPU: the ranks of a node with one block share its sweep inputs (shared memory) "
-     "[1]"},
-    {"MUTIRAO_MSS1D_ROUNDS", "1..64", "maxsub 1-D GPU: reduction rounds [16]"},
-    {"MUTIRAO_MSS1D_FAST", "0|1", "maxsub 1-D GPU: the fast path where int32 is exact [1]"},
-    {"MUTIRAO_MSS2D_INT64", "0|1", "maxsub 2-D GPU: force the int64 kernel [0]"},
-    {"MUTIRAO_MSS2D_KERNEL", "pairs|rows", "maxsub 2-D GPU: the kernel variant [by the size]"},
+#include "core/knobs.def"
 };
 enum { NKNOBS = sizeof knobs / sizeof knobs[0] };
 
@@ -57,7 +35,7 @@ static const knob *find(const char *name) {
 
 const char *mu_knob(const char *name) {
     if (!find(name)) {
-        mu_log(MU_LOG_ERROR, "internal: tuning knob %s is not registered (core/knobs.c)", name);
+        mu_log(MU_LOG_ERROR, "internal: tuning knob %s is not registered (core/knobs.def)", name);
         abort();
     }
     const char *v = getenv(name);

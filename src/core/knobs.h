@@ -1,5 +1,5 @@
 /* Tuning knobs: the environment variables that change how (never what)
- * mutirao computes, registered in one table (knobs.c) with whether a value
+ * mutirao computes, registered in one table (knobs.def) with whether a value
  * can change the answer's last bits. `mutirao info` lists them; each run
  * checks, logs and summarizes ("knobs", "knobs_same_bits") those set. A knob
  * not in the table is a programming error. */

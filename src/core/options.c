@@ -8,16 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The options, one row each (name, type, default, choices, help): core/options.def. */
 const mu_opt_spec mu_common_opts[] = {
-    {"config", MU_OPT_PATH, "", 0,
-     "job deck (INI: key = value) holding any of these options, at the top, under [mutirao] or "
-     "under [<command>] (other commands' sections are skipped); its paths are taken from its "
-     "folder"},
-    {"device", MU_OPT_CHOICE, "auto", "auto|cpu|gpu",
-     "where kernels run: gpu if a device is visible (auto), CPU only, or GPU required"},
-    {"summary", MU_OPT_PATH, "", 0, "write a machine-readable JSON summary to this file"},
-    {"log", MU_OPT_CHOICE, "info", "debug|info|warn|error", "log level"},
-    {"help", MU_OPT_FLAG, "0", 0, "print the options and exit"},
+#include "core/options.def"
     MU_OPT_END};
 
 typedef struct {

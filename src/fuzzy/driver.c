@@ -10,71 +10,9 @@
 #include "core/error.h"
 #include "core/output.h"
 
+/* The options, one row each (name, type, default, choices, help): fuzzy/options.def. */
 static const mu_opt_spec fuzzy_opts[] = {
-    MU_OPT_INPUT("objects: CSV with a header, or whitespace-separated text; one object per line"),
-    {"header", MU_OPT_CHOICE, "auto", "auto|yes|no",
-     "first line is a header (auto: when a field is not a number)"},
-    {"label-column", MU_OPT_STRING, "", 0,
-     "reference labels (header name or 1-based number): kept aside, for ARI and purity"},
-    {"gen", MU_OPT_CHOICE, "", "blobs|schools",
-     "generate instead of --input, Philox keyed by (seed, object): Gaussian blobs, or a "
-     "stand-in for the study's US school locations (tests 3-4: use --n=40646)"},
-    {"n", MU_OPT_INT, "10000", 0, "--gen: number of objects"},
-    MU_OPT_SEED("--gen: seed"),
-    {"centers", MU_OPT_STRING, "400,400;400,1090;1125,750", 0,
-     "--gen: blob centres 'x,y;x,y;...' (the study's test 2)"},
-    {"sigma", MU_OPT_REAL, "110", 0, "--gen: blob standard deviation (coordinates rounded)"},
-    {"zscore", MU_OPT_FLAG, "0", 0,
-     "standardize each feature (mean 0, standard deviation 1) before clustering"},
-    {"mode", MU_OPT_CHOICE, "exact", "exact|partitioned",
-     "exact: FM over the whole data set; partitioned: the study's sort, deal into "
-     "--partitions, FM per partition, single-linkage merge"},
-    {"partitions", MU_OPT_INT, "4", 0,
-     "partitioned: number of partitions p (spread over the ranks; the answer depends on p, "
-     "never on the ranks)"},
-    {"r-norm", MU_OPT_CHOICE, "density", "density|printed",
-     "factor r: r^F = sqrt|C^-1| sum 1/(1+r^2 d^2) (density, the study's numbers) or that "
-     "over n (the printed Eq. 3.9)"},
-    {"r", MU_OPT_REAL, "", 0, "use this r instead of solving for it"},
-    {"r-tol", MU_OPT_REAL, "1e-12", 0, "Newton for r stops when log r moves less than this"},
-    {"units", MU_OPT_CHOICE, "r", "r|absolute",
-     "r: --eps1, --eps2, --threshold are lengths in units of 1/r; absolute: the study's "
-     "squared distances (eps1, eps2) and a plain height (threshold)"},
-    {"eps1", MU_OPT_REAL, "1e-6", 0,
-     "convergence: a start stops when its squared step is below (eps1/r)^2, or below eps1 "
-     "when --units=absolute"},
-    {"eps2", MU_OPT_REAL, "", 0,
-     "acceptance: squared distance to every prototype above (eps2/r)^2 (unset: 0.5), or "
-     "above eps2 when --units=absolute (unset: 1e-5, another public FM code's default)"},
-    MU_OPT_MAX_IT("10000", "iteration cap per start; starts that hit it are counted"),
-    {"merge", MU_OPT_CHOICE, "auto", "auto|yes|no",
-     "single-linkage merge of the raw prototypes (auto: partitioned with p > 1, or when "
-     "--threshold or --k is given)"},
-    {"threshold", MU_OPT_REAL, "", 0,
-     "cut the dendrogram at this height (see --units) instead of the widest gap"},
-    {"k", MU_OPT_INT, "", 0, "cut the dendrogram into k groups instead of the widest gap"},
-    MU_OPT_OUTPUT("write the final prototypes as CSV to this file"),
-    {"output-prefix", MU_OPT_PATH, "", 0,
-     "write PREFIXprototypes.csv, memberships.csv, labels.csv, raw.csv, dendrogram.csv"},
-    {"output-dir", MU_OPT_PATH, "", 0, "the same files in this directory (created if missing)"},
-    MU_OPT_PLOT(
-        "PNG scatter coloured by label, prototypes marked (needs gnuplot; 2-D: the features, "
-        "else the first two principal axes)"),
-    MU_OPT_FARM_CHUNK("exact: smallest range of starts"),
-    {"sum-block", MU_OPT_INT, "65536", 0,
-     "rows per summation block of the FM sums (a multiple of 256; 0: one block): the order "
-     "the CPU, the GPU and the ring share, so they give the same bits"},
-    {"arith", MU_OPT_CHOICE, "bitwise", "bitwise|fast",
-     "bitwise: the CPU's arithmetic in its order, the same bits on every device and layout; "
-     "fast: on GPUs, fused multiply-adds, a refined approximate reciprocal and split sums "
-     "(about twice the rate, answers within a stated tolerance; needs a GPU on every rank)"},
-    MU_OPT_CHECKPOINT("fuzzy.ckpt", "starts (exact mode; a signal is seen every 4096 starts on "
-                                    "CPUs, 2^20 on GPUs)"),
-    {"ring", MU_OPT_CHOICE, "auto", "auto|yes|no",
-     "exact: pass the data around a ring of ranks, each holding whole summation blocks, "
-     "instead of a copy on every rank (auto: when the set exceeds --mem-limit)"},
-    {"mem-limit", MU_OPT_REAL, "4096", 0,
-     "exact: MiB a copy of the set may take on a rank before --ring=auto uses the ring"},
+#include "fuzzy/options.def"
     MU_OPT_END};
 
 int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {

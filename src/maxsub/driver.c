@@ -6,31 +6,9 @@
 #include "core/log.h"
 #include "maxsub/gen.h"
 
+/* The options, one row each (name, type, default, choices, help): maxsub/options.def. */
 static const mu_opt_spec maxsub_opts[] = {
-    {"dim", MU_OPT_CHOICE, "1", "1|2", "1: maximum subarray; 2: maximum submatrix"},
-    MU_OPT_INPUT("input file (text integers, or raw int32 binary); unset: generate"),
-    {"format", MU_OPT_CHOICE, "auto", "auto|text|bin",
-     "input format (auto: .bin/.i32/.raw are binary)"},
-    {"rows", MU_OPT_INT, "", 0, "2-D: rows of a binary input or of generated data"},
-    {"cols", MU_OPT_INT, "", 0, "2-D: columns of a binary input or of generated data"},
-    {"n", MU_OPT_INT, "", 0, "generated length (1-D) or n x n matrix (2-D); accepts 2^28, 1e8"},
-    {"gen", MU_OPT_CHOICE, "philox", "philox|thesis",
-     "generator: Philox 4x32-10 keyed by (seed, index), or the study's glibc rand() stream"},
-    MU_OPT_SEED("Philox seed"),
-    {"dist", MU_OPT_CHOICE, "uniform", "uniform|sparse",
-     "Philox values: uniform in [min, max], or sparse (95% in [min, -1], 5% in [1, max])"},
-    {"min", MU_OPT_INT, "-1000", 0, "smallest generated value"},
-    {"max", MU_OPT_INT, "1000", 0, "largest generated value"},
-    {"empty", MU_OPT_CHOICE, "allowed", "allowed|forbidden",
-     "allowed: the empty subarray (sum 0) counts, as in the study; forbidden: at least one "
-     "element"},
-    MU_OPT_OUTPUT("write the answer as CSV to this file"),
-    MU_OPT_FARM_CHUNK("2-D: smallest tile range"),
-    {"fasta", MU_OPT_PATH, "", 0, "hydrophobic regions of the proteins in this FASTA file"},
-    {"kd-offset", MU_OPT_INT, "-12", 0,
-     "FASTA: added to each Kyte-Doolittle value, in tenths (-12 = -1.2)"},
-    {"min-score", MU_OPT_INT, "50", 0, "FASTA: smallest region score reported, in tenths"},
-    {"min-length", MU_OPT_INT, "10", 0, "FASTA: shortest region reported, in residues"},
+#include "maxsub/options.def"
     MU_OPT_END};
 
 int mu_maxsub_write_csv(const char *path, const char *header, const char *row) {

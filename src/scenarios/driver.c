@@ -8,69 +8,9 @@
 #include "core/error.h"
 #include "core/output.h"
 
+/* The options, one row each (name, type, default, choices, help): scenarios/options.def. */
 static const mu_opt_spec sc_opts[] = {
-    MU_OPT_INPUT("historical monthly inflows: CSV year,month,<station>,... (whole years, m3/s)"),
-    {"stations", MU_OPT_STRING, "all", 0, "stations to use: comma list of column names, or all"},
-    {"skip-zero", MU_OPT_FLAG, "0", 0,
-     "leave out stations with a zero month (artificial or diversion postos)"},
-    {"nstations", MU_OPT_INT, "0", 0, "keep the first n stations after the above (0: all)"},
-    {"drop-dependent", MU_OPT_FLAG, "0", 0,
-     "leave out the stations whose residuals are linear combinations of others' (a "
-     "non-positive-definite correlation) and fit again"},
-    {"min-years", MU_OPT_INT, "10", 0, "shorter records are refused"},
-    {"start", MU_OPT_STRING, "", 0,
-     "first generated month YYYY-MM (default: the month after the record); the record "
-     "before it is the history"},
-    {"tree", MU_OPT_STRING, "1,30,200", 0,
-     "tree shape: 1 (the root), then the openings K of each stochastic stage (one month each)"},
-    {"m", MU_OPT_INT, "1024", 0, "scenarios generated per node (the study's M)"},
-    {"pmax", MU_OPT_INT, "6", 0, "largest PAR order tried (Maceira and Bezerra 1997)"},
-    {"pacf-conf", MU_OPT_REAL, "1.96", 0,
-     "order = largest lag whose |partial autocorrelation| > this / sqrt(N)"},
-    {"sd-denominator", MU_OPT_CHOICE, "n", "n|n-1", "monthly standard deviation over N or N-1"},
-    {"acf-denominator", MU_OPT_CHOICE, "n", "n|pairs",
-     "periodic autocorrelation over N (CEPEL) or over the pairs available"},
-    MU_OPT_SEED("Philox seed: draws keyed by (seed, node, scenario, station)"),
-    {"method", MU_OPT_CHOICE, "v2", "hw|v2",
-     "aggregation: hw = Hartigan-Wong (AS 136), v2 = the study's Version 2"},
-    MU_OPT_MAX_IT("50", "k-means iteration cap per node"),
-    {"representative", MU_OPT_CHOICE, "centroid", "centroid|nearest|scaled",
-     "a child's inflows: the group's mean in inflow units (keeps the node's sample mean), the "
-     "member nearest the group's centroid (the study's; its means fall low with many "
-     "stations), or the nearest members scaled per station to the node's mean"},
-    {"split", MU_OPT_CHOICE, "auto", "auto|on|off",
-     "a stage with fewer nodes than ranks: all ranks on each node's generation and k-means "
-     "steps (on), the task farm (off), or on for CPU ranks only (auto)"},
-    {"threads", MU_OPT_INT, "0", 0,
-     "host threads per rank working on a stage's nodes side by side (each its own scratch "
-     "and GPU stream); 0: OMP_NUM_THREADS, else the CPUs this rank may use shared by the "
-     "ranks on its node"},
-    {"mode", MU_OPT_CHOICE, "tree", "tree|comb",
-     "tree: aggregated tree (DECOMP); comb: independent series, no aggregation (NEWAVE)"},
-    {"series", MU_OPT_INT, "2000", 0, "comb: number of series S"},
-    {"horizon", MU_OPT_INT, "12", 0, "comb: months per series"},
-    {"delta-min", MU_OPT_REAL, "0.05", 0,
-     "the lognormal lower bound (Maceira and Bezerra 1997) is clamped to at most -delta-min x "
-     "noise std"},
-    {"corr", MU_OPT_CHOICE, "normal", "normal|lognormal",
-     "spatial correlation: the residual correlation applied to the normals (normal), or "
-     "transformed per tree node so the lognormal noises (Maceira and Bezerra 1997) correlate "
-     "as the residuals"},
-    {"stats-series", MU_OPT_INT, "500", 0,
-     "statistics report: generated series (comb draws on their own streams)"},
-    {"stats-years", MU_OPT_INT, "4", 0,
-     "statistics report: years per series after a year of burn-in"},
-    MU_OPT_OUTPUT("the tree (or comb) as CSV"),
-    {"output-json", MU_OPT_PATH, "", 0, "the tree as JSON"},
-    {"model", MU_OPT_PATH, "", 0, "the fitted PAR(p) model as JSON"},
-    {"stats", MU_OPT_PATH, "", 0,
-     "statistics report as CSV: generated against historical monthly moments"},
-    {"node-scenarios", MU_OPT_PATH, "", 0,
-     "tree: every node's M generated scenarios as CSV node,scenario,<station>,... (large; "
-     "for checking the aggregation)"},
-    MU_OPT_PLOT("PNG fan of the tree against the record (needs gnuplot)"),
-    {"plot-stations", MU_OPT_INT, "3", 0, "stations in the plot (the first ones)"},
-    MU_OPT_CHECKPOINT("scenarios.ckpt", "stages (tree mode; between stages)"),
+#include "scenarios/options.def"
     MU_OPT_END};
 
 static int parse_tree(const char *text, mu_sc_cfg *c) {
