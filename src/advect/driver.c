@@ -141,11 +141,7 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
         c->steps = (int64_t)floor(k + 0.5);
     }
     c->dump = mu_opt_str(o, "dump");
-    mu_ckpt_opts ck;
-    MU_TRY(mu_opt_checkpoint(o, &ck));
-    c->checkpoint = ck.file;
-    c->checkpoint_every = ck.every;
-    c->restart = ck.restart;
+    MU_TRY(mu_opt_checkpoint(o, &c->checkpoint, &c->checkpoint_every, &c->restart));
     c->log_every = mu_opt_int(o, "log-every");
     c->plot = mu_opt_str(o, "plot");
     c->output = mu_opt_str(o, "output");

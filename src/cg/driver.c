@@ -84,11 +84,7 @@ static int read_options(const mu_opts *o, cg_run_opts *c) {
                 : s->variant == CG_THESIS ? 999999
                                           : 10000;
     s->replace_every = mu_opt_int(o, "replace-every");
-    mu_ckpt_opts ck;
-    MU_TRY(mu_opt_checkpoint(o, &ck));
-    s->checkpoint = ck.file;
-    s->checkpoint_every = ck.every;
-    s->restart = ck.restart;
+    MU_TRY(mu_opt_checkpoint(o, &s->checkpoint, &s->checkpoint_every, &s->restart));
     c->output = mu_opt_str(o, "output");
     if (s->rtol < 0 || s->rtol >= 1) return mu_error("--rtol must be in [0, 1)");
     if (s->atol < 0) return mu_error("--atol must be >= 0");

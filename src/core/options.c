@@ -310,13 +310,13 @@ int mu_opt_is(const mu_opts *o, const char *name, const char *value) {
     return v && !strcmp(v, value);
 }
 
-int mu_opt_checkpoint(const mu_opts *o, mu_ckpt_opts *c) {
-    c->file = mu_opt_str(o, "checkpoint");
-    c->every = mu_opt_int(o, "checkpoint-every");
-    c->restart = mu_opt_flag(o, "restart");
-    if (c->every < 0) return mu_error("--checkpoint-every must be >= 0");
-    if (c->every && !c->file) return mu_error("--checkpoint-every needs --checkpoint=FILE");
-    if (c->restart && !c->file) return mu_error("--restart needs --checkpoint=FILE");
+int mu_opt_checkpoint(const mu_opts *o, const char **file, int64_t *every, int *restart) {
+    *file = mu_opt_str(o, "checkpoint");
+    *every = mu_opt_int(o, "checkpoint-every");
+    *restart = mu_opt_flag(o, "restart");
+    if (*every < 0) return mu_error("--checkpoint-every must be >= 0");
+    if (*every && !*file) return mu_error("--checkpoint-every needs --checkpoint=FILE");
+    if (*restart && !*file) return mu_error("--restart needs --checkpoint=FILE");
     return 0;
 }
 

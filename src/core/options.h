@@ -70,12 +70,6 @@ typedef struct mu_opts mu_opts;
 #define MU_OPT_MAX_IT(def, help)                                                                   \
     { "max-it", MU_OPT_INT, def, 0, help }
 
-typedef struct {
-    const char *file; /* NULL when unset */
-    int64_t every;    /* units between checkpoints; 0: only on a signal */
-    int restart;
-} mu_ckpt_opts;
-
 /* Options every command takes (config, device, summary, log, help). */
 extern const mu_opt_spec mu_common_opts[];
 
@@ -96,7 +90,7 @@ int mu_opt_flag(const mu_opts *o, const char *name);
 int mu_opt_is(const mu_opts *o, const char *name, const char *value);
 /* The MU_OPT_CHECKPOINT group, checked: --checkpoint-every >= 0, and a file
  * where --checkpoint-every or --restart needs one. */
-int mu_opt_checkpoint(const mu_opts *o, mu_ckpt_opts *c);
+int mu_opt_checkpoint(const mu_opts *o, const char **file, int64_t *every, int *restart);
 /* A NULL-terminated list of option names, for mu_opt_goes_with. */
 #define MU_OPT_NAMES(...)                                                                          \
     (const char *const[]) {                                                                        \

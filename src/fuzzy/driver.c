@@ -89,11 +89,7 @@ int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c) {
         return mu_error("--sum-block=%lld: must be 0 or a multiple of 256",
                         (long long)c->sum_block);
     c->arith_fast = mu_opt_is(o, "arith", "fast");
-    mu_ckpt_opts ck;
-    MU_TRY(mu_opt_checkpoint(o, &ck));
-    c->checkpoint = ck.file;
-    c->checkpoint_every = ck.every;
-    c->restart = ck.restart;
+    MU_TRY(mu_opt_checkpoint(o, &c->checkpoint, &c->checkpoint_every, &c->restart));
     if (!c->checkpoint) return mu_error("--checkpoint needs a file name");
     c->ring_mode = mu_opt_is(o, "ring", "yes") ? 1 : mu_opt_is(o, "ring", "no") ? 0 : 2;
     c->mem_limit = mu_opt_real(o, "mem-limit") * 1048576.0;

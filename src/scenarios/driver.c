@@ -1,5 +1,4 @@
 /* `mutirao scenarios`: options and their checks. */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,15 +118,9 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     if (c->comb && (c->out_json || c->plot || c->node_scenarios || mu_opt_set(o, "representative")))
         return mu_error("--output-json, --plot, --node-scenarios and --representative are for "
                         "the tree (--mode=tree)");
-    mu_ckpt_opts ck;
-    MU_TRY(mu_opt_checkpoint(o, &ck));
-    if (ck.every > INT_MAX)
-        return mu_error("--checkpoint-every=%lld: too large", (long long)ck.every);
-    c->checkpoint = ck.file;
-    c->checkpoint_every = (int)ck.every;
-    c->restart = ck.restart;
+    MU_TRY(mu_opt_checkpoint(o, &c->checkpoint, &c->checkpoint_every, &c->restart));
     if (!c->checkpoint) return mu_error("--checkpoint needs a file name");
-    if (c->comb && (c->restart || ck.every > 0))
+    if (c->comb && (c->restart || c->checkpoint_every > 0))
         return mu_error("--restart and --checkpoint-every go with --mode=tree");
     if (c->restart && c->node_scenarios)
         return mu_error("--node-scenarios needs the whole tree built in one run (not --restart)");

@@ -132,7 +132,7 @@ typedef struct {
     const char *node_scenarios; /* tree: every node's M generated scenarios (CSV) */
     int plot_stations;
     const char *checkpoint; /* tree: file written on SIGTERM/SIGUSR1 and every k stages */
-    int checkpoint_every;
+    int64_t checkpoint_every;
     int restart;
     int split;   /* a stage with fewer nodes than ranks: 0 farm, 1 shared, 2 auto (run.c) */
     int threads; /* host threads per rank for a stage's nodes (lanes.c); 0: auto */
