@@ -102,14 +102,6 @@ void mu_xsum_allreduce(mu_xsum *s, int count, MPI_Comm comm) {
 }
 
 const char *mu_xsum_status_name(mu_xsum_status st) {
-    switch (st) {
-    case MU_XSUM_HAS_NAN:
-        return "NaN";
-    case MU_XSUM_HAS_INF:
-        return "Inf";
-    case MU_XSUM_OVERFLOW:
-        return "overflow";
-    default:
-        return "finite";
-    }
+    static const char *const names[] = {"finite", "NaN", "Inf", "overflow"}; /* by value */
+    return st >= MU_XSUM_HAS_NAN && st <= MU_XSUM_OVERFLOW ? names[st] : names[0];
 }
