@@ -214,10 +214,10 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
     if (os && !c->h5 && !c->nc) return mu_error("--output-steps needs --h5=PREFIX or --nc=PREFIX");
     if ((c->h5 || c->nc) && !os)
         return mu_error("--%s needs --output-steps=LIST", c->h5 ? "h5" : "nc");
-    if (c->h5 && !adv_hdf5_available())
+    if (c->h5 && !adv_hdf5_write)
         return mu_error("--h5: this build has no parallel HDF5 (install libhdf5-mpich-dev and "
                         "rebuild); no fields can be written");
-    if (c->nc && !adv_netcdf_available())
+    if (c->nc && !adv_netcdf_write)
         return mu_error("--nc: this build has no netCDF (install libnetcdf-dev and rebuild)");
     if (os) MU_TRY(parse_steps(os, c));
     return 0;
@@ -240,8 +240,7 @@ static int advect_run(mu_app *app) {
     adv_cfg cfg;
     int rc = read_cfg(app->opts, &cfg);
     if (!rc && app->rank == 0) rc = check_outputs(&cfg);
-    if (!rc && !adv_hdf5_available())
-        mu_info("advect: built without parallel HDF5: no field output");
+    if (!rc && !adv_hdf5_write) mu_info("advect: built without parallel HDF5: no field output");
     rc = mu_error_collective(app->comm, rc) ? 1 : adv_run(app, &cfg);
     free(cfg.output_steps);
     return rc;
