@@ -47,6 +47,8 @@
 #include "core/log.h"
 #include "gpu/cg_gpu.h"
 #include "gpu/gpu.h"
+#include "bench_args.h"
+#include "bench_cg_state.h"
 #include "bench_util.h"
 
 /* cuBLAS names no status: its number. */
@@ -77,46 +79,8 @@ static double copy_bandwidth(void) {
 }
 
 /* ---- (b) ---- */
-typedef struct {
-    void *b, *x, *r, *p, *q;
-    double rz, rr;
-    int64_t k;
-} cg_state;
-
-static void state_new(cg_backend *be, cg_state *s) {
-    s->b = be->vec_new(be);
-    s->x = be->vec_new(be);
-    s->r = be->vec_new(be);
-    s->p = be->vec_new(be);
-    s->q = be->vec_new(be);
-    if (!s->b || !s->x || !s->r || !s->p || !s->q) {
-        fprintf(stderr, "bench_cg: out of device memory\n");
-        exit(1);
-    }
-}
-
-/* x = 0, r = b, p = r, rz = rr = r'r (no preconditioner). */
-static void state_reset(cg_backend *be, cg_state *s) {
-    be->vec_fill(be, s->x, 0.0);
-    be->vec_copy(be, s->b, s->r);
-    be->vec_copy(be, s->r, s->p);
-    mu_xsum rr;
-    mu_xsum_zero(&rr);
-    be->dot(be, s->r, s->r, &rr);
-    s->rr = s->rz = mu_xsum_round(&rr, NULL);
-    s->k = 0;
-}
-
-static void state_free(cg_backend *be, cg_state *s) {
-    be->vec_free(be, s->b);
-    be->vec_free(be, s->x);
-    be->vec_free(be, s->r);
-    be->vec_free(be, s->p);
-    be->vec_free(be, s->q);
-}
-
 /* One batch of the device iterations; its seconds per iteration. */
-static double one_batch(cg_backend *be, cg_state *s) {
+static double one_batch(cg_backend *be, bench_cg_state *s) {
     const int B = MU_GPU_CG_BATCH;
     int64_t k0 = s->k;
     double t0 = bench_now();
@@ -136,7 +100,7 @@ static double one_batch(cg_backend *be, cg_state *s) {
  * `warm` batches and at least warm_s seconds of them: the GPU idled through
  * the host's setup, and its first batches ran up to 25 % slower on an H100
  * (1.29 against 1.02 ms an iteration) while it came back to full speed. */
-static double time_iterate(cg_backend *be, cg_state *s, int *warm, double warm_s, int reps) {
+static double time_iterate(cg_backend *be, bench_cg_state *s, int *warm, double warm_s, int reps) {
     double *t = malloc((size_t)reps * sizeof *t);
     const double w0 = bench_now();
     int w = 0;
@@ -156,7 +120,7 @@ static double time_iterate(cg_backend *be, cg_state *s, int *warm, double warm_s
 
 /* The table path, one iteration at a time (host reductions, as on several ranks):
  * median of the intervals between iteration starts. */
-static double time_table(cg_backend *be, cg_state *s, int iters) {
+static double time_table(cg_backend *be, bench_cg_state *s, int iters) {
     double *t = malloc((size_t)(iters + 1) * sizeof *t);
     for (int i = 0; i <= iters; i++) {
         t[i] = bench_now();
@@ -435,6 +399,14 @@ typedef struct {
     int ninputs;
 } bench_opts;
 
+/* --inputs=DIR: one more of at most 8 (a ninth is an unknown option). */
+static int add_input(const char *dir, void *to) {
+    bench_opts *o = to;
+    if (o->ninputs >= 8) return 1;
+    o->inputs[o->ninputs++] = dir;
+    return 0;
+}
+
 /* The options (see the top); 2 after a message on an unknown one. */
 static int parse_args(int argc, char **argv, bench_opts *o) {
     *o = (bench_opts){.n = 256,
@@ -447,34 +419,21 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
                       .sweep = 1,
                       .solve = 1,
                       .table = 1};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strncmp(a, "--n=", 4))
-            o->n = atoll(a + 4);
-        else if (!strncmp(a, "--reps=", 7))
-            o->reps = atoi(a + 7);
-        else if (!strncmp(a, "--warm=", 7))
-            o->warm = atoi(a + 7);
-        else if (!strncmp(a, "--warm-s=", 9))
-            o->warm_s = atof(a + 9);
-        else if (!strncmp(a, "--study-max-it=", 15))
-            o->study_max = atoll(a + 15);
-        else if (!strncmp(a, "--inputs=", 9) && o->ninputs < 8)
-            o->inputs[o->ninputs++] = a + 9;
-        else if (!strcmp(a, "--no-peer"))
-            o->peer = 0;
-        else if (!strcmp(a, "--no-study"))
-            o->study = 0;
-        else if (!strcmp(a, "--no-sweep"))
-            o->sweep = 0;
-        else if (!strcmp(a, "--no-table"))
-            o->table = 0;
-        else if (!strcmp(a, "--no-solve"))
-            o->solve = 0;
-        else {
-            fprintf(stderr, "bench_cg: unknown option %s\n", a);
-            return 2;
-        }
+    const bench_arg rows[] = {{"--n=", bench_i64, &o->n},
+                              {"--reps=", bench_int, &o->reps},
+                              {"--warm=", bench_int, &o->warm},
+                              {"--warm-s=", bench_real, &o->warm_s},
+                              {"--study-max-it=", bench_i64, &o->study_max},
+                              {"--inputs=", add_input, o},
+                              {"--no-peer", bench_off, &o->peer},
+                              {"--no-study", bench_off, &o->study},
+                              {"--no-sweep", bench_off, &o->sweep},
+                              {"--no-table", bench_off, &o->table},
+                              {"--no-solve", bench_off, &o->solve}};
+    const char *bad = BENCH_ARGS(argc, argv, rows);
+    if (bad) {
+        fprintf(stderr, "bench_cg: unknown option %s\n", bad);
+        return 2;
     }
     if (o->reps < 1) o->reps = 1;
     return 0;
@@ -502,7 +461,7 @@ typedef struct {
 } dev_figures;
 
 /* (b): the device iterations from the state s, timed, against their floors. */
-static void device_iterations(cg_backend *be, cg_state *s, const cg_matrix *A, bench_opts *o,
+static void device_iterations(cg_backend *be, bench_cg_state *s, const cg_matrix *A, bench_opts *o,
                               double bw, const gpu_defaults *def, dev_figures *f) {
     f->t_it = time_iterate(be, s, &o->warm, o->warm_s, o->reps);
     f->rnorm = sqrt(s->rr);
@@ -537,17 +496,10 @@ static peer_result peer_section(const cg_matrix *A, const bench_opts *o, const d
 }
 
 /* (b3): the solve to rtol 1e-8 from s's right-hand side, into s's x. */
-static void solve_section(cg_backend *be, const cg_matrix *A, cg_state *s) {
-    cg_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.rtol = 1e-8;
-    cfg.max_it = 5000;
-    cfg.checkpoint = "bench_cg.ckpt"; /* written only if a signal stops the run */
+static void solve_section(cg_backend *be, const cg_matrix *A, bench_cg_state *s) {
     cg_result res;
-    double ts = bench_now();
-    MU(cg_solve_standard(&app, &cfg, A, be, s->b, s->x, &res));
-    ts = bench_now() - ts;
-    double err = cg_error_vs_ones(&app, A, be, s->x);
+    double ts, err;
+    MU(bench_cg_solve(&app, A, be, s, "bench_cg.ckpt", &res, &ts, &err));
     printf("\n(b3) solve to rtol 1e-8: %lld iterations in %.3f s (%.3f ms per iteration), "
            "||x - 1|| / ||1|| = %.2e\n",
            (long long)res.iterations, ts, ts / (double)res.iterations * 1e3, err);
@@ -616,10 +568,13 @@ int main(int argc, char **argv) {
     printf("\n(b) 3-D 7-point Poisson %lld^3: %lld rows, %lld nonzeros, fp64, no preconditioner "
            "(setup %.1f s)\n",
            (long long)n, (long long)A.n, (long long)A.nnz, bench_now() - t0);
-    cg_state s;
-    state_new(be, &s);
+    bench_cg_state s;
+    if (bench_cg_state_new(be, &s)) {
+        fprintf(stderr, "bench_cg: out of device memory\n");
+        exit(1);
+    }
     MU(cg_make_rhs(&app, &A, be, CG_RHS_AONES, 1, s.b, NULL));
-    state_reset(be, &s);
+    bench_cg_state_reset(be, &s, MPI_COMM_SELF);
     dev_figures f;
     device_iterations(be, &s, &A, &o, bw, &def, &f);
     if (o.table) {
@@ -633,7 +588,7 @@ int main(int argc, char **argv) {
     peer_result pr = {0, 0, 0};
     if (o.peer) pr = peer_section(&A, &o, &f);
     if (o.solve) solve_section(be, &A, &s);
-    state_free(be, &s);
+    bench_cg_state_free(be, &s);
     be->destroy(be);
     if (o.sweep) {
         const int l7[] = {2, 4, 8};

@@ -21,6 +21,7 @@
 #include "cg/solve.h"
 #include "cg/vectors.h"
 #include "core/log.h"
+#include "bench_args.h"
 
 typedef struct {
     const char *name;
@@ -57,19 +58,11 @@ typedef struct {
 
 /* --n, --reps and --jacobi; 1 after the usage line on anything else. */
 static int parse_args(int argc, char **argv, int rank, int64_t *n, int *reps, int *jacobi) {
-    for (int i = 1; i < argc; i++) {
-        if (!strncmp(argv[i], "--n=", 4))
-            *n = atoll(argv[i] + 4);
-        else if (!strncmp(argv[i], "--reps=", 7))
-            *reps = atoi(argv[i] + 7);
-        else if (!strcmp(argv[i], "--jacobi"))
-            *jacobi = 1;
-        else {
-            if (rank == 0) fprintf(stderr, "usage: bench_cg_cpu [--n=64] [--reps=40] [--jacobi]\n");
-            return 1;
-        }
-    }
-    return 0;
+    const bench_arg rows[] = {
+        {"--n=", bench_i64, n}, {"--reps=", bench_int, reps}, {"--jacobi", bench_on, jacobi}};
+    if (!BENCH_ARGS(argc, argv, rows)) return 0;
+    if (rank == 0) fprintf(stderr, "usage: bench_cg_cpu [--n=64] [--reps=40] [--jacobi]\n");
+    return 1;
 }
 
 /* Each kernel alone, reps times after 3 warm-ups, the slowest rank's time per

@@ -45,6 +45,8 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "gpu/gpu.h"
+#include "bench_args.h"
+#include "bench_cg_state.h"
 #include "bench_util.h"
 
 #define MU(call)                                                                                   \
@@ -59,63 +61,42 @@
 typedef struct {
     cg_matrix A;
     cg_backend *be;
-    void *b, *x, *r, *p, *q;
-    double rz, rr;
-    int64_t k;
+    bench_cg_state s;
 } problem;
 
+/* The problem on app's ranks, the iterations at their start. */
 static void setup(mu_app *app, int64_t n, problem *P) {
     cg_block blk;
     memset(P, 0, sizeof *P);
     MU(cg_load_poisson(app, CG_POISSON_3D7, n, n, n, 1.0, &blk));
     MU(cg_matrix_setup(app, &blk, &P->A));
     MU(cg_backend_gpu(&P->A, 0, 0, &P->be));
-    cg_backend *be = P->be;
-    void **v[] = {&P->b, &P->x, &P->r, &P->p, &P->q};
-    for (int i = 0; i < 5; i++) {
-        *v[i] = be->vec_new(be);
-        if (!*v[i]) MU(mu_error("out of device memory"));
-    }
-    MU(cg_make_rhs(app, &P->A, be, CG_RHS_AONES, 1, P->b, NULL));
-}
-
-/* x = 0, r = b, p = r, rz = rr = r'r (no preconditioner). */
-static void reset(mu_app *app, problem *P) {
-    cg_backend *be = P->be;
-    be->vec_fill(be, P->x, 0.0);
-    be->vec_copy(be, P->b, P->r);
-    be->vec_copy(be, P->r, P->p);
-    mu_xsum rr;
-    mu_xsum_zero(&rr);
-    be->dot(be, P->r, P->r, &rr);
-    mu_xsum_allreduce(&rr, 1, app->comm);
-    P->rr = P->rz = mu_xsum_round(&rr, NULL);
-    P->k = 0;
+    if (bench_cg_state_new(P->be, &P->s)) MU(mu_error("out of device memory"));
+    MU(cg_make_rhs(app, &P->A, P->be, CG_RHS_AONES, 1, P->s.b, NULL));
+    bench_cg_state_reset(P->be, &P->s, app->comm);
 }
 
 static void teardown(problem *P) {
-    cg_backend *be = P->be;
-    void *v[] = {P->b, P->x, P->r, P->p, P->q};
-    for (int i = 0; i < 5; i++) be->vec_free(be, v[i]);
-    be->destroy(be);
+    bench_cg_state_free(P->be, &P->s);
+    P->be->destroy(P->be);
     cg_matrix_free(&P->A);
 }
 
 /* Seconds per iteration of the backend's whole iterations (the solver's path). */
 static double time_iterations(mu_app *app, problem *P, int warm, int iters) {
     int stop = 0;
-    MU(P->be->iterate(P->be, app->comm, warm, 0.0, P->x, P->r, P->p, P->q, NULL, &P->rz, &P->rr,
-                      &P->k, &stop));
+    MU(P->be->iterate(P->be, app->comm, warm, 0.0, P->s.x, P->s.r, P->s.p, P->s.q, NULL, &P->s.rz,
+                      &P->s.rr, &P->s.k, &stop));
     cg_backend_gpu_times(P->be, NULL, 1);
     MPI_Barrier(app->comm);
-    const int64_t k0 = P->k;
+    const int64_t k0 = P->s.k;
     const double t0 = MPI_Wtime();
-    MU(P->be->iterate(P->be, app->comm, iters, 0.0, P->x, P->r, P->p, P->q, NULL, &P->rz, &P->rr,
-                      &P->k, &stop));
+    MU(P->be->iterate(P->be, app->comm, iters, 0.0, P->s.x, P->s.r, P->s.p, P->s.q, NULL, &P->s.rz,
+                      &P->s.rr, &P->s.k, &stop));
     double dt = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, app->comm);
-    if (P->k - k0 != iters) {
-        fprintf(stderr, "bench_cg_ranks: %lld iterations made, not %d\n", (long long)(P->k - k0),
+    if (P->s.k - k0 != iters) {
+        fprintf(stderr, "bench_cg_ranks: %lld iterations made, not %d\n", (long long)(P->s.k - k0),
                 iters);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -147,21 +128,21 @@ static double run_part(mu_app *app, problem *P, int part) {
     const double t0 = MPI_Wtime();
     switch (part) {
     case PART_INTERIOR:
-        be->spmv(be, CG_ROWS_INTERIOR, P->p, P->q, &red.acc[0]);
+        be->spmv(be, CG_ROWS_INTERIOR, P->s.p, P->s.q, &red.acc[0]);
         break;
     case PART_BOUNDARY:
-        be->spmv(be, CG_ROWS_BOUNDARY, P->p, P->q, &red.acc[0]);
+        be->spmv(be, CG_ROWS_BOUNDARY, P->s.p, P->s.q, &red.acc[0]);
         break;
     case PART_HALO:
-        be->halo_begin(be, P->p);
-        be->halo_end(be, P->p);
+        be->halo_begin(be, P->s.p);
+        be->halo_end(be, P->s.p);
         CK(cudaDeviceSynchronize());
         break;
     case PART_RESIDUAL: /* alpha = 0: r keeps its value */
-        be->cg_residual(be, 0.0, P->q, P->r, NULL, NULL, &red.acc[0]);
+        be->cg_residual(be, 0.0, P->s.q, P->s.r, NULL, NULL, &red.acc[0]);
         break;
     case PART_DIRECTION: /* alpha = 0, beta = 1: p = r + p changes p; x kept */
-        be->cg_direction(be, 0.0, 1.0, P->r, P->q, P->x);
+        be->cg_direction(be, 0.0, 1.0, P->s.r, P->s.q, P->s.x);
         CK(cudaDeviceSynchronize());
         break;
     default:
@@ -202,18 +183,9 @@ static void parts(mu_app *app, problem *P, int reps, double t_it) {
 /* (4): seconds per iteration of the solver to rtol 1e-8 from x = 0 (P's own
  * vectors untouched but x). */
 static double solve_once(mu_app *app, problem *P, const char *what) {
-    cg_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.rtol = 1e-8;
-    cfg.max_it = 5000;
-    cfg.checkpoint = "bench_cg_ranks.ckpt"; /* written only if a signal stops the run */
     cg_result res;
-    MPI_Barrier(app->comm);
-    double ts = MPI_Wtime();
-    MU(cg_solve_standard(app, &cfg, &P->A, P->be, P->b, P->x, &res));
-    ts = MPI_Wtime() - ts;
-    MPI_Allreduce(MPI_IN_PLACE, &ts, 1, MPI_DOUBLE, MPI_MAX, app->comm);
-    const double err = cg_error_vs_ones(app, &P->A, P->be, P->x);
+    double ts, err;
+    MU(bench_cg_solve(app, &P->A, P->be, &P->s, "bench_cg_ranks.ckpt", &res, &ts, &err));
     const double per = res.iterations > 0 ? ts / (double)res.iterations : 0;
     if (app->rank == 0)
         printf("\n(4) solve to rtol 1e-8 on %s: %lld iterations in %.4f s (%.4f ms per "
@@ -269,31 +241,25 @@ typedef struct {
     int iters, warm, reps, solve, one, both;
 } ranks_opts;
 
-/* The options (see the top); --host sets MUTIRAO_CG_PEER=0 here. */
+/* --host: the host-driven form (MUTIRAO_CG_PEER=0 here). */
+static int host_driven(const char *value, void *to) {
+    (void)value;
+    (void)to;
+    setenv("MUTIRAO_CG_PEER", "0", 1);
+    return 0;
+}
+
+/* The options (see the top). */
 static void parse_args(int argc, char **argv, ranks_opts *o) {
     *o = (ranks_opts){.n = 256, .iters = 200, .warm = 300, .reps = 30, .one = 1};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strncmp(a, "--n=", 4))
-            o->n = atoll(a + 4);
-        else if (!strncmp(a, "--iters=", 8))
-            o->iters = atoi(a + 8);
-        else if (!strncmp(a, "--warm=", 7))
-            o->warm = atoi(a + 7);
-        else if (!strncmp(a, "--reps=", 7))
-            o->reps = atoi(a + 7);
-        else if (!strcmp(a, "--solve"))
-            o->solve = 1;
-        else if (!strcmp(a, "--no-one"))
-            o->one = 0;
-        else if (!strcmp(a, "--host"))
-            setenv("MUTIRAO_CG_PEER", "0", 1);
-        else if (!strcmp(a, "--both"))
-            o->both = 1;
-        else {
-            fprintf(stderr, "bench_cg_ranks: unknown option %s\n", a);
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
+    const bench_arg rows[] = {{"--n=", bench_i64, &o->n},       {"--iters=", bench_int, &o->iters},
+                              {"--warm=", bench_int, &o->warm}, {"--reps=", bench_int, &o->reps},
+                              {"--solve", bench_on, &o->solve}, {"--no-one", bench_off, &o->one},
+                              {"--host", host_driven, NULL},    {"--both", bench_on, &o->both}};
+    const char *bad = BENCH_ARGS(argc, argv, rows);
+    if (bad) {
+        fprintf(stderr, "bench_cg_ranks: unknown option %s\n", bad);
+        MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (o->iters < 1) o->iters = 1;
     if (o->reps < 1) o->reps = 1;
@@ -336,7 +302,6 @@ static void one_gpu(const mu_app *app, const ranks_opts *o, double *t1, double *
         self.size = 1;
         problem P;
         setup(&self, o->n, &P);
-        reset(&self, &P);
         *t1 = time_iterations(&self, &P, o->warm, o->iters);
         printf("\n(1) one GPU (rank 0 alone, device iterations in CUDA graphs): %.3f ms per "
                "iteration (%d iterations after %d)\n",
@@ -358,7 +323,6 @@ static double both_forms(mu_app *app, const ranks_opts *o, problem *P, double t1
     problem H;
     teardown(P);
     setup(app, o->n, &H);
-    reset(app, &H);
     all_ranks(app, &H, o->warm, o->iters, t1, " again, host-driven (MUTIRAO_CG_PEER=0)");
     teardown(&H);
     if (was)
@@ -366,7 +330,6 @@ static double both_forms(mu_app *app, const ranks_opts *o, problem *P, double t1
     else
         unsetenv("MUTIRAO_CG_PEER");
     setup(app, o->n, P);
-    reset(app, P);
     return all_ranks(app, P, o->warm, o->iters, t1, " again, the default form");
 }
 
@@ -389,7 +352,6 @@ int main(int argc, char **argv) {
     /* (2) All ranks. */
     problem P;
     setup(&app, o.n, &P);
-    reset(&app, &P);
     double tp = all_ranks(&app, &P, o.warm, o.iters, o.one ? t1 : 0, "");
     if (o.both && app.size > 1) tp = both_forms(&app, &o, &P, o.one ? t1 : 0);
     if (app.size > 1) parts(&app, &P, o.reps, tp);

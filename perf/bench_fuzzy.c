@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_args.h"
 #include "bench_util.h"
 #include "fuzzy/fm.h"
 #include "fuzzy/fuzzy.h"
@@ -376,6 +377,20 @@ static void big(int64_t n, int blobs, int rank, int size) {
     mu_fz_free(&d);
 }
 
+/* --big[=N]: N points in (d), 10^6 without N. */
+static int take_big(const char *value, void *to) {
+    *(int64_t *)to = value ? atoll(value) : 1000000;
+    return 0;
+}
+
+/* --arith=bitwise|fast. */
+static int take_arith(const char *value, void *to) {
+    const int fast = !strcmp(value, "fast");
+    if (!fast && strcmp(value, "bitwise")) return 1;
+    *(int *)to = fast;
+    return 0;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, size, reps = 3, cpu = 1;
@@ -383,26 +398,15 @@ int main(int argc, char **argv) {
     int big_blobs = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int i = 1; i < argc; i++) {
-        if (!strncmp(argv[i], "--reps=", 7))
-            reps = atoi(argv[i] + 7);
-        else if (!strcmp(argv[i], "--no-cpu"))
-            cpu = 0;
-        else if (!strcmp(argv[i], "--big"))
-            big_n = 1000000;
-        else if (!strncmp(argv[i], "--big=", 6))
-            big_n = atoll(argv[i] + 6);
-        else if (!strcmp(argv[i], "--big-blobs"))
-            big_blobs = 1;
-        else if (!strcmp(argv[i], "--arith=fast"))
-            arith_fast = 1;
-        else if (!strcmp(argv[i], "--arith=bitwise"))
-            arith_fast = 0;
-        else {
-            fprintf(stderr, "usage: bench_fuzzy [--reps=3] [--no-cpu] [--big[=N]] [--big-blobs] "
-                            "[--arith=bitwise|fast]\n");
-            return 2;
-        }
+    const bench_arg rows[] = {{"--reps=", bench_int, &reps},
+                              {"--no-cpu", bench_off, &cpu},
+                              {"--big[=]", take_big, &big_n},
+                              {"--big-blobs", bench_on, &big_blobs},
+                              {"--arith=", take_arith, &arith_fast}};
+    if (BENCH_ARGS(argc, argv, rows)) {
+        fprintf(stderr, "usage: bench_fuzzy [--reps=3] [--no-cpu] [--big[=N]] [--big-blobs] "
+                        "[--arith=bitwise|fast]\n");
+        return 2;
     }
     if (reps < 1) reps = 1;
     if (reps > 16) reps = 16;

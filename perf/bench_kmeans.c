@@ -49,6 +49,7 @@
 #include "gpu/scenarios_kmeans.h"
 #include "scenarios/kmeans.h"
 #include "scenarios/whiten.h"
+#include "bench_args.h"
 
 static uint64_t rng = 88172645463325252ull;
 static double unif(void) {
@@ -280,36 +281,42 @@ static void run_case(const bcase *bc, int d, int maxit, int reps, int cpu, int g
     free(x), free(y), free(c0), free(c), free(ref), free(ic1), free(nc);
 }
 
+/* --seed=N: the generator's state (odd). */
+static int take_seed(const char *value, void *to) {
+    *(uint64_t *)to = strtoull(value, NULL, 10) | 1;
+    return 0;
+}
+
+/* --cases=pmo,newave: the cases the list names. */
+typedef struct {
+    int pmo, newave;
+} which_cases;
+static int take_cases(const char *list, void *to) {
+    which_cases *w = to;
+    w->pmo = strstr(list, "pmo") != NULL;
+    w->newave = strstr(list, "newave") != NULL;
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    int d = 64, maxit = 200, reps = 3, cpu = 1, gpu = 1, pmo = 1, newave = 1;
-    for (int a = 1; a < argc; a++) {
-        if (!strncmp(argv[a], "--d=", 4))
-            d = atoi(argv[a] + 4);
-        else if (!strncmp(argv[a], "--maxit=", 8))
-            maxit = atoi(argv[a] + 8);
-        else if (!strncmp(argv[a], "--book-min=", 11))
-            book_min = atoi(argv[a] + 11);
-        else if (!strncmp(argv[a], "--only=", 7))
-            only = argv[a] + 7;
-        else if (!strncmp(argv[a], "--reps=", 7))
-            reps = atoi(argv[a] + 7) < 1 ? 1 : atoi(argv[a] + 7);
-        else if (!strncmp(argv[a], "--seed=", 7))
-            rng = strtoull(argv[a] + 7, NULL, 10) | 1;
-        else if (!strcmp(argv[a], "--no-cpu"))
-            cpu = 0;
-        else if (!strcmp(argv[a], "--no-gpu"))
-            gpu = 0;
-        else if (!strncmp(argv[a], "--cases=", 8)) {
-            pmo = strstr(argv[a], "pmo") != NULL;
-            newave = strstr(argv[a], "newave") != NULL;
-        } else {
-            fprintf(
-                stderr,
+    int d = 64, maxit = 200, reps = 3, cpu = 1, gpu = 1;
+    which_cases cases = {1, 1};
+    const bench_arg rows[] = {{"--d=", bench_int, &d},
+                              {"--maxit=", bench_int, &maxit},
+                              {"--book-min=", bench_int, &book_min},
+                              {"--only=", bench_text, &only},
+                              {"--reps=", bench_int, &reps},
+                              {"--seed=", take_seed, &rng},
+                              {"--no-cpu", bench_off, &cpu},
+                              {"--no-gpu", bench_off, &gpu},
+                              {"--cases=", take_cases, &cases}};
+    if (BENCH_ARGS(argc, argv, rows)) {
+        fprintf(stderr,
                 "usage: bench_kmeans [--cases=pmo,newave] [--no-cpu] [--no-gpu] "
                 "[--d=64] [--only=path,...] [--book-min=N] [--maxit=200] [--reps=3] [--seed=N]\n");
-            return 2;
-        }
+        return 2;
     }
+    if (reps < 1) reps = 1;
     if (gpu && mu_gpu_device_count() < 1) {
         printf("no CUDA device (%s): CPU paths only\n",
                mu_gpu_built() ? "none visible" : "CPU-only build");
@@ -334,14 +341,14 @@ int main(int argc, char **argv) {
     static const int v2it[] = {8, 10, 9, 9, 15, 14, 21, 21, 18, 15, 13, 9};
     static const double gpus[] = {1.491, 1.753, 1.722, 1.896, 1.906, 2.044,
                                   4.502, 2.212, 2.43,  1.925, 1.971, 1.573};
-    if (pmo)
+    if (cases.pmo)
         for (int t = 0; t < 12; t++) {
             char name[64];
             snprintf(name, sizeof name, "Table 3-2 %s", months[t]);
             bcase bc = {1024, ks[t], name, v1s[t], v2s[t], gpus[t], v1it[t], v2it[t]};
             run_case(&bc, d, maxit, reps, cpu, gpu);
         }
-    if (newave) {
+    if (cases.newave) {
         bcase bc = {100000, 20, "NEWAVE selective sampling", 0, 0, 0, 0, 0};
         run_case(&bc, d, maxit, 1, cpu, gpu); /* one run each: seconds on the CPU */
     }

@@ -26,6 +26,7 @@
 #include "gpu/gpu.h"
 #include "gpu/maxsub_gpu.h"
 #include "maxsub/strip2d.h"
+#include "bench_args.h"
 #include "bench_util.h"
 
 #define GPU(call)                                                                                  \
@@ -49,15 +50,21 @@ static inline int32_t draw(int64_t lo, int64_t hi) {
     return (int32_t)(lo + (int64_t)(((xs() >> 32) * span) >> 32));
 }
 
-static int parse_list(const char *s, long long *out, int max) {
-    int n = 0;
-    while (*s && n < max) {
+/* A list option's values: --sizes1d=28,30 (at most 8; the list replaced). */
+typedef struct {
+    long long v[8];
+    int n;
+} list;
+static int parse_list(const char *s, void *to) {
+    list *l = to;
+    l->n = 0;
+    while (*s && l->n < 8) {
         char *end;
-        out[n++] = strtoll(s, &end, 10);
+        l->v[l->n++] = strtoll(s, &end, 10);
         if (end == s) break;
         s = *end == ',' ? end + 1 : end;
     }
-    return n;
+    return 0;
 }
 
 /* The final table, printed last. */
@@ -394,46 +401,26 @@ static void bench_2d(long long *sizes, int nsizes, int reps, long long check, in
 }
 
 int main(int argc, char **argv) {
-    long long lg[8] = {28, 30}, s2[8] = {4096, 8192, 16384}, sweep[8];
-    int nlg = 2, ns2 = 3, nsweep = 0, reps = 20, reps2d = 3, do1 = 1, do2 = 1, e2e = 1, cpu = 1,
-        variants = 0;
-    long long check = 2048, seed = 20240607;
+    list lg = {{28, 30}, 2}, s2 = {{4096, 8192, 16384}, 3}, sweep = {{0}, 0};
+    int reps = 20, reps2d = 3, do1 = 1, do2 = 1, e2e = 1, cpu = 1, variants = 0;
+    int64_t check = 2048, seed = 20240607;
     printf("command:");
     for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
     printf("\n");
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strncmp(a, "--sizes1d=", 10))
-            nlg = parse_list(a + 10, lg, 8);
-        else if (!strncmp(a, "--sizes2d=", 10))
-            ns2 = parse_list(a + 10, s2, 8);
-        else if (!strncmp(a, "--sweep1d=", 10))
-            nsweep = parse_list(a + 10, sweep, 8);
-        else if (!strncmp(a, "--reps=", 7))
-            reps = atoi(a + 7);
-        else if (!strncmp(a, "--reps2d=", 9))
-            reps2d = atoi(a + 9);
-        else if (!strncmp(a, "--check2d=", 10))
-            check = atoll(a + 10);
-        else if (!strncmp(a, "--seed=", 7))
-            seed = atoll(a + 7);
-        else if (!strcmp(a, "--variants2d"))
-            variants = 1;
-        else if (!strcmp(a, "--no1d"))
-            do1 = 0;
-        else if (!strcmp(a, "--no2d"))
-            do2 = 0;
-        else if (!strcmp(a, "--no-e2e"))
-            e2e = 0;
-        else if (!strcmp(a, "--no-cpu"))
-            cpu = 0;
-        else {
-            fprintf(stderr,
-                    "bench_maxsub: unknown option %s (see the comment at the top of "
-                    "perf/bench_maxsub.c)\n",
-                    a);
-            return 2;
-        }
+    const bench_arg rows[] = {
+        {"--sizes1d=", parse_list, &lg},    {"--sizes2d=", parse_list, &s2},
+        {"--sweep1d=", parse_list, &sweep}, {"--reps=", bench_int, &reps},
+        {"--reps2d=", bench_int, &reps2d},  {"--check2d=", bench_i64, &check},
+        {"--seed=", bench_i64, &seed},      {"--variants2d", bench_on, &variants},
+        {"--no1d", bench_off, &do1},        {"--no2d", bench_off, &do2},
+        {"--no-e2e", bench_off, &e2e},      {"--no-cpu", bench_off, &cpu}};
+    const char *bad = BENCH_ARGS(argc, argv, rows);
+    if (bad) {
+        fprintf(stderr,
+                "bench_maxsub: unknown option %s (see the comment at the top of "
+                "perf/bench_maxsub.c)\n",
+                bad);
+        return 2;
     }
     if (reps < 10) reps = 10;
     if (reps2d < 1) reps2d = 1;
@@ -449,8 +436,8 @@ int main(int argc, char **argv) {
     row("device: %s (%d SMs, %.1f GiB), CUDA runtime/driver %s\n", info.name, info.sm_count,
         info.mem_gib, mu_gpu_versions());
     double bw = bench_copy(reps);
-    if (do1) bench_1d(bw, lg, nlg, reps, e2e, cpu, sweep, nsweep);
-    if (do2) bench_2d(s2, ns2, reps2d, check, variants);
+    if (do1) bench_1d(bw, lg.v, lg.n, reps, e2e, cpu, sweep.v, sweep.n);
+    if (do2) bench_2d(s2.v, s2.n, reps2d, check, variants);
     printf("\n%s", table);
     printf("%s\n", mismatches ? "RESULT: MISMATCHES (see above)" : "RESULT: all answers checked");
     return mismatches ? 1 : 0;

@@ -95,14 +95,49 @@ static void compare(const char *name, const double *x, int64_t n, int F, const m
     MU_FREE(vg, vc, its, conv, st);
 }
 
-static void whole(const char *name, int64_t n, int F, int grid, double r, int64_t block,
-                  int64_t max_it, int64_t stride) {
-    double *x = malloc((size_t)(n * F) * sizeof *x);
-    fill(x, n, F, grid);
+/* A set run whole, every row a start: n rows of F features, radius r; on the
+ * 1/16 grid when grid; a field of the rest left 0 takes the value of most
+ * cases: no summation blocks, a cap of 10000 iterations, every start checked
+ * on the CPU. */
+typedef struct {
+    const char *name;
+    int64_t n;
+    int F;
+    double r;
+    int grid;
+    int64_t block, max_it, stride;
+} whole_case;
+
+static void whole(const whole_case *c) {
+    const double r = c->r;
+    const int64_t n = c->n, max_it = c->max_it ? c->max_it : 10000;
+    double *x = malloc((size_t)(n * c->F) * sizeof *x);
+    fill(x, n, c->F, c->grid);
     mu_gpu_fm_range g = {0, n, 0, n};
-    compare(name, x, n, F, &g, 1, r * r, (1e-6 / r) * (1e-6 / r), max_it, block, stride);
+    compare(c->name, x, n, c->F, &g, 1, r * r, (1e-6 / r) * (1e-6 / r), max_it, c->block,
+            c->stride ? c->stride : 1);
     free(x);
 }
+
+/* The whole-set cases, in this order (their data come from one random stream):
+ * the 2-D kernel's base case with one or two things changed, the general
+ * kernel from 1 to 32 features, then more starts than the device holds at
+ * once (threads take further starts). */
+static const whole_case wholes[] = {
+    {"2-D, 1001 objects", 1001, 2, .r = 3.0},
+    {"2-D, 4000 on a 1/16 grid", 4000, 2, .r = 4.0, .grid = 1},
+    {"2-D, 3001, blocks of 256", 3001, 2, .r = 3.0, .block = 256},
+    {"2-D, 2048, blocks of 512", 2048, 2, .r = 3.0, .grid = 1, .block = 512},
+    {"2-D, capped at 3 iterations", 1500, 2, .r = 3.0, .max_it = 3},
+    {"1-D, 777", 777, 1, .r = 5.0},
+    {"3-D, 1500", 1500, 3, .r = 1.5},
+    {"4-D, 999, blocks of 256", 999, 4, .r = 1.5, .grid = 1, .block = 256},
+    {"5-D, 600", 600, 5, .r = 1.0},
+    {"13-D, 300", 300, 13, .r = 0.5},
+    {"32-D, 200", 200, 32, .r = 0.3},
+    {"2-D, 600000, 2 iterations (refill)", 600000, 2, .r = 40.0, .grid = 1, .max_it = 2,
+     .stride = 997},
+};
 
 /* mu_fm_accept and the device's acceptance of the same list: equal counts,
  * starts and prototype bits. */
@@ -238,19 +273,7 @@ static void run_accept(const char *name, const double *x, int64_t n, int F,
 int main(int argc, char **argv) {
     mu_gpu_info info;
     gpu_test_begin(&argc, &argv, &info);
-    whole("2-D, 1001 objects", 1001, 2, 0, 3.0, 0, 10000, 1);
-    whole("2-D, 4000 on a 1/16 grid", 4000, 2, 1, 4.0, 0, 10000, 1);
-    whole("2-D, 3001, blocks of 256", 3001, 2, 0, 3.0, 256, 10000, 1);
-    whole("2-D, 2048, blocks of 512", 2048, 2, 1, 3.0, 512, 10000, 1);
-    whole("2-D, capped at 3 iterations", 1500, 2, 0, 3.0, 0, 3, 1);
-    whole("1-D, 777", 777, 1, 0, 5.0, 0, 10000, 1);
-    whole("3-D, 1500", 1500, 3, 0, 1.5, 0, 10000, 1);
-    whole("4-D, 999, blocks of 256", 999, 4, 1, 1.5, 256, 10000, 1);
-    whole("5-D, 600", 600, 5, 0, 1.0, 0, 10000, 1);
-    whole("13-D, 300", 300, 13, 0, 0.5, 0, 10000, 1);
-    whole("32-D, 200", 200, 32, 0, 0.3, 0, 10000, 1);
-    /* More starts than the device holds at once: threads take further starts. */
-    whole("2-D, 600000, 2 iterations (refill)", 600000, 2, 1, 40.0, 0, 2, 997);
+    for (size_t i = 0; i < sizeof wholes / sizeof *wholes; i++) whole(&wholes[i]);
     {
         /* Partitions of one rank in one launch, as the partitioned mode runs them. */
         int64_t n = 5003;

@@ -210,13 +210,14 @@ int adv_checkpoint_write(adv_state *s, const char *path);
 int adv_checkpoint_read(adv_state *s, const char *path);
 int adv_plot(adv_state *s, const char *path, const char *title);
 int adv_plot_check(void);
-int adv_hdf5_available(void);
-int adv_hdf5_write(adv_state *s, const char *path, int64_t step);
+/* The fields of a step as one file at path (collective): hdf5.c by every rank
+ * in parallel (MPI-IO), netcdf.c as NetCDF-CF through rank 0. A writer is NULL
+ * in a build without its library (MUTIRAO_HAVE_HDF5, MUTIRAO_HAVE_NETCDF
+ * unset); driver.c then refuses its option. */
+typedef int (*adv_fields_writer)(adv_state *s, const char *path, int64_t step);
+extern const adv_fields_writer adv_hdf5_write, adv_netcdf_write;
 /* xdmf.c: the XDMF description of an HDF5 field file, beside it (.xmf; one rank). */
 int adv_xdmf_write(const adv_state *s, const char *h5path, int64_t step);
-/* netcdf.c: the fields as a NetCDF-CF file through rank 0 (collective). */
-int adv_netcdf_available(void);
-int adv_netcdf_write(adv_state *s, const char *path, int64_t step);
 /* run.c: the state of a run (collective: groups, blocks, buffers, initial
  * fields; mem_bytes: what one rank may hold), its device copy (local: 0 or 1
  * with mu_error; from_host: the fields uploaded, else made there), and the

@@ -151,10 +151,10 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
     if (os && !c->h5 && !c->nc) return mu_error("--output-steps needs --h5=PREFIX or --nc=PREFIX");
     if ((c->h5 || c->nc) && !os)
         return mu_error("--%s needs --output-steps=LIST", c->h5 ? "h5" : "nc");
-    if (c->h5 && !adv_hdf5_available())
+    if (c->h5 && !adv_hdf5_write)
         return mu_error("--h5: this build has no parallel HDF5 (install libhdf5-mpich-dev and "
                         "rebuild); no fields can be written");
-    if (c->nc && !adv_netcdf_available())
+    if (c->nc && !adv_netcdf_write)
         return mu_error("--nc: this build has no netCDF (install libnetcdf-dev and rebuild)");
     if (os) MU_TRY(parse_steps(os, c));
     return 0;
@@ -173,7 +173,7 @@ static int check_outputs(const void *cfg) {
         MU_TRY(mu_output_check(path));
         MU_TRY(adv_plot_check());
     }
-    if (!adv_hdf5_available()) mu_info("advect: built without parallel HDF5: no field output");
+    if (!adv_hdf5_write) mu_info("advect: built without parallel HDF5: no field output");
     return 0;
 }
 

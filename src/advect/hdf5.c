@@ -4,29 +4,14 @@
  * (C order, so N is fastest: the study's layout; each rank writes its
  * block's cells of its group's fields), attributes step and time; rank 0 then
  * writes the XDMF description beside it (xdmf.c).
- * Builds without parallel HDF5 (MUTIRAO_HAVE_HDF5 unset) report it unavailable. */
+ * A build without parallel HDF5 (MUTIRAO_HAVE_HDF5 unset) has no writer:
+ * adv_hdf5_write is NULL (advect.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "advect/advect.h"
 #include "core/error.h"
 #ifdef MUTIRAO_HAVE_HDF5
 #include <hdf5.h>
-#endif
-
-#ifndef MUTIRAO_HAVE_HDF5
-int adv_hdf5_available(void) {
-    return 0;
-}
-int adv_hdf5_write(adv_state *s, const char *path, int64_t step) {
-    (void)s;
-    (void)step;
-    return mu_error_collective(MPI_COMM_WORLD,
-                               mu_error("'%s': this build has no parallel HDF5", path));
-}
-#else
-int adv_hdf5_available(void) {
-    return 1;
-}
 
 static int attr(hid_t obj, const char *name, hid_t type, const void *v) {
     hid_t sp = H5Screate(H5S_SCALAR);
@@ -37,7 +22,7 @@ static int attr(hid_t obj, const char *name, hid_t type, const void *v) {
     return bad;
 }
 
-int adv_hdf5_write(adv_state *s, const char *path, int64_t step) {
+static int write_hdf5(adv_state *s, const char *path, int64_t step) {
     const adv_cfg *c = s->cfg;
     char tmp[1200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -92,4 +77,7 @@ int adv_hdf5_write(adv_state *s, const char *path, int64_t step) {
     }
     return mu_error_collective(s->comm, rc);
 }
+const adv_fields_writer adv_hdf5_write = write_hdf5;
+#else
+const adv_fields_writer adv_hdf5_write = NULL;
 #endif

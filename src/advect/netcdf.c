@@ -5,7 +5,9 @@
  * format is CDF-2 (64-bit offset): no HDF5 underneath, so it cannot clash with
  * the parallel HDF5 of --h5 in the same process. Variables field_NNN(time, z,
  * y, x) float32 at the cell centres of the unit-scaled domain (lengths in
- * units of the deck's lx, ly, lz; time in its units, the steps times dt). */
+ * units of the deck's lx, ly, lz; time in its units, the steps times dt).
+ * A build without netCDF (MUTIRAO_HAVE_NETCDF unset) has no writer:
+ * adv_netcdf_write is NULL (advect.h). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,21 +17,6 @@
 #include "mpi/wait.h"
 #ifdef MUTIRAO_HAVE_NETCDF
 #include <netcdf.h>
-#endif
-
-#ifndef MUTIRAO_HAVE_NETCDF
-int adv_netcdf_available(void) {
-    return 0;
-}
-int adv_netcdf_write(adv_state *s, const char *path, int64_t step) {
-    (void)s;
-    (void)step;
-    return mu_error_collective(MPI_COMM_WORLD, mu_error("'%s': this build has no netCDF", path));
-}
-#else
-int adv_netcdf_available(void) {
-    return 1;
-}
 
 typedef struct {
     int ncid, time, coord[3], field0; /* variable ids; field f is field0 + f */
@@ -140,7 +127,7 @@ static void move_fields(adv_state *s, nc_out *o, const int64_t *geom, float *blo
     }
 }
 
-int adv_netcdf_write(adv_state *s, const char *path, int64_t step) {
+static int write_netcdf(adv_state *s, const char *path, int64_t step) {
     int rank, size;
     MPI_Comm_rank(s->comm, &rank);
     MPI_Comm_size(s->comm, &size);
@@ -177,4 +164,7 @@ int adv_netcdf_write(adv_state *s, const char *path, int64_t step) {
     free(geom);
     return mu_error_collective(s->comm, rc);
 }
+const adv_fields_writer adv_netcdf_write = write_netcdf;
+#else
+const adv_fields_writer adv_netcdf_write = NULL;
 #endif

@@ -282,8 +282,7 @@ static int output_step(const adv_cfg *c, int64_t step) {
 }
 
 /* The fields of this step to PREFIX<step>.EXT through write. */
-static int write_one(adv_state *s, const char *prefix, const char *ext,
-                     int (*write)(adv_state *, const char *, int64_t)) {
+static int write_one(adv_state *s, const char *prefix, const char *ext, adv_fields_writer write) {
     char path[1200];
     snprintf(path, sizeof path, "%s%06lld.%s", prefix, (long long)s->step, ext);
     mu_timer_begin("advect: output");
