@@ -412,12 +412,6 @@ int mu_gpu_fm_set_fast(mu_gpu_fm *c, int fast) {
     return 0;
 }
 
-int64_t mu_gpu_fm_resident(const mu_gpu_fm *ctx) {
-    if (!ctx) return 0;
-    if (ctx->fast) return (int64_t)ctx->sms * ctx->fast_per_sm[0] * (fast::kBlock / fast::kLanes);
-    return (int64_t)ctx->sms * ctx->blocks_per_sm * kThreads;
-}
-
 static int by_rows(const void *a, const void *b) {
     const mu_gpu_fm_range *x = (const mu_gpu_fm_range *)a, *y = (const mu_gpu_fm_range *)b;
     if (x->row0 != y->row0) return x->row0 < y->row0 ? -1 : 1;

@@ -72,9 +72,6 @@ int mu_gpu_fm_accept(mu_gpu_fm *ctx, const double *v, const int *converged, int6
  * device. sum_block is then ignored. 0: back to the bitwise form. */
 int mu_gpu_fm_set_fast(mu_gpu_fm *ctx, int fast);
 
-/* Starts the device holds at once (threads resident): a good smallest chunk. */
-int64_t mu_gpu_fm_resident(const mu_gpu_fm *ctx);
-
 /* NULL is accepted. */
 void mu_gpu_fm_destroy(mu_gpu_fm *ctx);
 

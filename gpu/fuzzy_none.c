@@ -41,11 +41,6 @@ int mu_gpu_fm_set_fast(mu_gpu_fm *ctx, int fast) {
     return 1;
 }
 
-int64_t mu_gpu_fm_resident(const mu_gpu_fm *ctx) {
-    MU_NONE_UNUSED(ctx);
-    return 0;
-}
-
 void mu_gpu_fm_destroy(mu_gpu_fm *ctx) {
     MU_NONE_UNUSED(ctx);
 }

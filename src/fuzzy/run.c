@@ -493,20 +493,16 @@ static int fm_exact(mu_app *app, const mu_fz_cfg *c, fz_state *s, fm_ctx *ctx, d
         mu_info("fuzzy: restarting from %s: %lld of %lld starts done", c->checkpoint,
                 (long long)done, (long long)n);
     }
-    /* Chunks: a GPU holds many starts at once, and each launch waits for its
-     * slowest start, so GPU ranks take large ranges (one rank: everything).
-     * Several ranks: at most a quarter of a fair share, since the master serves
-     * requests only between its own chunks. */
+    /* Chunks: each launch waits for its slowest start, and a card runs its
+     * starts best all in one launch (fewer starts a launch leave it idle
+     * longer), so GPU ranks take one even share of a round each. */
     int gpu = ctx->gpu != NULL, all_gpu = 0;
-    int64_t resident = gpu ? mu_gpu_fm_resident(ctx->gpu) : 0, most = 0;
     MPI_Allreduce(&gpu, &all_gpu, 1, MPI_INT, MPI_MIN, app->comm);
-    MPI_Allreduce(&resident, &most, 1, MPI_INT64_T, MPI_MAX, app->comm);
-    int64_t quarter = (n + 4 * app->size - 1) / (4 * app->size);
+    int64_t round = c->checkpoint_every > 0 ? c->checkpoint_every : all_gpu ? (1 << 20) : 4096;
+    int64_t span = round < n ? round : n;
     int64_t chunk = c->farm_chunk > 0 ? c->farm_chunk
                     : !all_gpu        ? 1
-                    : app->size == 1  ? n
-                                      : (most < quarter ? most : quarter);
-    int64_t round = c->checkpoint_every > 0 ? c->checkpoint_every : all_gpu ? (1 << 20) : 4096;
+                                      : (span + app->size - 1) / app->size;
     mu_farm_cfg fc = {.min_chunk = chunk, .master_works = 1, .progress = "starts"};
     mu_farm_stats fs = {0, 0};
     while (done < n && !rc) {
