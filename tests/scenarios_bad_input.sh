@@ -3,12 +3,12 @@
 # the month, a non-zero exit on every rank, no hang, and no output file.
 source "$(dirname "$0")/lib.sh"
 
-bad() { # NAME PATTERN ARGS...: 3 ranks
+bad() { # NAME PATTERN ARGS...: 3 ranks, a tree (or the mode in $MODE)
     local name=$1 pattern=$2
     shift 2
     rm -rf "$WORK/out" "$WORK/s.json"
     mkdir -p "$WORK/out"
-    bad_on_3 "$name" "$pattern" nonzero "$WORK/out/*" scenarios --tree=1,3 --m=32 \
+    bad_on_3 "$name" "$pattern" nonzero "$WORK/out/*" scenarios "${MODE:---tree=1,3}" --m=32 \
         --output="$WORK/out/t.csv" --model="$WORK/out/m.json" --stats="$WORK/out/s.csv" \
         --summary="$WORK/s.json" "$@"
     failure_summary "$name" "$WORK/s.json"
@@ -68,8 +68,22 @@ bad "bad start" "--start=2030-01: the record (1950-01 to 1961-12) must hold" \
     --input="$WORK/ok.csv" --start=2030-01
 bad "bad pmax" "--pmax=13: must be 1..12" --input="$WORK/ok.csv" --pmax=13
 bad "bad method" "expects one of hw|v2" --input="$WORK/ok.csv" --method=lloyd
-bad "comb options in tree mode" "--series and --horizon go with --mode=comb" \
-    --input="$WORK/ok.csv" --series=10
+bad "comb options in tree mode" "--series goes with --mode=comb" --input="$WORK/ok.csv" --series=10
+bad "horizon in tree mode" "--horizon goes with --mode=comb or --mode=openings" \
+    --input="$WORK/ok.csv" --horizon=10
+bad "openings in tree mode" "--openings goes with --mode=openings" --input="$WORK/ok.csv" \
+    --openings=10
+MODE=--mode=openings bad "no openings" "--openings=0: must be 1..M (--m=32)" \
+    --input="$WORK/ok.csv" --openings=0
+MODE=--mode=openings bad "more openings than scenarios" "--openings=33: must be 1..M (--m=32)" \
+    --input="$WORK/ok.csv" --openings=33
+bad "a tree in openings mode" "--tree goes with --mode=tree" --input="$WORK/ok.csv" \
+    --mode=openings
+MODE=--mode=openings bad "a checkpoint in openings mode" \
+    "--restart and --checkpoint-every go with --mode=tree" --input="$WORK/ok.csv" \
+    --checkpoint-every=1
+MODE=--mode=openings bad "openings before the record's second year" \
+    "--mode=openings: stage 2's past ends" --input="$WORK/ok.csv" --start=1950-08
 bad "lognormal correlation in comb mode" "--corr=lognormal goes with --mode=tree" \
     --input="$WORK/ok.csv" --mode=comb --corr=lognormal
 bad "output in a missing directory" "cannot write '$WORK/nodir/t.json'" --input="$WORK/ok.csv" \

@@ -2,7 +2,7 @@
 # `mutirao scenarios --device=gpu` against --device=cpu: the same tree (node
 # ids, parents, probabilities exactly; inflows within 1e-9 relative; the draws
 # are the CPU's bits, so the files are normally byte-identical, which is
-# reported) on 1 and 3 ranks, and the same comb series; 3 ranks sharing the
+# reported) on 1 and 3 ranks, and the same comb series and openings; 3 ranks sharing the
 # device with the root split over them (--split=on); a 10000-scenario root
 # (Version 2's bookkeeping on the device). Exit 77 (skipped)
 # without a CUDA device.
@@ -78,4 +78,16 @@ for dev in cpu gpu; do
         { cat "$WORK/err" >&2; fail "M=10000 root on $dev"; }
 done
 agree "M=10000 root (device bookkeeping), GPU vs CPU" "$WORK/big-cpu.csv" "$WORK/big-gpu.csv"
+# NEWAVE's backward openings (--mode=openings): the stages side by side on a
+# rank's lanes and farmed over the ranks, M = 10000 (device bookkeeping).
+for np in 1 3; do
+    for dev in cpu gpu; do
+        run_np $np scenarios --device=$dev --input="$IN" --mode=openings --horizon=4 --m=10000 \
+            --openings=20 --stats-series=0 --output="$WORK/open-$dev-$np.csv" >/dev/null \
+            2>"$WORK/err" || { cat "$WORK/err" >&2; fail "openings on $dev, $np rank(s)"; }
+    done
+    agree "openings, $np rank(s), GPU vs CPU" "$WORK/open-cpu-$np.csv" "$WORK/open-gpu-$np.csv"
+done
+cmp -s "$WORK/open-gpu-1.csv" "$WORK/open-gpu-3.csv" &&
+    echo "ok: GPU openings identical on 1 and 3 ranks" || fail "GPU openings differ between 1 and 3 ranks"
 finish

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # One answer whatever the layout: `mutirao scenarios` on 1, 2, 3 and 4 ranks
-# (and on 2 ranks of 3 host threads each) writes byte-identical trees (CSV and JSON), comb series and statistics
-# reports, with both aggregation methods and both correlation spaces; every tree has non-negative inflows,
-# children's probabilities summing to 1 and consistent path probabilities
-# (tests/scenarios_check.py).
+# (and on 2 ranks of 3 host threads each) writes byte-identical trees (CSV and JSON), comb series, openings
+# and statistics reports, with both aggregation methods and both correlation spaces; every tree has
+# non-negative inflows, children's probabilities summing to 1 and consistent path probabilities
+# (tests/scenarios_check.py); the openings are checked by tests/scenarios_openings_check.py.
 source "$(dirname "$0")/lib.sh"
 IN=$SRCDIR/inputs/scenarios/ons_inflows_64.csv
 CHECK="python3 $SRCDIR/tests/scenarios_check.py"
+OPENINGS="python3 $SRCDIR/tests/scenarios_openings_check.py"
 
 same_all() { # name, options...
     local name=$1 np
@@ -21,7 +22,10 @@ same_all() { # name, options...
         fi
         if [ "$np" = 1 ]; then
             echo "ok: $name: $(grep '^scenarios: ' "$p.out")"
-            case " $* " in *" --mode=comb "*) ;; *)
+            case " $* " in *" --mode=comb "*) ;; *" --mode=openings "*)
+                local out
+                if out=$($OPENINGS "$p.csv"); then echo "ok: $name: $out"; else fail "$name: $out"; fi ;;
+                *)
                 local out
                 if out=$($CHECK "$p.csv"); then echo "ok: $name: $out"; else fail "$name: $out"; fi ;;
             esac
@@ -53,6 +57,8 @@ same_all "tree 1,4,3,2 hw, 8 stations" --nstations=8 --tree=1,4,3,2 --m=128 --me
 same_all "tree 1,5,3 lognormal correlation, 6 stations" --nstations=6 --tree=1,5,3 --m=200 \
     --corr=lognormal
 same_all "comb 300 x 6, 10 stations" --nstations=10 --mode=comb --series=300 --horizon=6 --seed=3
+same_all "openings 14 stages x M=240 into 9, 12 stations" --nstations=12 --mode=openings \
+    --horizon=14 --m=240 --openings=9 --seed=5
 # The job deck gives the same tree as the same settings on the command line,
 # run from another directory (its input path is taken from the deck's folder).
 (cd "$WORK" && run_np 2 scenarios --device=cpu --config="$SRCDIR/inputs/scenarios/study_6000.ini" \

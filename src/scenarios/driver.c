@@ -38,6 +38,18 @@ static int parse_tree(const char *text, mu_sc_cfg *c) {
     return 0;
 }
 
+/* --mode=openings and its K (at most M: c->m is read). */
+static int read_openings(const mu_opts *o, mu_sc_cfg *c) {
+    c->openings = 0;
+    if (!mu_opt_is(o, "mode", "openings"))
+        return mu_opt_set(o, "openings") ? mu_error("--openings goes with --mode=openings") : 0;
+    int64_t k = mu_opt_int(o, "openings");
+    if (k < 1 || k > c->m)
+        return mu_error("--openings=%lld: must be 1..M (--m=%d)", (long long)k, c->m);
+    c->openings = (int)k;
+    return 0;
+}
+
 int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     memset(c, 0, sizeof *c);
     c->input = mu_opt_str(o, "input");
@@ -86,6 +98,7 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     if (it < 1 || it > 100000) return mu_error("--max-it must be 1..100000");
     c->max_iter = (int)it;
     c->comb = mu_opt_is(o, "mode", "comb");
+    MU_TRY(read_openings(o, c));
     c->corr_lognormal = mu_opt_is(o, "corr", "lognormal");
     if (c->comb && c->corr_lognormal)
         return mu_error("--corr=lognormal goes with --mode=tree (a comb series has its own "
@@ -95,9 +108,11 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     if (c->series < 1) return mu_error("--series must be at least 1");
     if (hz < 1 || hz > 1200) return mu_error("--horizon must be 1..1200");
     c->horizon = (int)hz;
-    if (!c->comb && (mu_opt_set(o, "series") || mu_opt_set(o, "horizon")))
-        return mu_error("--series and --horizon go with --mode=comb");
-    if (c->comb && mu_opt_set(o, "tree")) return mu_error("--tree goes with --mode=tree");
+    if (!c->comb && mu_opt_set(o, "series")) return mu_error("--series goes with --mode=comb");
+    if (!c->comb && !c->openings && mu_opt_set(o, "horizon"))
+        return mu_error("--horizon goes with --mode=comb or --mode=openings");
+    if ((c->comb || c->openings) && mu_opt_set(o, "tree"))
+        return mu_error("--tree goes with --mode=tree");
     c->delta_min = mu_opt_real(o, "delta-min");
     if (!(c->delta_min > 0) || !isfinite(c->delta_min))
         return mu_error("--delta-min must be positive");
@@ -118,9 +133,12 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
     if (c->comb && (c->out_json || c->plot || c->node_scenarios || mu_opt_set(o, "representative")))
         return mu_error("--output-json, --plot, --node-scenarios and --representative are for "
                         "the tree (--mode=tree)");
+    if (c->openings && (c->out_json || c->plot || c->node_scenarios))
+        return mu_error(
+            "--output-json, --plot and --node-scenarios are for the tree (--mode=tree)");
     MU_TRY(mu_opt_checkpoint(o, &c->checkpoint, &c->checkpoint_every, &c->restart));
     if (!c->checkpoint) return mu_error("--checkpoint needs a file name");
-    if (c->comb && (c->restart || c->checkpoint_every > 0))
+    if ((c->comb || c->openings) && (c->restart || c->checkpoint_every > 0))
         return mu_error("--restart and --checkpoint-every go with --mode=tree");
     if (c->restart && c->node_scenarios)
         return mu_error("--node-scenarios needs the whole tree built in one run (not --restart)");
@@ -136,7 +154,8 @@ static int check_outputs(const void *cfg) {
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         if (paths[i]) MU_TRY(mu_output_check(paths[i]));
     if (c->plot) MU_TRY(mu_sc_plot_check());
-    if (!c->comb && (c->checkpoint_every > 0 || c->restart)) MU_TRY(mu_output_check(c->checkpoint));
+    if (!c->comb && !c->openings && (c->checkpoint_every > 0 || c->restart))
+        MU_TRY(mu_output_check(c->checkpoint));
     return 0;
 }
 

@@ -1,4 +1,4 @@
-/* The whole scenarios run: record, fit, tree or comb, statistics sample, outputs. */
+/* The whole scenarios run: record, fit, tree, comb or openings, statistics sample, outputs. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -161,6 +161,11 @@ static void warm_up(mu_sc_ctx *x, int nst, int pmax, int64_t rows, int m, int km
 static int tree_lanes(const mu_sc_cfg *c, int threads, int nranks, int *kmax) {
     int64_t nodes = 1, most = 1;
     *kmax = 1;
+    if (c->openings) { /* the stages, side by side */
+        int64_t share = ((int64_t)c->horizon + nranks - 1) / nranks;
+        *kmax = c->openings;
+        return share < threads ? (int)share : threads;
+    }
     for (int s = 0; s < c->nstages; s++) {
         if (c->open[s] > *kmax) *kmax = c->open[s];
         if (most < nodes) most = nodes;
@@ -301,6 +306,12 @@ static int start_month(const mu_sc_cfg *c, const mu_sc_hist *h, const mu_sc_mode
                       "before it (p_max) and reach the month before it",
                       c->start_year, c->start_month + 1, h->first_year,
                       h->first_year + h->nyears - 1, md->pmax);
+    /* --mode=openings: stage 2's past ends earliest, 11 months before the start. */
+    const int64_t first = mu_sc_opening_past_end(*hist_end, c->horizon > 1);
+    if (!rc && c->openings && first < md->pmax)
+        rc = mu_error("--mode=openings: stage 2's past ends %lld months into the record, which "
+                      "holds fewer than p_max = %d months before it: start later (--start)",
+                      (long long)first, md->pmax);
     return rc;
 }
 
@@ -388,6 +399,28 @@ static int run_comb(mu_app *app, mu_sc_ctx *x, double **comb, int *rc) {
     return mu_error_collective(app->comm, *rc);
 }
 
+/* --mode=openings: every stage's record into *all on rank 0, and its CSV. */
+static int run_openings(mu_app *app, mu_sc_ctx *x, double **all, int *rc) {
+    const mu_sc_cfg *c = x->c;
+    const mu_sc_hist *h = x->h;
+    const int sy = (int)(x->hist_end / 12) + h->first_year, sm = (int)(x->hist_end % 12);
+    mu_info("scenarios: openings: %d monthly stage(s) from %d-%02d, M=%d into %d each "
+            "(stage t from the record's latest months before its month)",
+            c->horizon, sy, sm + 1, c->m, c->openings);
+    if (rank0_buffer(app, c->horizon, 1, (int)mu_sc_rec_doubles(x, c->openings), "openings", all))
+        return 1;
+    mu_timer_begin("openings");
+    *rc = mu_sc_openings(app, x, *all);
+    mu_timer_end("openings");
+    if (*rc) return 1;
+    if (app->rank == 0 && c->out_csv) {
+        mu_timer_begin("output");
+        *rc = mu_sc_write_openings(c->out_csv, x, *all);
+        mu_timer_end("output");
+    }
+    return mu_error_collective(app->comm, *rc);
+}
+
 /* The statistics sample: S comb series of H months into *sample on rank 0. */
 static int run_stats(mu_app *app, mu_sc_ctx *x, int64_t S, int H, double **sample, int *rc) {
     if (rank0_buffer(app, S, H, x->h->nst, "statistics sample", sample)) return 1;
@@ -399,13 +432,40 @@ static int run_stats(mu_app *app, mu_sc_ctx *x, int64_t S, int H, double **sampl
 
 /* Rank 0: the answer line, the summary, the files and the tree's differences.
  * Returns rank 0's local status. */
-static int report(const mu_sc_ctx *x, const mu_sc_tree *tree, int64_t clamped, const double *sample,
-                  int64_t S, int H) {
+/* Rank 0: the openings' answer line and summary (every stage's probabilities
+ * add up to one, to rounding). */
+static void report_openings(const mu_sc_ctx *x, const double *all, int64_t clamped) {
+    const mu_sc_cfg *c = x->c;
+    const int nst = x->h->nst;
+    const size_t rd = mu_sc_rec_doubles(x, c->openings);
+    double worst = 0;
+    int64_t groups = 0;
+    for (int t = 0; t < c->horizon; t++) {
+        const double *rec = all + (size_t)t * rd;
+        double psum = 0;
+        for (int g = 0; g < (int)rec[0]; g++) psum += MU_SC_REC_CHILD(rec, nst, g)[0];
+        groups += (int64_t)rec[0];
+        if (fabs(psum - 1) > worst) worst = fabs(psum - 1);
+    }
+    printf("scenarios: openings: %d stages x M=%d into %d, %lld openings, stations=%d, "
+           "largest |probability sum - 1|=%.3g, clamped draws=%lld\n",
+           c->horizon, c->m, c->openings, (long long)groups, nst, worst, (long long)clamped);
+    mu_summary_result_int("stages", c->horizon);
+    mu_summary_result_int("openings", groups);
+    mu_summary_result_int("clamped", clamped);
+    mu_summary_result_real("probability_sum_error", worst);
+}
+
+static int report(const mu_sc_ctx *x, const mu_sc_tree *tree, const double *opens, int64_t clamped,
+                  const double *sample, int64_t S, int H) {
     const mu_sc_cfg *c = x->c;
     const mu_sc_hist *h = x->h;
+    const int is_tree = !c->comb && !c->openings;
     int rc = 0;
     mu_timer_begin("output");
-    if (!c->comb) {
+    if (c->openings) {
+        report_openings(x, opens, clamped);
+    } else if (is_tree) {
         double psum = 0;
         int64_t leaves = tree->n - tree->stage_first[c->nstages];
         for (int64_t v = tree->stage_first[c->nstages]; v < tree->n; v++) psum += tree->pprob[v];
@@ -427,7 +487,7 @@ static int report(const mu_sc_ctx *x, const mu_sc_tree *tree, int64_t clamped, c
     }
     if (!rc && sample)
         rc = mu_sc_write_stats(c->stats_path, h, x->md, sample, S, H, 12, x->start_m);
-    if (!rc && !c->comb) {
+    if (!rc && is_tree) {
         mu_sc_tree_diff d;
         mu_sc_tree_node_diff(tree, c->nstages, h->nst, &d);
         /* Appended after the atomic write: the file is complete either way. */
@@ -436,7 +496,7 @@ static int report(const mu_sc_ctx *x, const mu_sc_tree *tree, int64_t clamped, c
         if (!rc) report_diff(&d, sample != NULL, c->stats_path);
     }
     mu_timer_end("output");
-    if (!rc && c->plot && !c->comb) {
+    if (!rc && c->plot && is_tree) {
         mu_timer_begin("plot");
         rc = mu_sc_plot(c->plot, h, tree, c->plot_stations, (int)x->hist_end);
         mu_timer_end("plot");
@@ -454,7 +514,7 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     memset(&tree, 0, sizeof tree);
     mu_sc_ctx x;
     memset(&x, 0, sizeof x);
-    double *comb = NULL, *sample = NULL;
+    double *comb = NULL, *sample = NULL, *opens = NULL;
     int64_t rows = c->comb ? STATS_BATCH : c->m;
     if (rows < STATS_BATCH) rows = STATS_BATCH;
     int rc = mu_error_collective(app->comm, load(app, c, &h));
@@ -479,6 +539,12 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     }
     if (c->comb) {
         if (run_comb(app, &x, &comb, &rc)) {
+            rc = 1;
+            goto out;
+        }
+    } else if (c->openings) {
+        mu_info("scenarios: representatives: %s", mu_sc_rep_name(c->rep));
+        if (run_openings(app, &x, &opens, &rc)) {
             rc = 1;
             goto out;
         }
@@ -513,11 +579,12 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
         memset(&tree, 0, sizeof tree);
         goto out;
     }
-    if (app->rank == 0) rc = report(&x, &tree, clamped, sample, S, H);
+    if (app->rank == 0) rc = report(&x, &tree, opens, clamped, sample, S, H);
     rc = mu_error_collective(app->comm, rc);
 out:
     free_scratch(&x);
     free(comb);
+    free(opens);
     free(sample);
     mu_sc_tree_free(&tree);
     mu_sc_model_free(&md);

@@ -92,28 +92,17 @@ int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z) 
     return 0;
 }
 
-/* The k-means key of a node: a Philox draw of its own stream, apart from the scenarios'. */
-static uint64_t node_key(uint64_t seed, int64_t node) {
+uint64_t mu_sc_node_key(uint64_t seed, int64_t node) {
     uint32_t r[4];
     mu_rng4(seed, (1ull << 61) | (uint64_t)node, 0, r);
     return ((uint64_t)r[0] << 32) | r[1];
 }
 
-/* Record of one node's aggregation: k, iterations, the mean of its M scenarios
- * (nst), K x (probability, inflows), and with --node-scenarios the M
- * scenarios themselves (M x nst). */
-static size_t rec_doubles(const mu_sc_ctx *x, int K) {
+size_t mu_sc_rec_doubles(const mu_sc_ctx *x, int K) {
     size_t nst = (size_t)x->md->nst;
     return 2 + nst + (size_t)K * (1 + nst) + (x->c->node_scenarios ? (size_t)x->c->m * nst : 0);
 }
-#define REC_CHILD(rec, nst, g) ((rec) + 2 + (nst) + (size_t)(g) * (1 + (nst)))
 
-/* Node v's record (rec_doubles): generation and aggregation. comm ==
- * MPI_COMM_NULL: this rank alone (a task of the farm); else every rank of comm
- * calls it for the same node and gets the same record: each generates its
- * block of the M scenarios (the draws are keyed by scenario, so the gathered
- * set is the one a single rank draws) and the k-means steps are shared
- * (mu_agg_cluster_shared). Errors are then collective. */
 /* A phase's seconds since t0, returned and added to the timers, or to the lane's own
  * sums (lanes.c). */
 static double phase_time(mu_sc_ctx *x, const char *phase, double t0) {
@@ -128,13 +117,12 @@ static double phase_time(mu_sc_ctx *x, const char *phase, double t0) {
 }
 
 /* Where a node's aggregation went (--log=debug), from whichever rank ran it. */
-static void log_node(const mu_sc_ctx *x, int64_t v, const mu_agg_result *ar, double gen_s,
-                     double agg_s) {
+static void log_node(int64_t v, int stage, const mu_agg_result *ar, double gen_s, double agg_s) {
     mu_log_all(MU_LOG_DEBUG,
                "scenarios: node %lld (stage %d): generation %.4f s, aggregation %.4f s: "
                "whitening %.4f, duplicates %.4f, device set-up %.4f, k-means %.4f (distance "
                "steps %.4f), representatives %.4f; %d iterations",
-               (long long)v, x->stage + 1, gen_s, agg_s, ar->whiten_s, ar->distinct_s, ar->device_s,
+               (long long)v, stage + 1, gen_s, agg_s, ar->whiten_s, ar->distinct_s, ar->device_s,
                ar->kmeans_s, ar->dist_s, ar->rep_s, ar->iterations);
 }
 
@@ -150,19 +138,19 @@ static int put_children(mu_sc_ctx *x, const mu_agg_result *ar, int K, double *re
     rec[0] = k;
     rec[1] = ar->iterations;
     for (int g = 0; g < k; g++) {
-        REC_CHILD(rec, nst, g)[0] = ar->prob[g];
-        memcpy(REC_CHILD(rec, nst, g) + 1, val + (size_t)g * nst, (size_t)nst * sizeof *rec);
+        MU_SC_REC_CHILD(rec, nst, g)[0] = ar->prob[g];
+        memcpy(MU_SC_REC_CHILD(rec, nst, g) + 1, val + (size_t)g * nst, (size_t)nst * sizeof *rec);
     }
     if (x->c->node_scenarios)
-        memcpy(REC_CHILD(rec, nst, K), x->buf.Z, (size_t)M * nst * sizeof *rec);
+        memcpy(MU_SC_REC_CHILD(rec, nst, K), x->buf.Z, (size_t)M * nst * sizeof *rec);
     free(val);
     return 0;
 }
 
-static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
+int mu_sc_node_record(mu_sc_ctx *x, const mu_sc_node_id *id, double *rec, MPI_Comm comm) {
     const mu_sc_cfg *c = x->c;
-    int nst = x->md->nst, K = c->open[x->stage], M = c->m;
-    int month = (x->start_m + x->stage) % 12;
+    const int64_t v = id->node;
+    int nst = x->md->nst, K = id->K, M = c->m, month = id->month;
     int nranks = 1, rank = 0;
     if (comm != MPI_COMM_NULL) {
         MPI_Comm_size(comm, &nranks);
@@ -170,9 +158,8 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     }
     int64_t lo = 0, hi = M;
     if (nranks > 1) mu_block_range(M, nranks, rank, &lo, &hi);
-    memset(rec, 0, rec_doubles(x, K) * sizeof *rec);
-    mu_sc_node_past(x, v, x->buf.zpast);
-    mu_sc_gen_draw d = {c->seed, (uint64_t)v, lo, hi - lo, x->buf.zpast, 0};
+    memset(rec, 0, mu_sc_rec_doubles(x, K) * sizeof *rec);
+    mu_sc_gen_draw d = {c->seed, id->stream, lo, hi - lo, x->buf.zpast, 0};
     double t0 = mu_km_now();
     int rc = 0;
     if (c->corr_lognormal) {
@@ -213,17 +200,29 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     mu_agg_result ar;
     memset(&ar, 0, sizeof ar);
     t0 = mu_km_now();
-    rc = mu_agg_cluster_shared(x->buf.Z, M, nst, K, c->method, c->max_iter, node_key(c->seed, v),
-                               x->use_gpu, comm, &ar);
-    log_node(x, v, &ar, gen_s, phase_time(x, "aggregate", t0));
+    rc = mu_agg_cluster_shared(x->buf.Z, M, nst, K, c->method, c->max_iter, id->key, x->use_gpu,
+                               comm, &ar);
+    log_node(v, id->stage, &ar, gen_s, phase_time(x, "aggregate", t0));
     x->km_s += ar.kmeans_s;
     x->km_dist_s += ar.dist_s;
     if (rc) /* the node and stage in front of the aggregation's message */
         return mu_error_cause(mu_error_message(), "scenarios: node %lld (stage %d): aggregation",
-                              (long long)v, x->stage);
+                              (long long)v, id->stage);
     rc = put_children(x, &ar, K, rec);
     mu_agg_result_free(&ar);
     return rc;
+}
+
+/* Tree node v (of the stage being built): its past from the tree, then its record. */
+static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
+    const mu_sc_node_id id = {v,
+                              (uint64_t)v,
+                              mu_sc_node_key(x->c->seed, v),
+                              (x->start_m + x->stage) % 12,
+                              x->c->open[x->stage],
+                              x->stage};
+    mu_sc_node_past(x, v, x->buf.zpast);
+    return mu_sc_node_record(x, &id, rec, comm);
 }
 
 static int node_alone(mu_sc_ctx *x, int64_t v, double *rec) {
@@ -233,7 +232,7 @@ static int node_alone(mu_sc_ctx *x, int64_t v, double *rec) {
 /* A farm chunk of the stage's nodes, side by side on the rank's host threads. */
 static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
     mu_sc_ctx *x = vctx;
-    size_t rd = rec_doubles(x, x->c->open[x->stage]);
+    size_t rd = mu_sc_rec_doubles(x, x->c->open[x->stage]);
     return mu_sc_lanes_run(x, x->tree->stage_first[x->stage] + first, count, results, rd,
                            node_alone);
 }
@@ -293,7 +292,7 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         x->stage = st;
         int K = c->open[st];
         int64_t n0 = t->stage_first[st], nodes = t->stage_first[st + 1] - n0;
-        size_t rd = rec_doubles(x, K);
+        size_t rd = mu_sc_rec_doubles(x, K);
         double *all = malloc((size_t)nodes * rd * sizeof *all);
         int rc = all ? 0 : mu_error("out of memory for stage %d", st + 1);
         if (mu_error_collective(app->comm, rc)) {
@@ -344,12 +343,13 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
                 int64_t u = t->n++;
                 t->parent[u] = v;
                 t->stage[u] = st + 1;
-                t->prob[u] = REC_CHILD(rec, nst, g)[0];
+                t->prob[u] = MU_SC_REC_CHILD(rec, nst, g)[0];
                 t->pprob[u] = t->pprob[v] * t->prob[u];
                 t->iters[u] = -1;
-                memcpy(t->q + u * nst, REC_CHILD(rec, nst, g) + 1, (size_t)nst * sizeof *t->q);
+                memcpy(t->q + u * nst, MU_SC_REC_CHILD(rec, nst, g) + 1,
+                       (size_t)nst * sizeof *t->q);
             }
-            if (x->dump) mu_sc_dump_node(x->dump, v, REC_CHILD(rec, nst, K), c->m, nst);
+            if (x->dump) mu_sc_dump_node(x->dump, v, MU_SC_REC_CHILD(rec, nst, K), c->m, nst);
         }
         free(all);
         mu_timer_end(timer);

@@ -64,6 +64,28 @@ void mu_sc_lane_scratch(mu_sc_ctx *l);
  * failure is left to the lane's first node, which makes them again). */
 int mu_sc_lanes_open(mu_sc_ctx *x, int n, int nst, int pmax);
 void mu_sc_lane_warm(mu_sc_ctx *x, int t, int kmax);
+/* The k-means key of a node: a Philox draw of its own stream, apart from the scenarios'. */
+uint64_t mu_sc_node_key(uint64_t seed, int64_t node);
+/* Record of one node's aggregation: k, iterations, the mean of its M scenarios
+ * (nst), K x (probability, inflows) (child g at MU_SC_REC_CHILD), and with
+ * --node-scenarios the M scenarios themselves (M x nst). */
+size_t mu_sc_rec_doubles(const mu_sc_ctx *x, int K);
+#define MU_SC_REC_CHILD(rec, nst, g) ((rec) + 2 + (nst) + (size_t)(g) * (1 + (nst)))
+/* A node to aggregate: its id (logs, messages), the Philox stream of its
+ * scenarios, its k-means key, the month generated, K groups, and its stage. */
+typedef struct {
+    int64_t node;
+    uint64_t stream, key;
+    int month, K, stage;
+} mu_sc_node_id;
+/* The node's record (mu_sc_rec_doubles), its standardized past already in
+ * x->buf.zpast: generation and aggregation. comm == MPI_COMM_NULL: this rank
+ * alone (a task of the farm); else every rank of comm calls it for the same
+ * node and gets the same record: each generates its block of the M scenarios
+ * (the draws are keyed by scenario, so the gathered set is the one a single
+ * rank draws) and the k-means steps are shared (mu_agg_cluster_shared).
+ * Errors are then collective. */
+int mu_sc_node_record(mu_sc_ctx *x, const mu_sc_node_id *id, double *rec, MPI_Comm comm);
 /* The standardized past (pmax x nst, lag-major) of tree node v. */
 void mu_sc_node_past(const mu_sc_ctx *x, int64_t v, double *zp);
 /* The tree, stage by stage (collective). */
@@ -94,5 +116,15 @@ int mu_sc_generate(mu_sc_ctx *x, int month, const mu_sc_gen_draw *d, double *Z);
 /* The comb: S series over the horizon, through the task farm; rank 0 gets
  * out (S x horizon x nst). stream selects the Philox streams (comb or stats). */
 int mu_sc_comb(mu_app *app, mu_sc_ctx *x, int64_t nser, int horizon, int stats, double *out);
+
+/* --mode=openings (openings.c): the horizon's stages, each M scenarios of its
+ * month into K = --openings representatives, through the task farm; rank 0
+ * gets every stage's record (all: horizon x mu_sc_rec_doubles). Collective. */
+int mu_sc_openings(mu_app *app, mu_sc_ctx *x, double *all);
+/* The month after the record months that stage t's past ends with: the
+ * latest before the first generated month with stage t's calendar month. */
+int64_t mu_sc_opening_past_end(int64_t hist_end, int t);
+/* Rank 0: the openings as CSV stage,year,month,opening,probability,<station>,... */
+int mu_sc_write_openings(const char *path, const mu_sc_ctx *x, const double *all);
 
 #endif

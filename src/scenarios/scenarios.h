@@ -122,8 +122,9 @@ typedef struct {
     int max_iter;
     const char *tree_text; /* the --tree value, for messages */
     int comb;              /* 1: comb mode */
+    int openings;          /* --mode=openings: K representatives a stage (else 0) */
     int64_t series;        /* comb: S */
-    int horizon;           /* comb: months */
+    int horizon;           /* comb: months; openings: stages */
     double delta_min;
     int corr_lognormal;   /* tree: correlation transformed per node (exact for the lognormal) */
     int64_t stats_series; /* statistics sample: series */
