@@ -23,16 +23,24 @@ static void sample_mean(const double *x, int m, int d, double *mean) {
     for (int s = 0; s < d; s++) mean[s] /= (double)m;
 }
 
-/* Each group's mean in inflow units, its members added in scenario order. */
-static int centroids(const double *x, int m, int d, const mu_agg_result *ar, double *out) {
+/* The sample's mean and each group's in inflow units, in one pass over the
+ * scenarios (each sum in scenario order, as two passes would add them). */
+static int centroids(const double *x, int m, int d, const mu_agg_result *ar, double *out,
+                     double *mean) {
     int k = ar->k, *n = calloc((size_t)k, sizeof *n);
     if (!n) return mu_error("out of memory for the representatives");
     memset(out, 0, (size_t)k * d * sizeof *out);
+    memset(mean, 0, (size_t)d * sizeof *mean);
     for (int i = 0; i < m; i++) {
-        int g = ar->group[i];
-        n[g]++;
-        for (int s = 0; s < d; s++) out[(size_t)g * d + s] += x[(size_t)i * d + s];
+        const double *row = x + (size_t)i * d;
+        double *o = out + (size_t)ar->group[i] * d;
+        n[ar->group[i]]++;
+        for (int s = 0; s < d; s++) {
+            mean[s] += row[s];
+            o[s] += row[s];
+        }
     }
+    for (int s = 0; s < d; s++) mean[s] /= (double)m;
     for (int g = 0; g < k; g++)
         for (int s = 0; s < d; s++) out[(size_t)g * d + s] /= (double)n[g];
     free(n);
@@ -57,10 +65,9 @@ static void scaled(const double *x, int d, const mu_agg_result *ar, const double
 
 int mu_sc_represent(mu_sc_rep form, const double *x, int m, int d, const mu_agg_result *ar,
                     double *out, double *mean) {
+    if (form == MU_SC_REP_CENTROID) return centroids(x, m, d, ar, out, mean);
     sample_mean(x, m, d, mean);
     switch (form) {
-    case MU_SC_REP_CENTROID:
-        return centroids(x, m, d, ar, out);
     case MU_SC_REP_SCALED:
         scaled(x, d, ar, mean, out);
         return 0;
