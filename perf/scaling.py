@@ -29,7 +29,9 @@ CSV ($OUTDIR/scaling.csv), one row a run, failed and missing runs included:
             part apart; seconds_per_iteration where absent); advect the "advect: steps" phase
             over the steps; maxsub the 2-D (or 1-D) kernel phases, one step;
             fuzzy the "fm" phase (all starts), one step; scenarios the "tree"
-            (or "comb") phase over the stages (comb: the months);
+            (or "comb", "openings") phase over the stages (comb, openings: the
+            months; --extra="scenarios=--mode=openings ..." runs NEWAVE's
+            backward openings instead of the preset's tree);
  efficiency from step_s against the smallest K of the series that ran:
             strong t_b*K_b/(t_K*K), weak t_b/t_K;
  phase_*    the summary's top-level timers sorted by the table PHASES below
@@ -133,7 +135,7 @@ PHASES = {
                "comm": ["combine"]},
     "fuzzy": {"setup": ["input", "moments", "factor r"], "transfer": ["device copy"],
               "compute": ["fm"], "io": ["output", "plot"]},
-    "scenarios": {"setup": ["input", "fit"], "compute": ["tree", "comb"],
+    "scenarios": {"setup": ["input", "fit"], "compute": ["tree", "comb", "openings"],
                   "io": ["output"], "nested": ["generate", "aggregate"],
                   "nested_prefix": "stage"},
 }
@@ -167,8 +169,9 @@ def grow(params, workload, k):
     return p
 
 
-def size_args(workload, p):
-    """The command's options for a size, and the size as the CSV says it."""
+def size_args(workload, p, extra=()):
+    """The command's options for a size, and the size as the CSV says it
+    (extra: the workload's --extra options)."""
     if workload == "cg":
         args = ["--poisson=3d7", f"--nx={p['nx']}", f"--ny={p['ny']}", f"--nz={p['nz']}",
                 "--pc=jacobi"]
@@ -185,6 +188,9 @@ def size_args(workload, p):
     if workload == "fuzzy":
         return ["--gen=blobs", f"--n={p['n']}"], f"n={p['n']}"
     if workload == "scenarios":
+        if "--mode=openings" in extra:  # NEWAVE's backward openings: stages, no tree
+            return [f"--input={SCENARIO_INPUT}", f"--m={p['m']}", "--stats-series=0"], \
+                f"openings M={p['m']}"
         args = [f"--input={SCENARIO_INPUT}", f"--tree={p['tree']}", f"--m={p['m']}",
                 "--stats-series=0"]
         return args, f"tree={p['tree']} M={p['m']}"
@@ -217,8 +223,8 @@ def step_time(workload, s):
     if workload == "fuzzy":
         return phase_max(s, "fm"), 1
     if workload == "scenarios":
-        if option(s, "mode") == "comb":
-            t, n = phase_max(s, "comb"), int(option(s, "horizon") or 0)
+        if option(s, "mode") in ("comb", "openings"):  # per month of the horizon
+            t, n = phase_max(s, option(s, "mode")), int(option(s, "horizon") or 0)
         else:
             t, n = phase_max(s, "tree"), len(str(option(s, "tree") or "").split(",")) - 1
         return (t / n if t is not None and n > 0 else None), n
@@ -333,7 +339,7 @@ def run_one(a, workload, study, k):
     p = PRESETS[a.preset][workload][study]
     if study == "weak":
         p = grow(p, workload, k)
-    args, size = size_args(workload, p)
+    args, size = size_args(workload, p, a.extra.get(workload, []))
     nodes = nodes_for(k)
     row = {"workload": workload, "study": study, "nodes": nodes, "ranks": k,
            "gpus": k if a.device == "gpu" else 0, "device": a.device, "size": size}

@@ -7,7 +7,10 @@
 #     series, efficiency 1), a FAILED line on stderr, the PNG still written, and
 #     the driver's exit status 1;
 #  2. a launcher that runs nothing and exits 0: every row missing, exit status 1;
-#  3. an unknown workload: a usage error (exit status 2) before any run.
+#  3. an unknown workload: a usage error (exit status 2) before any run;
+#  4. scenarios as NEWAVE's backward openings (--extra="scenarios=--mode=openings
+#     ..."): no --tree passed, every row ok, its step the openings phase over the
+#     stages of its own summary.
 # Environment from ctest: MUTIRAO, MPIEXEC, MPIEXEC_PREFLAGS, SRCDIR.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -72,4 +75,25 @@ rc=0
 "${driver[@]}" --workloads=cg,nope --outdir="$WORK/bad" >"$WORK/bad.out" 2>"$WORK/bad.err" || rc=$?
 expect_eq "driver exit status for an unknown workload" "$rc" 2
 [ ! -e "$WORK/bad/scaling.csv" ] || fail "a CSV after a usage error"
+
+# ---- 4. scenarios as openings ------------------------------------------------------
+"${driver[@]}" --workloads=scenarios --studies=strong --ranks=1,2 --launcher="$launcher" \
+    --extra="scenarios=--mode=openings --horizon=3 --openings=4" --outdir="$WORK/open" --no-plot \
+    >"$WORK/open.out" 2>"$WORK/open.err" || { cat "$WORK/open.err" >&2; fail "openings series"; }
+if ! "$PY" - "$WORK/open" <<'PY'; then
+import csv, json, os, sys
+rows = list(csv.DictReader(open(os.path.join(sys.argv[1], "scaling.csv"))))
+bad = [] if len(rows) == 2 else [f"{len(rows)} rows"]
+for r in rows:
+    s = json.load(open(os.path.join(sys.argv[1], r["summary"])))
+    want = s["phases"]["openings"]["max_s"] / 3
+    if r["status"] != "ok" or not r["size"].startswith("openings") or r["steps"] != "3" \
+            or "--tree" in r["command"] or abs(float(r["step_s"]) - want) > 1e-5 * want:
+        bad.append(f"{r['ranks']} ranks: {r['status']} {r['size']} {r['steps']} {r['step_s']} vs {want}")
+if bad:
+    sys.exit("; ".join(bad))
+print("ok: openings series, step = the openings phase over 3 stages")
+PY
+    fail "the openings series"
+fi
 finish
