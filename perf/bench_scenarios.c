@@ -189,14 +189,7 @@ static int newave_stage(mu_sc_ctx *x, int64_t v, double *rec) {
     const mu_sc_cfg *c = x->c;
     const mu_sc_model *md = x->md;
     int nst = md->nst, m = c->m, month = (int)(v % 12);
-    int64_t hist_end = x->hist_end - 12 + month;
-    for (int i = 0; i < md->pmax; i++)
-        for (int s = 0; s < nst; s++) {
-            int64_t tt = hist_end - 1 - i;
-            int mm = (int)(tt % 12);
-            x->buf.zpast[i * nst + s] =
-                (x->h->q[tt * nst + s] - md->mu[mm * nst + s]) / md->sd[mm * nst + s];
-        }
+    mu_sc_record_past(x, x->hist_end - 12 + month, x->buf.zpast);
     mu_sc_gen_draw d = {c->seed, MU_SC_COMB_STREAM(v), 0, m, x->buf.zpast, 0};
     double t1 = now();
     MU_TRY(mu_sc_generate(x, month, &d, x->buf.Z));

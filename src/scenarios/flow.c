@@ -430,8 +430,6 @@ static int run_stats(mu_app *app, mu_sc_ctx *x, int64_t S, int H, double **sampl
     return *rc != 0;
 }
 
-/* Rank 0: the answer line, the summary, the files and the tree's differences.
- * Returns rank 0's local status. */
 /* Rank 0: the openings' answer line and summary (every stage's probabilities
  * add up to one, to rounding). */
 static void report_openings(const mu_sc_ctx *x, const double *all, int64_t clamped) {
@@ -456,6 +454,8 @@ static void report_openings(const mu_sc_ctx *x, const double *all, int64_t clamp
     mu_summary_result_real("probability_sum_error", worst);
 }
 
+/* Rank 0: the answer line, the summary, the files and the tree's differences.
+ * Returns rank 0's local status. */
 static int report(const mu_sc_ctx *x, const mu_sc_tree *tree, const double *opens, int64_t clamped,
                   const double *sample, int64_t S, int H) {
     const mu_sc_cfg *c = x->c;

@@ -22,16 +22,7 @@ int64_t mu_sc_opening_past_end(int64_t hist_end, int t) {
 
 /* Stage t's record (mu_sc_rec_doubles with K = --openings). */
 static int opening_stage(mu_sc_ctx *x, int64_t t, double *rec) {
-    const mu_sc_model *md = x->md;
-    const int nst = md->nst;
-    const int64_t end = mu_sc_opening_past_end(x->hist_end, (int)t);
-    for (int i = 0; i < md->pmax; i++) {
-        const int64_t back = end - 1 - i;
-        const int m = (int)(back % 12);
-        for (int s = 0; s < nst; s++)
-            x->buf.zpast[i * nst + s] =
-                (x->h->q[back * nst + s] - md->mu[m * nst + s]) / md->sd[m * nst + s];
-    }
+    mu_sc_record_past(x, mu_sc_opening_past_end(x->hist_end, (int)t), x->buf.zpast);
     const mu_sc_node_id id = {t,
                               OPEN_ID(t),
                               mu_sc_node_key(x->c->seed, (int64_t)OPEN_ID(t)),

@@ -72,8 +72,15 @@ void mu_sc_node_past(const mu_sc_ctx *x, int64_t v, double *zp) {
             q = x->h->q + back * nst;
             m = (int)(back % 12);
         }
-        for (int s = 0; s < nst; s++)
-            zp[i * nst + s] = (q[s] - x->md->mu[m * nst + s]) / x->md->sd[m * nst + s];
+        mu_sc_standardize(x->md, q, m, zp + i * nst);
+    }
+}
+
+void mu_sc_record_past(const mu_sc_ctx *x, int64_t end, double *zp) {
+    const int nst = x->md->nst;
+    for (int i = 0; i < x->md->pmax; i++) {
+        const int64_t back = end - 1 - i;
+        mu_sc_standardize(x->md, x->h->q + back * nst, (int)(back % 12), zp + i * nst);
     }
 }
 
@@ -419,8 +426,7 @@ static int comb_task(int64_t first, int64_t count, void *results, void *vctx) {
             memcpy(out + (k * H + t) * nst, q, (size_t)nst * sizeof *out);
             double *z = zp + k * pmax * nst;
             memmove(z + nst, z, (size_t)(pmax - 1) * nst * sizeof *z);
-            for (int s = 0; s < nst; s++)
-                z[s] = (q[s] - x->md->mu[month * nst + s]) / x->md->sd[month * nst + s];
+            mu_sc_standardize(x->md, q, month, z);
         }
     }
     return 0;

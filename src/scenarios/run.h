@@ -86,6 +86,13 @@ typedef struct {
  * rank draws) and the k-means steps are shared (mu_agg_cluster_shared).
  * Errors are then collective. */
 int mu_sc_node_record(mu_sc_ctx *x, const mu_sc_node_id *id, double *rec, MPI_Comm comm);
+/* z = the inflows q of a month standardized by its monthly mean and deviation (nst). */
+static inline void mu_sc_standardize(const mu_sc_model *md, const double *q, int month, double *z) {
+    const int nst = md->nst;
+    for (int s = 0; s < nst; s++) z[s] = (q[s] - md->mu[month * nst + s]) / md->sd[month * nst + s];
+}
+/* The standardized past (pmax x nst, lag-major) of the record months before end. */
+void mu_sc_record_past(const mu_sc_ctx *x, int64_t end, double *zp);
 /* The standardized past (pmax x nst, lag-major) of tree node v. */
 void mu_sc_node_past(const mu_sc_ctx *x, int64_t v, double *zp);
 /* The tree, stage by stage (collective). */
