@@ -402,6 +402,9 @@ struct mu_gpu_km {
     char *up, *up_h, *dn_h;
     size_t up_bytes;
     cudaEvent_t up_done; /* the last upload from up_h has been read */
+    /* mu_gpu_km_group_means's sums (xm_cap doubles), made at its first call */
+    double *xm;
+    size_t xm_cap;
 };
 
 /* The pinned results of a resident step, for k clusters of d coordinates:
@@ -425,9 +428,9 @@ static thread_local mu_gpu_km *parked;
 
 static void release(mu_gpu_km *g) {
     int rc = 0;
-    void *bufs[] = {g->pt,    g->c,    g->dist, g->move,  g->ic1,   g->ic2,  g->prow,    g->dd,
-                    g->cw,    g->cand, g->up,   g->save1, g->save2, g->keys, g->iota,    g->list,
-                    g->start, g->ncd,  g->ncv,  g->leave, g->small, g->tch,  g->sort_tmp};
+    void *bufs[] = {g->pt,    g->c,    g->dist, g->move,  g->ic1,   g->ic2,  g->prow,     g->dd,
+                    g->cw,    g->cand, g->up,   g->save1, g->save2, g->keys, g->iota,     g->list,
+                    g->start, g->ncd,  g->ncv,  g->leave, g->small, g->tch,  g->sort_tmp, g->xm};
     for (void *b : bufs)
         if (b) MU_CUDA_KEEP(cudaFree(b));
     for (void *b : {(void *)g->up_h, (void *)g->dn_h, (void *)g->res_h})
@@ -678,11 +681,11 @@ extern "C" int mu_gpu_km_res_qtest(mu_gpu_km *g, const double *c, int k, const i
     return point_test(g, false, c, k, NULL, NULL, nc, an1, an2, qchg, NULL);
 }
 
-/* The flagged clusters' centres and sums of squares from the resident ic1
- * (members in point order through a stable sort by cluster), every count,
- * and the results brought back; the flags are in g->tch. */
-static int recompute_step(mu_gpu_km *g, int k, res_offsets *o) {
-    const int m = g->m, d = g->d;
+/* The member lists of the k clusters of g->ic1: a stable sort of the points
+ * by cluster (list: each cluster's members in point order), the clusters'
+ * starts and counts. */
+static int member_lists(mu_gpu_km *g, int k) {
+    const int m = g->m;
     int bits = 1;
     while ((1 << bits) < k) bits++;
     size_t need = 0;
@@ -695,6 +698,15 @@ static int recompute_step(mu_gpu_km *g, int k, res_offsets *o) {
                                             0, bits, cudaStreamPerThread));
     bounds_kernel<<<(k + SELECT) / SELECT, SELECT>>>(g->keys, m, k, g->start, g->ncd);
     MU_LAUNCHED();
+    return 0;
+}
+
+/* The flagged clusters' centres and sums of squares from the resident ic1
+ * (members in point order through member_lists), every count, and the
+ * results brought back; the flags are in g->tch. */
+static int recompute_step(mu_gpu_km *g, int k, res_offsets *o) {
+    const int m = g->m, d = g->d;
+    if (member_lists(g, k)) return 1;
     centre_kernel<<<dim3(k, (d + CJ - 1) / CJ), SUMT>>>(g->prow, d, g->list, g->start, g->ncd,
                                                         g->tch, g->c);
     MU_LAUNCHED();
@@ -810,6 +822,27 @@ extern "C" int mu_gpu_km_own(mu_gpu_km *g, const double *c, int k, const int *ic
                                                          g->dd);
     MU_LAUNCHED();
     MU_CUDA(cudaMemcpy(dd, g->dd, m * sizeof(double), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int mu_gpu_km_group_means(mu_gpu_km *g, const int *grp, int k, const double *x, int d,
+                                     double *out) {
+    if (check_k(g, k)) return 1;
+    const size_t kd = (size_t)k * d;
+    if (kd > g->xm_cap) {
+        if (g->xm) MU_CUDA(cudaFree(g->xm));
+        g->xm = nullptr;
+        g->xm_cap = 0;
+        MU_CUDA(cudaMalloc(&g->xm, kd * sizeof(double)));
+        g->xm_cap = kd;
+    }
+    MU_CUDA(cudaMemcpy(g->ic1, grp, (size_t)g->m * sizeof(int), cudaMemcpyHostToDevice));
+    MU_CUDA(cudaMemsetAsync(g->tch, 1, (size_t)k, cudaStreamPerThread));
+    if (member_lists(g, k)) return 1;
+    centre_kernel<<<dim3(k, (d + CJ - 1) / CJ), SUMT>>>(x, d, g->list, g->start, g->ncd, g->tch,
+                                                        g->xm);
+    MU_LAUNCHED();
+    MU_CUDA(cudaMemcpy(out, g->xm, kd * sizeof(double), cudaMemcpyDeviceToHost));
     return 0;
 }
 

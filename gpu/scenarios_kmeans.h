@@ -76,6 +76,12 @@ int mu_gpu_km_res_push(mu_gpu_km *g, const int *ic1, const int *ic2);
  * centres c (host arrays; mu_km_d2's bits): the representatives' search. */
 int mu_gpu_km_own(mu_gpu_km *g, const double *c, int k, const int *ic1, double *dd);
 
+/* out (k x d, host) = the mean of each group's rows of x (m x d, row-major,
+ * on this device; m the context's points), grp (host, m) each point's group
+ * 0..k-1: each sum over the group's members in point order, then divided by
+ * their number, the bits of the host's loop (scenarios/represent.c). */
+int mu_gpu_km_group_means(mu_gpu_km *g, const int *grp, int k, const double *x, int d, double *out);
+
 /* Benchmarks: the median over reps launches of the M x K distance kernel
  * alone (CUDA events, after one warm-up launch), in milliseconds. */
 int mu_gpu_km_kernel_ms(mu_gpu_km *g, const double *c, int k, int reps, double *ms);

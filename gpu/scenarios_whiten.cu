@@ -199,7 +199,9 @@ struct wh_bufs {
     double *yh = nullptr;
     int yh_pageable = 0;
     int dev = -1;
-    const double *y = nullptr; /* the last call's y on the device (x's buffer), or null */
+    const double *y = nullptr;  /* the last call's y on the device (zt's buffer), or null */
+    const double *in = nullptr; /* the last call's x on the device (x's buffer), or null */
+    double *mean_h = nullptr;   /* the last call's mean of x (host, d) */
 };
 
 thread_local wh_bufs bufs;
@@ -212,6 +214,7 @@ int bufs_free(wh_bufs *b) {
     if (b->piv) MU_CUDA_KEEP(cudaFree(b->piv));
     if (b->bad) MU_CUDA_KEEP(cudaFree(b->bad));
     mu_gpu_host_free(b->yh, !b->yh_pageable);
+    free(b->mean_h);
     *b = wh_bufs();
     return rc;
 }
@@ -239,6 +242,8 @@ int bufs_get(int m, int d, wh_bufs **out) {
         b->yh = (double *)mu_gpu_host_alloc(md * sizeof(double), &locked);
         b->yh_pageable = !locked;
         if (!b->yh) return mu_gpu_fail("out of host memory for %zu whitened values", md);
+        b->mean_h = (double *)malloc(dd * sizeof(double));
+        if (!b->mean_h) return mu_gpu_fail("out of host memory for %zu means", dd);
         b->cap_md = md;
         b->cap_d = dd;
         b->dev = dev;
@@ -292,15 +297,16 @@ int correlation(wh_bufs *b, int m, int q, double *r) {
     return 0;
 }
 
-/* y (host, m x rk) from the factor L (host, q x q) and the pivots. */
+/* y (host, m x rk; and zt on the device, which the substitution has read)
+ * from the factor L (host, q x q) and the pivots; x stays as uploaded. */
 int substitute(wh_bufs *b, int m, int q, const double *L, const int *piv, int rk, double *y) {
     MU_CUDA(cudaMemcpy(b->r, L, (size_t)q * q * sizeof(double), cudaMemcpyHostToDevice));
     MU_CUDA(cudaMemcpy(b->piv, piv, (size_t)rk * sizeof(int), cudaMemcpyHostToDevice));
     solve_kernel<<<(m + SOLVE - 1) / SOLVE, SOLVE>>>(b->zt, m, b->r, q, b->piv, rk, b->xt);
     MU_LAUNCHED();
-    transpose_kernel<<<transpose_grid(rk, m), dim3(TT, TR)>>>(b->xt, rk, m, b->x, nullptr);
+    transpose_kernel<<<transpose_grid(rk, m), dim3(TT, TR)>>>(b->xt, rk, m, b->zt, nullptr);
     MU_LAUNCHED();
-    MU_CUDA(cudaMemcpy(y, b->x, (size_t)m * rk * sizeof(double), cudaMemcpyDeviceToHost));
+    MU_CUDA(cudaMemcpy(y, b->zt, (size_t)m * rk * sizeof(double), cudaMemcpyDeviceToHost));
     return 0;
 }
 
@@ -309,7 +315,7 @@ int substitute(wh_bufs *b, int m, int q, const double *L, const int *piv, int rk
 int whiten_steps(const double *x, int m, int d, const double **y, int *rank, double *h, int *hi) {
     wh_bufs *b;
     unsigned long long bad;
-    bufs.y = nullptr;
+    bufs.y = bufs.in = nullptr;
     MU_TRY(MU_GPU(bufs_get(m, d, &b) || upload(b, x, m, d, &bad), "whitening on the GPU"));
     if (bad != ULLONG_MAX)
         return mu_error("scenario %llu, station %llu is not a finite number",
@@ -317,12 +323,14 @@ int whiten_steps(const double *x, int m, int d, const double **y, int *rank, dou
     double *mean = h, *sd = h + d, *r = h + 2 * (size_t)d;
     int *keep = hi, *piv = hi + d, q, rk = 0;
     MU_TRY(MU_GPU(moments(b, m, d, mean, sd, keep, &q), "whitening on the GPU"));
+    memcpy(b->mean_h, mean, (size_t)d * sizeof *mean);
     if (q > 0) {
         MU_TRY(MU_GPU(correlation(b, m, q, r), "whitening on the GPU"));
         rk = mu_whiten_factor(r, m, q, piv);
         if (rk > 0) MU_TRY(MU_GPU(substitute(b, m, q, r, piv, rk, b->yh), "whitening on the GPU"));
     }
-    b->y = rk > 0 ? b->x : nullptr;
+    b->y = rk > 0 ? b->zt : nullptr;
+    b->in = b->x;
     *y = b->yh;
     *rank = rk;
     return 0;
@@ -339,7 +347,7 @@ extern "C" int mu_gpu_whiten(const double *x, int m, int d, const double **y, in
     static thread_local double none[1]; /* rank 0: no row is written */
     *rank = 0;
     *y = nullptr;
-    bufs.y = nullptr;
+    bufs.y = bufs.in = nullptr;
     if (m < 2 || d < 1) { /* mu_whiten's checks, rank 0, no device */
         *y = none;
         return mu_whiten(x, m, d, none, rank);
@@ -357,14 +365,21 @@ extern "C" const double *mu_gpu_whiten_rows(void) {
     return bufs.y;
 }
 
+extern "C" const double *mu_gpu_whiten_input(const double **mean) {
+    *mean = bufs.in ? bufs.mean_h : nullptr;
+    return bufs.in;
+}
+
 extern "C" int mu_gpu_whiten_distinct(int m, int r, int *all) {
     *all = 0;
     wh_bufs *b = &bufs;
     if (!b->y || m < 2 || (size_t)m * r > b->cap_md) return 0;
-    /* after the whitening, xt and zt (m x d doubles each) are free scratch */
-    unsigned long long *key = (unsigned long long *)b->xt, *sorted = (unsigned long long *)b->zt;
-    void *tmp = key + m;
-    size_t room = (b->cap_md - (size_t)m) * sizeof(double), need = 0;
+    /* after the whitening, xt (m x d doubles) is free scratch: the keys, the
+     * sorted keys and the sort's own */
+    if (b->cap_md < 2 * (size_t)m) return 0;
+    unsigned long long *key = (unsigned long long *)b->xt, *sorted = key + m;
+    void *tmp = sorted + m;
+    size_t room = (b->cap_md - 2 * (size_t)m) * sizeof(double), need = 0;
     const cudaStream_t st = cudaStreamPerThread;
     MU_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, need, key, sorted, m, 0, 64, st));
     if (need > room) return 0; /* no room: the caller compares the rows itself */

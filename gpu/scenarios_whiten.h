@@ -34,6 +34,11 @@ int mu_gpu_whiten_reserve(int m, int d);
  * NULL if that call failed or found rank 0. The k-means context copies it on
  * the device instead of uploading the host's (same values). */
 const double *mu_gpu_whiten_rows(void);
+/* The x that this host thread's last mu_gpu_whiten whitened (m x d,
+ * row-major, on its device) and its mean over the points (*mean, host, d:
+ * the bits of mean[j] = (x[0][j] + x[1][j] + ... in point order) / m),
+ * valid until the thread's next call; NULL (both) if that call failed. */
+const double *mu_gpu_whiten_input(const double **mean);
 
 /* *all = 1 when no two rows of the y that this host thread's last
  * mu_gpu_whiten wrote (m x r) are equal, shown on the device by sorting

@@ -28,6 +28,7 @@
 #include "gpu/scenarios_whiten.h"
 #include "scenarios/aggregate.h"
 #include "scenarios/kmeans.h"
+#include "scenarios/represent.h"
 #include "scenarios/whiten.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -587,9 +588,29 @@ static void gpu_whiten(void) {
     free(x);
 }
 
+/* The device's means of x (sample and groups), which a GPU aggregation
+ * alone returns, against the host's sums on the CPU's result: the same bits. */
+static void check_device_means(const double *x, int m, int d, const mu_agg_result *cpu,
+                               const mu_agg_result *gpu) {
+    if (!CHECK(gpu->xmean && gpu->xgroup_mean && !cpu->xmean && !cpu->xgroup_mean,
+               "means of x: the GPU's result should carry them, the CPU's not"))
+        return;
+    double *groups = malloc(sizeof(double) * cpu->k * d), *mean = malloc(sizeof(double) * d);
+    if (!groups || !mean) {
+        CHECK(0, "out of memory");
+    } else {
+        CHECK_INT_EQ(mu_sc_represent(MU_SC_REP_CENTROID, x, m, d, cpu, groups, mean), 0);
+        CHECK(!memcmp(groups, gpu->xgroup_mean, sizeof(double) * cpu->k * d) &&
+                  !memcmp(mean, gpu->xmean, sizeof(double) * d),
+              "means of x: the device's differ from the host's sums");
+    }
+    free(groups);
+    free(mean);
+}
+
 /* Large aggregations (the device's whitening and its check that no two rows
  * are equal) on points with repeated rows, once with none: the CPU's groups,
- * representatives and iterations. */
+ * representatives and iterations, and the host's means of x. */
 static void gpu_duplicates(void) {
     const int m = 20000, d = 6, k = 9;
     for (int every = 0; every <= 7; every += 7) {
@@ -606,7 +627,8 @@ static void gpu_duplicates(void) {
                       !memcmp(rc.group, rg.group, sizeof(int) * m) &&
                       !memcmp(rc.rep, rg.rep, sizeof(int) * rc.k),
                   "every %d-th row repeated: CPU and GPU groups differ", every);
-        printf("m %d, every %d-th row repeated: CPU == GPU\n", m, every);
+        if (e1 == 0 && e2 == 0 && rc.k == rg.k) check_device_means(x, m, d, &rc, &rg);
+        printf("m %d, every %d-th row repeated: CPU == GPU (groups, means)\n", m, every);
         if (e1 == 0) mu_agg_result_free(&rc);
         if (e2 == 0) mu_agg_result_free(&rg);
         free(x);

@@ -27,7 +27,10 @@
  *  6. CPU and GPU: the device computes the same distances with the same bits
  *     (no fused multiply-add, same summation order) and the same per-point
  *     comparisons; every decision that depends on another point's stays on
- *     the CPU, in point order. So the groups are identical, not just close. */
+ *     the CPU, in point order. So the groups are identical, not just close.
+ *     A rank alone on a node that whitened on its device also sums x's mean
+ *     and the groups' means there (in point order: the host's bits), which
+ *     spares the caller's representatives a pass over the M x d scenarios. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,8 +174,9 @@ typedef struct {
     const double *y; /* the CPU's buffer (ybuf) or the device whitening's host rows */
     double *ybuf, *c, *best;
     int *tmp, *grp, *first, *nc, *order, *rep;
-    const double *ydev; /* the device's copy of y, if whitened there */
-    int centred;        /* c and nc are the groups' means and sizes (the k-means's) */
+    const double *ydev;         /* the device's copy of y, if whitened there */
+    const double *xdev, *xmean; /* then x on the device too, and its mean (host) */
+    int centred;                /* c and nc are the groups' means and sizes (the k-means's) */
     mu_km_split sp;
     mu_gpu_km *g;
 } agg_state;
@@ -207,6 +211,7 @@ static int whiten_rows(agg_state *a, const double *x, int d) {
     if (a->use_gpu && m >= MU_GPU_KM_BOOK_MIN) {
         MU_TRY(mu_gpu_whiten(x, m, d, &a->y, &a->r));
         a->ydev = mu_gpu_whiten_rows();
+        a->xdev = mu_gpu_whiten_input(&a->xmean);
         return 0;
     }
     a->ybuf = malloc(sizeof(double) * (size_t)m * (size_t)d);
@@ -335,6 +340,19 @@ static int representatives(agg_state *a, int kk, mu_agg_result *res) {
     return 0;
 }
 
+/* Where the device holds x (its whitening) and the groups (the k-means's
+ * context, this rank's alone): x's mean and the groups' means into res, so
+ * that no caller passes over the m x d scenarios again on the host. */
+static int input_means(const agg_state *a, int d, mu_agg_result *res) {
+    if (!a->g || !a->xdev || a->nranks > 1) return 0;
+    res->xmean = malloc(sizeof(double) * (size_t)d);
+    res->xgroup_mean = malloc(sizeof(double) * (size_t)res->k * (size_t)d);
+    MU_TRY(got_memory(res->xmean && res->xgroup_mean));
+    memcpy(res->xmean, a->xmean, sizeof(double) * (size_t)d);
+    return MU_GPU(mu_gpu_km_group_means(a->g, res->group, res->k, a->xdev, d, res->xgroup_mean),
+                  "aggregation: the groups' means");
+}
+
 int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method method, int max_iter,
                           uint64_t key, int use_gpu, MPI_Comm comm, mu_agg_result *res) {
     memset(res, 0, sizeof *res);
@@ -372,6 +390,7 @@ int mu_agg_cluster_shared(const double *x, int m, int d, int k, mu_agg_method me
 
     t0 = mu_km_now();
     MU_TRY_GOTO(representatives(&a, kk, res));
+    MU_TRY_GOTO(input_means(&a, d, res));
     res->rep_s = mu_km_now() - t0;
 done:
     if (rc) mu_agg_result_free(res); /* what a failure left half made */
@@ -383,9 +402,10 @@ done:
 
 void mu_agg_result_free(mu_agg_result *res) {
     if (!res) return;
-    MU_FREE(res->rep, res->prob, res->group);
+    MU_FREE(res->rep, res->prob, res->group, res->xmean, res->xgroup_mean);
     res->rep = NULL;
     res->prob = NULL;
     res->group = NULL;
+    res->xmean = res->xgroup_mean = NULL;
     res->k = 0;
 }

@@ -25,6 +25,10 @@ typedef struct {
      * (points moved to the device), the centroids and representatives. */
     double kmeans_s, dist_s;
     double whiten_s, distinct_s, device_s, rep_s;
+    /* Where the device held x and the groups (a GPU rank alone on the node),
+     * else NULL: x's mean over the scenarios (d) and each group's mean (k x
+     * d, group order), in x's units, with the bits of represent.c's sums. */
+    double *xmean, *xgroup_mean;
 } mu_agg_result;
 
 /* Clusters the m scenarios (rows of x, m x d, row-major). Deterministic in

@@ -65,8 +65,16 @@ static void scaled(const double *x, int d, const mu_agg_result *ar, const double
 
 int mu_sc_represent(mu_sc_rep form, const double *x, int m, int d, const mu_agg_result *ar,
                     double *out, double *mean) {
+    if (form == MU_SC_REP_CENTROID && ar->xgroup_mean) { /* the device's sums */
+        memcpy(out, ar->xgroup_mean, (size_t)ar->k * d * sizeof *out);
+        memcpy(mean, ar->xmean, (size_t)d * sizeof *mean);
+        return 0;
+    }
     if (form == MU_SC_REP_CENTROID) return centroids(x, m, d, ar, out, mean);
-    sample_mean(x, m, d, mean);
+    if (ar->xmean)
+        memcpy(mean, ar->xmean, (size_t)d * sizeof *mean);
+    else
+        sample_mean(x, m, d, mean);
     switch (form) {
     case MU_SC_REP_SCALED:
         scaled(x, d, ar, mean, out);

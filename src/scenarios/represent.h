@@ -25,7 +25,9 @@ const char *mu_sc_rep_name(mu_sc_rep form);
  * the ar->k children's inflows to out (k x d, group order) and the sample mean
  * of the m scenarios to mean (d). Sums run in scenario order, so the result
  * depends on x and ar only (the same bits for any ranks, threads or device).
- * 0, or 1 after mu_error when out of memory. */
+ * Where the aggregation ran on the device, its sums (ar->xmean, ar->xgroup_mean)
+ * are taken instead of a pass over x on the host. 0, or 1 after mu_error when
+ * out of memory. */
 int mu_sc_represent(mu_sc_rep form, const double *x, int m, int d, const mu_agg_result *ar,
                     double *out, double *mean);
 
