@@ -27,7 +27,9 @@ pid_alive() {
     [ -s "$1" ] || return 1
     pid=$(tr -dc '0-9' <"$1")
     [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
-    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ]
+    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] || return 1
+    # exited and not yet reaped (state Z): gone
+    [ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)" != Z ]
 }
 
 munge_ok() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }

@@ -39,12 +39,17 @@ node=$(hostname -s)
 
 # True when a process named $1 runs (started by this script or not).
 # running NAME: a NAME process of this cluster; daemons started with their own
-# configuration (-f FILE: the two-node test cluster) belong to another one.
+# configuration (-f FILE: the two-node test cluster) belong to another one. A
+# process that has exited and is not yet reaped (the two-node cluster's
+# slurmd that multinode_faults kills) has no command line: it runs nowhere.
 running() {
-    local p
+    local p args
     for p in /proc/[0-9]*; do
         [ "$(cat "$p/comm" 2>/dev/null)" = "$1" ] || continue
-        tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -e ' -f ' >/dev/null || return 0
+        args=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)
+        [ -n "$args" ] || continue
+        case " $args" in *" -f "*) continue ;; esac
+        return 0
     done
     return 1
 }
