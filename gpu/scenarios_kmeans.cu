@@ -830,9 +830,10 @@ extern "C" int mu_gpu_km_group_means(mu_gpu_km *g, const int *grp, int k, const 
     if (check_k(g, k)) return 1;
     const size_t kd = (size_t)k * d;
     if (kd > g->xm_cap) {
-        if (g->xm) MU_CUDA(cudaFree(g->xm));
+        double *old = g->xm; /* forgotten first: a failed free leaves nothing to free twice */
         g->xm = nullptr;
         g->xm_cap = 0;
+        if (old) MU_CUDA(cudaFree(old));
         MU_CUDA(cudaMalloc(&g->xm, kd * sizeof(double)));
         g->xm_cap = kd;
     }

@@ -123,14 +123,15 @@ static double phase_time(mu_sc_ctx *x, const char *phase, double t0) {
     return s;
 }
 
-/* Where a node's aggregation went (--log=debug), from whichever rank ran it. */
-static void log_node(int64_t v, int stage, const mu_agg_result *ar, double gen_s, double agg_s) {
+/* Where a node's time went (--log=debug), from whichever rank ran it. */
+static void log_node(int64_t v, int stage, const mu_agg_result *ar, double gen_s, double agg_s,
+                     double children_s) {
     mu_log_all(MU_LOG_DEBUG,
                "scenarios: node %lld (stage %d): generation %.4f s, aggregation %.4f s: "
                "whitening %.4f, duplicates %.4f, device set-up %.4f, k-means %.4f (distance "
-               "steps %.4f), representatives %.4f; %d iterations",
+               "steps %.4f), representatives %.4f; children's inflows %.4f s; %d iterations",
                (long long)v, stage + 1, gen_s, agg_s, ar->whiten_s, ar->distinct_s, ar->device_s,
-               ar->kmeans_s, ar->dist_s, ar->rep_s, ar->iterations);
+               ar->kmeans_s, ar->dist_s, ar->rep_s, children_s, ar->iterations);
 }
 
 /* The aggregation's children into the node's record (rec_doubles). */
@@ -209,13 +210,15 @@ int mu_sc_node_record(mu_sc_ctx *x, const mu_sc_node_id *id, double *rec, MPI_Co
     t0 = mu_km_now();
     rc = mu_agg_cluster_shared(x->buf.Z, M, nst, K, c->method, c->max_iter, id->key, x->use_gpu,
                                comm, &ar);
-    log_node(v, id->stage, &ar, gen_s, phase_time(x, "aggregate", t0));
+    const double agg_s = phase_time(x, "aggregate", t0);
     x->km_s += ar.kmeans_s;
     x->km_dist_s += ar.dist_s;
     if (rc) /* the node and stage in front of the aggregation's message */
         return mu_error_cause(mu_error_message(), "scenarios: node %lld (stage %d): aggregation",
                               (long long)v, id->stage);
+    t0 = mu_km_now();
     rc = put_children(x, &ar, K, rec);
+    log_node(v, id->stage, &ar, gen_s, agg_s, mu_km_now() - t0);
     mu_agg_result_free(&ar);
     return rc;
 }
