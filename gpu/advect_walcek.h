@@ -1,5 +1,5 @@
 /* The 1-D update of Walcek (2000), the study's misprints corrected, one cell at a time,
- * and the segment engine of src/advect/engine.h, shared by every schedule
+ * and the segment engine of workloads/advect/engine.h, shared by every schedule
  * (lines, dataflow) and the GPU kernels (gpu/advect_gpu.cu) so that they
  * do the same float operations in the same order: the schedules differ only in
  * the order of cells, never in the arithmetic. Build without FMA contraction.
@@ -222,7 +222,7 @@ MU_HD int adv_class(float ul, float ur) {
     return ul >= 0 ? (ur >= 0 ? ADV_D : ADV_F) : (ur >= 0 ? ADV_C : ADV_E);
 }
 
-/* ---- the segment engine (declared and described in src/advect/engine.h) ---- */
+/* ---- the segment engine (declared and described in workloads/advect/engine.h) ---- */
 
 enum { ADV_SRC_NONE = 0, ADV_SRC_BORDER = 1, ADV_SRC_SEED = 2 };
 

@@ -171,7 +171,7 @@ int mu_gpu_cg_iterate(mu_gpu_cg *g, void *x, void *r, void *p, void *q, void *z,
  * r'r and r'z words summed over all ranks on the device, so alpha and beta
  * are the same bits on every rank and as on one rank. Every rank must call
  * it with the same count; `seconds` is ignored (a rank that returned early
- * would leave the others waiting). The caller (src/cg/kernels_gpu.c) checks
+ * would leave the others waiting). The caller (workloads/cg/kernels_gpu.c) checks
  * the conditions, swaps the handles over MPI and falls back to the host path
  * when any rank cannot take part. */
 enum { MU_GPU_CG_PEER_MAX = 8 }; /* ranks */

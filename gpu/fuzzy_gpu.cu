@@ -2,7 +2,7 @@
  *
  * Every floating-point operation is an explicit round-to-nearest intrinsic
  * (__dadd_rn, __dmul_rn, ...: never contracted into an FMA) or an IEEE
- * division/reciprocal, in the order src/fuzzy/fm.c uses, so a start's
+ * division/reciprocal, in the order workloads/fuzzy/fm.c uses, so a start's
  * trajectory is the CPU's to the bit. The study's kernel (its Algorithm 10) ran
  * one block per partition and read the partition from global memory for every
  * object; here each block stages a tile of rows in shared memory that all its

@@ -1,5 +1,5 @@
 /* The Fuzzy Minimals iteration on a device, as a C API (the fuzzy workload's
- * GPU path; the CPU reference is src/fuzzy/fm.c).
+ * GPU path; the CPU reference is workloads/fuzzy/fm.c).
  *
  * One thread per start, the set tiled through shared memory (N-body style),
  * FP64, with the CPU's arithmetic in the CPU's order: no fused multiply-add,
@@ -48,7 +48,7 @@ int mu_gpu_fm_run(mu_gpu_fm *ctx, const mu_gpu_fm_range *ranges, int nranges, do
                   int *converged, float *kernel_ms);
 
 /* mu_gpu_fm_run, then acceptance on the device, range by range, as
- * mu_fm_accept (src/fuzzy/fm.h) with eps2 over each range's end points in
+ * mu_fm_accept (workloads/fuzzy/fm.h) with eps2 over each range's end points in
  * start order: the same prototypes in the same order, to the bit. Outputs:
  * nproto[i] = the prototypes of range i; proto (room for F doubles per start)
  * and from (room for one per start: the start within its range that gave the
@@ -65,7 +65,7 @@ int mu_gpu_fm_run_accept(mu_gpu_fm *ctx, const mu_gpu_fm_range *ranges, int nran
 int mu_gpu_fm_accept(mu_gpu_fm *ctx, const double *v, const int *converged, int64_t count,
                      double eps2, double *proto, int64_t *from, int64_t *m);
 
-/* fast != 0: the fast form from now on (src/fuzzy's --arith=fast; see
+/* fast != 0: the fast form from now on (workloads/fuzzy's --arith=fast; see
  * gpu/fuzzy_fast.h): fused multiply-adds, an approximate reciprocal refined
  * once, each range moved to its centre, each start over kLanes threads. Not
  * the CPU's bits; a start's trajectory still depends only on the data and the

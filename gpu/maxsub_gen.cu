@@ -1,4 +1,4 @@
-/* maxsub's Philox input made on the device (src/maxsub/philox_value.h: the
+/* maxsub's Philox input made on the device (workloads/core/philox_value.h: the
  * host generator's own definition of a value, so the bits are the host's).
  * One thread a value; an oriented 2-D matrix is written transposed on the fly. */
 #include <cstdint>

@@ -3,7 +3,7 @@
 #define MU_MAXSUB_GPU_H
 #include <stdint.h>
 #include "maxsub_monoid.h"
-#include "maxsub/philox_value.h"
+#include "core/philox_value.h"
 
 #ifdef __cplusplus
 extern "C" {

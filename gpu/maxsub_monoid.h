@@ -1,6 +1,6 @@
 /* The maximum-subarray summary of a contiguous segment and its ordered combine.
  *
- * Shared by the CPU reference (src/maxsub) and the CUDA kernels (gpu/), so both
+ * Shared by the CPU reference (workloads/maxsub) and the CUDA kernels (gpu/), so both
  * apply the same arithmetic and the same tie rule: the largest sum, then the
  * smallest end index, then the largest start index (the study's sequential rule). Sums are
  * int64; indices are global and 0-based. An empty part (allowed mode only) has

@@ -1,5 +1,5 @@
 /* Scenario generation on the GPU, as a C API: the same draws as the CPU
- * reference (src/scenarios/gen.c), from the shared per-draw arithmetic of
+ * reference (workloads/scenarios/gen.c), from the shared per-draw arithmetic of
  * gpu/scenarios_gen_core.h. A build without CUDA compiles
  * gpu/scenarios_gen_none.c, whose create fails with "built without CUDA". */
 #ifndef MU_GPU_SCENARIOS_GEN_H

@@ -1,5 +1,5 @@
 /* The per-draw arithmetic of scenario generation, shared by the CPU reference
- * (src/scenarios/gen.c) and the CUDA kernel (gpu/scenarios_gen.cu), so both
+ * (workloads/scenarios/gen.c) and the CUDA kernel (gpu/scenarios_gen.cu), so both
  * compute the same bits: exp, log and cos come from core/hdmath.h, and the kernel is compiled
  * without FMA contraction (CMakeLists.txt), as C11 is. Maceira and Bezerra (1997): for
  * station s of month m, with the node's past z (standardized by the months they belong to), cond =

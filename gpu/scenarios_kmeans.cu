@@ -7,7 +7,7 @@
  * Same bits as the CPU: each distance is summed over j = 0..d-1 in order with
  * __dsub_rn, __dmul_rn and __dadd_rn, which the compiler never fuses into an
  * FMA, and the decisions use the same comparisons and IEEE divisions as
- * src/scenarios/kmeans_cpu.c. So the aggregation takes the same decisions on
+ * workloads/scenarios/kmeans_cpu.c. So the aggregation takes the same decisions on
  * either side, whatever the ties.
  *
  * Layout: the points are kept transposed (d x m), so the threads of a warp (one
@@ -54,7 +54,7 @@
  * create of the same sizes on the same device: the tree makes one per node,
  * and cudaMalloc/cudaFree cost more than a node's k-means at M = 1024. This
  * file is compiled with the per-thread default stream, so the host threads
- * that run a stage's nodes (src/scenarios/lanes.c) overlap on the device. */
+ * that run a stage's nodes (workloads/scenarios/lanes.c) overlap on the device. */
 #include <algorithm>
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>

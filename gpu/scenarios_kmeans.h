@@ -2,7 +2,7 @@
  * as a C API. The points (already whitened, m x d row-major) stay on the
  * device; each call uploads the k centres and brings back only what the CPU's
  * serial part reads. Every result equals, bit for bit, the CPU reference of
- * src/scenarios/kmeans.h: distances are summed over j in the same order with
+ * workloads/scenarios/kmeans.h: distances are summed over j in the same order with
  * separately rounded subtract, multiply and add (no fused multiply-add), and
  * the per-point decisions use the same comparisons. Functions return 0, or 1
  * with the message in mu_gpu_error(); a build without CUDA compiles

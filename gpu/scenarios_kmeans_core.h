@@ -1,5 +1,5 @@
 /* The per-point decisions of the k-means steps that the CPU reference
- * (src/scenarios/kmeans_cpu.c) and the CUDA kernels (gpu/scenarios_kmeans.cu)
+ * (workloads/scenarios/kmeans_cpu.c) and the CUDA kernels (gpu/scenarios_kmeans.cu)
  * share, so both take them with the same comparisons: only comparisons of the
  * squared distances each computed, no arithmetic. */
 #ifndef MU_GPU_SCENARIOS_KMEANS_CORE_H

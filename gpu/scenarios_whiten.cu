@@ -1,5 +1,5 @@
 /* Whitening on the device (C API in gpu/scenarios_whiten.h), the same steps
- * and bits as src/scenarios/whiten.c:
+ * and bits as core/whiten.c:
  *   transpose  x (m x d, as uploaded) to d x m, so that a station's values are
  *              contiguous; the first non-finite value (lowest row-major index,
  *              the one the CPU reports) is kept by atomicMin;
@@ -35,7 +35,7 @@
 
 extern "C" {
 #include "core/message.h"
-#include "scenarios/whiten.h"
+#include "core/whiten.h"
 }
 
 namespace {

@@ -1,4 +1,4 @@
-/* The whitening of src/scenarios/whiten.c on the device (C API), for the
+/* The whitening of core/whiten.c on the device (C API), for the
  * aggregation of large nodes on GPU ranks: the same y with the same bits.
  * Every sum the CPU forms (the stations' means and squared deviations, the
  * correlation entries) is one running sum over the points in point order,
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-/* mu_whiten (scenarios/whiten.h) on the current device, except that y is
+/* mu_whiten (core/whiten.h) on the current device, except that y is
  * written compact (m x *rank, row stride *rank) into host memory of the
  * calling thread, pinned (pageable if pinning fails) and kept between its
  * calls, m x d doubles a thread at most, until the thread ends (*y: valid

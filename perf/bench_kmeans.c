@@ -48,7 +48,7 @@
 #include "gpu/gpu.h"
 #include "gpu/scenarios_kmeans.h"
 #include "scenarios/kmeans.h"
-#include "scenarios/whiten.h"
+#include "core/whiten.h"
 #include "bench_args.h"
 
 static uint64_t rng = 88172645463325252ull;

@@ -66,7 +66,7 @@ DEFAULTS = {
     "gpu_lane_cost": 0.18,
 }
 DOUBLE, FLOAT, INT64 = 8, 4, 8
-XSUM_WORDS = 71           # src/core/exactsum.h: MU_XSUM_WORDS
+XSUM_WORDS = 71           # core/exactsum.h: MU_XSUM_WORDS
 CG_PEER_MAX = 8           # gpu/cg_gpu.h: MU_GPU_CG_PEER_MAX
 MSS_TILE = 64             # gpu/maxsub_monoid.h: MU_MSS_TILE
 H100_SMS = 132
@@ -187,7 +187,7 @@ def shape(workload, p, P, device, variant, net):
 
 def cg_shape(s, p, P, nodes, device, variant, net):
     # Row blocks of the 7-point Poisson matrix, nnz-balanced z slabs
-    # (src/cg/poisson.c cg_poisson_bounds); halo of p only (mpi/halo.c).
+    # (workloads/cg/poisson.c cg_poisson_bounds); halo of p only (mpi/halo.c).
     n = p["nx"] * p["ny"] * p["nz"]
     plane = p["nx"] * p["ny"]
     rows = n / P
@@ -199,7 +199,7 @@ def cg_shape(s, p, P, nodes, device, variant, net):
     per_side = min(math.ceil(plane / rows), P - 1)  # thinner slabs than a plane
     s["msgs"] = sides * per_side
     s["bytes"] = sides * plane * DOUBLE
-    s["reds"] = 2  # p'Ap, then r'z with r'r and the stop flag (src/cg/kernels_gpu.c)
+    s["reds"] = 2  # p'Ap, then r'z with r'r and the stop flag (workloads/cg/kernels_gpu.c)
     s["red_bytes"] = INT64 * ((XSUM_WORDS + 1) + (2 * XSUM_WORDS + 1)) / 2
     peer = device == "gpu" and variant != "noipc" and P <= CG_PEER_MAX and nodes == 1
     if device != "gpu":
@@ -208,7 +208,7 @@ def cg_shape(s, p, P, nodes, device, variant, net):
         s.update(path="peer (CUDA IPC)", link="nvlink", syncs=2, sync_kind="peer")
     else:
         # the halo's staging and messages fly during the direction pass and the
-        # interior rows (src/cg/kernels_gpu.c iterate_ranks): CG_HALO_OVERLAP
+        # interior rows (workloads/cg/kernels_gpu.c iterate_ranks): CG_HALO_OVERLAP
         s.update(path="host-driven", link="ndr" if nodes > 1 else "shm", syncs=2,
                  sync_kind="host", staged=2 * s["bytes"], overlap=CG_HALO_OVERLAP)
     if rows < plane:
@@ -218,7 +218,7 @@ def cg_shape(s, p, P, nodes, device, variant, net):
 
 
 def adv_groups(nf, cells, P, mem):
-    """src/advect/decomp.c adv_decompose, automatic: field groups, then blocks."""
+    """workloads/advect/decomp.c adv_decompose, automatic: field groups, then blocks."""
     for d in range(min(P, nf), 0, -1):
         if P % d:
             continue
@@ -252,7 +252,7 @@ def advect_shape(s, p, P, nodes, device, variant, net):
         s["path"] = "one rank"
         return s
     if b == 1:
-        # src/advect/sweep.c: error collectives after each sweep's winds and
+        # workloads/advect/sweep.c: error collectives after each sweep's winds and
         # chains, the density reset, the winds ahead, the check post, and
         # adv_confirm's two: no halo between groups.
         s.update(path=f"{pf} field groups of <= {nfm}", reds=11, syncs=11)
@@ -279,7 +279,7 @@ def advect_shape(s, p, P, nodes, device, variant, net):
     return s
 
 
-ADV_HALO_CELLS = 2  # src/advect/advect.h: ADV_HALO
+ADV_HALO_CELLS = 2  # workloads/advect/advect.h: ADV_HALO
 
 
 def farm(ntasks, P, min_chunk):
@@ -314,7 +314,7 @@ def farm(ntasks, P, min_chunk):
 
 
 def maxsub_shape(s, p, P, nodes, device, variant, net):
-    # src/maxsub/run2d.c: every rank holds the matrix and builds the whole
+    # workloads/maxsub/run2d.c: every rank holds the matrix and builds the whole
     # prefix table; column-pair tiles handed out by the farm, results to rank 0.
     n = p["n"]
     t = math.ceil(n / MSS_TILE)
@@ -338,7 +338,7 @@ def maxsub_shape(s, p, P, nodes, device, variant, net):
 
 
 def fuzzy_shape(s, p, P, nodes, device, variant, net):
-    # src/fuzzy/run.c fm_exact: the whole set on every rank, the n starts
+    # workloads/fuzzy/run.c fm_exact: the whole set on every rank, the n starts
     # farmed in chunks of min(resident starts, n / 4P); F + 2 doubles a start
     # back to rank 0, which receives them all.
     n = p["n"]
@@ -356,7 +356,7 @@ def fuzzy_shape(s, p, P, nodes, device, variant, net):
 
 
 def scenarios_shape(s, p, P, nodes, device, variant, net):
-    # src/scenarios/run.c mu_sc_build_tree: per stage the farm hands out the
+    # workloads/scenarios/run.c mu_sc_build_tree: per stage the farm hands out the
     # stage's nodes in chunks of min(threads, share); a chunk's nodes run side
     # by side on the rank's host threads (lanes), so on CPU ranks a stage lasts
     # ceil(chunk / lanes) node aggregations; rank 0 broadcasts the records.

@@ -11,7 +11,7 @@
  *            [--compare=x_other.txt] [--cond=1] [--repeat=N] [-ksp_... PETSc options]
  *
  * The problem, the same as mutirao's:
- *  - Matrix Market files, read by mutirao's own reader (src/cg/mmio.c: the same
+ *  - Matrix Market files, read by mutirao's own reader (workloads/cg/mmio.c: the same
  *    formats, checks and messages as `mutirao cg`; .gz read directly; duplicates
  *    summed; symmetric files mirrored). Rank 0 reads the file and hands every
  *    entry to MatSetPreallocationCOO/MatSetValuesCOO, which send each entry to the
@@ -245,7 +245,7 @@ static int parse_options(int argc, char **argv, options *o) {
 
 /* ---- Matrix Market ------------------------------------------------------------ */
 
-/* mutirao's own reader (src/cg/mmio.c, plain C: no MPI), so that both programs
+/* mutirao's own reader (workloads/cg/mmio.c, plain C: no MPI), so that both programs
  * read every file the same way and refuse the same ones with the same message. */
 typedef struct {
     PetscInt n;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hartigan-Wong (src/scenarios/kmeans_hw.c) against R's
+# Hartigan-Wong (workloads/scenarios/kmeans_hw.c) against R's
 # kmeans(x, centers = <matrix>, algorithm = "Hartigan-Wong") from the same
 # starting centres: tests/kmeans_r.R writes the data sets and R's results,
 # test_kmeans --r compares assignments (exactly), centres and within sums of

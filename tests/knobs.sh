@@ -7,14 +7,14 @@ source "$(dirname "$0")/lib.sh"
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 
 run_np 1 info >"$WORK/info" 2>/dev/null || fail "mutirao info failed"
-used=$(grep -rhoE 'mu_knob\("MUTIRAO_[A-Z0-9_]+"' "$SRC/src" "$SRC/mpi" "$SRC/gpu" |
+used=$(grep -rhoE 'mu_knob\("MUTIRAO_[A-Z0-9_]+"' "$SRC/core" "$SRC/gpu" "$SRC/mpi" "$SRC/workloads" "$SRC/api" "$SRC/cmd" |
     sed -E 's/.*"(MUTIRAO_[A-Z0-9_]+)"/\1/' | sort -u)
 [ -n "$used" ] || fail "no mu_knob call found in the sources"
 for k in $used; do
     grep -q "^  $k " "$WORK/info" || fail "$k is read by the sources but not listed by mutirao info"
 done
 echo "ok: $(echo "$used" | wc -w) knobs read by the sources, all listed by mutirao info"
-if grep -rn 'getenv("MUTIRAO_' "$SRC/src" "$SRC/mpi" "$SRC/gpu"; then
+if grep -rn 'getenv("MUTIRAO_' "$SRC/core" "$SRC/gpu" "$SRC/mpi" "$SRC/workloads" "$SRC/api" "$SRC/cmd"; then
     fail "a MUTIRAO_ variable read with getenv, past the registry"
 fi
 

@@ -1,5 +1,5 @@
 /* The fuzzy GPU iteration (gpu/fuzzy_gpu.h) against the CPU reference
- * (src/fuzzy/fm.c): the same end points to the bit, the same iteration counts
+ * (workloads/fuzzy/fm.c): the same end points to the bit, the same iteration counts
  * and the same converged flags, start by start. Cases: 1 to 13 features (the
  * 2-D kernel and the general one), odd and even set sizes, one and several
  * summation blocks, several ranges in one launch (partitions of different

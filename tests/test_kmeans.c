@@ -1,4 +1,4 @@
-/* Tests of the scenario aggregation's k-means (src/scenarios: kmeans_hw.c,
+/* Tests of the scenario aggregation's k-means (workloads/scenarios: kmeans_hw.c,
  * kmeans_v2.c, whiten.c, aggregate.c).
  *
  *   test_kmeans            unit tests: whitening against a dense
@@ -29,7 +29,7 @@
 #include "scenarios/aggregate.h"
 #include "scenarios/kmeans.h"
 #include "scenarios/represent.h"
-#include "scenarios/whiten.h"
+#include "core/whiten.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t next_u64(void) {

@@ -1,6 +1,6 @@
 /* What every public call does first: a mu_app on the caller's communicator,
  * the device string checked and each rank bound to its device, as the command
- * does before it runs a workload. Internal to src/api. */
+ * does before it runs a workload. Internal to api/. */
 #ifndef MU_API_API_H
 #define MU_API_API_H
 #include <string.h>

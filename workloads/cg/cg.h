@@ -1,4 +1,4 @@
-/* The cg command: distributed Conjugate Gradient. Internal to src/cg.
+/* The cg command: distributed Conjugate Gradient. Internal to workloads/cg.
  *
  * The matrix lives in contiguous row blocks balanced by nonzeros. A rank's
  * columns are renumbered: its own rows first (0..nloc-1), then its ghosts

@@ -1,17 +1,17 @@
 /* The maxsub command: 1-D maximum subarray, 2-D maximum submatrix, and the
- * hydrophobic-region application. Internal to src/maxsub. */
+ * hydrophobic-region application. Internal to workloads/maxsub. */
 #ifndef MU_MAXSUB_H
 #define MU_MAXSUB_H
 #include <stdint.h>
 #include "app.h"
 #include "gpu/maxsub_monoid.h"
-#include "maxsub/philox_value.h"
+#include "core/philox_value.h"
 
 int mu_maxsub_run_1d(mu_app *app);
 int mu_maxsub_run_2d(mu_app *app);
 int mu_maxsub_run_fasta(mu_app *app);
 
-/* The solvers under the command and the library call (src/api/maxsub.c). */
+/* The solvers under the command and the library call (api/maxsub.c). */
 
 /* This rank's shard x[0 .. hi-lo) = values [lo, hi) reduced to its summary, on
  * the rank's GPU when it has one. 0, or 1 with mu_error() (not collective). */

@@ -51,7 +51,7 @@ typedef struct {
     const char *output;
     char *prefix; /* "<prefix>" or "<dir>/" */
     const char *plot;
-    /* A library call (src/api/fuzzy.c): the data in memory on rank 0 (taken
+    /* A library call (api/fuzzy.c): the data in memory on rank 0 (taken
      * over and cleared) instead of input or gen, and the result handed back in
      * out instead of printed; NULL for the command. */
     mu_fz_data *given;

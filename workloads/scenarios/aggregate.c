@@ -43,7 +43,7 @@
 #include "scenarios/aggregate.h"
 #include "scenarios/kmeans.h"
 #include "scenarios/kmeans_split.h"
-#include "scenarios/whiten.h"
+#include "core/whiten.h"
 
 #define MU_AGG_STREAM 0x6b6d65616e73ull /* "kmeans": the stream of the centre draw */
 

@@ -5,7 +5,7 @@
  * The command line wins. A path in a deck is taken from the deck's folder, a
  * path on the command line from the working directory.
  * Each workload declares its options in a table (its rows in
- * src/<workload>/options.def, the common ones in core/options.def); values are
+ * workloads/<workload>/options.def, the common ones in core/options.def); values are
  * checked against their type when parsed, so a bad value is reported with
  * where it came from. */
 #ifndef MU_CORE_OPTIONS_H

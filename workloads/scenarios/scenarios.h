@@ -137,7 +137,7 @@ typedef struct {
     int restart;
     int split;   /* a stage with fewer nodes than ranks: 0 farm, 1 shared, 2 auto (run.c) */
     int threads; /* host threads per rank for a stage's nodes (lanes.c); 0: auto */
-    /* A library call (src/api/scenarios.c): the record in memory on rank 0
+    /* A library call (api/scenarios.c): the record in memory on rank 0
      * (taken over and cleared) instead of input, and the tree handed back in
      * out (struct mu_sc_out) instead of printed; NULL for the command. */
     mu_sc_hist *given;

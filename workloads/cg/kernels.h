@@ -2,7 +2,7 @@
  * iteration needs, behind a table so the solver never touches the data. The
  * CPU backend (kernels_cpu.c) is the reference. A GPU backend slots in as
  * another table: its kernels live in gpu/ behind a C API (gpu/cg_gpu.h, which
- * cannot include this workload header) and a thin src/cg/kernels_gpu.c fills
+ * cannot include this workload header) and a thin workloads/cg/kernels_gpu.c fills
  * this table from it; vectors then live on the device, halo_begin packs there
  * and copies to the host, and the dot kernels add into mu_xsum words
  * (core/exactsum.h is usable in device code), so results match the CPU bit for bit.

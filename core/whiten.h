@@ -1,7 +1,7 @@
 /* Whitening of a node's M scenarios so that the Mahalanobis distance with their
  * sample covariance becomes the Euclidean distance (see whiten.c). */
-#ifndef MU_SCENARIOS_WHITEN_H
-#define MU_SCENARIOS_WHITEN_H
+#ifndef MU_CORE_WHITEN_H
+#define MU_CORE_WHITEN_H
 #include <stddef.h>
 
 /* x: m x d (row-major). Writes y (m x d, row-major, first *rank columns used:

@@ -1,7 +1,7 @@
 /* The fuzzy command: Fuzzy Minimals clustering (Flores-Sintas, Cadenas and
  * Martin), as in T. A. D. de Souza's UNESP 2017 study, corrected where it is
  * wrong (docs/fuzzy.md). Internal to
- * src/fuzzy. Data are row-major n x F doubles throughout; squared distances
+ * workloads/fuzzy. Data are row-major n x F doubles throughout; squared distances
  * are Euclidean. */
 #ifndef MU_FUZZY_H
 #define MU_FUZZY_H

@@ -5,7 +5,7 @@
 #ifndef MU_MAXSUB_GEN_H
 #define MU_MAXSUB_GEN_H
 #include <stdint.h>
-#include "maxsub/philox_value.h"
+#include "core/philox_value.h"
 
 /* glibc's rand() (TYPE_3 additive feedback, seed 1 unless reseeded), as used by
  * the study: x = (int)(rand() / (RAND_MAX + 1.0) * 2000) - 1000. Written out

@@ -24,7 +24,7 @@ typedef struct {
     int (*run)(mu_app *app); /* collective; 0 or nonzero after mu_error() on every rank */
 } mu_command;
 
-/* Workloads: each in its own folder under src/. */
+/* Workloads: each in its own folder under workloads/. */
 extern const mu_command mu_cmd_maxsub;
 extern const mu_command mu_cmd_cg;
 extern const mu_command mu_cmd_fuzzy;

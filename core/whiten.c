@@ -23,7 +23,7 @@
 
 #include "core/free.h"
 #include "core/message.h"
-#include "scenarios/whiten.h"
+#include "core/whiten.h"
 
 /* Stations kept (not constant over the scenarios): their means and standard
  * deviations, their indices in keep; returns how many. */
