@@ -28,34 +28,21 @@ same_as_ref() {
     echo "ok: $name: the reference's answer"
 }
 
-# ranks_of PID: the mutirao processes below PID.
-ranks_of() {
-    local p
-    for p in $(pgrep -P "$1"); do
-        [ "$(ps -o comm= -p "$p")" = mutirao ] && echo "$p"
-        ranks_of "$p"
-    done
-}
-
 # signal_case SIG NP NP_RESTART: stop a run on NP ranks with SIG, restart on NP_RESTART.
 signal_case() {
     local sig=$1 np=$2 np2=$3
     rm -f "$WORK/fz.ckpt"
-    "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu "${ARGS[@]}" \
-        --checkpoint="$WORK/fz.ckpt" --checkpoint-every=60 --output-prefix="$WORK/stopped-" \
-        >"$WORK/sig.out" 2>"$WORK/sig.err" &
+    # The ranks run until the first periodic checkpoint (60 of 2000 starts) is
+    # whole, where rank 0 stops itself (STOP_AT): the signal then comes with
+    # 1940 starts left, however fast the machine, and is seen at the next round.
+    env "${STOP_AT[@]}" MU_STOP_AT="$WORK/fz.ckpt" "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" \
+        fuzzy --device=cpu "${ARGS[@]}" --checkpoint="$WORK/fz.ckpt" --checkpoint-every=60 \
+        --output-prefix="$WORK/stopped-" >"$WORK/sig.out" 2>"$WORK/sig.err" &
     local pid=$!
-    # Wait for the first periodic checkpoint: the run is then inside its rounds.
-    if ! wait_for_file $pid "$WORK/fz.ckpt"; then
-        abandon $pid "$sig: no checkpoint appeared while the run was going" "$WORK/sig.err"
+    if ! signal_at_stop $pid "$sig"; then
+        abandon $pid "$sig: the run ended before its first checkpoint stopped it" "$WORK/sig.err"
         return
     fi
-    # Signal the ranks themselves, as Slurm does (srun --signal): the launcher's
-    # descendants that run mutirao (MPICH: under a proxy; OpenMPI: children).
-    local ranks
-    ranks=$(ranks_of $pid)
-    # shellcheck disable=SC2086
-    kill -"$sig" ${ranks:-$pid}
     reap $pid
     local rc=$RC
     expect_eq "SIG$sig on $np rank(s): exit status" "$rc" 3
@@ -63,6 +50,9 @@ signal_case() {
     grep -q "stopped by SIG$sig after [0-9]* of 2000 starts" "$WORK/sig.err" ||
         fail "SIG$sig: no stop message"
     [ ! -e "$WORK/stopped-prototypes.csv" ] || fail "SIG$sig: a stopped run wrote results"
+    # Seen at the round after the checkpoint the run stopped at: always 120.
+    grep -q "stopped by SIG$sig after 120 of 2000 starts" "$WORK/sig.err" ||
+        fail "SIG$sig: not stopped at the round after the first checkpoint (120 starts)"
     echo "ok: $(grep -o "stopped by SIG$sig after [0-9]* of 2000 starts" "$WORK/sig.err")"
     if run_np "$np2" fuzzy --device=cpu "${ARGS[@]}" --checkpoint="$WORK/fz.ckpt" --restart \
         --output-prefix="$WORK/restart-" --summary="$WORK/restart.json" >"$WORK/restart.out" \

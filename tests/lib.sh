@@ -209,6 +209,47 @@ signal_when() {
     kill -"$sig" ${ranks:-$pid}
 }
 
+# ranks_of PID: the mutirao processes below the launch PID (MPICH: under
+# hydra's proxies; OpenMPI: the launcher's children).
+ranks_of() {
+    local p
+    for p in $(pgrep -P "$1"); do
+        [ "$(ps -o comm= -p "$p")" = mutirao ] && echo "$p"
+        ranks_of "$p"
+    done
+}
+
+# STOP_AT: the environment under which a launch stops itself (SIGSTOP) right
+# after it renames a whole file onto $MU_STOP_AT (tests/stop_at_rename.c,
+# preloaded). Use: env "${STOP_AT[@]}" MU_STOP_AT=FILE "$MPIEXEC" ... &
+STOP_AT=(LD_PRELOAD="${MU_STOP_AT_LIB:?ctest sets MU_STOP_AT_LIB}")
+# AddressSanitizer wants its runtime first in the list of loaded libraries.
+if [ "${MUTIRAO_SANITIZE:-OFF}" = ON ]; then
+    STOP_AT+=(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
+fi
+
+# signal_at_stop PID SIG: waits (up to 120 s) until a rank of the launch PID
+# has stopped itself (STOP_AT), then sends SIG to every rank and continues
+# the stopped ones. The run is frozen with work left when the signal is sent,
+# so it cannot end first. Returns 1 when the launch ended without stopping.
+signal_at_stop() {
+    local pid=$1 sig=$2 t=0 ranks stopped p
+    while :; do
+        ranks=$(ranks_of "$pid")
+        stopped=$(for p in $ranks; do
+            [ "$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)" = T ] && echo "$p"
+        done)
+        [ -z "$stopped" ] || break
+        if [ $t -gt 2400 ] || ! kill -0 "$pid" 2>/dev/null; then return 1; fi
+        sleep 0.05
+        t=$((t + 1))
+    done
+    # shellcheck disable=SC2086
+    kill -"$sig" $ranks
+    # shellcheck disable=SC2086
+    kill -CONT $stopped
+}
+
 # abandon PID WHY [LOG]: a background launch PID did not get where the test
 # needed it: fails the test with WHY, shows LOG (when given) and reaps the launch.
 abandon() {

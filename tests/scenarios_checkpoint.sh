@@ -32,33 +32,26 @@ check_failure "checkpoint of other options" "p.ckpt: the checkpoint is of anothe
 signal_case() {
     local sig=$1 np=$2 np_restart=$3
     rm -f "$WORK/sig.ckpt" "$WORK/sig.csv"
-    # One host thread per rank: stage 2 then lasts long enough for the signal to land in it.
-    "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" scenarios "${opts[@]}" $tree --threads=1 \
-        --checkpoint="$WORK/sig.ckpt" --output="$WORK/sig.csv" >"$WORK/sig.out" 2>"$WORK/sig.err" &
+    # The ranks run until the checkpoint after stage 1 is whole, where rank 0
+    # stops itself (STOP_AT): the signal then comes with five stages left and is
+    # seen after stage 2, however fast or loaded the machine.
+    env "${STOP_AT[@]}" MU_STOP_AT="$WORK/sig.ckpt" "$MPIEXEC" -n "$np" "${PREFLAGS[@]}" "$MUTIRAO" \
+        scenarios "${opts[@]}" $tree --checkpoint="$WORK/sig.ckpt" --checkpoint-every=1 \
+        --output="$WORK/sig.csv" >"$WORK/sig.out" 2>"$WORK/sig.err" &
     local pid=$!
-    stop_when $pid "$WORK/sig.err" "scenarios: stage 1 " "$sig" \
-        "$sig: the run never finished stage 1" || return 0
+    if ! signal_at_stop $pid "$sig"; then
+        abandon $pid "$sig: the run ended before its first checkpoint stopped it" "$WORK/sig.err"
+        return 0
+    fi
+    reap $pid
     local rc=$RC
-    # Stages are checked for signals between them: a loaded machine may deliver
-    # the signal during the last stage, and the run then ends normally. Try again.
-    if [ "$rc" = 0 ] && [ "${attempt:-1}" -lt 4 ] && cmp -s "$WORK/ref.csv" "$WORK/sig.csv"; then
-        echo "note: $sig on $np ranks arrived after the last stage (attempt ${attempt:-1}); again"
-        attempt=$((${attempt:-1} + 1)) signal_case "$@"
-        return
-    fi
-    # MPICH's launcher now and then reports a rank ended by the signal itself
-    # (exit 15) on a loaded 2-core machine (seen in the cg test too): try again.
-    if [ "$rc" = 15 ] && [ "${attempt:-1}" -lt 4 ]; then
-        echo "note: $sig on $np ranks: the launcher reported exit 15 (attempt ${attempt:-1}); again"
-        attempt=$((${attempt:-1} + 1)) signal_case "$@"
-        return
-    fi
     expect_eq "$sig on $np ranks: exit status" "$rc" 3
     [ "$rc" = 3 ] || { tail -n 5 "$WORK/sig.err" >&2; return; }
     [ ! -e "$WORK/sig.csv" ] || fail "$sig: a stopped run wrote the tree"
     local k
     k=$(grep -o "stopped by SIG$sig after stage [0-9]*" "$WORK/sig.err" | awk '{ print $NF }')
     [ -n "$k" ] || { fail "$sig: no stop message"; return; }
+    expect_eq "$sig: the stage it stopped after (the one after the checkpoint it froze at)" "$k" 2
     run_np "$np_restart" scenarios "${opts[@]}" $tree --checkpoint="$WORK/sig.ckpt" --restart \
         --output="$WORK/sig.csv" >/dev/null 2>"$WORK/sr.err" || { cat "$WORK/sr.err" >&2; fail "$sig: restart"; }
     if cmp -s "$WORK/ref.csv" "$WORK/sig.csv"; then
