@@ -13,6 +13,7 @@
 #include "core/timer.h"
 #include "mpi/cuda_aware.h"
 #include "mpi/launch.h"
+#include "mpi/memreport.h"
 
 static const mu_command *const commands[] = {&mu_cmd_info,  &mu_cmd_maxsub,    &mu_cmd_cg,
                                              &mu_cmd_fuzzy, &mu_cmd_scenarios, &mu_cmd_advect};
@@ -151,6 +152,7 @@ int main(int argc, char **argv) {
     log_environment(&app);
     MU_TRY_GOTO(cmd->run(&app));
     mu_timer_report(app.comm);
+    mu_mem_report(app.comm);
 done:
     if (summary && app.rank == 0) rc = write_summary(summary, rc, app.exit_status);
     rc = mu_error_collective(app.comm, rc);

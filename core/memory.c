@@ -48,3 +48,13 @@ void mu_mem_prefault(void *p, size_t bytes) {
     uintptr_t a = ((uintptr_t)p + page - 1) / page * page, e = ((uintptr_t)p + bytes) / page * page;
     if (e > a) (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE); /* a hint: failure is fine */
 }
+
+double mu_mem_host_peak(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %lf kB", &kib) == 1) break;
+    if (f) fclose(f);
+    return kib * 1024.0;
+}

@@ -17,4 +17,8 @@ double mu_mem_rank_available(int local_ranks);
  * lacks it. */
 void mu_mem_prefault(void *p, size_t bytes);
 
+/* The most resident memory this process has held so far (Linux VmHWM), in
+ * bytes; 0 where the kernel does not say. */
+double mu_mem_host_peak(void);
+
 #endif

@@ -4,7 +4,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
-static cJSON *root, *options, *result, *phases, *knobs, *layout, *farm;
+static cJSON *root, *options, *result, *phases, *knobs, *layout, *farm, *memory;
 
 void mu_summary_init(const char *command) {
     mu_summary_free();
@@ -69,6 +69,15 @@ void mu_summary_knob(const char *name, const char *value) {
     put(knobs, name, cJSON_CreateString(value));
 }
 
+void mu_summary_memory(const char *key, double max, double min, double mean) {
+    if (root && !memory) memory = cJSON_AddObjectToObject(root, "memory");
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "max", max);
+    cJSON_AddNumberToObject(o, "min", min);
+    cJSON_AddNumberToObject(o, "mean", mean);
+    put(memory, key, o);
+}
+
 void mu_summary_phase(const char *phase, double max_s, double min_s, double mean_s) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "max_s", max_s);
@@ -131,5 +140,5 @@ done:
 
 void mu_summary_free(void) {
     cJSON_Delete(root);
-    root = options = result = phases = knobs = layout = farm = NULL;
+    root = options = result = phases = knobs = layout = farm = memory = NULL;
 }

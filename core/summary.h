@@ -20,6 +20,8 @@ void mu_summary_result_bool(const char *key, int value);
 void mu_summary_result_reals(const char *key, const double *values, int64_t n);
 /* Adds under "knobs": a tuning knob set in the environment (core/knobs.h). */
 void mu_summary_knob(const char *name, const char *value);
+/* memory.<key> = {max, min, mean} over the ranks (bytes). */
+void mu_summary_memory(const char *key, double max, double min, double mean);
 void mu_summary_phase(const char *phase, double max_s, double min_s, double mean_s);
 /* Appends to "layout": where rank runs (node name, node-local rank of
  * local_size, device "cpu" or "gpu N"). Called in rank order. */

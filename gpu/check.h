@@ -10,6 +10,17 @@
 #ifndef MU_GPU_CHECK_H
 #define MU_GPU_CHECK_H
 #include <cuda_runtime.h>
+#include <stddef.h>
+
+/* Every device allocation of gpu/ is counted (gpu/gpu_memory.cu), so that a
+ * run's summary can say how much device memory a rank held at its high point
+ * (mu_gpu_mem_peak): cudaMalloc and cudaFree below name these. */
+cudaError_t mu_gpu_counted_malloc(void **p, size_t bytes);
+cudaError_t mu_gpu_counted_free(void *p);
+#ifndef MU_GPU_COUNTING_IMPL
+#define cudaMalloc(p, bytes) mu_gpu_counted_malloc((void **)(p), (bytes))
+#define cudaFree(p) mu_gpu_counted_free(p)
+#endif
 
 /* Records the failure of `what` (the call's text; its name is kept) and returns 1. */
 int mu_gpu_cuda_failed(const char *file, int line, const char *what, cudaError_t err);

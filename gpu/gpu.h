@@ -46,6 +46,10 @@ void mu_gpu_host_free(void *p, int locked);
 /* The last error message of this process's GPU calls. */
 const char *mu_gpu_error(void);
 
+/* The most device memory this process held at once through gpu/'s
+ * allocations, in bytes (0 without CUDA). */
+size_t mu_gpu_mem_peak(void);
+
 #ifdef __cplusplus
 }
 #endif

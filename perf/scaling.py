@@ -21,7 +21,9 @@ outside Slurm), and the allocation's count itself.
 CSV ($OUTDIR/scaling.csv), one row a run, failed and missing runs included:
   workload, study, nodes, ranks, gpus, device, size, steps, wall_s, step_s,
   efficiency, phase_setup_s, phase_compute_s, phase_wait_s, phase_comm_s,
-  phase_transfer_s, phase_io_s, phase_other_s, status, exit_code, message,
+  phase_transfer_s, phase_io_s, phase_other_s, host_peak_mb_max,
+  host_peak_mb_mean, device_peak_mb_max, device_peak_mb_mean, status,
+  exit_code, message,
   summary, command, phases, knobs
  wall_s     the summary's wall_seconds (slowest rank, from the command's start);
  step_s     the time of one step of the workload (step_time below): cg the
@@ -32,6 +34,9 @@ CSV ($OUTDIR/scaling.csv), one row a run, failed and missing runs included:
             (or "comb", "openings") phase over the stages (comb, openings: the
             months; --extra="scenarios=--mode=openings ..." runs NEWAVE's
             backward openings instead of the preset's tree);
+ host_peak_mb_*, device_peak_mb_*  the summary's memory: peak resident host
+            memory and peak device allocation of a rank (MiB), the slowest
+            (max) and the mean rank: memory per rank against the rank count;
  efficiency from step_s against the smallest K of the series that ran:
             strong t_b*K_b/(t_K*K), weak t_b/t_K;
  phase_*    the summary's top-level timers sorted by the table PHASES below
@@ -143,6 +148,7 @@ CATEGORIES = ["setup", "compute", "wait", "comm", "transfer", "io", "other"]
 
 COLUMNS = (["workload", "study", "nodes", "ranks", "gpus", "device", "size", "steps",
             "wall_s", "step_s", "efficiency"] + [f"phase_{c}_s" for c in CATEGORIES] +
+           ["host_peak_mb_max", "host_peak_mb_mean", "device_peak_mb_max", "device_peak_mb_mean"] +
            ["status", "exit_code", "message", "summary", "command", "phases", "knobs"])
 
 
@@ -266,6 +272,11 @@ def read_summary(workload, path):
            "ranks_seen": s.get("ranks")}
     for c, v in split_phases(workload, s).items():
         row[f"phase_{c}_s"] = v
+    mem = s.get("memory", {})
+    for key, col in (("host_peak_bytes", "host_peak_mb"), ("device_peak_bytes", "device_peak_mb")):
+        if key in mem:
+            row[f"{col}_max"] = mem[key]["max"] / 2**20
+            row[f"{col}_mean"] = mem[key]["mean"] / 2**20
     row["phases"] = ";".join(f"{n}={p['max_s']:.6g}" for n, p in s.get("phases", {}).items())
     row["knobs"] = ";".join(f"{n}={v}" for n, v in s.get("knobs", {}).items())
     return row

@@ -19,7 +19,8 @@ import sys
 
 REQUIRED = ["workload", "study", "nodes", "ranks", "gpus", "size", "wall_s", "step_s",
             "efficiency", "phase_setup_s", "phase_compute_s", "phase_wait_s", "phase_comm_s",
-            "phase_transfer_s", "phase_io_s", "phase_other_s", "status", "exit_code", "message",
+            "phase_transfer_s", "phase_io_s", "phase_other_s", "host_peak_mb_max",
+            "host_peak_mb_mean", "device_peak_mb_max", "device_peak_mb_mean", "status", "exit_code", "message",
             "summary"]
 
 
@@ -107,6 +108,10 @@ def check_series(rows, bad):
                         bad.append(f"{tag}: {other} has a faster step than the row's")
             if not close(wall, s["wall_seconds"]):
                 bad.append(f"{tag}: wall_s {wall}, summary {s['wall_seconds']}")
+            mem = s["memory"]["host_peak_bytes"]
+            host = float(r["host_peak_mb_max"])
+            if not close(host * 2**20, mem["max"]) or not 0 < mem["min"] <= mem["mean"] <= mem["max"]:
+                bad.append(f"{tag}: host_peak_mb_max {host}, summary {mem}")
             phases = [float(r[f"phase_{c}_s"]) for c in
                       ("setup", "compute", "wait", "comm", "transfer", "io", "other")]
             if min(phases) < 0 or phases[1] <= 0 or sum(phases) < wall * (1 - 1e-4):
