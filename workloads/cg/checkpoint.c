@@ -105,7 +105,12 @@ static int check_header(const header *h, const char *path, const cg_ckpt *want) 
                         "%s)",
                         path, text, want->options);
     }
-    if (h->iteration < 0) return mu_error("checkpoint '%s': bad iteration count", path);
+    /* No run reaches 2^40 iterations (the largest --max-it a day of the
+     * fastest iteration allows): a larger count is a damaged file. */
+    if (h->iteration < 0 || h->iteration > ((int64_t)1 << 40))
+        return mu_error("checkpoint '%s': iteration count %lld: expected 0 to 2^40 (a damaged "
+                        "checkpoint)",
+                        path, (long long)h->iteration);
     return 0;
 }
 
