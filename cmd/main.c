@@ -154,7 +154,11 @@ int main(int argc, char **argv) {
     mu_output_reset();
     if (app.rank == 0) mu_opts_foreach_input(app.opts, note_input, NULL);
     rc = app.rank == 0 && summary ? mu_output_check(summary) : 0;
-    MU_TRY_GOTO(mu_error_collective(app.comm, rc));
+    if (mu_error_collective(app.comm, rc)) {
+        summary = NULL; /* refused (an input, a directory...): never written */
+        rc = 1;
+        goto done;
+    }
     double t1 = seconds_now();
     MU_TRY_GOTO(mu_device_bind(app.comm, mu_opt_str(app.opts, "device"), &app.dev));
     report_startup(&app, mpi_init, seconds_now() - t1);
