@@ -3,6 +3,7 @@
  * does before it runs a workload. Internal to api/. */
 #ifndef MU_API_API_H
 #define MU_API_API_H
+#include <stdint.h>
 #include <string.h>
 #include "app.h"
 
@@ -13,7 +14,23 @@
     prefix##_options mu_api_defaults;                                                              \
     prefix##_options_default(&mu_api_defaults);                                                    \
     if (!(opt)) (opt) = &mu_api_defaults;                                                          \
-    memset((res), 0, sizeof *(res))
+    if (res) memset((res), 0, sizeof *(res))
+
+/* A fingerprint of a call's options and scalar arguments (FNV-1a, 64 bits),
+ * compared across the communicator by mu_api_agree. Strings: NULL and ""
+ * differ; reals by their bits (every NaN one value). */
+typedef struct {
+    uint64_t h;
+} mu_api_fp;
+void mu_api_fp_init(mu_api_fp *fp);
+void mu_api_fp_int(mu_api_fp *fp, int64_t v);
+void mu_api_fp_real(mu_api_fp *fp, double v);
+void mu_api_fp_str(mu_api_fp *fp, const char *s);
+/* Collective, the first thing a public call does: every rank's fingerprint the
+ * same, else "fn: the options or sizes differ between ranks ..." on every rank.
+ * local_rc: this rank's own checks (0: none failed), joined. 0, or 1 on every
+ * rank after the message. */
+int mu_api_agree(MPI_Comm comm, const char *fn, const mu_api_fp *fp, int local_rc);
 
 /* Collective over comm. fn names the public call in messages; device is
  * "auto", "cpu" or "gpu" (NULL: auto). local_rc: the caller's own checks of its
@@ -30,6 +47,7 @@ int mu_api_gpu_ranks(const mu_app *app);
  * default (or is not unset) becomes "--name=value". */
 typedef struct {
     const mu_opt_spec *specs;
+    const char *who; /* the public call, naming the options' source in messages */
     int argc;
     char *argv[48];
     int failed;

@@ -123,6 +123,38 @@ done:
     return rc;
 }
 
+/* This rank's arrays before any use: rowptr from 0 or more, never
+ * decreasing; no NULL array where there are rows or entries. */
+static int check_arrays(int64_t n, int64_t nloc, const int64_t *rowptr, const int64_t *cols,
+                        const double *vals, const double *b, const double *x) {
+    if (nloc < 0 || nloc > n)
+        return mu_error("mutirao_cg_solve: nloc = %lld: expected 0 to n = %lld", (long long)nloc,
+                        (long long)n);
+    if (nloc == 0) return 0;
+    if (!rowptr || !b || !x)
+        return mu_error("mutirao_cg_solve: %lld rows but a NULL array (rowptr %s, b %s, x %s)",
+                        (long long)nloc, rowptr ? "given" : "NULL", b ? "given" : "NULL",
+                        x ? "given" : "NULL");
+    if (rowptr[0] < 0)
+        return mu_error("mutirao_cg_solve: rowptr[0] = %lld: expected 0 or more",
+                        (long long)rowptr[0]);
+    for (int64_t i = 0; i < nloc; i++)
+        if (rowptr[i + 1] < rowptr[i])
+            return mu_error("mutirao_cg_solve: rowptr decreases at local row %lld (rowptr[%lld] "
+                            "= %lld, rowptr[%lld] = %lld): it must be monotone, ending at the "
+                            "rank's entry count",
+                            (long long)i, (long long)i, (long long)rowptr[i], (long long)(i + 1),
+                            (long long)rowptr[i + 1]);
+    int64_t nnz = rowptr[nloc] - rowptr[0];
+    if (nnz > nloc * n)
+        return mu_error("mutirao_cg_solve: %lld entries on %lld rows of %lld columns",
+                        (long long)nnz, (long long)nloc, (long long)n);
+    if (nnz > 0 && (!cols || !vals))
+        return mu_error("mutirao_cg_solve: %lld entries but cols %s, vals %s", (long long)nnz,
+                        cols ? "given" : "NULL", vals ? "given" : "NULL");
+    return 0;
+}
+
 static int check_options(const mutirao_cg_options *opt, int64_t n) {
     const char *dev = opt->device ? opt->device : "auto";
     if (strcmp(dev, "auto") && strcmp(dev, "cpu") && strcmp(dev, "gpu"))
@@ -143,10 +175,19 @@ int mutirao_cg_solve(MPI_Comm comm, int64_t n, int64_t nloc, const int64_t *rowp
     MPI_Comm_rank(comm, &app.rank);
     MPI_Comm_size(comm, &app.size);
     mu_log_init(app.rank, app.size); /* rank 0 speaks for the call */
-    int rc = check_options(opt, n);
-    if (!rc && (nloc < 0 || (nloc > 0 && (!rowptr || !b || !x))))
-        rc = mu_error("mutirao_cg_solve: %lld rows but a NULL array", (long long)nloc);
-    MU_TRY(mu_error_collective(comm, rc));
+    mu_api_fp fp;
+    mu_api_fp_init(&fp);
+    mu_api_fp_int(&fp, n);
+    mu_api_fp_real(&fp, opt->rtol);
+    mu_api_fp_real(&fp, opt->atol);
+    mu_api_fp_int(&fp, opt->max_it);
+    mu_api_fp_int(&fp, opt->jacobi);
+    mu_api_fp_int(&fp, opt->fp32);
+    mu_api_fp_str(&fp, opt->device);
+    int rc =
+        !info ? mu_error("mutirao_cg_solve: info (the result) is NULL") : check_options(opt, n);
+    if (!rc) rc = check_arrays(n, nloc, rowptr, cols, vals, b, x);
+    MU_TRY(mu_api_agree(comm, "mutirao_cg_solve", &fp, rc));
     MU_TRY(mu_device_bind(comm, opt->device ? opt->device : "auto", &app.dev));
     cg_block blk;
     rc = mu_error_collective(comm, copy_rows(&app, n, nloc, rowptr, cols, vals, &blk));

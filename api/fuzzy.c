@@ -37,7 +37,7 @@ void mutirao_fuzzy_result_free(mutirao_fuzzy_result *res) {
 
 /* The settings as the command reads them; *o holds the strings cfg points to. */
 static int read_options(const mutirao_fuzzy_options *opt, int rank, mu_opts **o, mu_fz_cfg *cfg) {
-    mu_api_args a = {.specs = mu_cmd_fuzzy.opts};
+    mu_api_args a = {.specs = mu_cmd_fuzzy.opts, .who = "mutirao_fuzzy_cluster"};
     mu_api_str(&a, "mode", opt->mode);
     mu_api_int(&a, "partitions", opt->partitions);
     mu_api_flag(&a, "zscore", opt->zscore);
@@ -58,9 +58,13 @@ static int read_options(const mutirao_fuzzy_options *opt, int rank, mu_opts **o,
     return mu_fz_read_cfg(*o, rank, 1, cfg);
 }
 
+/* At most this many features: the reader's line limit holds fewer, and the
+ * names x1..xF are built before the data's size is known to fit. */
+#define MU_API_FZ_MAX_FEATURES 1000000
+
 /* This rank's values: finite and within the range the reader accepts. */
 static int check_rows(int64_t row0, int64_t nloc, int F, const double *x) {
-    if (nloc < 0 || F < 1 || (nloc > 0 && !x))
+    if (nloc < 0 || F < 1 || F > MU_API_FZ_MAX_FEATURES || (nloc > 0 && !x))
         return mu_error("mutirao_fuzzy_cluster: nloc = %lld, features = %d, x %s", (long long)nloc,
                         F, x ? "given" : "NULL");
     if (nloc * F > INT32_MAX)
@@ -147,12 +151,37 @@ static int hand_back(const mu_app *app, const int64_t *rows, mu_fz_out *out,
     return 0;
 }
 
+static void options_fp(const mutirao_fuzzy_options *opt, int features, mu_api_fp *fp) {
+    mu_api_fp_init(fp);
+    mu_api_fp_int(fp, features);
+    mu_api_fp_str(fp, opt->mode);
+    mu_api_fp_int(fp, opt->partitions);
+    mu_api_fp_int(fp, opt->zscore);
+    mu_api_fp_str(fp, opt->r_norm);
+    mu_api_fp_real(fp, opt->r);
+    mu_api_fp_real(fp, opt->r_tol);
+    mu_api_fp_str(fp, opt->units);
+    mu_api_fp_real(fp, opt->eps1);
+    mu_api_fp_real(fp, opt->eps2);
+    mu_api_fp_int(fp, opt->max_it);
+    mu_api_fp_str(fp, opt->merge);
+    mu_api_fp_real(fp, opt->threshold);
+    mu_api_fp_int(fp, opt->k);
+    mu_api_fp_int(fp, opt->farm_chunk);
+    mu_api_fp_int(fp, opt->sum_block);
+    mu_api_fp_str(fp, opt->device);
+}
+
 int mutirao_fuzzy_cluster(MPI_Comm comm, int64_t nloc, int features, const double *x,
                           const mutirao_fuzzy_options *opt, mutirao_fuzzy_result *res) {
     MU_API_ARGS(mutirao_fuzzy, opt, res);
     int rank, size, fmin = 0, fmax = 0;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    mu_api_fp fp;
+    options_fp(opt, features, &fp);
+    MU_TRY(mu_api_agree(comm, "mutirao_fuzzy_cluster", &fp,
+                        res ? 0 : mu_error("mutirao_fuzzy_cluster: res (the result) is NULL")));
     int64_t *rows = malloc((size_t)size * sizeof *rows), row0 = 0;
     if (mu_error_collective(comm, rows ? 0 : mu_error("mutirao_fuzzy_cluster: out of memory"))) {
         free(rows);

@@ -11,13 +11,25 @@ void mutirao_maxsub_options_default(mutirao_maxsub_options *opt) {
     *opt = (mutirao_maxsub_options){.empty_allowed = 1, .farm_chunk = 0, .device = "auto"};
 }
 
+static void options_fp(const mutirao_maxsub_options *opt, mu_api_fp *fp) {
+    mu_api_fp_init(fp);
+    mu_api_fp_int(fp, opt->empty_allowed != 0);
+    mu_api_fp_int(fp, opt->farm_chunk);
+    mu_api_fp_str(fp, opt->device);
+}
+
 int mutirao_maxsub_1d(MPI_Comm comm, int64_t nloc, const int32_t *x,
                       const mutirao_maxsub_options *opt, mutirao_maxsub_1d_result *res) {
     MU_API_ARGS(mutirao_maxsub, opt, res);
+    mu_api_fp fp;
+    options_fp(opt, &fp);
     int rc = 0;
-    if (nloc < 0 || (nloc > 0 && !x))
+    if (!res)
+        rc = mu_error("mutirao_maxsub_1d: res (the result) is NULL");
+    else if (nloc < 0 || (nloc > 0 && !x))
         rc = mu_error("mutirao_maxsub_1d: nloc = %lld with %s x", (long long)nloc,
                       x ? "an" : "a NULL");
+    MU_TRY(mu_api_agree(comm, "mutirao_maxsub_1d", &fp, rc));
     mu_app app;
     MU_TRY(mu_api_open(comm, "maxsub", "mutirao_maxsub_1d", opt->device, rc, &app));
     int64_t lo = 0, n = 0;
@@ -78,7 +90,14 @@ static int share_matrix(const mu_app *app, int64_t rows, int64_t cols, const int
 int mutirao_maxsub_2d(MPI_Comm comm, int64_t rows, int64_t cols, const int32_t *a,
                       const mutirao_maxsub_options *opt, mutirao_maxsub_2d_result *res) {
     MU_API_ARGS(mutirao_maxsub, opt, res);
-    int rc = opt->farm_chunk < 0 ? mu_error("mutirao_maxsub_2d: farm_chunk must be >= 0") : 0;
+    mu_api_fp fp;
+    options_fp(opt, &fp);
+    mu_api_fp_int(&fp, rows);
+    mu_api_fp_int(&fp, cols);
+    int rc = !res                  ? mu_error("mutirao_maxsub_2d: res (the result) is NULL")
+             : opt->farm_chunk < 0 ? mu_error("mutirao_maxsub_2d: farm_chunk must be >= 0")
+                                   : 0;
+    MU_TRY(mu_api_agree(comm, "mutirao_maxsub_2d", &fp, rc));
     mu_app app;
     MU_TRY(mu_api_open(comm, "maxsub", "mutirao_maxsub_2d", opt->device, rc, &app));
     mu_maxsub_matrix m;

@@ -40,7 +40,7 @@ void mutirao_scenarios_tree_free(mutirao_scenarios_tree *t) {
 
 /* The settings as the command reads them; *o holds the strings cfg points to. */
 static int read_options(const mutirao_scenarios_options *opt, mu_opts **o, mu_sc_cfg *cfg) {
-    mu_api_args a = {.specs = mu_cmd_scenarios.opts};
+    mu_api_args a = {.specs = mu_cmd_scenarios.opts, .who = WHO};
     mu_api_str(&a, "tree", opt->tree);
     mu_api_int(&a, "m", opt->m);
     mu_api_str(&a, "start", opt->start);
@@ -116,6 +116,31 @@ static int hand_back(const mu_app *app, const mu_sc_cfg *cfg, int nst, mu_sc_out
     return 0;
 }
 
+static void options_fp(const mutirao_scenarios_options *opt, int nyears, int nstations,
+                       int first_year, mu_api_fp *fp) {
+    mu_api_fp_init(fp);
+    mu_api_fp_int(fp, nyears);
+    mu_api_fp_int(fp, nstations);
+    mu_api_fp_int(fp, first_year);
+    mu_api_fp_str(fp, opt->tree);
+    mu_api_fp_int(fp, opt->m);
+    mu_api_fp_str(fp, opt->start);
+    mu_api_fp_int(fp, opt->pmax);
+    mu_api_fp_real(fp, opt->pacf_conf);
+    mu_api_fp_str(fp, opt->sd_denominator);
+    mu_api_fp_str(fp, opt->acf_denominator);
+    mu_api_fp_int(fp, opt->min_years);
+    mu_api_fp_int(fp, opt->seed);
+    mu_api_fp_str(fp, opt->method);
+    mu_api_fp_str(fp, opt->representative);
+    mu_api_fp_int(fp, opt->max_iter);
+    mu_api_fp_real(fp, opt->delta_min);
+    mu_api_fp_str(fp, opt->corr);
+    mu_api_fp_str(fp, opt->split);
+    mu_api_fp_int(fp, opt->threads);
+    mu_api_fp_str(fp, opt->device);
+}
+
 int mutirao_scenarios_tree_build(MPI_Comm comm, int nyears, int nstations, int first_year,
                                  const double *q, const char *const *names,
                                  const mutirao_scenarios_options *opt,
@@ -123,6 +148,9 @@ int mutirao_scenarios_tree_build(MPI_Comm comm, int nyears, int nstations, int f
     MU_API_ARGS(mutirao_scenarios, opt, tree);
     int rank, dims[3] = {nyears, nstations, first_year};
     MPI_Comm_rank(comm, &rank);
+    mu_api_fp fp;
+    options_fp(opt, nyears, nstations, first_year, &fp);
+    MU_TRY(mu_api_agree(comm, WHO, &fp, tree ? 0 : mu_error("%s: tree (the result) is NULL", WHO)));
     MPI_Bcast(dims, 3, MPI_INT, 0, comm);
     mu_opts *o = NULL;
     mu_sc_cfg cfg;

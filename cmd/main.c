@@ -92,6 +92,13 @@ static int write_summary(const char *path, int failed, int exit_status) {
     return mu_summary_write(path) || failed;
 }
 
+static void note_input(const char *path, const char *name, void *ctx) {
+    (void)ctx;
+    char what[160];
+    snprintf(what, sizeof what, "--%s='%.120s'", name, path);
+    mu_output_input(path, what);
+}
+
 int main(int argc, char **argv) {
     /* Host threads exist (scenario lanes) but only this one calls MPI. */
     int provided = 0;
@@ -144,8 +151,15 @@ int main(int argc, char **argv) {
     }
     if (app.rank == 0) mu_summary_init(cmd->name);
     const char *summary = mu_opt_str(app.opts, "summary");
+    /* The files the options name to be read: no output may be one of them. */
+    mu_output_reset();
+    if (app.rank == 0) mu_opts_foreach_input(app.opts, note_input, NULL);
     rc = app.rank == 0 && summary ? mu_output_check(summary) : 0;
-    MU_TRY_GOTO(mu_error_collective(app.comm, rc));
+    if (mu_error_collective(app.comm, rc)) {
+        summary = NULL; /* refused (an input, a directory...): never written */
+        rc = 1;
+        goto done;
+    }
     double t1 = seconds_now();
     MU_TRY_GOTO(mu_device_bind(app.comm, mu_opt_str(app.opts, "device"), &app.dev));
     report_startup(&app, mpi_init, seconds_now() - t1);

@@ -18,6 +18,7 @@ typedef struct {
     char *value;
     char source[320];
     int explicit_;
+    int from_deck;
 } opt_slot;
 
 struct mu_opts {
@@ -58,18 +59,24 @@ int mu_parse_int(const char *text, int64_t *value) {
 
 static int check_value(const opt_slot *s, const char *v, const char *where) {
     const mu_opt_spec *sp = s->spec;
+    /* An empty value given for a number or a text is refused here, so no
+     * reader gets a NULL it did not expect (a path's "" means none). */
+    if (!*v && sp->type != MU_OPT_PATH)
+        return mu_error("%s: option '%s' needs a value, got an empty one", where, sp->name);
     switch (sp->type) {
     case MU_OPT_INT: {
         int64_t x;
-        if (*v && mu_parse_int(v, &x))
-            return mu_error("%s: option '%s' expects an integer, got '%s'", where, sp->name, v);
+        if (mu_parse_int(v, &x))
+            return mu_error("%s: option '%s' expects an integer (at most 9.2e18 in size), got "
+                            "'%s'",
+                            where, sp->name, v);
         break;
     }
     case MU_OPT_REAL: {
         char *end;
         errno = 0;
         double x = strtod(v, &end);
-        if (*v && (end == v || *end || errno || !isfinite(x)))
+        if (end == v || *end || errno || !isfinite(x))
             return mu_error("%s: option '%s' expects a finite number, got '%s'", where, sp->name,
                             v);
         break;
@@ -169,6 +176,7 @@ static char *deck_read_line(char *str, int num, void *stream) {
 
 /* A path from the deck is taken from the deck's folder (absolute ones as they are). */
 static int assign_from_deck(deck_ctx *d, opt_slot *s, const char *value, const char *where) {
+    s->from_deck = 1;
     if (s->spec->type != MU_OPT_PATH || !*value || value[0] == '/' || !d->dir[0])
         return assign(s, value, where);
     size_t len = strlen(d->dir) + strlen(value) + 1;
@@ -197,7 +205,7 @@ static int deck_entry(void *user, const char *section, const char *name, const c
                              d->o->command);
         return 0;
     }
-    if (s->explicit_ && strcmp(s->source, "command line") == 0) return 1;
+    if (s->explicit_ && !s->from_deck) return 1; /* the command line wins */
     if (assign_from_deck(d, s, value, where)) d->failed = 1;
     return !d->failed;
 }
@@ -220,6 +228,11 @@ static int read_deck(mu_opts *o, const char *path, const char *const *sections) 
 
 int mu_opts_parse(const char *command, const mu_opt_spec *specs, const char *const *sections,
                   int argc, char **argv, int first, mu_opts **out) {
+    return mu_opts_parse_as(command, specs, sections, argc, argv, first, "command line", out);
+}
+
+int mu_opts_parse_as(const char *command, const mu_opt_spec *specs, const char *const *sections,
+                     int argc, char **argv, int first, const char *where, mu_opts **out) {
     *out = NULL;
     int n = 0;
     for (const mu_opt_spec *s = specs; s && s->name; s++) n++;
@@ -257,7 +270,7 @@ int mu_opts_parse(const char *command, const mu_opt_spec *specs, const char *con
             v = argv[++i]; /* --key value */
         if (!v)
             return mu_error("option '--%s' needs a value (--%s=... or --%s ...)", name, name, name);
-        MU_TRY(assign(s, v, "command line"));
+        MU_TRY(assign(s, v, where));
     }
     const char *deck = mu_opt_str(o, "config");
     if (deck) MU_TRY(read_deck(o, deck, sections));
@@ -282,6 +295,24 @@ static const opt_slot *must(const mu_opts *o, const char *name) {
 
 int mu_opt_set(const mu_opts *o, const char *name) {
     return must(o, name)->explicit_;
+}
+
+int mu_opt_int_in(const mu_opts *o, const char *name, int64_t lo, int64_t hi, int64_t *value) {
+    *value = mu_opt_int(o, name);
+    if (*value < lo || *value > hi)
+        return mu_error("--%s=%s: must be %lld..%lld", name, must(o, name)->value, (long long)lo,
+                        (long long)hi);
+    return 0;
+}
+
+void mu_opts_foreach_input(const mu_opts *o, void (*fn)(const char *, const char *, void *),
+                           void *ctx) {
+    for (int i = 0; i < o->count; i++) {
+        const mu_opt_spec *s = o->slots[i].spec;
+        if (s->type == MU_OPT_PATH && s->choices && !strcmp(s->choices, MU_OPT_IN) &&
+            *o->slots[i].value)
+            fn(o->slots[i].value, s->name, ctx);
+    }
 }
 
 int64_t mu_opt_int(const mu_opts *o, const char *name) {

@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* MU_OPT_PATH: a string naming a file; from a deck, relative to the deck's folder. */
+/* MU_OPT_PATH: a string naming a file; from a deck, relative to the deck's folder.
+ * A path a run reads has MU_OPT_IN in its `choices`: an output that is the
+ * same file is refused (core/output.h). */
 typedef enum {
     MU_OPT_INT,
     MU_OPT_REAL,
@@ -22,6 +24,8 @@ typedef enum {
     MU_OPT_FLAG,
     MU_OPT_PATH
 } mu_opt_type;
+
+#define MU_OPT_IN "in"
 
 typedef struct {
     const char *name; /* without the leading "--" */
@@ -58,7 +62,7 @@ typedef struct mu_opts mu_opts;
 /* Options that several workloads take, each with one name, type, default
  * and meaning everywhere; `help` says what the workload reads or writes. */
 #define MU_OPT_INPUT(help)                                                                         \
-    { "input", MU_OPT_PATH, "", 0, help }
+    { "input", MU_OPT_PATH, "", MU_OPT_IN, help }
 #define MU_OPT_OUTPUT(help)                                                                        \
     { "output", MU_OPT_PATH, "", 0, help }
 #define MU_OPT_PLOT(help)                                                                          \
@@ -79,10 +83,17 @@ extern const mu_opt_spec mu_common_opts[];
  * mu_error() naming the option or file:line. */
 int mu_opts_parse(const char *command, const mu_opt_spec *specs, const char *const *sections,
                   int argc, char **argv, int first, mu_opts **out);
+/* As mu_opts_parse, with `where` naming argv's source in messages instead of
+ * "command line" (a library call's name, say). */
+int mu_opts_parse_as(const char *command, const mu_opt_spec *specs, const char *const *sections,
+                     int argc, char **argv, int first, const char *where, mu_opts **out);
 void mu_opts_free(mu_opts *o);
 
 int mu_opt_set(const mu_opts *o, const char *name); /* given explicitly (not a default) */
 int64_t mu_opt_int(const mu_opts *o, const char *name);
+/* The integer, checked to lie in [lo, hi]: 0, or 1 after mu_error() naming
+ * the option ("--NAME=V: must be LO..HI"). */
+int mu_opt_int_in(const mu_opts *o, const char *name, int64_t lo, int64_t hi, int64_t *value);
 double mu_opt_real(const mu_opts *o, const char *name);
 const char *mu_opt_str(const mu_opts *o, const char *name); /* NULL when unset */
 int mu_opt_flag(const mu_opts *o, const char *name);
@@ -101,6 +112,10 @@ int mu_opt_checkpoint(const mu_opts *o, const char **file, int64_t *every, int *
 int mu_opt_goes_with(const mu_opts *o, const char *const *names, const char *with);
 /* Where the value came from: "default", "command line", or "FILE:LINE". */
 const char *mu_opt_source(const mu_opts *o, const char *name);
+
+/* Every MU_OPT_IN path that is set: fn(path, option name, ctx). */
+void mu_opts_foreach_input(const mu_opts *o,
+                           void (*fn)(const char *path, const char *name, void *ctx), void *ctx);
 
 /* Every option with its value and source, for the run log and the summary. */
 void mu_opts_foreach(const mu_opts *o,

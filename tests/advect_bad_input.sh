@@ -84,5 +84,7 @@ check_failure "padded checkpoint" "--restart=$WORK/long.ckpt: 817 bytes, want 81
     "$WORK/none" "${M[@]}" "${small[@]}" --checkpoint="$WORK/long.ckpt" --restart --steps=4
 check_failure "NaN in a checkpoint" "--restart=$WORK/nan.ckpt: value 100 is not finite" nonzero \
     "$WORK/none" "${M[@]}" "${small[@]}" --checkpoint="$WORK/nan.ckpt" --restart --steps=4
-bad_directory checkpoint checkpoint --restart --steps=4
+# A directory as the checkpoint is refused as an output before the restart reads it.
+bad "directory as checkpoint" "cannot write '$WORK/': it is a directory" --checkpoint="$WORK/" \
+    --restart --steps=4
 finish

@@ -93,7 +93,7 @@ else
     dims=$(h5dump -H "$WORK/f000000.h5" | grep -o 'DATASPACE  SIMPLE { ( [0-9, ]* )' | head -1)
     expect_eq "HDF5 dataset shape (y, x, z, field)" "$dims" "DATASPACE  SIMPLE { ( 24, 24, 4, 2 )"
     h5dump -a /fields/step "$WORK/f000010.h5" | grep '(0): 10' >/dev/null || fail "HDF5 step attribute"
-    ls "$WORK"/f*.tmp >/dev/null 2>&1 && fail "HDF5 temporary files left behind"
+    ls "$WORK"/f*.tmp* >/dev/null 2>&1 && fail "HDF5 temporary files left behind"
 fi
 
 # 3b. NetCDF-CF (through rank 0) beside HDF5 in the same run, 3 ranks in 3 field
@@ -147,7 +147,7 @@ PY
     else
         fail "NetCDF/XDMF output does not match the run"
     fi
-    ls "$WORK"/n*.tmp >/dev/null 2>&1 && fail "NetCDF temporary files left behind"
+    ls "$WORK"/n*.tmp* >/dev/null 2>&1 && fail "NetCDF temporary files left behind"
 fi
 
 # 4. Fields and winds from files: the analytic start dumped at step 0 and a

@@ -136,5 +136,7 @@ bad "truncated checkpoint" "checkpoint '$WORK/cut.ckpt' has 1000 bytes, expected
     "${ck[@]}" --checkpoint="$WORK/cut.ckpt" --restart
 bad "padded checkpoint" "checkpoint '$WORK/long.ckpt' has 2049 bytes, expected 2048" \
     "${ck[@]}" --checkpoint="$WORK/long.ckpt" --restart
-bad_directory checkpoint checkpoint "${ck[@]}" --restart
+# A directory as the checkpoint is refused as an output before the restart reads it.
+bad "directory as checkpoint" "cannot write '$WORK/': it is a directory" --checkpoint="$WORK/" \
+    "${ck[@]}" --restart
 finish

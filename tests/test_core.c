@@ -232,6 +232,9 @@ static void output_is_atomic(void) {
     CHECK_INT_NE(access(path, F_OK), 0);
     CHECK_INT_NE(access(out.tmp, F_OK), 0);
     CHECK_INT_EQ(mu_output_open(&out, path), 0);
+    char want_tmp[300]; /* unique to the process: two runs in one folder do not collide */
+    snprintf(want_tmp, sizeof want_tmp, "%s.tmp.%ld", path, (long)getpid());
+    CHECK_STR_EQ(out.tmp, want_tmp);
     fputs("done\n", out.f);
     CHECK_INT_EQ(mu_output_commit(&out), 0);
     CHECK_INT_EQ(access(path, F_OK), 0);
@@ -240,6 +243,45 @@ static void output_is_atomic(void) {
     char missing[300];
     snprintf(missing, sizeof missing, "%s/no/such/dir.csv", dir);
     CHECK_INT_NE(mu_output_open(&out, missing), 0);
+}
+
+/* A symlink is followed (the link stays), an input or another output as the
+ * output is refused, a directory is refused (issue 48). */
+static void output_targets(void) {
+    char dir[] = "/tmp/mutirao_out_XXXXXX";
+    CHECK_TRUE(mkdtemp(dir) != NULL);
+    char real[300], link[300], in[300], in2[300], sub[300];
+    snprintf(real, sizeof real, "%s/real.csv", dir);
+    snprintf(link, sizeof link, "%s/link.csv", dir);
+    snprintf(in, sizeof in, "%s/in.csv", dir);
+    snprintf(in2, sizeof in2, "%s/./in.csv", dir);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    CHECK_INT_EQ(symlink("real.csv", link), 0);
+    mu_output out;
+    CHECK_INT_EQ(mu_output_open(&out, link), 0);
+    CHECK_STR_EQ(out.path, real);
+    fputs("x\n", out.f);
+    CHECK_INT_EQ(mu_output_commit(&out), 0);
+    struct stat st;
+    CHECK_TRUE(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK_TRUE(stat(real, &st) == 0 && st.st_size == 2);
+    FILE *f = fopen(in, "w");
+    fputs("1\n", f);
+    fclose(f);
+    mu_output_reset();
+    mu_output_input(in, "--input");
+    CHECK_INT_NE(mu_output_check(in2), 0);
+    CHECK_TRUE(strstr(mu_error_message(), "the same file as the input --input") != NULL);
+    CHECK_INT_EQ(mu_output_check(link), 0);
+    CHECK_INT_NE(mu_output_check(real), 0); /* the same file as the output link.csv */
+    CHECK_INT_EQ(mkdir(sub, 0700), 0);
+    CHECK_INT_NE(mu_output_check(sub), 0);
+    CHECK_TRUE(strstr(mu_error_message(), "it is a directory") != NULL);
+    CHECK_INT_EQ(mu_output_check("/dev/null"), 0); /* written through, twice is fine */
+    CHECK_INT_EQ(mu_output_check("/dev/null"), 0);
+    mu_output_reset();
+    mu_error_clear();
+    unlink(link), unlink(real), unlink(in), rmdir(sub), rmdir(dir);
 }
 
 static void block_partition(void) {
@@ -378,6 +420,7 @@ int main(void) {
     MU_RUN(deck_sections_and_paths);
     MU_RUN(deck_refusals);
     MU_RUN(output_is_atomic);
+    MU_RUN(output_targets);
     MU_RUN(block_partition);
     MU_RUN(weight_partition);
     MU_RUN(hdmath_accuracy);

@@ -167,6 +167,20 @@ static int check_outputs(const void *cfg) {
     if (c->output) MU_TRY(mu_output_check(c->output));
     if (c->dump) MU_TRY(mu_output_check(c->dump));
     if (c->checkpoint) MU_TRY(mu_output_check(c->checkpoint));
+    /* The field files of every output step (and the XDMF beside each HDF5
+     * file), as run.c names them: refused now, not after the steps before. */
+    for (int i = 0; i < c->n_output_steps; i++)
+        for (int k = 0; k < 3; k++) {
+            const char *prefix = k == 2 ? c->nc : c->h5, *ext = k == 0   ? "h5"
+                                                                : k == 1 ? "xmf"
+                                                                         : "nc";
+            char path[1200];
+            if (!prefix) continue;
+            if (snprintf(path, sizeof path, "%s%06lld.%s", prefix, (long long)c->output_steps[i],
+                         ext) >= (int)sizeof path)
+                return mu_error("--%s=%s: the name is too long", k == 2 ? "nc" : "h5", prefix);
+            MU_TRY(mu_output_check(path));
+        }
     if (c->plot) {
         char path[1200];
         snprintf(path, sizeof path, "%sstart.png", c->plot);

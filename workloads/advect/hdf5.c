@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include "advect/advect.h"
 #include "core/error.h"
+#include "core/output.h"
 #ifdef MUTIRAO_HAVE_HDF5
 #include <hdf5.h>
 
@@ -24,8 +25,9 @@ static int attr(hid_t obj, const char *name, hid_t type, const void *v) {
 
 static int write_hdf5(adv_state *s, const char *path, int64_t step) {
     const adv_cfg *c = s->cfg;
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    mu_output o; /* the target resolved, a temporary name unique to the run */
+    MU_TRY(mu_output_name_collective(s->comm, &o, path, 1));
+    const char *tmp = o.tmp;
     int rank;
     MPI_Comm_rank(s->comm, &rank);
     int N = s->N, nz = s->nl[2];
@@ -70,9 +72,9 @@ static int write_hdf5(adv_state *s, const char *path, int64_t step) {
         mu_error_collective(s->comm, bad ? mu_error("'%s': parallel HDF5 write failed", path) : 0);
     if (rank == 0) {
         if (rc)
-            remove(tmp);
-        else if (rename(tmp, path))
-            rc = mu_error("cannot rename '%s' to '%s'", tmp, path);
+            mu_output_abort(&o);
+        else
+            rc = mu_output_commit(&o);
         if (!rc) rc = adv_xdmf_write(s, path, step);
     }
     return mu_error_collective(s->comm, rc);

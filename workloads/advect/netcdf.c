@@ -14,6 +14,7 @@
 #include <string.h>
 #include "advect/advect.h"
 #include "core/error.h"
+#include "core/output.h"
 #include "mpi/wait.h"
 #ifdef MUTIRAO_HAVE_NETCDF
 #include <netcdf.h>
@@ -140,10 +141,15 @@ static int write_netcdf(adv_state *s, const char *path, int64_t step) {
                  ? mu_error("'%s': a rank's block is over 2^31 cells", path)
              : !block || (rank == 0 && !geom) ? mu_error("'%s': out of memory", path)
                                               : 0;
-    MU_TRY(mu_error_collective(s->comm, rc));
+    mu_output out; /* the target resolved, a temporary name unique to the run */
+    if (!rc && rank == 0) rc = mu_output_name(&out, path, 1);
+    if (mu_error_collective(s->comm, rc)) {
+        free(block);
+        free(geom);
+        return 1;
+    }
     MPI_Gather(mine, GEOM, MPI_INT64_T, geom, GEOM, MPI_INT64_T, 0, s->comm);
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    const char *tmp = rank == 0 ? out.tmp : "";
     nc_out o = {.bad = 0};
     int created = 0;
     if (rank == 0) {
@@ -156,9 +162,9 @@ static int write_netcdf(adv_state *s, const char *path, int64_t step) {
     if (created) nc_check(&o, nc_close(o.ncid));
     if (rank == 0 && o.bad) {
         rc = mu_error("'%s': netCDF: %s", path, nc_strerror(o.bad));
-        remove(tmp);
-    } else if (rank == 0 && rename(tmp, path)) {
-        rc = mu_error("cannot rename '%s' to '%s'", tmp, path);
+        mu_output_abort(&out);
+    } else if (rank == 0) {
+        rc = mu_output_commit(&out);
     }
     free(block);
     free(geom);

@@ -37,10 +37,8 @@ static int draw(const adv_cfg *c, const float *g, int N, const char *png, const 
     if (f && fclose(f)) rc = mu_error("plot: error writing '%s'", dat);
     mu_output out;
     memset(&out, 0, sizeof out);
-    if (!rc) rc = mu_output_open(&out, png);
+    if (!rc) rc = mu_output_name(&out, png, 0); /* gnuplot writes out.tmp */
     if (!rc) {
-        fclose(out.f);
-        out.f = NULL;
         FILE *s = fopen(gp, "w");
         if (!s) {
             rc = mu_error("plot: cannot write '%s'", gp);
@@ -58,12 +56,11 @@ static int draw(const adv_cfg *c, const float *g, int N, const char *png, const 
     if (!rc) {
         int st = mu_gnuplot_run(gp, NULL);
         struct stat sb;
-        if (st != 0 || stat(out.tmp, &sb) != 0 || sb.st_size == 0)
+        if (st != 0 || (!out.through && (stat(out.tmp, &sb) != 0 || sb.st_size == 0)))
             rc = mu_error("plot: gnuplot (%s) failed with status %d", mu_gnuplot_bin(), st);
     }
     if (!rc) {
-        out.f = fopen(out.tmp, "ab");
-        rc = out.f ? mu_output_commit(&out) : mu_error("plot: cannot reopen '%s'", out.tmp);
+        rc = mu_output_commit(&out);
     } else if (out.tmp[0]) {
         mu_output_abort(&out);
     }

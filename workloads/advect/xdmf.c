@@ -6,6 +6,7 @@
 #include <string.h>
 #include "advect/advect.h"
 #include "core/error.h"
+#include "core/output.h"
 
 static void hyperslab(FILE *f, const adv_cfg *c, const char *h5name, int field, int nall) {
     long long ny = c->n[1], nx = c->n[0], nz = c->n[2];
@@ -29,8 +30,9 @@ int adv_xdmf_write(const adv_state *s, const char *h5path, int64_t step) {
     strcpy(dot, ".xmf");
     const char *slash = strrchr(h5path, '/');
     const char *h5name = slash ? slash + 1 : h5path;
-    FILE *f = fopen(path, "w");
-    if (!f) return mu_error("cannot write '%s'", path);
+    mu_output out;
+    MU_TRY(mu_output_open(&out, path));
+    FILE *f = out.f;
     fprintf(
         f,
         "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n"
@@ -47,6 +49,5 @@ int adv_xdmf_write(const adv_state *s, const char *h5path, int64_t step) {
         c->len[2] / (double)c->n[2]);
     for (int field = 0; field < s->nall; field++) hyperslab(f, c, h5name, field, s->nall);
     fprintf(f, "    </Grid>\n  </Domain>\n</Xdmf>\n");
-    if (fclose(f)) return mu_error("cannot write '%s'", path);
-    return 0;
+    return mu_output_commit(&out);
 }

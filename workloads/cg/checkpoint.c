@@ -5,6 +5,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/infile.h"
+#include "core/output.h"
 
 static const char MAGIC[8] = {'M', 'U', 'C', 'G', 'C', 'K', '0', '1'};
 
@@ -31,8 +32,9 @@ static MPI_Offset vec_offset(const cg_matrix *A, int v) {
 
 int cg_checkpoint_write(mu_app *app, const char *path, const cg_ckpt *meta, const cg_matrix *A,
                         cg_backend *b, void *const vecs[CG_CKPT_VECTORS]) {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    mu_output out; /* the target resolved, a temporary name unique to the run */
+    MU_TRY(mu_output_name_collective(app->comm, &out, path, 1));
+    const char *tmp = out.tmp;
     const uint64_t fingerprint = cg_matrix_fingerprint(app, A); /* collective */
     double *buf = malloc((size_t)(A->nloc ? A->nloc : 1) * sizeof *buf);
     int rc = buf ? 0 : mu_error("out of memory writing the checkpoint");
@@ -79,9 +81,9 @@ int cg_checkpoint_write(mu_app *app, const char *path, const cg_ckpt *meta, cons
     rc = mu_error_collective(app->comm, rc);
     if (app->rank == 0) {
         if (rc)
-            remove(tmp);
-        else if (rename(tmp, path) != 0)
-            rc = mu_error("cannot rename the checkpoint into '%s': %s", path, strerror(errno));
+            mu_output_abort(&out);
+        else
+            rc = mu_output_commit(&out);
     }
     return mu_error_collective(app->comm, rc);
 }
@@ -103,7 +105,12 @@ static int check_header(const header *h, const char *path, const cg_ckpt *want) 
                         "%s)",
                         path, text, want->options);
     }
-    if (h->iteration < 0) return mu_error("checkpoint '%s': bad iteration count", path);
+    /* No run reaches 2^40 iterations (the largest --max-it a day of the
+     * fastest iteration allows): a larger count is a damaged file. */
+    if (h->iteration < 0 || h->iteration > ((int64_t)1 << 40))
+        return mu_error("checkpoint '%s': iteration count %lld: expected 0 to 2^40 (a damaged "
+                        "checkpoint)",
+                        path, (long long)h->iteration);
     return 0;
 }
 

@@ -3,6 +3,7 @@
  * (a warning; the last iterate is still written), 3 stopped by SIGTERM or
  * SIGUSR1 after writing a checkpoint (resume with --restart). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,12 @@ static int read_options(const mu_opts *o, cg_run_opts *c) {
                                              : c->nx;
         if (c->nx < 1 || c->ny < 1 || c->nz < 1)
             return mu_error("--nx, --ny and --nz must be at least 1");
+        /* Multiplied with overflow checks: nx ny nz rows, at most 2^31 - 2. */
+        if (c->nx > INT32_MAX || c->ny > INT32_MAX / c->nx ||
+            c->nz > (INT32_MAX - 1) / (c->nx * c->ny))
+            return mu_error("--nx=%lld --ny=%lld --nz=%lld: a grid of over 2^31 - 2 rows "
+                            "(at most 2^31 - 2 are supported)",
+                            (long long)c->nx, (long long)c->ny, (long long)c->nz);
         if (c->stencil == CG_POISSON_2D5 && mu_opt_set(o, "nz"))
             return mu_error("--nz is for the 3-D operators, not --poisson=2d5");
     } else if (mu_opt_set(o, "nx") || mu_opt_set(o, "ny") || mu_opt_set(o, "nz")) {

@@ -11,6 +11,7 @@
 #include "cg/poisson.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/memory.h"
 #include "mpi/partition.h"
 
 void cg_block_free(cg_block *b) {
@@ -150,11 +151,27 @@ int cg_load_poisson(mu_app *app, int stencil, int64_t nx, int64_t ny, int64_t nz
                     cg_block *blk) {
     memset(blk, 0, sizeof *blk);
     cg_grid g = {(cg_stencil)stencil, nx, ny, stencil == CG_POISSON_2D5 ? 1 : nz};
+    if (nx < 1 || g.ny < 1 || g.nz < 1 || nx > INT32_MAX || g.ny > INT32_MAX / nx ||
+        g.nz > (INT32_MAX - 1) / (nx * g.ny))
+        return mu_error_collective(app->comm,
+                                   mu_error("Poisson grid %lld x %lld x %lld: at most 2^31 - 2 "
+                                            "rows are supported",
+                                            (long long)nx, (long long)g.ny, (long long)g.nz));
     int64_t n = cg_poisson_rows(&g);
-    if (n > INT32_MAX - 1)
+    /* Refused up front against the memory a rank may use: its rows' matrix
+     * (a column and a value an entry, 27 at most), the row offsets and the
+     * solver's vectors (about ten), on the rank holding the most rows. */
+    int per_row = stencil == CG_POISSON_2D5 ? 5 : stencil == CG_POISSON_3D7 ? 7 : 27;
+    double rows = ceil((double)n / app->size), need = rows * (per_row * 12.0 + 8 + 10 * 8);
+    double have = mu_mem_rank_available(app->dev.local_size);
+    int big = need > have;
+    MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_INT, MPI_MAX, app->comm);
+    if (big)
         return mu_error_collective(
-            app->comm,
-            mu_error("Poisson grid of %lld rows: at most 2^31 - 2 are supported", (long long)n));
+            app->comm, mu_error("Poisson grid of %lld rows needs about %.3g GB a rank on %d "
+                                "rank(s); a rank may use %.3g GB here: use more ranks or a "
+                                "smaller grid",
+                                (long long)n, need / 1e9, app->size, have / 1e9));
     blk->n = n;
     blk->bounds = malloc((size_t)(app->size + 1) * sizeof *blk->bounds);
     cg_poisson_bounds(&g, app->size, blk->bounds);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/infile.h"
+#include "core/output.h"
 #include "fuzzy/run.h"
 
 static const char MAGIC[8] = {'M', 'U', 'F', 'Z', 'C', 'K', '0', '1'};
@@ -42,10 +43,9 @@ uint64_t mu_fz_fingerprint(const double *z, int64_t n, int F, const mu_fm_set *s
 
 int mu_fz_ckpt_write(const char *path, int64_t n, int F, uint64_t fp, int64_t done,
                      const double *rec) {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return mu_error("cannot create the checkpoint '%s': %s", tmp, strerror(errno));
+    mu_output out; /* the target resolved, a temporary name unique to the run */
+    MU_TRY(mu_output_open(&out, path));
+    FILE *f = out.f;
     header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, MAGIC, sizeof MAGIC);
@@ -56,16 +56,11 @@ int mu_fz_ckpt_write(const char *path, int64_t n, int F, uint64_t fp, int64_t do
     h.fingerprint = fp;
     size_t count = (size_t)(done * (F + 2));
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(rec, sizeof *rec, count, f) == count;
-    ok = (fclose(f) == 0) && ok;
     if (!ok) {
-        remove(tmp);
-        return mu_error("cannot write the checkpoint '%s': %s", tmp, strerror(errno));
+        mu_output_abort(&out);
+        return mu_error("cannot write the checkpoint '%s': %s", path, strerror(errno));
     }
-    if (rename(tmp, path) != 0) {
-        remove(tmp);
-        return mu_error("cannot rename the checkpoint into '%s': %s", path, strerror(errno));
-    }
-    return 0;
+    return mu_output_commit(&out);
 }
 
 int mu_fz_ckpt_read(const char *path, int64_t n, int F, uint64_t fp, int64_t *done, double *rec) {

@@ -155,19 +155,15 @@ int mu_fz_plot(const char *path, const mu_fz_result *r) {
         return mu_error("plot: cannot create a temporary directory: %s", strerror(errno));
     mu_output out;
     memset(&out, 0, sizeof out);
-    int rc = mu_output_open(&out, path);
-    if (!rc) {
-        fclose(out.f); /* gnuplot writes the temporary name; committed below */
-        out.f = NULL;
-        rc = write_files(dir, r, out.tmp);
-    }
+    int rc = mu_output_name(&out, path, 0); /* gnuplot writes out.tmp; committed below */
+    if (!rc) rc = write_files(dir, r, out.tmp);
     char script[1200], err[1200];
     snprintf(script, sizeof script, "%s/plot.gp", dir);
     snprintf(err, sizeof err, "%s/gnuplot.err", dir);
     if (!rc) {
         int st = mu_gnuplot_run(script, err);
         struct stat sb;
-        if (st != 0 || stat(out.tmp, &sb) != 0 || sb.st_size == 0) {
+        if (st != 0 || (!out.through && (stat(out.tmp, &sb) != 0 || sb.st_size == 0))) {
             char msg[512] = "";
             FILE *e = fopen(err, "r");
             if (e) {
@@ -182,8 +178,7 @@ int mu_fz_plot(const char *path, const mu_fz_result *r) {
         }
     }
     if (!rc) {
-        out.f = fopen(out.tmp, "ab");
-        rc = out.f ? mu_output_commit(&out) : mu_error("plot: cannot reopen '%s'", out.tmp);
+        rc = mu_output_commit(&out);
     } else if (out.tmp[0]) {
         mu_output_abort(&out);
     }

@@ -58,9 +58,9 @@ int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c) {
         return mu_error("no input: give --input=FILE (CSV year,month,<station>,...)");
     c->sel.stations = mu_opt_str(o, "stations");
     c->sel.skip_zero = mu_opt_flag(o, "skip-zero");
-    int64_t ns = mu_opt_int(o, "nstations"), my = mu_opt_int(o, "min-years");
+    int64_t ns = mu_opt_int(o, "nstations"), my;
     if (ns < 0 || ns > 1024) return mu_error("--nstations=%lld: must be 0..1024", (long long)ns);
-    if (my < 3) return mu_error("--min-years must be at least 3");
+    MU_TRY(mu_opt_int_in(o, "min-years", 3, 100000, &my));
     c->sel.nstations = (int)ns;
     c->sel.min_years = (int)my;
     int64_t pmax = mu_opt_int(o, "pmax");

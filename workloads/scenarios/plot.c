@@ -69,8 +69,9 @@ int mu_sc_plot(const char *png, const mu_sc_hist *h, const mu_sc_tree *t, int np
             if (st != 0) rc = mu_error("--plot: gnuplot failed (exit status %d)", st);
         }
     }
-    if (!rc && rename(tmp, png) != 0) {
-        /* Another file system: copy through the atomic writer. */
+    if (!rc) {
+        /* Copied through the atomic writer (a rename from the temporary
+         * folder would replace a symlink, FIFO or device at png). */
         FILE *in = fopen(tmp, "rb");
         mu_output o;
         if (!in) rc = mu_error("--plot: no PNG from gnuplot");
