@@ -480,10 +480,7 @@ int range_first(const int32_t *list, int64_t n) {
 }
 
 int lanes_env(int fallback) {
-    const char *s = mu_knob("MUTIRAO_CG_LANES");
-    if (!s) return fallback;
-    int v = atoi(s);
-    return v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32 ? v : fallback;
+    return mu_knob_int("MUTIRAO_CG_LANES", fallback);
 }
 
 long long *slot(mu_gpu_cg *g, int acc) {

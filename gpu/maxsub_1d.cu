@@ -418,14 +418,8 @@ struct tuning {
 
 /* Read on every call (a getenv is cheap next to a launch), so a benchmark can sweep. */
 tuning get_tuning() {
-    tuning tu = {16, true};
-    const char *r = mu_knob("MUTIRAO_MSS1D_ROUNDS");
-    if (r) {
-        int v = atoi(r);
-        if (v >= 1 && v <= 64) tu.rounds = v;
-    }
-    const char *f = mu_knob("MUTIRAO_MSS1D_FAST");
-    if (f && f[0] == '0') tu.fast = false;
+    tuning tu = {mu_knob_int("MUTIRAO_MSS1D_ROUNDS", 16),
+                 mu_knob_flag("MUTIRAO_MSS1D_FAST", 1) != 0};
     return tu;
 }
 
