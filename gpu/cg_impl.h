@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
+#include "core/cg_stop.h"
 #include "core/exactsum.h"
 #include "gpu/cg_gpu.h"
 #include "gpu/cg_round.h"
@@ -208,7 +209,7 @@ static __device__ __noinline__ void step_beta(dev_status *st, long long *rr_word
             st->rr = rr;
             st->done++;
             st->pending = 1;
-            if (sqrt(rr) <= st->tol)
+            if (mu_cg_converged(rr, st->tol))
                 st->stop = MU_GPU_CG_CONVERGED;
             else if (st->done >= st->limit)
                 st->stop = MU_GPU_CG_LIMIT;

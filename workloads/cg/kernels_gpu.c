@@ -52,6 +52,7 @@
 #include <string.h>
 #include "cg/kernels.h"
 #include "cg/solve.h"
+#include "core/cg_stop.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/signals.h"
@@ -294,7 +295,7 @@ static int iterate_ranks(cg_backend *b, MPI_Comm comm, int64_t count, double tol
         rz_new = rr_new;
         if (z && (rc = cg_value(&red.acc[1], &rz_new, "r'z", *k))) break;
         const double beta = rz_new / *rz;
-        const int last = flag || i + 1 >= count || sqrt(rr_new) <= tol;
+        const int last = flag || i + 1 >= count || mu_cg_converged(rr_new, tol);
         /* The next halo's send values before the direction pass: its messages
          * then fly during that pass too (the next halo_begin only orders). */
         if (!last) GPU_DO(c, mu_gpu_cg_halo_pack_next(c->g, z ? z : r, p, beta), "halo gather");
