@@ -19,8 +19,8 @@
  *    its summary; the last block to finish (a fenced atomic counter) combines
  *    the blocks in order with the head and tail elements: one launch per call.
  *
- * Measured on an H100 (80 GB HBM3), against cudaMemcpy D2D at 3.0 TB/s counting
- * bytes read + written: 92% (n = 2^28) and 95.5% (n = 2^30) as bytes read / t.
+ * Bandwidth-bound: measured near the device-to-device copy's bandwidth (bytes
+ * read / t against cudaMemcpy's bytes read + written; perf/RESULTS.md).
  *
  * Fast path: when every value of a round lies in [-32768, 32767], a piece is
  * scanned in int32 with each index packed into the low bits of its key:
