@@ -73,6 +73,21 @@ static int knob_valid(const knob *k, const char *v) {
     return one_of(k->values, v);
 }
 
+int mu_knob_flag(const char *name, int dflt) {
+    const char *v = mu_knob(name);
+    return v && knob_valid(find(name), v) ? strcmp(v, "0") != 0 : dflt;
+}
+
+int mu_knob_int(const char *name, int dflt) {
+    const char *v = mu_knob(name);
+    return v && knob_valid(find(name), v) ? (int)strtol(v, NULL, 10) : dflt;
+}
+
+double mu_knob_seconds(const char *name, double dflt) {
+    const char *v = mu_knob(name);
+    return v && knob_valid(find(name), v) ? strtod(v, NULL) : dflt;
+}
+
 int mu_knobs_check(void) {
     for (int i = 0; i < NKNOBS; i++) {
         const char *v = mu_knob(knobs[i].name);

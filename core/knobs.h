@@ -12,6 +12,12 @@ extern "C" {
 
 /* The knob's value in the environment, or NULL where unset or empty. */
 const char *mu_knob(const char *name);
+/* Typed values (the value checked against the table's values column; the
+ * default where unset or not allowed): a 0|1 knob as 0 or 1, an integer knob
+ * (lo..hi or words of integers), a number of seconds (positive). */
+int mu_knob_flag(const char *name, int dflt);
+int mu_knob_int(const char *name, int dflt);
+double mu_knob_seconds(const char *name, double dflt);
 /* 0 when every knob set has an allowed value; else records which and returns 1. */
 int mu_knobs_check(void);
 /* The table with the values set here, one knob a line. */

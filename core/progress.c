@@ -5,13 +5,11 @@
 #include <stdlib.h>
 
 void mu_progress_begin(mu_progress *p, const char *phase, const char *unit, double total) {
-    const char *env = mu_knob("MUTIRAO_PROGRESS_SECONDS");
     p->phase = phase;
     p->unit = unit;
     p->total = total;
     p->start = p->last = MPI_Wtime();
-    p->interval = env ? atof(env) : 10.0;
-    if (!(p->interval > 0)) p->interval = 10.0;
+    p->interval = mu_knob_seconds("MUTIRAO_PROGRESS_SECONDS", 10.0);
 }
 
 static void line(mu_progress *p, double done, double now) {

@@ -590,25 +590,18 @@ __global__ void k_tasks(dgeom w, bufs b) {
 
 /* The chain kernels were capped at 64 registers (8 blocks of 128 threads, 50%
  * occupancy; the one-field k_local now at 7 and 6 blocks, the two-field
- * k_local2 at 5 and 4, launch_local). Caps of 9 to 16 blocks
- * (56 to 32 registers, with spills) ran the paper case's step slower on an
- * H100 (1.57x to 2.10x the floor against 1.50x, same lease, 7a7dbbd); and
- * prefetching the q a walk reads 4 to 32 cells later into L1 or L2 ran no
- * faster then (1.48x to 1.60x against 1.49x without; k_local read 22-27 % more
- * from DRAM), all of it measured on mostly zero fields; with every cell
- * arithmetic, L2 prefetches 4 cells ahead are kept (ADV_PREFETCH). With the
- * wide zero stretches (since removed with the zero paths; 2.02-2.04 ms a
- * step against 2.21-2.25) the stalls left were on the line's arrays in the
- * arithmetic cells; loading q two cells ahead, the loads as ordered volatile
- * asm (the arrays before q) and L2 prefetches of q 5 or 8 cells ahead gave
- * 2.02-2.09 ms against 2.02-2.06 in the same leases: no clear gain, removed.
- * Likewise k_local in blocks of 32, 64 or 256 threads (2.04-2.08 ms; 256:
- * within the noise), the Z sweep's classification a thread per line
- * (2.09-2.11 ms against 2.05-2.08: its strided loads and byte stores slowed
- * the Y sweep it runs beside) and k_dens_tz capped at 64 registers
- * (2.08-2.13 ms against 2.08-2.09); and L2 prefetches of the next one or two
- * wide zero steps' q (2.12 / 2.19-2.21 ms against 2.03-2.05: the zero
- * stretches are not waiting on latency alone). */
+ * k_local2 at 5 and 4, launch_local). Caps of 9 to 16 blocks (56 to 32
+ * registers, with spills) ran the paper case's step slower; prefetching the q
+ * a walk reads 4 to 32 cells later into L1 or L2 ran no faster on mostly zero
+ * fields (k_local read more from DRAM); with every cell arithmetic, L2
+ * prefetches 4 cells ahead are kept (ADV_PREFETCH). Measured without a clear
+ * gain and removed (perf/history/): loading q two cells ahead, the loads as
+ * ordered volatile asm (the arrays before q), L2 prefetches of q 5 or 8 cells
+ * ahead; k_local in blocks of 32, 64 or 256 threads; the Z sweep's
+ * classification a thread per line (its strided loads and byte stores slowed
+ * the Y sweep it runs beside); k_dens_tz capped at 64 registers; and L2
+ * prefetches of the next wide zero steps' q (the zero stretches were not
+ * waiting on latency alone). */
 /* The lines schedule's segment that waits for no flux from another rank or
  * around the line (one rank along the axis, open borders): its backward walks
  * follow its forward ones in the same thread (they touch only the thread's line

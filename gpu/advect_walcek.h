@@ -74,10 +74,8 @@ MU_HD float adv_rs(const adv_line *l, int j) {
  * a line (adv_line's rdx), 1 / d1 off the flux chain (d1 is known before the
  * inflow flux is). Host and device round each the same (IEEE, no FMA), and the
  * outflow flux follows from the limited new value, so mass is conserved to
- * round-off as with the divisions. On an H100 the paper case's steps back to
- * back went from 2.11-2.17 to 2.06 ms (one division less a cell, the other
- * off the chain), and its X and Y sweeps from 0.73-0.77 / 0.64-0.67 to
- * 0.68-0.69 / 0.59 ms. */
+ * round-off as with the divisions; one division less a cell, the other off
+ * the chain, made the paper case's steps faster. */
 MU_HD float adv_recip(float d) {
     return 1.f / d;
 }

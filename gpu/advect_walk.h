@@ -253,9 +253,8 @@ MU_HD const float *adv_base(const float *p) {
     } while (0)
 
 /* L2 prefetches of the inputs ADV_PREFETCH cells ahead in the arithmetic
- * stretches (0: none; not while wrapping). On an H100 (the paper case, every
- * cell nonzero) 4 took a step from 2.33-2.41 to 2.12-2.21 ms, 8 to 2.18-2.29,
- * 16 and 32 less or nothing. */
+ * stretches (0: none; not while wrapping): on the paper case, every cell
+ * nonzero, 4 measured fastest of 4, 8, 16 and 32. */
 #ifndef ADV_PREFETCH
 #define ADV_PREFETCH 4
 #endif
@@ -280,12 +279,10 @@ MU_HD const float *adv_base(const float *p) {
  * once per array and ring (6 cells of 4 bytes: every 32-byte sector is
  * touched), q once per cell: the one-cell loop spent 5 prefetches and their
  * addresses on every cell. The same cell arithmetic in the same order (the
- * flags are the same function of the same q), so the same bits. On one H100
- * the paper case's chain kernel went from 351 M to 292 M warp instructions a
- * X sweep (0.67 -> 0.53 ms under ncu) and a step back to back from 2.02 to
- * 1.85 ms (1.81 with 7 blocks an SM, gpu/advect_gpu.cu's launch_local); rings
- * on the Z sweep's short lines too (38 cells): 1.85 against 1.91-1.93 ms
- * with the one-cell loop there. */
+ * flags are the same function of the same q), so the same bits. The paper
+ * case's chain kernel runs a sixth fewer warp instructions than the one-cell
+ * loop, and its step is faster; rings on the Z sweep's short lines too (38
+ * cells) measured slower than the one-cell loop there. */
 #define ADV_RING 6
 #ifdef __CUDA_ARCH__
 #define ADV_PFK(p, k) asm volatile("prefetch.L2 [%0+%1];" ::"l"(p), "n"(4 * (k)))

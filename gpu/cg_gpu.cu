@@ -17,10 +17,8 @@
  *      the last block of B (step_beta)
  *   F  x += alpha p; p = z + beta p in one pass (k_finish)
  * A fused form, with F done inside the next SpMV (each p_j formed on the fly
- * into a second p buffer, one vector pass fewer), was slower on an H100
- * (3-D 7-point 256^3, fp64, 2 lanes: 1.128 against 1.085 ms an iteration;
- * its SpMV at 2.38 TB/s, 58 registers and half occupancy, against 2.56 TB/s)
- * and was removed.
+ * into a second p buffer, one vector pass fewer), measured slower (its SpMV
+ * took more registers and ran at half occupancy) and was removed.
  * Every kernel returns at once when the status says stop, so a batch queued
  * after the end costs only launches, and the vectors are always left as the
  * table path would leave them after `done` iterations.
@@ -91,9 +89,8 @@ template <typename T> struct upd_args {
     long long *wz, *wr;
 };
 
-/* k_update's elements a thread loaded at once. On an H100 (256^3, the same
- * leases) 4 took the device iteration from 1.045-1.049 ms to 1.031-1.041 ms;
- * 2 and 8 gave 1.036 and 1.035 ms. */
+/* k_update's elements a thread loaded at once: 4 measured fastest of 1, 2,
+ * 4 and 8 (perf/history/). */
 constexpr int UPD_AHEAD = 4;
 
 template <typename T, bool UPD, bool DOX, bool JAC>
@@ -480,10 +477,7 @@ int range_first(const int32_t *list, int64_t n) {
 }
 
 int lanes_env(int fallback) {
-    const char *s = mu_knob("MUTIRAO_CG_LANES");
-    if (!s) return fallback;
-    int v = atoi(s);
-    return v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 32 ? v : fallback;
+    return mu_knob_int("MUTIRAO_CG_LANES", fallback);
 }
 
 long long *slot(mu_gpu_cg *g, int acc) {

@@ -61,8 +61,8 @@ int mu_gpu_cg_set_lanes(mu_gpu_cg *g, int lanes);
  * smallest power of two L >= 2 with L * MU_GPU_CG_ENTRIES_PER_LANE >= m, at
  * most 32. Few lanes per row keep many rows, so many loads, in flight per
  * warp, and the per-row work (the exact dot term, the stores)
- * spread over many rows: on an H100, the 7-point stencil's SpMV ran at 89% of
- * the copy bandwidth with 2 lanes and 73% with 8. */
+ * spread over many rows (the 7-point stencil's SpMV measured nearer the copy
+ * bandwidth with 2 lanes than with 8). */
 enum { MU_GPU_CG_ENTRIES_PER_LANE = 4 };
 static inline int mu_gpu_cg_lanes_for(double mean_row) {
     if (!(mean_row >= 1.5)) return 1;

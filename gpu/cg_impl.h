@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
+#include "core/cg_stop.h"
 #include "core/exactsum.h"
 #include "gpu/cg_gpu.h"
 #include "gpu/cg_round.h"
@@ -208,7 +209,7 @@ static __device__ __noinline__ void step_beta(dev_status *st, long long *rr_word
             st->rr = rr;
             st->done++;
             st->pending = 1;
-            if (sqrt(rr) <= st->tol)
+            if (mu_cg_converged(rr, st->tol))
                 st->stop = MU_GPU_CG_CONVERGED;
             else if (st->done >= st->limit)
                 st->stop = MU_GPU_CG_LIMIT;
@@ -234,8 +235,7 @@ template <typename T> struct spmv_args {
                        * last block sets alpha (step_alpha) */
     /* Always 0: lane 0 finishes a step's rows (1 would give each row its own
      * lane, the same bits, measured slower). Left a run-time argument because
-     * the choice fixed when compiling made the kernel 1.5-3 % slower on an
-     * H100 (lane 0) and 0.7 % on an H200 (own lanes): code generation
+     * the choice fixed when compiling made the kernel slower: code generation
      * (perf/history/RESULTS-2026-11-27.md). */
     int own_lanes;
     /* iterate: cur where p is (step_alpha; always 0), split 1 (clear pending first) */

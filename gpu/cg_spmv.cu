@@ -14,9 +14,8 @@
  * grid stride. The row pointers, then the first entry per lane of both rows,
  * are loaded before any is used, so both rows' loads are in flight at once;
  * longer rows loop. Lane 0 of a sub-warp finishes the step's rows (stores,
- * dot terms). (Measured on an H100 and an H200, 3-D 7-point 256^3: 1 or 4
- * rows a step, four entries a lane loaded ahead, and each row finished by its
- * own lane were slower; perf/history/.)
+ * dot terms). (1 or 4 rows a step, four entries a lane loaded ahead, and
+ * each row finished by its own lane measured slower; perf/history/.)
  * x is read through the read-only cache. */
 #include <cuda_runtime.h>
 

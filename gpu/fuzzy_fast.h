@@ -117,7 +117,7 @@ __device__ __forceinline__ bool take(const range_d &R, const double *x, const do
  * accumulators, and the step is their ratio. Tile: tile_rows rows of F floats.
  * A start's sums are the same bits in every slot and kernel instance: at 10^6
  * points the prototypes match to the bit a build with every rounding spelled
- * out (__fadd_rn, __fmul_rn, ...), which ran 2 % slower. Output as the
+ * out (__fadd_rn, __fmul_rn, ...), which ran slower. Output as the
  * bitwise kernels. */
 template <int FMAX, int S>
 __global__ void __launch_bounds__(kBlock)

@@ -18,7 +18,7 @@
  * INT32_MAX - B proves that no counted pair overflowed. Otherwise the tiles are
  * run again in int64.
  *
- * int32 update (sm_90 DPX), chosen per mode from measurements on an H100:
+ * int32 update (sm_90 DPX), chosen per mode by measurement (perf/history/):
  *  - allowed mode, one row at a time: c = vh - vg on the FMA pipe (IMAD), then
  *    best = max(run + c, best) and run = max(run + c, 0), two VIADDMNMX on the
  *    integer pipe per update;

@@ -10,9 +10,9 @@ static int polite;
 
 void mu_wait_configure(int local_ranks) {
     mu_error_set_reducer(mu_allreduce);
-    const char *env = mu_knob("MUTIRAO_MPI_YIELD");
-    if (env && *env) {
-        polite = strcmp(env, "0") != 0;
+    const int yield = mu_knob_flag("MUTIRAO_MPI_YIELD", -1);
+    if (yield >= 0) {
+        polite = yield;
         return;
     }
     cpu_set_t set;

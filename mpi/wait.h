@@ -1,10 +1,10 @@
 /* Waiting on MPI without starving an oversubscribed node. MPICH spins while it
  * waits; with more ranks than cores on a node (tests on a 2-core machine, a
  * laptop) a spinning rank holds the core its partner needs, and every
- * collective then costs a scheduler time slice (about 10-40 ms instead of
- * microseconds). In polite mode the waits poll and call sched_yield() between
- * polls, as OpenMPI's mpi_yield_when_idle does. Polite mode is chosen when a
- * node has more ranks than the CPUs this process may run on, or forced with
+ * collective then costs a scheduler time slice instead of microseconds. In
+ * polite mode the waits poll and call sched_yield() between polls, as
+ * OpenMPI's mpi_yield_when_idle does. Polite mode is chosen when a node has
+ * more ranks than the CPUs this process may run on, or forced with
  * MUTIRAO_MPI_YIELD=1 (0 turns it off). Results never depend on the mode. */
 #ifndef MU_MPI_WAIT_H
 #define MU_MPI_WAIT_H

@@ -65,44 +65,35 @@ kept_same "rotation, open, 3 x 1 blocks, dataflow" 3 --nx=30 --ny=24 --nz=3 --fi
     --wind=rotation --bc=open --init=cone --cy=0.7 --steps=12 --pf=1 --schedule=dataflow
 # Ranks of a node that hold one block (field groups) make its sweep inputs
 # once between them, in shared memory, each a slice of the lines: the same
-# dump, answer CSV, step log and checkpoint as on 1 rank and as every rank
-# making its own (MUTIRAO_ADV_SHARE=0), in field groups alone and with 2 x 1
-# and 2 x 2 blocks; and with the sharing off on one rank only (one block
-# shares, the other not: the same collectives either way).
-shared_run() { # tag np share-of-rank-0 share-of-the-others args...
-    local tag=$1 np=$2 r0=$3 rest=$4
-    shift 4
-    local a=(advect --device=cpu --dump="$WORK/$tag.bin" --output="$WORK/$tag.csv"
-        --checkpoint="$WORK/$tag.ckpt" "$@")
-    "$MPIEXEC" -n 1 "${PREFLAGS[@]}" env MUTIRAO_ADV_SHARE="$r0" "$MUTIRAO" "${a[@]}" : \
-        -n $((np - 1)) "${PREFLAGS[@]}" env MUTIRAO_ADV_SHARE="$rest" "$MUTIRAO" "${a[@]}" \
-        >"$WORK/$tag.out" 2>"$WORK/$tag.err"
+# dump, answer CSV, step log and checkpoint as on 1 rank, in field groups alone
+# and with 2 x 1, 1 x 2 and 2 x 2 blocks.
+shared_run() { # tag np args...
+    local tag=$1 np=$2
+    shift 2
+    run_np "$np" advect --device=cpu --dump="$WORK/$tag.bin" --output="$WORK/$tag.csv" \
+        --checkpoint="$WORK/$tag.ckpt" "$@" >"$WORK/$tag.out" 2>"$WORK/$tag.err"
 }
 steplog() { sed -n 's/^\[mutirao [0-9/]*\] \(step .*\)/\1/p' "$1"; }
 shared_same() {
     local name=$1
     shift
-    if ! MUTIRAO_ADV_SHARE=0 run_np 1 advect --device=cpu --dump="$WORK/s1.bin" \
+    if ! run_np 1 advect --device=cpu --dump="$WORK/s1.bin" \
         --output="$WORK/s1.csv" --checkpoint="$WORK/s1.ckpt" "$@" >"$WORK/s1.out" 2>"$WORK/s1.err"; then
         fail "$name: 1 rank: exit status non-zero"
         return
     fi
-    # ranks, MUTIRAO_ADV_SHARE of rank 0 and of the others, ranks a block sharing
-    # and ranks sharing (- -: none), layout
-    for layout in "3 1 1 3 3 --pf=3" "4 1 1 4 4 --pf=4" "4 0 0 - - --pf=4" \
-        "4 1 1 2 4 --pf=2 --px=2 --py=1" "4 0 1 2 2 --pf=2 --px=1 --py=2" \
-        "8 1 1 2 8 --pf=2 --px=2 --py=2" "8 0 0 - - --pf=2 --px=2 --py=2"; do
-        read -r np r0 rest by ranks grid <<<"$layout"
-        local tag="s$np$r0$rest${grid// /}" want="by $by ranks a block ($ranks of the run's $np"
-        if ! shared_run "$tag" "$np" "$r0" "$rest" $grid "$@"; then
+    # ranks, ranks a block sharing and ranks sharing, layout
+    for layout in "3 3 3 --pf=3" "4 4 4 --pf=4" "4 2 4 --pf=2 --px=2 --py=1" \
+        "4 2 4 --pf=2 --px=1 --py=2" "8 2 8 --pf=2 --px=2 --py=2"; do
+        read -r np by ranks grid <<<"$layout"
+        local tag="s$np${grid// /}" want="by $by ranks a block ($ranks of the run's $np"
+        if ! shared_run "$tag" "$np" $grid "$@"; then
             cat "$WORK/$tag.err" >&2
             fail "$name: $layout: exit status non-zero"
             continue
         fi
-        if [ "$by" != - ] && ! grep -qF "$want" "$WORK/$tag.err"; then
+        if ! grep -qF "$want" "$WORK/$tag.err"; then
             fail "$name: $layout: not shared as expected ($want)"
-        elif [ "$by" = - ] && grep -q "in shared memory" "$WORK/$tag.err"; then
-            fail "$name: $layout: shared with MUTIRAO_ADV_SHARE=0"
         fi
         local same=1
         for ext in bin csv ckpt out; do cmp -s "$WORK/s1.$ext" "$WORK/$tag.$ext" || same=0; done

@@ -38,32 +38,28 @@ same_all() {
         cg_same_as_1 "$name" "$np" || true
     done
     echo "   forms of several ranks:${forms:- none logged}"
-    # 2 ranks with the host-driven form forced (where the peer form is the default),
-    # the halo staged through pinned host memory and, where the MPI library is
-    # CUDA-aware, handed to MPI in device memory.
-    local route
-    for route in 0 $AWARE; do
-        if MUTIRAO_CG_PEER=0 MUTIRAO_CG_MPI_DEVICE=$route cg_run \
-            "$name on 2 ranks, MUTIRAO_CG_PEER=0 MUTIRAO_CG_MPI_DEVICE=$route" 2 --device=gpu \
-            --output="$WORK/xh.txt" "$@"; then
-            if [ "$(cg_status "$WORK/out")" != "$CG_WANT" ] || ! cmp -s "$WORK/x1.txt" "$WORK/xh.txt"; then
-                fail "$name on 2 ranks, host-driven, MUTIRAO_CG_MPI_DEVICE=$route: differs from 1 rank"
-            elif grep -q "GPU ranks: iterations driven from the host" "$WORK/err" &&
-                ! grep -q "the halo from ${ROUTE_WORDS[$route]}" "$WORK/err"; then
-                fail "$name on 2 ranks, MUTIRAO_CG_MPI_DEVICE=$route: not the halo from ${ROUTE_WORDS[$route]}"
-            fi
+    # 2 ranks with the host-driven form forced (where the peer form is the
+    # default): the halo handed to MPI in device memory where the MPI library is
+    # CUDA-aware, else staged through pinned host memory.
+    if MUTIRAO_CG_PEER=0 cg_run "$name on 2 ranks, MUTIRAO_CG_PEER=0" 2 --device=gpu \
+        --output="$WORK/xh.txt" "$@"; then
+        if [ "$(cg_status "$WORK/out")" != "$CG_WANT" ] || ! cmp -s "$WORK/x1.txt" "$WORK/xh.txt"; then
+            fail "$name on 2 ranks, host-driven: differs from 1 rank"
+        elif grep -q "GPU ranks: iterations driven from the host" "$WORK/err" &&
+            ! grep -q "the halo from ${ROUTE_WORDS[$AWARE]}" "$WORK/err"; then
+            fail "$name on 2 ranks, host-driven: not the halo from ${ROUTE_WORDS[$AWARE]}"
         fi
-    done
+    fi
 }
 
-# The device route is tested where the MPI library says it is CUDA-aware.
+# The halo's route: device memory where the MPI library says it is CUDA-aware.
 ROUTE_WORDS=("pinned host memory" "device memory")
-AWARE=""
+AWARE=0
 if run_np 1 info 2>/dev/null | grep -q "^CUDA-aware: *yes"; then
     AWARE=1
-    echo "   the MPI library is CUDA-aware: the device route is tested too"
+    echo "   the MPI library is CUDA-aware: the halo goes from device memory"
 else
-    echo "   the MPI library is not CUDA-aware: the device route is not tested here"
+    echo "   the MPI library is not CUDA-aware: the halo goes from pinned host memory"
 fi
 
 same_all "3d7 40^3" --poisson=3d7 --nx=40
@@ -78,17 +74,13 @@ same_all "nos7 thesis" --matrix="$IN/nos7.mtx" --variant=thesis --max-it=300
 
 # The peer form forced (MUTIRAO_CG_PEER=1) on 2 ranks, also where they share
 # one GPU (their spinning kernels then take turns by time slices: a small
-# problem): the same result line and solution as 1 rank, Jacobi and not, and
-# with a halo kernel per iteration (MUTIRAO_CG_HALO_KERNEL=1) instead of the
-# ghosts sent by the direction pass.
-for pc in none jacobi halo; do
-    pf=(--poisson=3d7 --nx=16 --ny=12 --nz=10 --rhs=random --seed=3)
-    hk=0
-    if [ $pc = halo ]; then hk=1; else pf+=(--pc=$pc); fi
+# problem): the same result line and solution as 1 rank, Jacobi and not.
+for pc in none jacobi; do
+    pf=(--poisson=3d7 --nx=16 --ny=12 --nz=10 --rhs=random --seed=3 --pc=$pc)
     set +e
     run_np 1 cg --device=gpu --output="$WORK/f1.txt" "${pf[@]}" >"$WORK/f1.out" 2>"$WORK/f1.err"
     rc1=$?
-    MUTIRAO_CG_PEER=1 MUTIRAO_CG_HALO_KERNEL=$hk run_np 2 cg --device=gpu --output="$WORK/f2.txt" \
+    MUTIRAO_CG_PEER=1 run_np 2 cg --device=gpu --output="$WORK/f2.txt" \
         "${pf[@]}" >"$WORK/f2.out" 2>"$WORK/f2.err"
     rc2=$?
     set -e

@@ -191,7 +191,7 @@ void adv_steady_swap(adv_state *s, int axis);
 void adv_steady_free(adv_state *s);
 /* share.c: whether the CPU ranks of a node with one block share its sweep
  * inputs (collective over s->comm: each block's ranks decide together,
- * MUTIRAO_ADV_SHARE=0 turns it off; logged, in the summary); the lines this
+ * logged, in the summary); the lines this
  * rank makes of an axis with G lines; the state's scratch pointed at axis's
  * shared inputs (on) or back (off); the node's sharing ranks meet (every
  * rank's stores seen after); all freed (collective). */

@@ -29,8 +29,7 @@ static const char *const why_text[] = {
  * a neighbour along it is another rank on either side; else -1. */
 static int ahead_axis(const adv_state *s) {
     const adv_cfg *c = s->cfg;
-    const char *env = mu_knob("MUTIRAO_ADV_HALO_AHEAD");
-    if ((env && env[0] == '0') || c->schedule == ADV_SCHED_DATAFLOW) return -1;
+    if (c->schedule == ADV_SCHED_DATAFLOW) return -1;
     int ha = s->cart.dims[0] > 1                      ? (c->periodic[2] ? -1 : 0)
              : s->cart.dims[1] > 1 && !c->periodic[0] ? 1
                                                       : -1;
@@ -41,8 +40,7 @@ static int ahead_axis(const adv_state *s) {
 
 /* Why this rank cannot reach its neighbours along ha through peer memory (0: it can). */
 static int why_not(const adv_state *s, int ha) {
-    const char *env = mu_knob("MUTIRAO_ADV_PEER");
-    if (env && env[0] == '0') return WHY_KNOB;
+    if (!mu_knob_flag("MUTIRAO_ADV_PEER", 1)) return WHY_KNOB;
     const int one_node = mu_comm_one_node(s->cart.comm);
     int why = !s->gpu ? WHY_CPU : one_node ? WHY_OK : WHY_NODES;
     MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, s->cart.comm);

@@ -199,8 +199,7 @@ static void share_report(const adv_state *s) {
 }
 
 void adv_share_open(adv_state *s, double mem_bytes, int on_gpu) {
-    const char *knob = mu_knob("MUTIRAO_ADV_SHARE"); /* 0: each rank makes its own (to compare) */
-    s->share = share_make(s, mem_bytes, !on_gpu && !(knob && knob[0] == '0'));
+    s->share = share_make(s, mem_bytes, !on_gpu);
     if (s->share) drop_scratch(s);
     share_report(s);
 }

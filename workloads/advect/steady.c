@@ -29,8 +29,8 @@ void adv_steady_decide(adv_state *s, double mem_bytes, int on_gpu) {
     double bytes = steady_bytes(s);
     /* a quarter of the rank's memory at most: the fields and scratch come first */
     int fits = !(mem_bytes > 0) || bytes <= 0.25 * mem_bytes;
-    const char *knob = mu_knob("MUTIRAO_ADV_KEEP"); /* 0: made every step (to compare) */
-    s->keep_winds = !on_gpu && adv_wind_steady(s->cfg) && fits && !(knob && knob[0] == '0');
+    s->keep_winds =
+        !on_gpu && adv_wind_steady(s->cfg) && fits && mu_knob_flag("MUTIRAO_ADV_KEEP", 1);
     int all = s->keep_winds;
     mu_allreduce(&all, 1, MPI_INT, MPI_MIN, s->comm);
     s->keep_winds = all; /* every rank or none: kept sweeps skip the lines' reductions */

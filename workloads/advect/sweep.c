@@ -462,12 +462,9 @@ static void halo_post(adv_state *s, int axis, const float *to_prev, const float 
  * run: the X halo after a Z sweep (for the next step), the Y halo after an X
  * sweep. Only for the lines schedule on a sweep alone on its lines (one rank
  * along its axis, open borders: no flux rounds) and where that axis has
- * neighbours; the same answer on every rank (MUTIRAO_ADV_HALO_AHEAD=0 in
- * every rank's environment turns it off). -1: none (the next sweep exchanges
+ * neighbours. -1: none (the next sweep exchanges
  * its halo while the device computes its winds). */
 static int halo_ahead(const adv_state *s, const sweep_geom *w) {
-    const char *env = mu_knob("MUTIRAO_ADV_HALO_AHEAD"); /* 0: off, for a benchmark to compare */
-    if (env && env[0] == '0') return -1;
     int ha = w->axis == 2 ? 0 : w->axis == 0 ? 1 : -1;
     if (ha < 0 || w->P > 1 || w->periodic || s->cfg->schedule == ADV_SCHED_DATAFLOW) return -1;
     if (s->cart.prev[ha] == MPI_PROC_NULL && s->cart.next[ha] == MPI_PROC_NULL) return -1;

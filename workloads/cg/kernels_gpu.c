@@ -38,8 +38,7 @@
  * MUTIRAO_CG_PEER=1 forces the peer form also on ranks that share a GPU (for
  * tests on one GPU: the ranks' spinning kernels then take turns by the
  * device's time slices, slowly). Where every rank sends ranges of rows (row
- * blocks of a banded matrix), the direction pass sends the next ghosts;
- * MUTIRAO_CG_HALO_KERNEL=1 keeps a halo kernel per iteration (same bits).
+ * blocks of a banded matrix), the direction pass sends the next ghosts.
  * Each p the solver hands over is exported once (CUDA IPC handles swapped
  * over MPI); after each call one small allreduce carries the ranks' errors
  * and pending signals (the stop flag).
@@ -53,6 +52,7 @@
 #include <string.h>
 #include "cg/kernels.h"
 #include "cg/solve.h"
+#include "core/cg_stop.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/signals.h"
@@ -295,7 +295,7 @@ static int iterate_ranks(cg_backend *b, MPI_Comm comm, int64_t count, double tol
         rz_new = rr_new;
         if (z && (rc = cg_value(&red.acc[1], &rz_new, "r'z", *k))) break;
         const double beta = rz_new / *rz;
-        const int last = flag || i + 1 >= count || sqrt(rr_new) <= tol;
+        const int last = flag || i + 1 >= count || mu_cg_converged(rr_new, tol);
         /* The next halo's send values before the direction pass: its messages
          * then fly during that pass too (the next halo_begin only orders). */
         if (!last) GPU_DO(c, mu_gpu_cg_halo_pack_next(c->g, z ? z : r, p, beta), "halo gather");
@@ -334,16 +334,11 @@ static const char *const peer_why[] = {
     "more ranks than the peer form takes",
 };
 
-/* Device buffers to MPI where the library says it is CUDA-aware, unless
- * MUTIRAO_CG_MPI_DEVICE=0 keeps the pinned host staging. */
+/* Device buffers to MPI where the library says it is CUDA-aware, else the
+ * halo staged through pinned host memory. */
 static int halo_route(gpu_impl *c) {
-    const char *env = mu_knob("MUTIRAO_CG_MPI_DEVICE"), *how = "";
-    const int aware = mu_mpi_cuda_aware(&how);
-    if (env && env[0] == '1' && !aware)
-        mu_warn("cg: MUTIRAO_CG_MPI_DEVICE=1, but the MPI library is not CUDA-aware (%s): the "
-                "halo goes through pinned host memory",
-                how);
-    c->halo_device = aware && !(env && env[0] == '0');
+    const char *how = "";
+    c->halo_device = mu_mpi_cuda_aware(&how);
     return mu_gpu_cg_set_halo_device(c->g, c->halo_device);
 }
 
@@ -352,14 +347,14 @@ static void peer_decide(gpu_impl *c, MPI_Comm comm) {
     int size = 1, rank = 0, why = PEER_WHY_OK;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
-    const char *env = mu_knob("MUTIRAO_CG_PEER");
-    const int force = env && env[0] == '1';
+    const int env = mu_knob_flag("MUTIRAO_CG_PEER", -1);
+    const int force = env == 1;
     const int one_node = mu_comm_one_node(comm);
     if (size > MU_GPU_CG_PEER_MAX)
         why = PEER_WHY_RANKS;
     else if (!one_node)
         why = PEER_WHY_NODES;
-    else if (env && env[0] == '0')
+    else if (env == 0)
         why = PEER_WHY_ENV;
     MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_MAX, comm);
     if (!why) { /* size <= MU_GPU_CG_PEER_MAX: the devices' bus ids */
@@ -416,8 +411,7 @@ static int peer_setup(gpu_impl *c, MPI_Comm comm, void *p) {
         table[rank][2 * s + 1] = hl.recv_offset[m + 1] - hl.recv_offset[m];
     }
     /* The direction pass sends the ghosts only where every rank's segments are ranges. */
-    const char *hk = mu_knob("MUTIRAO_CG_HALO_KERNEL");
-    int ranges = !(hk && hk[0] == '1');
+    int ranges = 1;
     for (int k = 0; k < hl.nsend_ranks && ranges; k++)
         ranges = mu_gpu_cg_peer_range(hl.send_index + hl.send_offset[k],
                                       hl.send_offset[k + 1] - hl.send_offset[k]);

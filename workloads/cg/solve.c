@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 #include "cg/solve.h"
+#include "core/cg_stop.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/signals.h"
@@ -161,7 +162,7 @@ int cg_solve_standard(mu_app *app, const cg_config *cfg, const cg_matrix *A, cg_
     if (!rc && app->size > 1) MPI_Allreduce(MPI_IN_PLACE, &whole, 1, MPI_INT, MPI_MIN, app->comm);
     const double loop0 = MPI_Wtime(), setup0 = be->setup_seconds;
     while (!rc) {
-        if (sqrt(s.rr) <= res->tol) {
+        if (mu_cg_converged(s.rr, res->tol)) {
             res->outcome = CG_CONVERGED;
             break;
         }

@@ -324,8 +324,8 @@ static void lanes_setup(mu_app *app, const mu_sc_cfg *c, const mu_sc_hist *h, mu
     char why[256];
     x->threads = mu_threads_per_rank(&app->dev, c->threads, why, sizeof why);
     if (x->use_gpu && !c->threads && x->threads > MU_SC_GPU_LANES) {
-        /* A GPU rank's lanes share its device: on an H100, the 6000-leaf tree's
-         * 30 second-stage nodes took as long on 8 and 16 lanes as on 32, whose
+        /* A GPU rank's lanes share its device: the 6000-leaf tree's 30
+         * second-stage nodes took as long on 8 and 16 lanes as on 32, whose
          * contention spread the stage's time more from run to run. */
         x->threads = MU_SC_GPU_LANES;
         size_t n = strlen(why);
