@@ -240,34 +240,77 @@ __device__ __forceinline__ void band_rows(const band_smem<T, RB> &sm, int buf, i
     }
 }
 
+/* A block pair's geometry: pairs (g, h), g in block G (prefix columns
+ * loG .. loG + wG at VG, row stride ldG), h in block H; diag: G is H and only
+ * g <= h counts; tiles numbered as mu_mss2d_block_tile does (a triangle of
+ * tG x tG tiles when diag, else tG x tH row-major). Pair ids are global over
+ * cols columns. The whole matrix is the pair (V, V) with lo 0, w cols, diag. */
+struct geom {
+    long long rows, cols, ldG, ldH, wG, wH, loG, loH, tG, tH;
+    int diag;
+};
+
+__host__ __device__ __forceinline__ void tile_of(const geom &q, long long id, long long &tg,
+                                                 long long &th) {
+    if (q.diag) {
+        int64_t a, b;
+        mu_mss_tri_unrank(q.tG, id, &a, &b);
+        tg = a;
+        th = b;
+    } else {
+        tg = id / q.tH;
+        th = id % q.tH;
+    }
+}
+
+/* The staging of a tile: thread tid loads prefix column j = tid % 128 of the
+ * tile's 128 (64 for g, 64 for h + 1), clamped inside its block (pairs on a
+ * clamped column are ignored). */
+template <typename T> struct stage_src {
+    const T *base;
+    long long ld;
+};
+
+template <typename T>
+__device__ __forceinline__ stage_src<T> stage_column(const T *VG, const T *VH, const geom &q,
+                                                     long long g0, long long h0, int j) {
+    long long col = j < TILE ? g0 + j : h0 + (j - TILE) + 1;
+    const long long lim = j < TILE ? q.wG : q.wH;
+    col = col < lim ? col : lim;
+    return j < TILE ? stage_src<T>{VG + col, q.ldG} : stage_src<T>{VH + col, q.ldH};
+}
+
+/* Pair (g, h) of the block pair (local columns) counts. */
+__device__ __forceinline__ bool pair_in(const geom &q, long long g, long long h) {
+    return g < q.wG && h < q.wH && (!q.diag || g <= h);
+}
+
 template <typename T, bool ALLOWED, int VAR, int RB>
 __global__ void __launch_bounds__(THREADS)
-    mss2d_tiles(const T *__restrict__ V, long long rows, long long cols, long long tside,
-                long long tile_first, rec *__restrict__ out) {
+    mss2d_tiles(const T *__restrict__ VG, const T *__restrict__ VH, geom q, long long tile_first,
+                rec *__restrict__ out) {
     static_assert(RB % 2 == 0, "two rows per pass of the staging loads");
     constexpr int PF = RB / 2; /* staged values per thread per band */
     __shared__ __align__(16) band_smem<T, RB> sm;
     __shared__ rec wrec[THREADS / 32];
 
-    const long long id = tile_first + blockIdx.x;
-    int64_t tg, th;
-    mu_mss_tri_unrank(tside, id, &tg, &th);
-    const long long g0 = tg * TILE, h0 = th * TILE, ld = cols + 1;
+    long long tg, th;
+    tile_of(q, tile_first + blockIdx.x, tg, th);
+    const long long g0 = tg * TILE, h0 = th * TILE, rows = q.rows;
     const int tid = threadIdx.x, a = tid >> 4, b = tid & 15;
 
     /* Staging: this thread always loads column j = tid % 128 of the tile's 128
      * prefix columns (64 for g, 64 for h + 1), rows tid / 128 + 2k of the band. */
     const int j = tid & 127, r0 = tid >> 7;
-    long long col = j < TILE ? g0 + j : h0 + (j - TILE) + 1;
-    col = col < cols ? col : cols; /* clamp: those pairs are ignored */
+    const stage_src<T> src = stage_column<T>(VG, VH, q, g0, h0, j);
     T *const dst0 = j < TILE ? &sm.g[0][0][j] : &sm.h[0][0][j - TILE];
     const size_t bufstride = (size_t)RB * TILE; /* elements between buffer 0 and 1 */
 
     T run[16], best[16];
 #pragma unroll
-    for (int q = 0; q < 16; q++) {
-        run[q] = 0;
-        best[q] = ALLOWED ? (T)0 : lim<T>::lowest();
+    for (int k = 0; k < 16; k++) {
+        run[k] = 0;
+        best[k] = ALLOWED ? (T)0 : lim<T>::lowest();
     }
 
     const long long nbands = (rows + RB - 1) / RB;
@@ -276,7 +319,7 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
         for (int k = 0; k < PF; k++) {
             const long long i = band * RB + r0 + 2 * k;
-            pf[k] = i < rows ? __ldg(V + i * ld + col) : (T)0;
+            pf[k] = i < rows ? __ldg(src.base + i * src.ld) : (T)0;
         }
     };
     auto store_band = [&](int buf) {
@@ -306,9 +349,9 @@ __global__ void __launch_bounds__(THREADS)
         for (int y = 0; y < 4; y++) {
             const long long g = g0 + 4 * a + x, h = h0 + 4 * b + y;
             const long long v = (long long)best[4 * x + y];
-            if (g > h || h >= cols) continue;
+            if (!pair_in(q, g, h)) continue;
             if (ALLOWED && v <= 0) continue;
-            const long long pid = mu_mss_pair_id(cols, g, h);
+            const long long pid = mu_mss_pair_id(q.cols, q.loG + g, q.loH + h);
             if (rec_better(v, pid, bv, bid)) {
                 bv = v;
                 bid = pid;
@@ -323,6 +366,74 @@ __global__ void __launch_bounds__(THREADS)
             if (rec_better(wrec[w].val, wrec[w].id, r.val, r.id)) r = wrec[w];
         out[blockIdx.x] = r;
     }
+}
+
+/* Several bands: every pair's summary over this band's rows (int64; see
+ * mu_mss2d_sum), the staging of mss2d_tiles, out in the CPU's layout: tile
+ * blockIdx.x's pair (a, b) at (blockIdx.x * TILE + a) * TILE + b, zero for
+ * pairs that do not count. */
+template <bool ALLOWED>
+__global__ void __launch_bounds__(THREADS)
+    mss2d_sums(const long long *__restrict__ VG, const long long *__restrict__ VH, geom q,
+               long long tile_first, mu_mss2d_sum *__restrict__ out) {
+    constexpr int RB = 16, PF = RB / 2;
+    __shared__ __align__(16) band_smem<long long, RB> sm;
+    long long tg, th;
+    tile_of(q, tile_first + blockIdx.x, tg, th);
+    const long long g0 = tg * TILE, h0 = th * TILE, rows = q.rows;
+    const int tid = threadIdx.x, a = tid >> 4, b = tid & 15;
+    const int j = tid & 127, r0 = tid >> 7;
+    const stage_src<long long> src = stage_column<long long>(VG, VH, q, g0, h0, j);
+    long long *const dst0 = j < TILE ? &sm.g[0][0][j] : &sm.h[0][0][j - TILE];
+    const size_t bufstride = (size_t)RB * TILE;
+    const long long init = ALLOWED ? 0 : MU_MSS_NEG_INF;
+    long long run[16], best[16], acc[16], pre[16];
+#pragma unroll
+    for (int k = 0; k < 16; k++) {
+        run[k] = acc[k] = 0;
+        best[k] = pre[k] = init;
+    }
+    const long long nbands = (rows + RB - 1) / RB;
+    long long pf[PF];
+    for (long long band = 0; band < nbands; band++) {
+        const int buf = (int)(band & 1);
+#pragma unroll
+        for (int k = 0; k < PF; k++) {
+            const long long i = band * RB + r0 + 2 * k;
+            pf[k] = i < rows ? __ldg(src.base + i * src.ld) : 0;
+        }
+#pragma unroll
+        for (int k = 0; k < PF; k++) dst0[buf * bufstride + (size_t)(r0 + 2 * k) * TILE] = pf[k];
+        __syncthreads();
+        const long long left = rows - band * RB;
+        const int nr = left < RB ? (int)left : RB;
+        for (int r = 0; r < nr; r++) {
+            long long vg[4], vh[4];
+            load4<long long>(&sm.g[buf][r][4 * a], vg);
+            load4<long long>(&sm.h[buf][r][4 * b], vh);
+#pragma unroll
+            for (int x = 0; x < 4; x++)
+#pragma unroll
+                for (int y = 0; y < 4; y++) {
+                    const int k = 4 * x + y;
+                    const long long c = vh[y] - vg[x];
+                    update<ALLOWED, VAR_ROWS>(run[k], best[k], c, (long long)0);
+                    acc[k] += c;
+                    pre[k] = pre[k] > acc[k] ? pre[k] : acc[k];
+                }
+        }
+        /* The other buffer is written next band: no wait needed before it. */
+    }
+    mu_mss2d_sum *o = out + (size_t)blockIdx.x * TILE * TILE;
+#pragma unroll
+    for (int x = 0; x < 4; x++)
+#pragma unroll
+        for (int y = 0; y < 4; y++) {
+            const int k = 4 * x + y, ga = 4 * a + x, hb = 4 * b + y;
+            const bool in = pair_in(q, g0 + ga, h0 + hb);
+            o[ga * TILE + hb] =
+                in ? mu_mss2d_sum{acc[k], pre[k], run[k], best[k]} : mu_mss2d_sum{0, 0, 0, 0};
+        }
 }
 
 /* One block of 1024 threads: the best of n records into *res. */
@@ -349,42 +460,53 @@ __global__ void __launch_bounds__(1024)
 constexpr int RB32 = 32, RB64 = 16;
 
 template <typename T, bool ALLOWED, int VAR, int RB>
-int launch_tiles(const T *V, long long rows, long long cols, long long tside, long long first,
-                 long long count, rec *recs) {
-    mss2d_tiles<T, ALLOWED, VAR, RB>
-        <<<(unsigned)count, THREADS>>>(V, rows, cols, tside, first, recs);
+int launch_tiles(const T *VG, const T *VH, const geom &q, long long first, long long count,
+                 rec *recs) {
+    mss2d_tiles<T, ALLOWED, VAR, RB><<<(unsigned)count, THREADS>>>(VG, VH, q, first, recs);
     MU_LAUNCHED();
     return 0;
 }
 
+/* A block of the row-prefix table on the device: int64, and int32 where B allows. */
+struct slot {
+    long long *V64;
+    int *V32;
+    int64_t lo, w, cap; /* cap: the widest block the buffers take */
+};
+
 } // namespace
 
 struct mu_gpu_mss2d {
-    int64_t rows, cols, tside, ntiles;
-    long long *V64;
-    int *V32;
+    int64_t rows, cols, tside, ntiles; /* the whole-matrix interface: slot 0 */
+    slot s[2];                         /* 0: own block, 1: the ring's visitor */
     int64_t B;
     int use32, variant; /* variant: VAR_* of the int32 kernel */
     rec *recs;          /* CHUNK_TILES or fewer */
     size_t recs_cap;
     rec *res; /* one per chunk of a run */
     size_t res_cap;
+    mu_mss2d_sum *sums; /* the summaries of one call */
+    size_t sums_cap;
 };
 
 extern "C" void mu_gpu_mss2d_destroy(mu_gpu_mss2d *c) {
     if (!c) return;
     int rc = 0;
-    if (c->V64) MU_CUDA_KEEP(cudaFree(c->V64));
-    if (c->V32) MU_CUDA_KEEP(cudaFree(c->V32));
+    for (int k = 0; k < 2; k++) {
+        if (c->s[k].V64) MU_CUDA_KEEP(cudaFree(c->s[k].V64));
+        if (c->s[k].V32) MU_CUDA_KEEP(cudaFree(c->s[k].V32));
+    }
     if (c->recs) MU_CUDA_KEEP(cudaFree(c->recs));
     if (c->res) MU_CUDA_KEEP(cudaFree(c->res));
+    if (c->sums) MU_CUDA_KEEP(cudaFree(c->sums));
     (void)rc;
     free(c);
 }
 
 namespace {
 
-/* A context for an oriented rows x cols matrix, before its prefix sums. */
+/* A context for an oriented rows x cols matrix (or blocks of up to cols
+ * columns), before its prefix sums. */
 int ctx_new(int64_t rows, int64_t cols, mu_gpu_mss2d **out) {
     if (rows < 1 || cols < 1)
         return mu_gpu_fail("mu_gpu_mss2d_create: a %lld x %lld matrix, expected at least 1 x 1",
@@ -398,12 +520,27 @@ int ctx_new(int64_t rows, int64_t cols, mu_gpu_mss2d **out) {
     c->cols = cols;
     c->tside = (cols + TILE - 1) / TILE;
     c->ntiles = mu_mss_tile_count(cols);
+    c->s[0].w = c->s[1].w = cols;
     const char *ekern = mu_knob("MUTIRAO_MSS2D_KERNEL");
     c->variant = !ekern                    ? VAR_AUTO
                  : !strcmp(ekern, "pairs") ? VAR_PAIRS
                  : !strcmp(ekern, "rows")  ? VAR_ROWS
                                            : VAR_AUTO;
     *out = c;
+    return 0;
+}
+
+/* Whether the int32 kernels may run (B < 2^30 and not forced off). */
+int allow32(int64_t B) {
+    const char *e64 = mu_knob("MUTIRAO_MSS2D_INT64");
+    return B < (1LL << 30) && !(e64 && e64[0] == '1');
+}
+
+/* The int32 copy of slot k's int64 prefix columns (n values). */
+int narrow_slot(slot &k, size_t n) {
+    if (!k.V32) MU_CUDA(cudaMalloc(&k.V32, n * sizeof(int)));
+    narrow_to_int32<<<4096, 256>>>(k.V64, k.V32, (long long)n);
+    MU_LAUNCHED();
     return 0;
 }
 
@@ -414,13 +551,14 @@ int ctx_prefix(mu_gpu_mss2d *c, int *dK) {
     long long *rowabs = nullptr, *hrow = nullptr;
     const int64_t rows = c->rows, cols = c->cols;
     const size_t nv = (size_t)rows * (size_t)(cols + 1);
-    const char *e64 = mu_knob("MUTIRAO_MSS2D_INT64");
-    MU_CUDA_GOTO(cudaMalloc(&c->V64, nv * sizeof(long long)));
+    slot &s0 = c->s[0];
+    s0.cap = cols;
+    MU_CUDA_GOTO(cudaMalloc(&s0.V64, nv * sizeof(long long)));
     MU_CUDA_GOTO(cudaMalloc(&rowabs, (size_t)rows * sizeof(long long)));
     {
         long long blocks = (rows + 7) / 8;
         if (blocks > 65536) blocks = 65536;
-        prefix_rows<<<(unsigned)blocks, 256>>>(dK, rows, cols, c->V64, rowabs);
+        prefix_rows<<<(unsigned)blocks, 256>>>(dK, rows, cols, s0.V64, rowabs);
         MU_LAUNCHED_GOTO();
     }
     MU_CUDA_GOTO(cudaMallocHost(&hrow, (size_t)rows * sizeof(long long)));
@@ -431,11 +569,10 @@ int ctx_prefix(mu_gpu_mss2d *c, int *dK) {
         if (hrow[i] > c->B) c->B = hrow[i];
     MU_CUDA_GOTO(cudaFree(dK));
     dK = nullptr;
-    c->use32 = c->B < (1LL << 30) && !(e64 && e64[0] == '1');
-    if (c->use32) {
-        MU_CUDA_GOTO(cudaMalloc(&c->V32, nv * sizeof(int)));
-        narrow_to_int32<<<4096, 256>>>(c->V64, c->V32, (long long)nv);
-        MU_LAUNCHED_GOTO();
+    c->use32 = allow32(c->B);
+    if (c->use32 && narrow_slot(s0, nv)) {
+        rc = 1;
+        goto done;
     }
     MU_CUDA_GOTO(cudaDeviceSynchronize());
 done:
@@ -445,10 +582,6 @@ done:
     if (rc) mu_gpu_mss2d_destroy(c);
     return rc;
 }
-
-} // namespace
-
-namespace {
 
 /* A context whose oriented matrix fill(dK) writes into device memory dK. */
 template <class Fill> int create_with(int64_t rows, int64_t cols, mu_gpu_mss2d **out, Fill fill) {
@@ -494,10 +627,11 @@ extern "C" int mu_gpu_mss2d_strip_sums(const mu_gpu_mss2d *c, int64_t g, int64_t
     long long *lo = (long long *)malloc((size_t)c->rows * sizeof *lo);
     if (!lo) return mu_gpu_fail("mu_gpu_mss2d_strip_sums: out of host memory");
     int rc = 0;
+    const long long *V = c->s[0].V64;
     /* c_i = V[i][h+1] - V[i][g]: two columns of V, one strided copy each. */
-    MU_CUDA_GOTO(cudaMemcpy2D(lo, sizeof *lo, c->V64 + g, pitch, sizeof *lo, (size_t)c->rows,
+    MU_CUDA_GOTO(cudaMemcpy2D(lo, sizeof *lo, V + g, pitch, sizeof *lo, (size_t)c->rows,
                               cudaMemcpyDeviceToHost));
-    MU_CUDA_GOTO(cudaMemcpy2D(out, sizeof *out, c->V64 + h + 1, pitch, sizeof *out, (size_t)c->rows,
+    MU_CUDA_GOTO(cudaMemcpy2D(out, sizeof *out, V + h + 1, pitch, sizeof *out, (size_t)c->rows,
                               cudaMemcpyDeviceToHost));
     for (int64_t i = 0; i < c->rows; i++) out[i] -= lo[i];
 done:
@@ -524,36 +658,54 @@ int ensure_recs(mu_gpu_mss2d *c, size_t need) {
     return 0;
 }
 
+/* The geometry of slots sg, sh (diag: one block). */
+geom geom_of(const mu_gpu_mss2d *c, int sg, int sh, int64_t cols, int diag) {
+    const slot &G = c->s[sg], &H = c->s[sh];
+    geom q;
+    q.rows = c->rows;
+    q.cols = cols;
+    q.ldG = G.w + 1;
+    q.ldH = H.w + 1;
+    q.wG = G.w;
+    q.wH = H.w;
+    q.loG = G.lo;
+    q.loH = H.lo;
+    q.tG = (G.w + TILE - 1) / TILE;
+    q.tH = (H.w + TILE - 1) / TILE;
+    q.diag = diag;
+    return q;
+}
+
+long long tile_count(const geom &q) {
+    return q.diag ? q.tG * (q.tG + 1) / 2 : q.tG * q.tH;
+}
+
 /* One record per tile of [first, first + n) into c->recs[0..n), n <= CHUNK_TILES. */
 template <typename T>
-int launch_range(mu_gpu_mss2d *c, const T *V, long long first, long long n, int allowed) {
-    const long long rows = c->rows, cols = c->cols, ts = c->tside;
+int launch_range(mu_gpu_mss2d *c, const geom &q, const T *VG, const T *VH, long long first,
+                 long long n, int allowed) {
+    rec *r = c->recs;
     if constexpr (sizeof(T) == 8) {
-        return allowed
-                   ? launch_tiles<T, true, VAR_ROWS, RB64>(V, rows, cols, ts, first, n, c->recs)
-                   : launch_tiles<T, false, VAR_ROWS, RB64>(V, rows, cols, ts, first, n, c->recs);
+        return allowed ? launch_tiles<T, true, VAR_ROWS, RB64>(VG, VH, q, first, n, r)
+                       : launch_tiles<T, false, VAR_ROWS, RB64>(VG, VH, q, first, n, r);
     } else {
         int var = c->variant;
         if (var == VAR_AUTO) var = allowed ? VAR_ROWS : VAR_PAIRS;
         switch (var) {
         case VAR_ROWS:
-            return allowed
-                       ? launch_tiles<T, true, VAR_ROWS, RB32>(V, rows, cols, ts, first, n, c->recs)
-                       : launch_tiles<T, false, VAR_ROWS, RB32>(V, rows, cols, ts, first, n,
-                                                                c->recs);
+            return allowed ? launch_tiles<T, true, VAR_ROWS, RB32>(VG, VH, q, first, n, r)
+                           : launch_tiles<T, false, VAR_ROWS, RB32>(VG, VH, q, first, n, r);
         default:
-            return allowed ? launch_tiles<T, true, VAR_PAIRS, RB32>(V, rows, cols, ts, first, n,
-                                                                    c->recs)
-                           : launch_tiles<T, false, VAR_PAIRS, RB32>(V, rows, cols, ts, first, n,
-                                                                     c->recs);
+            return allowed ? launch_tiles<T, true, VAR_PAIRS, RB32>(VG, VH, q, first, n, r)
+                           : launch_tiles<T, false, VAR_PAIRS, RB32>(VG, VH, q, first, n, r);
         }
     }
 }
 
 /* The best record over the tiles [first, first + count) with one kernel flavour. */
 template <typename T>
-int run_best(mu_gpu_mss2d *c, const T *V, long long first, long long count, int allowed,
-             rec *res_host) {
+int run_best(mu_gpu_mss2d *c, const geom &q, const T *VG, const T *VH, long long first,
+             long long count, int allowed, rec *res_host) {
     const long long nchunks = (count + CHUNK_TILES - 1) / CHUNK_TILES;
     if ((size_t)nchunks > c->res_cap) {
         if (c->res) MU_CUDA(cudaFree(c->res));
@@ -567,7 +719,7 @@ int run_best(mu_gpu_mss2d *c, const T *V, long long first, long long count, int 
         const long long f = first + ch * CHUNK_TILES;
         const long long left = count - ch * CHUNK_TILES;
         const long long n = left < CHUNK_TILES ? left : CHUNK_TILES;
-        if (launch_range<T>(c, V, f, n, allowed)) return 1;
+        if (launch_range<T>(c, q, VG, VH, f, n, allowed)) return 1;
         reduce_recs<<<1, 1024>>>(c->recs, n, c->res + ch);
         MU_LAUNCHED();
     }
@@ -586,33 +738,30 @@ int run_best(mu_gpu_mss2d *c, const T *V, long long first, long long count, int 
     return 0;
 }
 
-int check_range(const mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end) {
-    if (tile_begin < 0 || tile_end > c->ntiles || tile_begin > tile_end)
+int check_tiles(long long n, int64_t tile_begin, int64_t tile_end) {
+    if (tile_begin < 0 || tile_end > n || tile_begin > tile_end)
         return mu_gpu_fail("tiles [%lld, %lld) outside [0, %lld)", (long long)tile_begin,
-                           (long long)tile_end, (long long)c->ntiles);
+                           (long long)tile_end, n);
     return 0;
 }
 
-} // namespace
-
-extern "C" int mu_gpu_mss2d_run(mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end,
-                                int empty_allowed, int64_t *best, int64_t *pair_id) {
-    if (!c || !best || !pair_id) return mu_gpu_fail("mu_gpu_mss2d_run: missing argument");
-    if (check_range(c, tile_begin, tile_end)) return 1;
+/* The best of the tiles [t0, t1) of the slots' pair: int32 where proven exact. */
+int pair_best(mu_gpu_mss2d *c, const geom &q, int sg, int sh, int64_t t0, int64_t t1,
+              int empty_allowed, int64_t *best, int64_t *pair_id) {
     empty_allowed = empty_allowed != 0;
     *best = empty_allowed ? 0 : MU_MSS_NEG_INF;
     *pair_id = -1;
-    if (tile_begin == tile_end) return 0;
+    if (t0 == t1) return 0;
     rec r = {0, -1};
     bool redo = !c->use32;
     if (c->use32) {
-        if (run_best<int>(c, c->V32, tile_begin, tile_end - tile_begin, empty_allowed, &r))
+        if (run_best<int>(c, q, c->s[sg].V32, c->s[sh].V32, t0, t1 - t0, empty_allowed, &r))
             return 1;
         /* Exact unless a counted pair came near overflow; then redo in int64. */
         redo = r.id >= 0 && r.val > (long long)INT32_MAX - c->B;
     }
     if (redo &&
-        run_best<long long>(c, c->V64, tile_begin, tile_end - tile_begin, empty_allowed, &r))
+        run_best<long long>(c, q, c->s[sg].V64, c->s[sh].V64, t0, t1 - t0, empty_allowed, &r))
         return 1;
     if (r.id >= 0) {
         *best = r.val;
@@ -621,13 +770,24 @@ extern "C" int mu_gpu_mss2d_run(mu_gpu_mss2d *c, int64_t tile_begin, int64_t til
     return 0;
 }
 
+} // namespace
+
+extern "C" int mu_gpu_mss2d_run(mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end,
+                                int empty_allowed, int64_t *best, int64_t *pair_id) {
+    if (!c || !best || !pair_id) return mu_gpu_fail("mu_gpu_mss2d_run: missing argument");
+    if (check_tiles(c->ntiles, tile_begin, tile_end)) return 1;
+    const geom q = geom_of(c, 0, 0, c->cols, 1);
+    return pair_best(c, q, 0, 0, tile_begin, tile_end, empty_allowed, best, pair_id);
+}
+
 extern "C" int mu_gpu_mss2d_run_tiles(mu_gpu_mss2d *c, int64_t tile_begin, int64_t tile_end,
                                       int empty_allowed, int64_t *results) {
     if (!c || !results) return mu_gpu_fail("mu_gpu_mss2d_run_tiles: missing argument");
-    if (check_range(c, tile_begin, tile_end)) return 1;
+    if (check_tiles(c->ntiles, tile_begin, tile_end)) return 1;
     empty_allowed = empty_allowed != 0;
     const long long count = tile_end - tile_begin;
     if (count == 0) return 0;
+    const geom q = geom_of(c, 0, 0, c->cols, 1);
     const long long step = count < CHUNK_TILES ? count : CHUNK_TILES;
     if (ensure_recs(c, (size_t)step)) return 1;
     rec *h = (rec *)malloc((size_t)step * sizeof(rec));
@@ -637,7 +797,8 @@ extern "C" int mu_gpu_mss2d_run_tiles(mu_gpu_mss2d *c, int64_t tile_begin, int64
         const long long n = count - f < step ? count - f : step;
         bool redo = !c->use32;
         if (c->use32) {
-            rc = launch_range<int>(c, c->V32, tile_begin + f, n, empty_allowed);
+            rc =
+                launch_range<int>(c, q, c->s[0].V32, c->s[0].V32, tile_begin + f, n, empty_allowed);
             if (rc) break;
             cudaError_t e = cudaMemcpy(h, c->recs, (size_t)n * sizeof(rec), cudaMemcpyDeviceToHost);
             if (e != cudaSuccess) {
@@ -648,7 +809,8 @@ extern "C" int mu_gpu_mss2d_run_tiles(mu_gpu_mss2d *c, int64_t tile_begin, int64
                 redo = h[t].id >= 0 && h[t].val > (long long)INT32_MAX - c->B;
         }
         if (redo) {
-            rc = launch_range<long long>(c, c->V64, tile_begin + f, n, empty_allowed);
+            rc = launch_range<long long>(c, q, c->s[0].V64, c->s[0].V64, tile_begin + f, n,
+                                         empty_allowed);
             if (rc) break;
             cudaError_t e = cudaMemcpy(h, c->recs, (size_t)n * sizeof(rec), cudaMemcpyDeviceToHost);
             if (e != cudaSuccess) {
@@ -664,4 +826,87 @@ extern "C" int mu_gpu_mss2d_run_tiles(mu_gpu_mss2d *c, int64_t tile_begin, int64
     }
     free(h);
     return rc;
+}
+
+/* ---- the distributed path: blocks of the row-prefix table ---- */
+
+extern "C" int mu_gpu_mss2d_open(int64_t rows, int64_t wmax, mu_gpu_mss2d **out) {
+    if (!out) return mu_gpu_fail("mu_gpu_mss2d_open: ctx is NULL");
+    *out = nullptr;
+    mu_gpu_mss2d *c = nullptr;
+    if (ctx_new(rows, wmax, &c)) return 1;
+    int rc = 0;
+    const size_t nv = (size_t)rows * (size_t)(wmax + 1);
+    for (int k = 0; k < 2; k++) {
+        c->s[k].cap = wmax;
+        c->s[k].w = 0;
+        MU_CUDA_GOTO(cudaMalloc(&c->s[k].V64, nv * sizeof(long long)));
+    }
+    c->use32 = 1; /* until a block's B says otherwise */
+done:
+    if (rc) {
+        mu_gpu_mss2d_destroy(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+extern "C" int mu_gpu_mss2d_load(mu_gpu_mss2d *c, int k, const int64_t *V, int64_t lo, int64_t w,
+                                 int64_t B) {
+    if (!c || !V || k < 0 || k > 1 || w < 1 || w > c->s[k].cap)
+        return mu_gpu_fail("mu_gpu_mss2d_load: slot %d, a block of %lld columns", k, (long long)w);
+    slot &s = c->s[k];
+    const size_t nv = (size_t)c->rows * (size_t)(w + 1);
+    MU_CUDA(cudaMemcpy(s.V64, V, nv * sizeof(long long), cudaMemcpyHostToDevice));
+    s.lo = lo;
+    s.w = w;
+    if (B > c->B) c->B = B;
+    c->use32 = c->use32 && allow32(c->B);
+    if (c->use32) {
+        if (!s.V32) MU_CUDA(cudaMalloc(&s.V32, (size_t)c->rows * (size_t)(s.cap + 1) * 4));
+        narrow_to_int32<<<4096, 256>>>(s.V64, s.V32, (long long)nv);
+        MU_LAUNCHED();
+    }
+    return 0;
+}
+
+extern "C" int mu_gpu_mss2d_block_best(mu_gpu_mss2d *c, int sg, int sh, int64_t cols, int diag,
+                                       int64_t t0, int64_t t1, int empty_allowed, int64_t *best,
+                                       int64_t *pair_id) {
+    if (!c || !best || !pair_id || sg < 0 || sg > 1 || sh < 0 || sh > 1)
+        return mu_gpu_fail("mu_gpu_mss2d_block_best: missing argument");
+    const geom q = geom_of(c, sg, sh, cols, diag != 0);
+    if (check_tiles(tile_count(q), t0, t1)) return 1;
+    return pair_best(c, q, sg, sh, t0, t1, empty_allowed, best, pair_id);
+}
+
+extern "C" int mu_gpu_mss2d_block_sums(mu_gpu_mss2d *c, int sg, int sh, int diag, int64_t t0,
+                                       int64_t t1, int empty_allowed, mu_mss2d_sum *out) {
+    if (!c || !out || sg < 0 || sg > 1 || sh < 0 || sh > 1)
+        return mu_gpu_fail("mu_gpu_mss2d_block_sums: missing argument");
+    const geom q = geom_of(c, sg, sh, 0, diag != 0);
+    if (check_tiles(tile_count(q), t0, t1)) return 1;
+    const long long n = t1 - t0;
+    if (n == 0) return 0;
+    const size_t per = (size_t)TILE * TILE, need = (size_t)n * per;
+    if (need > c->sums_cap) {
+        if (c->sums) MU_CUDA(cudaFree(c->sums));
+        c->sums = nullptr;
+        c->sums_cap = 0;
+        MU_CUDA(cudaMalloc(&c->sums, need * sizeof(mu_mss2d_sum)));
+        c->sums_cap = need;
+    }
+    for (long long f = 0; f < n; f += CHUNK_TILES) {
+        const long long m = n - f < CHUNK_TILES ? n - f : CHUNK_TILES;
+        if (empty_allowed)
+            mss2d_sums<true><<<(unsigned)m, THREADS>>>(c->s[sg].V64, c->s[sh].V64, q, t0 + f,
+                                                       c->sums + (size_t)f * per);
+        else
+            mss2d_sums<false><<<(unsigned)m, THREADS>>>(c->s[sg].V64, c->s[sh].V64, q, t0 + f,
+                                                        c->sums + (size_t)f * per);
+        MU_LAUNCHED();
+    }
+    MU_CUDA(cudaMemcpy(out, c->sums, need * sizeof(mu_mss2d_sum), cudaMemcpyDeviceToHost));
+    return 0;
 }

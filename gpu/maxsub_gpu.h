@@ -56,6 +56,26 @@ int mu_gpu_mss2d_strip_sums(const mu_gpu_mss2d *ctx, int64_t g, int64_t h, int64
 /* NULL is accepted. */
 void mu_gpu_mss2d_destroy(mu_gpu_mss2d *ctx);
 
+/* The distributed path: a context with two slots of row-prefix blocks (0: the
+ * rank's own, 1: the ring's visitor), each rows x (w + 1) global prefix
+ * columns lo .. lo + w (host row-major int64, w <= wmax) and B, the largest
+ * absolute row sum of the whole rows (the int32 path is taken where B < 2^30
+ * and the answer proves it exact, as above). */
+int mu_gpu_mss2d_open(int64_t rows, int64_t wmax, mu_gpu_mss2d **ctx);
+int mu_gpu_mss2d_load(mu_gpu_mss2d *ctx, int slot, const int64_t *V, int64_t lo, int64_t w,
+                      int64_t B);
+/* Over the tiles [t0, t1) of the pairs g in slot sg's block, h in slot sh's
+ * (diag: the same block, g <= h; tiles as mu_mss2d_block_tile numbers them):
+ * the largest value and the smallest global pair id over cols columns, the
+ * conventions of mu_gpu_mss2d_run. The one-band fast path. */
+int mu_gpu_mss2d_block_best(mu_gpu_mss2d *ctx, int sg, int sh, int64_t cols, int diag, int64_t t0,
+                            int64_t t1, int empty_allowed, int64_t *best, int64_t *pair_id);
+/* The same tiles' summaries over the rows (int64), MU_MSS_TILE^2 a tile into
+ * host memory out in the layout of the CPU's mu_mss2d_block_sums (pairs
+ * outside the blocks or below the diagonal: zero). For more than one band. */
+int mu_gpu_mss2d_block_sums(mu_gpu_mss2d *ctx, int sg, int sh, int diag, int64_t t0, int64_t t1,
+                            int empty_allowed, mu_mss2d_sum *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -166,4 +166,24 @@ MU_HD int64_t mu_mss_pair_id(int64_t m, int64_t g, int64_t h) {
     return mu_mss_tri_row_start(m, g) + (h - g);
 }
 
+/* The Kadane summary of one column pair's strip over a band of rows, values
+ * only: total, best prefix, best suffix, best run (the distributed 2-D path
+ * combines the bands' in row order). Allowed mode: the empty run counts (pre,
+ * suf, best >= 0); forbidden: at least one row. */
+typedef struct {
+    int64_t sum, pre, suf, best;
+} mu_mss2d_sum;
+
+/* The band a followed by the band b: associative, not commutative; the same
+ * in both modes. */
+MU_HD mu_mss2d_sum mu_mss2d_sum_combine(mu_mss2d_sum a, mu_mss2d_sum b) {
+    mu_mss2d_sum r;
+    r.sum = a.sum + b.sum;
+    r.pre = a.pre > a.sum + b.pre ? a.pre : a.sum + b.pre;
+    r.suf = b.suf > b.sum + a.suf ? b.suf : b.sum + a.suf;
+    r.best = a.best > b.best ? a.best : b.best;
+    if (a.suf + b.pre > r.best) r.best = a.suf + b.pre;
+    return r;
+}
+
 #endif

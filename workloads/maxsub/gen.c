@@ -49,3 +49,15 @@ void mu_gen_philox(mu_philox_spec spec, int64_t lo, int64_t hi, int32_t *out) {
         out[i - lo] = mu_philox_pick(spec, w[2 * (i % 2)], w[2 * (i % 2) + 1]);
     }
 }
+
+void mu_gen_thesis_segments(int64_t first, int64_t stride, int64_t count, int64_t len,
+                            int32_t *out) {
+    mu_glibc_rand g;
+    mu_glibc_rand_seed(&g, 1);
+    int64_t at = 0;
+    for (int64_t k = 0; k < count; k++) {
+        for (int64_t start = first + k * stride; at < start; at++) mu_glibc_rand_next(&g);
+        for (int64_t t = 0; t < len; t++, at++)
+            out[k * len + t] = mu_thesis_value(mu_glibc_rand_next(&g));
+    }
+}

@@ -22,5 +22,10 @@ int32_t mu_thesis_value(int32_t rand_value);  /* the study's mapping to [-1000, 
 /* Values [lo, hi) of the generated sequence into out[0 .. hi-lo). */
 void mu_gen_thesis(int64_t lo, int64_t hi, int32_t *out);
 void mu_gen_philox(mu_philox_spec spec, int64_t lo, int64_t hi, int32_t *out);
+/* Segments k = 0 .. count-1 of the study's stream, values [first + k * stride,
+ * first + k * stride + len), into out[k * len ..] (len <= stride): one pass
+ * over the stream up to the last segment, nothing else kept. */
+void mu_gen_thesis_segments(int64_t first, int64_t stride, int64_t count, int64_t len,
+                            int32_t *out);
 
 #endif

@@ -155,6 +155,31 @@ int mu_in_read_binary_range(const char *path, int64_t lo, int64_t hi, int32_t *o
     return mu_in_read_binary_range_threads(path, lo, hi, out, 1);
 }
 
+int mu_in_read_binary_segments(const char *path, int64_t first, int64_t stride, int64_t count,
+                               int64_t len, int32_t *out, int threads) {
+    int fd = mu_infile_fd(path, "input", NULL);
+    if (fd < 0) return 1;
+    int64_t bad_seg = count;
+    int bad = 0;
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : 1)
+    for (int64_t k = 0; k < count; k++) {
+        int e = pread_all(fd, (char *)(out + k * len), (first + k * stride) * 4, len * 4);
+        if (e) {
+#pragma omp critical(mu_in_read_error)
+            if (k < bad_seg) {
+                bad_seg = k;
+                bad = e;
+            }
+        }
+    }
+    close(fd);
+    if (!bad) return 0;
+    int64_t lo = first + bad_seg * stride;
+    return mu_error("%s: cannot read values %lld..%lld: %s", path, (long long)lo,
+                    (long long)(lo + len - 1),
+                    bad > 0 ? strerror(bad) : "file shorter than expected");
+}
+
 int mu_in_read_text_2d(const char *path, int32_t **values, int64_t *rows, int64_t *cols) {
     *values = NULL;
     *rows = *cols = 0;

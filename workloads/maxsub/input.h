@@ -19,6 +19,11 @@ int mu_in_read_binary_range(const char *path, int64_t lo, int64_t hi, int32_t *o
 /* The same read in chunks by up to `threads` threads (the same values and messages). */
 int mu_in_read_binary_range_threads(const char *path, int64_t lo, int64_t hi, int32_t *out,
                                     int threads);
+/* Segments k = 0 .. count-1 of a binary file, values [first + k * stride,
+ * first + k * stride + len), into out[k * len ..], by up to `threads` threads
+ * on one descriptor (a rank's block of a matrix). */
+int mu_in_read_binary_segments(const char *path, int64_t first, int64_t stride, int64_t count,
+                               int64_t len, int32_t *out, int threads);
 /* A text matrix: one row per line, every row the same length. */
 int mu_in_read_text_2d(const char *path, int32_t **values, int64_t *rows, int64_t *cols);
 

@@ -21,13 +21,26 @@ int mu_maxsub_reduce_shard(const mu_app *app, const int32_t *x, int64_t lo, int6
 int mu_maxsub_combine_1d(const mu_app *app, const mu_mss_summary *mine, int empty_allowed,
                          mu_mss_summary *r);
 
-/* A whole matrix on every rank (row-major k, malloc'd), or where the device
- * makes the data (k NULL) its Philox parameters. */
+/* Where the 2-D matrix comes from: every rank holds it (the library call),
+ * rank 0 holds it (a text file: scattered block by block), or each rank
+ * makes or reads its own block (Philox, the study's stream, a binary file). */
+typedef enum {
+    MU_MSS_SRC_ALL = 0,
+    MU_MSS_SRC_ROOT,
+    MU_MSS_SRC_PHILOX,
+    MU_MSS_SRC_THESIS,
+    MU_MSS_SRC_BIN
+} mu_mss_src;
+
+/* The 2-D input and its layout over the ranks. */
 typedef struct {
-    int32_t *k; /* oriented: cols <= rows; NULL where the device makes it */
-    int64_t rows, cols;
-    int transposed;
-    mu_philox_spec spec; /* the data the device makes */
+    int32_t *k;         /* the input's orientation, row-major: SRC_ALL, SRC_ROOT (rank 0) */
+    int64_t rows, cols; /* the input's orientation */
+    mu_mss_src src;
+    const char *path;    /* SRC_BIN */
+    mu_philox_spec spec; /* SRC_PHILOX */
+    int bands;           /* row bands of the rank grid; 0: automatic */
+    double max_memory;   /* bytes a rank may use; 0: the node's available memory */
 } mu_maxsub_matrix;
 
 /* The maximum submatrix: rows [row0, row1] x columns [col0, col1] of the input's
@@ -38,9 +51,10 @@ typedef struct {
     int empty;
 } mu_maxsub_2d_answer;
 
-/* Collective: the column-pair search through the task farm (chunk: the
- * smallest tile range handed out, 0 auto). Takes m->k over (freed, m->k set
- * to NULL). *ans is set on rank 0. 0, or 1 on every rank after an error. */
+/* Collective: the column-pair search over the rank grid (docs/maxsub.md;
+ * chunk: the tiles of one band reduction, 0 auto). Takes m->k over (freed as
+ * soon as the blocks are out, m->k set to NULL). *ans is set on rank 0. 0,
+ * or 1 on every rank after an error. */
 int mu_maxsub_solve_2d(const mu_app *app, mu_maxsub_matrix *m, int empty_allowed, int64_t chunk,
                        mu_maxsub_2d_answer *ans);
 
