@@ -67,8 +67,8 @@ static int check_value(const opt_slot *s, const char *v, const char *where) {
     case MU_OPT_INT: {
         int64_t x;
         if (mu_parse_int(v, &x))
-            return mu_error("%s: option '%s' expects an integer (at most 9.2e18 in size), got "
-                            "'%s'",
+            return mu_error("%s: option '%s' expects an integer, got '%s' (at most 9.2e18 in "
+                            "size)",
                             where, sp->name, v);
         break;
     }
