@@ -280,7 +280,8 @@ static void log_layout(const dist *d, int64_t rows, int64_t cols, int transposed
             "grid %d band(s) x %d block(s)%s, about %.1f MiB per rank",
             (long long)rows, (long long)cols, (long long)(g->cols * (g->cols + 1) / 2),
             transposed ? "rows" : "columns", g->pr, g->pc,
-            g->pr * g->pc < d->app->size ? " (fewer ranks than the matrix needs: some idle)" : "",
+            g->pr * g->pc < d->app->size ? " (a matrix too small for every rank: the others idle)"
+                                         : "",
             need / 1048576.0);
 }
 
