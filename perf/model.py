@@ -12,8 +12,7 @@ ranks, one GPU a rank:
   B(P)   the divisible work on the slowest rank over the one-rank run's, from
          the decomposition in the code (slabs, field groups, task farms);
   A(P)   how the fixed part of a step scales: 1 for a per-step cost, the cells
-         per rank for advect's winds, n^2 for maxsub's prefix sums, which every
-         rank builds whole;
+         per rank for advect's winds, n^2 / P for maxsub's prefix block;
   T_net  messages x latency + bytes / bandwidth, host staging over PCIe, and
          allreduces by recursive doubling (ceil(log2 P) rounds of 2 latencies
          plus payload / bandwidth; rounds inside a node at the node's latency,
@@ -313,27 +312,46 @@ def farm(ntasks, P, min_chunk):
     return max([t_master] + finish), max(count), chunks
 
 
+def maxsub_grid(P, n):
+    # workloads/maxsub/grid2d.c mu_mss2d_grid_shape: the factorization P = pr x pc
+    # (pr <= rows, pc <= cols) of least bytes per rank, fewer bands on a tie.
+    def comm(pr, pc):
+        block = 8.0 * (n / pr) * (n / pc + 1)
+        return (pc // 2) * block + (32.0 * n * n / (2.0 * pc) if pr > 1 else 0.0)
+    best = None
+    for pr in range(1, P + 1):
+        if P % pr or pr > n or P // pr > n:
+            continue
+        if best is None or comm(pr, P // pr) < comm(*best):
+            best = (pr, P // pr)
+    return best
+
+
 def maxsub_shape(s, p, P, nodes, device, variant, net):
-    # workloads/maxsub/run2d.c: every rank holds the matrix and builds the whole
-    # prefix table; column-pair tiles handed out by the farm, results to rank 0.
+    # workloads/maxsub/solve2d.c: a pr x pc grid of row-prefix blocks (n^2 / P
+    # each); the band's blocks pass around a ring (floor(pc/2) shifts of a
+    # block), every rank runs its block pairs' tiles; with pr > 1 each pair's
+    # 32-byte band summary goes through a reduction over the column.
     n = p["n"]
-    t = math.ceil(n / MSS_TILE)
-    ntiles = t * (t + 1) // 2
     units = n * n * (n + 1) / 2
-    chunk = 2 * H100_SMS if device == "gpu" else 1
-    span, worker_chunks, chunks = farm(ntiles, P, chunk)
-    s.update(units=units, crit=span * units / ntiles, fixed=n * n)
-    if 12.0 * n * n > net["gpu_mem"] and device == "gpu":
-        s["notes"].append(f"matrix and prefix sums {12 * n * n / 1e9:.0f} GB: over one GPU")
+    pr, pc = maxsub_grid(P, n)
+    nr, w = math.ceil(n / pr), math.ceil(n / pc)
+    block = 8 * nr * (w + 1)
+    s.update(units=units, crit=units / P, fixed=n * n / P)
+    mem = 8.0 * nr * (w + 1) * (2 if pc > 1 else 1) + 4.0 * nr * w
+    if mem > net["gpu_mem"] and device == "gpu":
+        s["notes"].append(f"prefix blocks {mem / 1e9:.0f} GB per rank: over one GPU")
     if P == 1:
         s["path"] = "one rank"
         return s
-    if ntiles < P * chunk:
-        s["notes"].append(f"{ntiles} tiles in chunks of {chunk}: "
-                          f"{math.ceil(ntiles / chunk)} ranks get work")
-    s.update(path=f"task farm, {chunks} chunks", msgs=2 * worker_chunks,
-             bytes=worker_chunks * 3 * INT64 + span * 2 * INT64,
-             link="ndr" if nodes > 1 else "shm", reds=2, syncs=worker_chunks + 2)
+    shifts = pc // 2
+    pairs = n * n / (2.0 * pc)
+    chunk = 2 * H100_SMS if device == "gpu" else 16
+    sums = 32.0 * pairs * math.ceil(math.log2(pr)) if pr > 1 else 0.0
+    reduces = math.ceil(pairs / (chunk * MSS_TILE * MSS_TILE)) if pr > 1 else 0
+    s.update(path=f"grid {pr}x{pc}", msgs=shifts * math.ceil(nr * (w + 1) / 2**17) + reduces,
+             bytes=shifts * block + sums, link="ndr" if nodes > 1 else "shm",
+             reds=6 + reduces, syncs=shifts + reduces + 6)
     return s
 
 

@@ -9,7 +9,7 @@ target_compile_definitions(test_hydro PRIVATE
   MU_TEST_PROTEINS="${CMAKE_CURRENT_SOURCE_DIR}/../inputs/maxsub/proteins.fasta")
 add_test(NAME unit_hydro COMMAND test_hydro)
 set_tests_properties(unit_hydro PROPERTIES LABELS unit TIMEOUT 300)
-mutirao_scripts(900 maxsub_ranks maxsub_bad_input maxsub_cli)
+mutirao_scripts(900 maxsub_ranks maxsub_dist maxsub_bad_input maxsub_cli)
 mutirao_gpu_unit(gpu_maxsub test_gpu_maxsub 900)
 mutirao_gpu_unit(gpu_maxsub_gen test_gpu_maxsub_gen 600)
 mutirao_gpu_script(gpu_maxsub_cli maxsub_gpu 600)

@@ -236,6 +236,91 @@ static void fill2d(int32_t *k, int64_t n, int kind) {
 static const char *kind2_name[] = {"small",  "mid",  "neg",          "zero",
                                    "skewed", "huge", "near-overflow"};
 
+/* Global prefix columns lo .. lo + w of every row (the distributed path's block). */
+static int64_t *block_prefix(const int64_t *V, int64_t rows, int64_t cols, int64_t lo, int64_t w) {
+    int64_t *b = malloc(sizeof(int64_t) * (size_t)rows * (size_t)(w + 1));
+    for (int64_t i = 0; b && i < rows; i++)
+        memcpy(b + i * (w + 1), V + i * (cols + 1) + lo, sizeof(int64_t) * (size_t)(w + 1));
+    return b;
+}
+
+/* One block pair on the device against the CPU: best over all tiles and over
+ * halves, summaries over a few tiles. */
+static void block_pair_case(mu_gpu_mss2d *ctx, const mu_mss2d_block *G, const mu_mss2d_block *H,
+                            int sg, int sh, int diag, int64_t rows, int64_t cols) {
+    enum { T = MU_MSS_TILE };
+    const int64_t nt = mu_mss2d_block_tile_count(G->w, H->w, diag);
+    for (int empty = 0; empty <= 1; empty++) {
+        int64_t cuts[3][2] = {{0, nt}, {0, nt / 2}, {nt / 2, nt}};
+        for (int r = 0; r < 3; r++) {
+            int64_t rb, rp, gb = 5, gp = 5;
+            mu_mss2d_block_best(G, H, rows, cols, diag, cuts[r][0], cuts[r][1], empty, &rb, &rp);
+            int e = mu_gpu_mss2d_block_best(ctx, sg, sh, cols, diag, cuts[r][0], cuts[r][1], empty,
+                                            &gb, &gp);
+            CHECK(e == 0 && gb == rb && gp == rp,
+                  "block pair %lldx(%lld,%lld) diag=%d empty=%d [%lld,%lld): gpu %lld id %lld, "
+                  "cpu %lld id %lld (%s)",
+                  (long long)rows, (long long)G->w, (long long)H->w, diag, empty,
+                  (long long)cuts[r][0], (long long)cuts[r][1], (long long)gb, (long long)gp,
+                  (long long)rb, (long long)rp, e ? mu_gpu_error() : "");
+        }
+        const int64_t t0 = nt > 1 ? (int64_t)(xs() % (uint64_t)nt) : 0;
+        const int64_t t1 = t0 + 4 < nt ? t0 + 4 : nt;
+        const size_t n = (size_t)(t1 - t0) * T * T;
+        mu_mss2d_sum *cs = malloc(n * sizeof *cs), *gs = malloc(n * sizeof *gs);
+        if (!cs || !gs) {
+            free(cs);
+            free(gs);
+            continue;
+        }
+        memset(gs, 0x5a, n * sizeof *gs);
+        mu_mss2d_block_sums(G, H, rows, diag, t0, t1, empty, cs);
+        int e = mu_gpu_mss2d_block_sums(ctx, sg, sh, diag, t0, t1, empty, gs);
+        CHECK(e == 0 && !memcmp(cs, gs, n * sizeof *cs),
+              "block sums %lldx(%lld,%lld) diag=%d empty=%d tiles [%lld,%lld) differ (%s)",
+              (long long)rows, (long long)G->w, (long long)H->w, diag, empty, (long long)t0,
+              (long long)t1, e ? mu_gpu_error() : "");
+        free(cs);
+        free(gs);
+    }
+}
+
+/* The matrix cut in two column blocks loaded in the two slots (and the
+ * visitor slot reloaded with a block of another width, as the ring does). */
+static void test2d_blocks(const int32_t *k, const int64_t *V, int64_t rows, int64_t cols) {
+    if (cols < 2) return;
+    const int64_t cut = 1 + (int64_t)(xs() % (uint64_t)(cols - 1));
+    int64_t B = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t a = 0;
+        for (int64_t j = 0; j < cols; j++)
+            a += k[i * cols + j] < 0 ? -(int64_t)k[i * cols + j] : k[i * cols + j];
+        if (a > B) B = a;
+    }
+    int64_t *b0 = block_prefix(V, rows, cols, 0, cut),
+            *b1 = block_prefix(V, rows, cols, cut, cols - cut);
+    mu_gpu_mss2d *ctx = NULL;
+    const int64_t wmax = cut > cols - cut ? cut : cols - cut;
+    int rc = !b0 || !b1 || mu_gpu_mss2d_open(rows, wmax, &ctx) ||
+             mu_gpu_mss2d_load(ctx, 0, b0, 0, cut, B) ||
+             mu_gpu_mss2d_load(ctx, 1, b1, cut, cols - cut, B);
+    CHECK(rc == 0, "blocks of %lldx%lld: %s", (long long)rows, (long long)cols, mu_gpu_error());
+    if (!rc) {
+        mu_mss2d_block G = {b0, 0, cut}, H = {b1, cut, cols - cut};
+        block_pair_case(ctx, &G, &G, 0, 0, 1, rows, cols);
+        block_pair_case(ctx, &G, &H, 0, 1, 0, rows, cols);
+        block_pair_case(ctx, &H, &H, 1, 1, 1, rows, cols);
+        /* The own block second: the visitor (slot 1) holds the lower columns. */
+        rc = mu_gpu_mss2d_load(ctx, 0, b1, cut, cols - cut, B) ||
+             mu_gpu_mss2d_load(ctx, 1, b0, 0, cut, B);
+        CHECK(rc == 0, "reload: %s", mu_gpu_error());
+        if (!rc) block_pair_case(ctx, &G, &H, 1, 0, 0, rows, cols);
+    }
+    mu_gpu_mss2d_destroy(ctx);
+    free(b0);
+    free(b1);
+}
+
 static void test2d_case(const int32_t *k, int64_t rows, int64_t cols, int kind) {
     int64_t *V = malloc(sizeof(int64_t) * (size_t)rows * (size_t)(cols + 1));
     if (!V) {
@@ -306,6 +391,7 @@ static void test2d_case(const int32_t *k, int64_t rows, int64_t cols, int kind) 
     int e = mu_gpu_mss2d_run(ctx, 0, nt + 1, 1, &gb, &gp);
     CHECK(e != 0 && mu_gpu_error()[0] != '\0', "tiles past the end accepted");
     mu_gpu_mss2d_destroy(ctx);
+    test2d_blocks(k, V, rows, cols);
     free(V);
 }
 

@@ -339,6 +339,129 @@ static void thesis_2d_references(void) {
     }
 }
 
+/* The strip (g, h)'s summary over rows [a, b) by enumeration: total, best
+ * prefix, best suffix, best run (allowed: the empty one counts as 0). */
+static mu_mss2d_sum brute_sum(const int32_t *k, int cols, int g, int h, int a, int b, int empty) {
+    int64_t c[96];
+    for (int i = a; i < b; i++) {
+        c[i - a] = 0;
+        for (int j = g; j <= h; j++) c[i - a] += k[i * cols + j];
+    }
+    int n = b - a;
+    int64_t lo = empty ? 0 : MU_MSS_NEG_INF;
+    mu_mss2d_sum s = {0, lo, lo, lo};
+    for (int i = 0; i < n; i++) s.sum += c[i];
+    for (int x = 0; x < n; x++)
+        for (int y = x; y < n; y++) {
+            int64_t t = 0;
+            for (int i = x; i <= y; i++) t += c[i];
+            if (t > s.best) s.best = t;
+            if (x == 0 && t > s.pre) s.pre = t;
+            if (y == n - 1 && t > s.suf) s.suf = t;
+        }
+    return s;
+}
+
+/* A block of columns [lo, lo + w) of rows [a, b): global prefix columns lo .. lo + w. */
+static int64_t *block_prefix(const int32_t *k, int cols, int lo, int w, int a, int b) {
+    int64_t *V = malloc((size_t)((b - a) * (w + 1)) * sizeof *V);
+    for (int i = a; i < b; i++) {
+        int64_t s = 0;
+        for (int j = 0; j < lo; j++) s += k[i * cols + j];
+        for (int j = 0; j <= w; j++) {
+            V[(i - a) * (w + 1) + j] = s;
+            if (j < w) s += k[i * cols + lo + j];
+        }
+    }
+    return V;
+}
+
+/* The distributed 2-D path's pieces: block-pair tiles against the whole
+ * matrix's, and band summaries (each band's against brute force, combined in
+ * row order against the whole strip's) for random splits, both conventions. */
+static void band_summaries(void) {
+    enum { T = MU_MSS_TILE };
+    for (int trial = 0; trial < 300; trial++) {
+        int cols = 2 + rnd(0, 140), rows = 1 + rnd(0, 40), empty = trial % 2;
+        int32_t *k = malloc((size_t)(rows * cols) * sizeof *k);
+        for (int i = 0; i < rows * cols; i++) k[i] = rnd(-4, trial % 3 ? 4 : -1);
+        int cut = 1 + rnd(0, cols - 2), bcut = rnd(0, rows - 1); /* blocks [0, cut), [cut, cols) */
+        int lo[2] = {0, cut}, w[2] = {cut, cols - cut};
+        int64_t *V[2] = {block_prefix(k, cols, 0, cut, 0, rows),
+                         block_prefix(k, cols, cut, cols - cut, 0, rows)};
+        /* Block pairs (0,0), (0,1), (1,1) cover every pair: the best equals the whole's. */
+        int64_t *W = malloc((size_t)(rows * (cols + 1)) * sizeof *W), wb, wp, best, pair;
+        mu_mss2d_prefix(k, rows, cols, W);
+        mu_mss2d_cpu_tiles(W, rows, cols, 0, mu_mss_tile_count(cols), empty, &wb, &wp);
+        best = empty ? 0 : MU_MSS_NEG_INF;
+        pair = -1;
+        for (int G = 0; G < 2; G++)
+            for (int H = G; H < 2; H++) {
+                mu_mss2d_block bg = {V[G], lo[G], w[G]}, bh = {V[H], lo[H], w[H]};
+                int64_t nt = mu_mss2d_block_tile_count(w[G], w[H], G == H), half = nt / 2, b, p;
+                mu_mss2d_block_best(&bg, &bh, rows, cols, G == H, 0, half, empty, &b, &p);
+                mu_mss2d_keep(&best, &pair, b, p);
+                mu_mss2d_block_best(&bg, &bh, rows, cols, G == H, half, nt, empty, &b, &p);
+                mu_mss2d_keep(&best, &pair, b, p);
+            }
+        CHECK_INT_EQ(best, wb);
+        CHECK_INT_EQ(pair, wp);
+        /* Bands [0, bcut) and [bcut, rows) of the pair (block 0, block 1). */
+        mu_mss2d_block b0[2], b1[2];
+        int64_t *P[2][2];
+        int bands[3] = {0, bcut, rows}, nb = bcut > 0 ? 2 : 1, first = bcut > 0 ? 0 : 1;
+        for (int q = first; q < 2; q++)
+            for (int B = 0; B < 2; B++)
+                P[q][B] = block_prefix(k, cols, lo[B], w[B], bands[q], bands[q + 1]);
+        int64_t nt = mu_mss2d_block_tile_count(w[0], w[1], 0);
+        mu_mss2d_sum *s[2], *all = malloc((size_t)nt * T * T * sizeof *all);
+        for (int q = first; q < 2; q++) {
+            b0[q] = (mu_mss2d_block){P[q][0], lo[0], w[0]};
+            b1[q] = (mu_mss2d_block){P[q][1], lo[1], w[1]};
+            s[q] = malloc((size_t)nt * T * T * sizeof *s[q]);
+            mu_mss2d_block_sums(&b0[q], &b1[q], bands[q + 1] - bands[q], 0, 0, nt, empty, s[q]);
+        }
+        for (int64_t x = 0; x < nt * T * T; x++)
+            all[x] = nb == 2 ? mu_mss2d_sum_combine(s[0][x], s[1][x]) : s[1][x];
+        for (int64_t id = 0; id < nt; id++) {
+            int64_t tg, th;
+            mu_mss2d_block_tile(w[0], w[1], 0, id, &tg, &th);
+            for (int a = 0; a < T; a++)
+                for (int b = 0; b < T; b++) {
+                    int g = (int)(tg * T + a), h = (int)(th * T + b);
+                    if (g >= w[0] || h >= w[1] || (a + b) % 7) continue; /* a sample */
+                    mu_mss2d_sum want = brute_sum(k, cols, g, cut + h, 0, rows, empty);
+                    const mu_mss2d_sum *got = &all[(id * T + a) * T + b];
+                    CHECK_INT_EQ(got->sum, want.sum);
+                    CHECK_INT_EQ(got->pre, want.pre);
+                    CHECK_INT_EQ(got->suf, want.suf);
+                    CHECK_INT_EQ(got->best, want.best);
+                    if (nb == 2) {
+                        mu_mss2d_sum top = brute_sum(k, cols, g, cut + h, 0, bcut, empty);
+                        CHECK_INT_EQ(s[0][(id * T + a) * T + b].best, top.best);
+                    }
+                }
+        }
+        int64_t kb = empty ? 0 : MU_MSS_NEG_INF, kp = -1;
+        mu_mss2d_sums_keep(all, w[0], w[1], 0, cut, cols, 0, 0, nt, empty, &kb, &kp);
+        int64_t cb, cp;
+        mu_mss2d_block bw0 = {V[0], 0, w[0]}, bw1 = {V[1], cut, w[1]};
+        mu_mss2d_block_best(&bw0, &bw1, rows, cols, 0, 0, nt, empty, &cb, &cp);
+        CHECK_INT_EQ(kb, cb);
+        CHECK_INT_EQ(kp, cp);
+        for (int q = first; q < 2; q++) {
+            free(P[q][0]);
+            free(P[q][1]);
+            free(s[q]);
+        }
+        free(all);
+        free(W);
+        free(V[0]);
+        free(V[1]);
+        free(k);
+    }
+}
+
 int main(void) {
     MU_RUN(study_example);
     MU_RUN(figure_4_2);
@@ -351,5 +474,6 @@ int main(void) {
     MU_RUN(pair_mapping);
     MU_RUN(brute_force_2d);
     MU_RUN(thesis_2d_references);
+    MU_RUN(band_summaries);
     return mu_report("test_maxsub_cpu");
 }

@@ -26,7 +26,7 @@ case "$workload" in
 maxsub) cases="
 m1d_gen|0|.csv|maxsub --n=2^20 --seed=5 --output={P}.csv
 m1d_text|0|.csv|maxsub --input=$in/maxsub/study_1d.txt --output={P}.csv
-m2d_farm|1|.csv|maxsub --dim=2 --gen=thesis --n=384 --farm-chunk=1 --output={P}.csv
+m2d_grid|0|.csv|maxsub --dim=2 --gen=thesis --n=384 --bands=2 --farm-chunk=1 --output={P}.csv
 fasta|0|.csv|maxsub --fasta=$in/maxsub/proteins.fasta --output={P}.csv" ;;
 cg) cases="
 cg_nos7|0|.txt|cg --matrix=$in/cg/nos7.mtx --pc=jacobi --output={P}.txt

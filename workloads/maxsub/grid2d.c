@@ -28,11 +28,12 @@ static int best_bands(int p, int64_t rows, int64_t cols) {
 }
 
 int mu_mss2d_grid_shape(int size, int64_t rows, int64_t cols, int bands, int *pr, int *pc) {
+    if (bands > size) bands = size; /* one rank: one band */
     if (bands > 0) {
         int64_t used = size;
         if (used > rows * cols) used = rows * cols;
         while (used > 0 && (used % bands || bands > rows || used / bands > cols)) used--;
-        if (used < 1 || bands > size)
+        if (used < 1)
             return mu_error("--bands=%d: no grid of %d band(s) fits %d rank(s) and a %lld x %lld "
                             "matrix (bands <= rows, ranks / bands <= columns after orienting)",
                             bands, bands, size, (long long)rows, (long long)cols);

@@ -25,7 +25,7 @@ static inline void mu_mss2d_split(int64_t n, int p, int k, int64_t *start, int64
 }
 
 /* The grid's shape for size ranks over an oriented rows x cols matrix: bands
- * (0: automatic, else it must divide a usable rank count) into *pr, *pc.
+ * (0: automatic; else at most size, and it must divide a usable rank count) into *pr, *pc.
  * Automatic: the most ranks that fit (Pc <= cols, Pr <= rows), and of their
  * factorizations the one of least communication per rank (the ring's blocks
  * against the bands' summaries), fewer bands on a tie. 0, or 1 with mu_error(). */

@@ -277,10 +277,10 @@ static int strip_rows(const dist *d, int64_t g, int64_t h, int64_t *sum, int64_t
 static void log_layout(const dist *d, int64_t rows, int64_t cols, int transposed, double need) {
     const mu_mss2d_grid *g = &d->g;
     mu_info("2-D maximum submatrix of a %lld x %lld matrix: %lld column pairs over the %s; "
-            "grid %d band(s) x %d block(s)%s, about %.1f MiB per rank",
+            "grid %d band(s) x %d block(s), %d rank(s) idle (no grid of more fits), about %.1f "
+            "MiB per rank",
             (long long)rows, (long long)cols, (long long)(g->cols * (g->cols + 1) / 2),
-            transposed ? "rows" : "columns", g->pr, g->pc,
-            g->pr * g->pc < d->app->size ? " (fewer ranks than the matrix needs: some idle)" : "",
+            transposed ? "rows" : "columns", g->pr, g->pc, d->app->size - g->pr * g->pc,
             need / 1048576.0);
 }
 

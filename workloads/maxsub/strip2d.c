@@ -98,8 +98,8 @@ void mu_mss2d_block_best(const mu_mss2d_block *G, const mu_mss2d_block *H, int64
 }
 
 /* One tile's summaries over the rows into out (T x T, zero outside the tile). */
-static void tile_sums(const mu_mss2d_block *G, const mu_mss2d_block *H, int64_t rows, tile_box t,
-                      int empty_allowed, mu_mss2d_sum *out) {
+static void tile_sums(const mu_mss2d_block *G, const mu_mss2d_block *H, int64_t rows, int diag,
+                      tile_box t, int empty_allowed, mu_mss2d_sum *out) {
     enum { T = MU_MSS_TILE };
     static _Thread_local int64_t run[T][T];
     int64_t init = empty_allowed ? 0 : MU_MSS_NEG_INF;
@@ -126,7 +126,10 @@ static void tile_sums(const mu_mss2d_block *G, const mu_mss2d_block *H, int64_t 
         }
     }
     for (int a = 0; a < t.ng; a++)
-        for (int b = 0; b < t.nh; b++) out[a * T + b].suf = run[a][b];
+        for (int b = 0; b < t.nh; b++) {
+            out[a * T + b].suf = run[a][b];
+            if (diag && t.g0 + a > t.h0 + b) out[a * T + b] = (mu_mss2d_sum){0, 0, 0, 0};
+        }
 }
 
 void mu_mss2d_block_sums(const mu_mss2d_block *G, const mu_mss2d_block *H, int64_t rows, int diag,
@@ -135,7 +138,7 @@ void mu_mss2d_block_sums(const mu_mss2d_block *G, const mu_mss2d_block *H, int64
         int64_t tg, th;
         mu_mss2d_block_tile(G->w, H->w, diag, id, &tg, &th);
         mu_mss2d_sum *o = out + (id - t0) * MU_MSS_TILE * MU_MSS_TILE;
-        tile_sums(G, H, rows, box_of(G->w, H->w, tg, th), empty_allowed, o);
+        tile_sums(G, H, rows, diag, box_of(G->w, H->w, tg, th), empty_allowed, o);
     }
 }
 
