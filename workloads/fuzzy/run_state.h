@@ -1,4 +1,4 @@
-/* Internal to the fuzzy run (run.c and the run_*.c files of its steps): the
+/* Internal to the fuzzy run (fuzzy_run.c and the run_*.c files of its steps): the
  * run's state, the FM kernel seam, and the steps. */
 #ifndef MU_FUZZY_RUN_STATE_H
 #define MU_FUZZY_RUN_STATE_H
