@@ -60,7 +60,7 @@ static int copy_row(const cg_block *blk, int64_t i, int64_t base, const int64_t 
 }
 
 /* This rank's rows as a cg_block (copied, checked, sorted). Collective: every
- * rank takes part in both collectives whatever it found. */
+ * rank takes part in each collective whatever it found. */
 static int copy_rows(mu_app *app, int64_t n, int64_t nloc, const int64_t *rowptr,
                      const int64_t *cols, const double *vals, cg_block *blk) {
     memset(blk, 0, sizeof *blk);
@@ -68,12 +68,12 @@ static int copy_rows(mu_app *app, int64_t n, int64_t nloc, const int64_t *rowptr
     blk->nloc = nloc;
     int64_t nnz = nloc > 0 ? rowptr[nloc] - rowptr[0] : 0;
     blk->bounds = malloc((size_t)(app->size + 1) * sizeof *blk->bounds);
-    if (!blk->bounds) MPI_Abort(app->comm, 1); /* a few words: nothing sensible is left */
+    int rc = blk->bounds ? 0 : mu_error("mutirao_cg_solve: out of memory for the row bounds");
+    MU_TRY(mu_error_collective(app->comm, rc)); /* the library never exits */
     MPI_Allgather(&nloc, 1, MPI_INT64_T, blk->bounds + 1, 1, MPI_INT64_T, app->comm);
     blk->bounds[0] = 0;
     for (int r = 0; r < app->size; r++) blk->bounds[r + 1] += blk->bounds[r];
     blk->row0 = blk->bounds[app->rank];
-    int rc = 0;
     if (blk->bounds[app->size] != n)
         rc = mu_error("mutirao_cg_solve: the ranks' rows add up to %lld, n is %lld",
                       (long long)blk->bounds[app->size], (long long)n);

@@ -1,6 +1,6 @@
 /* mutirao_fuzzy_cluster: the caller's rows gathered to rank 0 as the
  * command's data set, the options through the command's parser and checks,
- * the run of `mutirao fuzzy` (fuzzy/run.c), and its prototypes, labels and
+ * the run of `mutirao fuzzy` (fuzzy/fuzzy_run.c), and its prototypes, labels and
  * memberships handed back to the ranks that own the rows. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>

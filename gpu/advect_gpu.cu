@@ -161,18 +161,18 @@ __device__ void line_xyz(const dgeom &w, int g, int *x, int *y, int *z) {
     }
 }
 
-/* The same offsets as sweep.c's line_off. */
+/* The same offsets as workloads/advect/sweep.c's adv_line_off. */
 __device__ long long line_off(const dgeom &w, int g) {
     int x, y, z;
     line_xyz(w, g, &x, &y, &z);
     return (long long)w.N * (z + (long long)w.nz * ((x + 2) + (long long)w.sx * (y + 2)));
 }
 
-/* The sweep's face winds, Courant check and Walcek densities, as sweep.c's
- * sweep_winds, a thread per cell: it computes the winds of both its faces
- * (the same expression as its neighbour's: the same bits), stores the right
- * face's wind and Courant number (cell 0 the left face's too), checks the
- * right face if it is inside the domain, and stores D0 = a and D1. */
+/* The sweep's face winds, Courant check and Walcek densities, as
+ * workloads/advect/sweep_winds.c's adv_sweep_winds, a thread per cell: it computes the winds of
+ * both its faces (the same expression as its neighbour's: the same bits), stores the right face's
+ * wind and Courant number (cell 0 the left face's too), checks the right face if it is inside the
+ * domain, and stores D0 = a and D1. */
 struct wstat_acc {
     unsigned long long mx, nbad; /* the largest Courant number (bits), bad faces / cells */
 };

@@ -1,5 +1,5 @@
 /* CUDA kernels of the advect workload, as a C API driven sweep by sweep from
- * workloads/advect/sweep.c, in the same phases as the CPU: classification of every
+ * workloads/advect/sweep_gpu.c, in the same phases as the CPU: classification of every
  * line on the device (a warp per line), the dataflow task list built there
  * (likewise; streams as one warp each, the fields on its lanes, as in the
  * study; the inflow-only cells after), or the lines schedule (one thread per

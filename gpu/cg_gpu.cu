@@ -844,7 +844,8 @@ int mu_gpu_cg_create(const mu_gpu_cg_desc *d, mu_gpu_cg **out) {
     {
         stager st;
         int up = stager_open(&st) || upload_block(g, d, &st);
-        if (stager_close(&st) || up) goto fail;
+        rc = stager_close(&st) || up;
+        if (rc) goto done;
     }
     MU_CUDA_GOTO(cudaMalloc(&g->send_dev, (size_t)(d->nsend ? d->nsend : 1) * g->es));
     MU_CUDA_GOTO(cudaMallocHost(&g->send_pin, (size_t)(d->nsend ? d->nsend : 1) * g->es));
@@ -862,9 +863,6 @@ done:
     }
     *out = g;
     return 0;
-fail:
-    rc = 1;
-    goto done;
 }
 
 void *mu_gpu_cg_vec_new(mu_gpu_cg *g) {

@@ -67,6 +67,7 @@ int mu_cg::peer_open(peer_link *l, void *p, const mu_gpu_cg_peer_desc *d, const 
         return mu_gpu_fail("cg: peer form for rank %d of %d with %d / %d neighbours (at most %d "
                            "ranks)",
                            me, size, d->nsend_ranks, d->nrecv_ranks, PEER_MAX);
+    int rc = 1; /* until every step is done */
     peer_dev c;
     memset(&c, 0, sizeof c);
     c.rank = me;
@@ -78,15 +79,15 @@ int mu_cg::peer_open(peer_link *l, void *p, const mu_gpu_cg_peer_desc *d, const 
     c.send_index = send_index;
     for (int j = 0; j < size; j++) {
         if (j == me) continue;
-        if (open_one(&d->box[j], (void **)&l->boxes[j])) goto fail;
+        if (open_one(&d->box[j], (void **)&l->boxes[j])) goto done;
         c.box[j] = l->boxes[j];
         c.other[c.nother++] = j;
     }
     c.nseg = d->nsend_ranks;
     for (int s = 0; s < d->nsend_ranks; s++) {
         const int j = d->send_rank[s];
-        if (bad_rank(j, size, me, "send")) goto fail;
-        if (!l->vec[j] && open_one(&d->vec[j], &l->vec[j])) goto fail;
+        if (bad_rank(j, size, me, "send")) goto done;
+        if (!l->vec[j] && open_one(&d->vec[j], &l->vec[j])) goto done;
         c.seg_rank[s] = j;
         c.seg_off[s] = d->send_offset[s];
         c.seg_dst[s] = (char *)l->vec[j] + (size_t)d->dest[s] * es;
@@ -99,27 +100,27 @@ int mu_cg::peer_open(peer_link *l, void *p, const mu_gpu_cg_peer_desc *d, const 
         if (!mu_gpu_cg_peer_range(d->send_index + d->send_offset[s],
                                   d->send_offset[s + 1] - d->send_offset[s])) {
             mu_gpu_fail("cg: peer form: send segment %d of rank %d is not a range of rows", s, me);
-            goto fail;
+            goto done;
         }
         c.seg_first[s] = d->send_index[d->send_offset[s]];
     }
     c.nrecv = d->nrecv_ranks;
     for (int m = 0; m < d->nrecv_ranks; m++) {
-        if (bad_rank(d->recv_rank[m], size, me, "receive")) goto fail;
+        if (bad_rank(d->recv_rank[m], size, me, "receive")) goto done;
         c.recv_rank[m] = d->recv_rank[m];
     }
     {
         cudaError_t e = cudaMemcpy(l->dev, &c, sizeof c, cudaMemcpyHostToDevice);
         if (e != cudaSuccess) {
             mu_gpu_cuda_failed(__FILE__, __LINE__, "cudaMemcpy", e);
-            goto fail;
+            goto done;
         }
     }
     l->p = p;
-    return 0;
-fail:
-    (void)peer_close(l);
-    return 1;
+    rc = 0;
+done:
+    if (rc) (void)peer_close(l);
+    return rc;
 }
 
 void mu_cg::peer_destroy(peer_link *l) {

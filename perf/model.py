@@ -356,7 +356,7 @@ def maxsub_shape(s, p, P, nodes, device, variant, net):
 
 
 def fuzzy_shape(s, p, P, nodes, device, variant, net):
-    # workloads/fuzzy/run.c fm_exact: the whole set on every rank, the n starts
+    # workloads/fuzzy/run_exact.c fz_fm_exact: the whole set on every rank, the n starts
     # farmed in chunks of min(resident starts, n / 4P); F + 2 doubles a start
     # back to rank 0, which receives them all.
     n = p["n"]
@@ -374,7 +374,7 @@ def fuzzy_shape(s, p, P, nodes, device, variant, net):
 
 
 def scenarios_shape(s, p, P, nodes, device, variant, net):
-    # workloads/scenarios/run.c mu_sc_build_tree: per stage the farm hands out the
+    # workloads/scenarios/scenarios_run.c mu_sc_build_tree: per stage the farm hands out the
     # stage's nodes in chunks of min(threads, share); a chunk's nodes run side
     # by side on the rank's host threads (lanes), so on CPU ranks a stage lasts
     # ceil(chunk / lanes) node aggregations; rank 0 broadcasts the records.

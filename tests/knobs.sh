@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 
 run_np 1 info >"$WORK/info" 2>/dev/null || fail "mutirao info failed"
-used=$(grep -rhoE 'mu_knob\("MUTIRAO_[A-Z0-9_]+"' "$SRC/core" "$SRC/gpu" "$SRC/mpi" "$SRC/workloads" "$SRC/api" "$SRC/cmd" |
+used=$(grep -rhoE 'mu_knob(_flag|_int|_seconds)?\("MUTIRAO_[A-Z0-9_]+"' "$SRC/core" "$SRC/gpu" "$SRC/mpi" "$SRC/workloads" "$SRC/api" "$SRC/cmd" |
     sed -E 's/.*"(MUTIRAO_[A-Z0-9_]+)"/\1/' | sort -u)
 [ -n "$used" ] || fail "no mu_knob call found in the sources"
 for k in $used; do

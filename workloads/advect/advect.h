@@ -121,7 +121,7 @@ typedef struct {
     double gpu_sweep_s[3];
     int64_t ntasks[3]; /* dataflow: streams per axis in the last step */
     mu_gpu_adv *gpu;   /* the device copy, or NULL: the CPU runs the sweeps */
-    int stale;         /* the device's fields are newer than q (run.c's fields_home) */
+    int stale;         /* the device's fields are newer than q (advect_run.c's fields_home) */
     int peer;          /* axis + 1 of the halos packed ahead through peer memory, or 0 */
     int peer_rounds;   /* and the flux rounds along that axis (open borders) */
     float *hbuf;       /* halos: the second pair of buffers (2 x hmax), made at set-up */
@@ -172,7 +172,7 @@ int adv_step(adv_state *s, int64_t k);
 /* A GPU rank of one block posts each step's Courant check and reads it once
  * the next step is queued; adv_confirm reads the oldest posted (collective:
  * the step's error on every rank, s->cmax its largest Courant number). Every
- * step is confirmed before anything is written (run.c). */
+ * step is confirmed before anything is written (advect_run.c). */
 int adv_confirm(adv_state *s);
 /* Collective over the group, where any rank has a GPU: where the group's ranks are on one
  * node, on distinct GPUs with peer access, the halos packed ahead, and the
@@ -213,12 +213,12 @@ int adv_plot_check(void);
 /* The fields of a step as one file at path (collective): hdf5.c by every rank
  * in parallel (MPI-IO), netcdf.c as NetCDF-CF through rank 0. A writer is NULL
  * in a build without its library (MUTIRAO_HAVE_HDF5, MUTIRAO_HAVE_NETCDF
- * unset); driver.c then refuses its option. */
+ * unset); advect_command.c then refuses its option. */
 typedef int (*adv_fields_writer)(adv_state *s, const char *path, int64_t step);
 extern const adv_fields_writer adv_hdf5_write, adv_netcdf_write;
 /* xdmf.c: the XDMF description of an HDF5 field file, beside it (.xmf; one rank). */
 int adv_xdmf_write(const adv_state *s, const char *h5path, int64_t step);
-/* run.c: the state of a run (collective: groups, blocks, buffers, initial
+/* advect_run.c: the state of a run (collective: groups, blocks, buffers, initial
  * fields; mem_bytes: what one rank may hold), its device copy (local: 0 or 1
  * with mu_error; from_host: the fields uploaded, else made there), and the
  * end of both. */

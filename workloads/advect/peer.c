@@ -1,5 +1,5 @@
 /* Peer halos for GPU ranks of one node (adv_peer_open in advect.h): the
- * halos packed ahead (sweep.c's halo_ahead) are copied by each GPU straight
+ * halos packed ahead (sweep_halo.c's adv_halo_ahead) are copied by each GPU straight
  * into its neighbours' device memory, mapped with CUDA IPC, and MPI carries
  * only a token a neighbour; the host path packs them into pinned host memory
  * and sends them through MPI. The flux rounds of the sweeps along that axis
@@ -7,11 +7,14 @@
  * halo cells and flux slots. */
 #include <string.h>
 #include "advect/advect.h"
+#include "advect/sweep.h"
+#include "core/error.h"
 #include "core/knobs.h"
 #include "core/log.h"
 #include "gpu/advect_gpu.h"
 #include "gpu/gpu.h"
 #include "mpi/binding.h"
+#include "mpi/wait.h"
 
 enum { WHY_OK, WHY_KNOB, WHY_CPU, WHY_NODES, WHY_SHARED, WHY_ACCESS, WHY_DEVICE };
 static const char *const why_text[] = {
@@ -24,7 +27,7 @@ static const char *const why_text[] = {
     "a CUDA IPC call failed",
 };
 
-/* The axis whose halos are packed ahead in every step (sweep.c's halo_ahead:
+/* The axis whose halos are packed ahead in every step (sweep_halo.c's adv_halo_ahead:
  * X during the Z sweep, or Y during an X sweep that has no neighbours), where
  * a neighbour along it is another rank on either side; else -1. */
 static int ahead_axis(const adv_state *s) {
@@ -102,4 +105,33 @@ int adv_peer_open(adv_state *s) {
     mu_info("advect: the %c halos%s between the GPUs of the node through peer memory (CUDA IPC)",
             "XY"[ha], rounds);
     return 0;
+}
+
+/* The peer form of gpu_halo_ahead (adv_peer_open): each device copied its
+ * halo into its neighbours' memory; a token each way says the copies are
+ * queued (nonzero: this rank failed), then the unpack waits for them. */
+int adv_peer_halo_ahead(adv_state *s, int ha, int failed) {
+    float mine = (float)(failed != 0), theirs[2] = {0, 0};
+    MPI_Request rq[4];
+    adv_halo_post(s, ha, &mine, &mine, &theirs[0], &theirs[1], 1, rq);
+    mu_waitall(4, rq, MPI_STATUSES_IGNORE);
+    if (failed) return 1;
+    if (theirs[0] != 0 || theirs[1] != 0)
+        return mu_error("advect: a neighbour's peer halo failed"); /* its own error speaks first */
+    return MU_GPU(mu_gpu_adv_halo_peer_in(s->gpu, s->cart.prev[ha] != MPI_PROC_NULL,
+                                          s->cart.next[ha] != MPI_PROC_NULL),
+                  "advect halo on the GPU");
+}
+
+/* A flux round through peer memory (adv_peer_open): each device copies its
+ * message into the neighbour's buffer along dir; a token each way says the
+ * copy is queued (nonzero: this rank failed), then the unpack waits for it. */
+int adv_peer_round(adv_state *s, const sweep_geom *w, const mu_gpu_adv_geom *d, int dir, int r) {
+    int ax = w->axis;
+    float mine = (float)(mu_gpu_adv_peer_pack(s->gpu, d, dir, r) != 0), theirs = 0;
+    int from = adv_shift(s, ax, dir, &mine, &theirs, 1, 80 + ax);
+    if (mine != 0) return MU_GPU(1, "advect flux round on the GPU");
+    if (theirs != 0) return mu_error("advect: a neighbour's flux round failed");
+    return MU_GPU(mu_gpu_adv_peer_unpack(s->gpu, d, dir, r, from != MPI_PROC_NULL),
+                  "advect flux round on the GPU");
 }

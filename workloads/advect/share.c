@@ -4,7 +4,7 @@
  * of about one field's walk that no number of ranks divides. The ranks of one
  * node that hold the same block make them once between them instead, in
  * MPI-3 shared memory, each a contiguous slice of the sweep's lines; they are
- * per line, so the bits do not depend on who makes them (sweep.c: share_*). */
+ * per line, so the bits do not depend on who makes them (sweep_winds.c: adv_share_winds). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

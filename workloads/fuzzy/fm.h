@@ -3,8 +3,8 @@
  *
  * The CPU loop here is the reference; gpu/fuzzy_gpu.h runs the same iteration
  * on a device (one thread per start) with the same arithmetic in the same
- * order, so both give the same bits and the same iteration counts; run.c's
- * fm_starts() picks it on ranks bound to a device.
+ * order, so both give the same bits and the same iteration counts; run_starts.c's
+ * fz_fm_starts() picks it on ranks bound to a device.
  *
  * The order of the sums. The set is cut into summation blocks of sum_block
  * rows (all of it when sum_block <= 0 or >= n). Within a block the weighted

@@ -37,7 +37,7 @@ int mu_fz_read(const char *path, const char *header, const char *label_column, m
  * so the data are the same on any layout. Reference labels = the blob. */
 int mu_fz_gen_blobs(int64_t n, uint64_t seed, const char *centers, double sigma, mu_fz_data *d);
 
-/* The stand-in for the study's 40646 US school locations (input.c says how it
+/* The stand-in for the study's 40646 US school locations (fuzzy_input.c says how it
  * is drawn): 2-D (latitude, longitude), Philox keyed by (seed, object). */
 int mu_fz_gen_schools(int64_t n, uint64_t seed, mu_fz_data *d);
 

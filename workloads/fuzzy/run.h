@@ -1,5 +1,5 @@
-/* The fuzzy run's settings (from the options, checked by driver.c) and the
- * collective run itself (run.c) and its outputs (write.c, plot.c). */
+/* The fuzzy run's settings (from the options, checked by fuzzy_command.c) and the
+ * collective run itself (fuzzy_run.c) and its outputs (write.c, fuzzy_plot.c). */
 #ifndef MU_FUZZY_RUN_H
 #define MU_FUZZY_RUN_H
 #include <stdint.h>
@@ -58,7 +58,7 @@ typedef struct {
     mu_fz_out *out;
 } mu_fz_cfg;
 
-/* The settings from the options, checked (driver.c); given: the data come
+/* The settings from the options, checked (fuzzy_command.c); given: the data come
  * from a library call, so there is no --input or --gen. c->prefix is
  * malloc'd. 0, or 1 after mu_error(). */
 int mu_fz_read_cfg(const mu_opts *o, int rank, int given, mu_fz_cfg *c);

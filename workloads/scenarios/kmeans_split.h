@@ -1,5 +1,5 @@
 /* The k-means' whole steps shared by the ranks of a communicator, for a tree
- * stage with fewer nodes than ranks (run.c): every rank runs the same k-means
+ * stage with fewer nodes than ranks (scenarios_run.c): every rank runs the same k-means
  * on the same points (so the same serial decisions), and each whole step is
  * computed by blocks of points, one block per rank (mu_block_range), each
  * block by the rank's own backend (CPU or its GPU), then gathered in rank

@@ -40,7 +40,7 @@ typedef struct mu_sc_ctx {
     int64_t err_node; /* a lane: the first node that failed there (-1: none; buf.err its message) */
 } mu_sc_ctx;
 
-/* Work of one tree node (run.c's node_work alone): its record into rec. */
+/* Work of one tree node (scenarios_run.c's node_work alone): its record into rec. */
 typedef int (*mu_sc_node_fn)(mu_sc_ctx *x, int64_t v, double *rec);
 /* Nodes v0 .. v0+count-1 into rec + j * rd, on up to x->threads host threads
  * (lanes made on first use, sized for x->c->m scenarios). The records do not
@@ -109,7 +109,7 @@ int mu_sc_checkpoint_read(MPI_Comm comm, const char *path, uint64_t fp, int nst,
 /* Host threads (lanes) a GPU rank uses by default on a stage's nodes (flow.c). */
 #define MU_SC_GPU_LANES 16
 /* 1 when a stage of `nodes` nodes runs with all ranks on each node in turn
- * (run.c's shared_stage) instead of the task farm: fewer nodes than ranks,
+ * (scenarios_run.c's shared_stage) instead of the task farm: fewer nodes than ranks,
  * and --split=on, or auto on CPU ranks. */
 int mu_sc_split_stage(const mu_sc_cfg *c, int use_gpu, int64_t nodes, int nranks);
 /* The task farm's settings for a stage of `nodes` nodes on nranks ranks of

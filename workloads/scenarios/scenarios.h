@@ -1,8 +1,8 @@
 /* `mutirao scenarios`: GEVAZP-style synthetic inflow scenarios. The historical
- * record (input.c), the PAR(p) fit (par.c), generation with three-parameter
+ * record (scenarios_input.c), the PAR(p) fit (par.c), generation with three-parameter
  * lognormal noise (gen.c on the CPU, gpu/scenarios_gen.cu on a device), the tree
  * built stage by stage through the task farm (tree.c), and the outputs (write.c,
- * stats.c, plot.c). Months are 0..11 (0 = January) inside, 1..12 in files. */
+ * stats.c, scenarios_plot.c). Months are 0..11 (0 = January) inside, 1..12 in files. */
 #ifndef MU_SCENARIOS_SCENARIOS_H
 #define MU_SCENARIOS_SCENARIOS_H
 #include <stdint.h>
@@ -135,7 +135,7 @@ typedef struct {
     const char *checkpoint; /* tree: file written on SIGTERM/SIGUSR1 and every k stages */
     int64_t checkpoint_every;
     int restart;
-    int split;   /* a stage with fewer nodes than ranks: 0 farm, 1 shared, 2 auto (run.c) */
+    int split; /* a stage with fewer nodes than ranks: 0 farm, 1 shared, 2 auto (scenarios_run.c) */
     int threads; /* host threads per rank for a stage's nodes (lanes.c); 0: auto */
     /* A library call (api/scenarios.c): the record in memory on rank 0
      * (taken over and cleared) instead of input, and the tree handed back in
@@ -166,7 +166,7 @@ typedef struct mu_sc_out {
     int nonstationary, nonpd;
 } mu_sc_out;
 
-/* The settings from the options, checked (driver.c); given: the record comes
+/* The settings from the options, checked (scenarios_command.c); given: the record comes
  * from a library call, so there is no --input. 0, or 1 after mu_error(). */
 int mu_sc_read_cfg(const mu_opts *o, int given, mu_sc_cfg *c);
 int mu_sc_run(mu_app *app, const mu_sc_cfg *c);
