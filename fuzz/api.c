@@ -56,9 +56,9 @@ static void maxsub(bytes *b, int two) {
     int null_a = take(b, 1) == 0;
     int32_t a[64];
     for (int i = 0; i < 64; i++) a[i] = (int32_t)take(b, 4);
-    const int32_t *x = null_a || rows * cols > 64 || rows < 0 || cols < 0 ? NULL : a;
-    if (!null_a && !x) x = a; /* a wild size over a small array: the library must not read it */
-    if (!null_a && (rows > 64 || rows * cols > 64 || rows < 0 || cols < 0)) x = NULL;
+    /* A wild size goes with a NULL array: the library must refuse it, not read past a. */
+    const int fits = rows >= 0 && cols >= 0 && rows <= 64 && cols <= 64 && rows * cols <= 64;
+    const int32_t *x = null_a || !fits ? NULL : a;
     if (two) {
         mutirao_maxsub_2d_result r;
         mutirao_maxsub_2d(MPI_COMM_SELF, rows, cols, x, &o, take(b, 1) == 1 ? NULL : &r);
@@ -117,13 +117,13 @@ static void fuzzy(bytes *b) {
     if (take(b, 1) & 1) o.threshold = take_double(b);
     o.k = take_size(b, 4);
     o.farm_chunk = take_size(b, 4);
-    if (take(b, 1) & 1) o.sum_block = take_size(b, 255) * 256;
+    if (take(b, 1) & 1) o.sum_block = (int64_t)((uint64_t)take_size(b, 255) * 256);
     o.device = take_str(b, dev, 1);
     int64_t nloc = take_size(b, 12);
     int F = (int)take_size(b, 3);
     double x[36];
     for (int i = 0; i < 36; i++) x[i] = (take(b, 1) & 1) ? take_double(b) : (double)(i % 7);
-    int ok = nloc >= 0 && F >= 0 && nloc * F <= 36, nul = (int)take(b, 1);
+    int ok = nloc >= 0 && nloc <= 36 && F >= 0 && F <= 36 && nloc * F <= 36, nul = (int)take(b, 1);
     mutirao_fuzzy_result r;
     memset(&r, 0, sizeof r);
     if (!mutirao_fuzzy_cluster(MPI_COMM_SELF, ok ? nloc : 0, ok ? F : (int)take(b, 4),
