@@ -5,6 +5,7 @@
 #include "mutirao/mutirao.h"
 #include "api/api.h"
 #include "core/error.h"
+#include "core/memory.h"
 #include "maxsub/maxsub.h"
 
 void mutirao_maxsub_options_default(mutirao_maxsub_options *opt) {
@@ -63,9 +64,16 @@ static int share_matrix(const mu_app *app, int64_t rows, int64_t cols, const int
         rc =
             mu_error("mutirao_maxsub_2d: rank %d passed %lld x %lld, rank 0 %lld x %lld", app->rank,
                      (long long)rows, (long long)cols, (long long)dims[0], (long long)dims[1]);
-    else if (rows < 1 || cols < 1 || rows > INT64_MAX / cols)
+    else if (rows < 1 || cols < 1)
         rc = mu_error("mutirao_maxsub_2d: a %lld x %lld matrix: sizes must be at least 1",
                       (long long)rows, (long long)cols);
+    else if (rows > (int64_t)(SIZE_MAX / sizeof *m->k) / cols ||
+             (double)rows * (double)cols * sizeof *m->k >
+                 mu_mem_rank_available(app->dev.local_size))
+        rc = mu_error("mutirao_maxsub_2d: a %lld x %lld matrix (%.3g bytes a rank) is more than "
+                      "this rank's memory (%.3g bytes)",
+                      (long long)rows, (long long)cols, (double)rows * (double)cols * sizeof *m->k,
+                      mu_mem_rank_available(app->dev.local_size));
     else if (app->rank == 0 && !a)
         rc = mu_error("mutirao_maxsub_2d: rank 0 passed a NULL matrix");
     else if (!(m->k = malloc((size_t)(rows * cols) * sizeof *m->k)))

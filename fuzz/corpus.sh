@@ -7,7 +7,7 @@ set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$1 out=$2
 for t in mtx fuzzy_csv maxsub_text maxsub_bin fasta scenarios_csv advect_wind advect_init \
-    advect_checkpoint cg_checkpoint deck; do
+    advect_checkpoint cg_checkpoint fuzzy_checkpoint scenarios_checkpoint deck api; do
     mkdir -p "$out/$t"
 done
 cp "$src"/inputs/*/*.ini "$out/deck/"
@@ -32,6 +32,16 @@ PY
 ASAN_OPTIONS=detect_leaks=0 MUTIRAO_FUZZ_SEED="$out/cg_checkpoint/valid.ckpt" "$build/fuzz/fuzz_cg_checkpoint" >/dev/null 2>&1
 ASAN_OPTIONS=detect_leaks=0 MUTIRAO_FUZZ_SEED="$out/advect_checkpoint/valid.ckpt" "$build/fuzz/fuzz_advect_checkpoint" \
     >/dev/null 2>&1
+for t in fuzzy_checkpoint scenarios_checkpoint; do
+    ASAN_OPTIONS=detect_leaks=0 MUTIRAO_FUZZ_SEED="$out/$t/valid.ckpt" "$build/fuzz/fuzz_$t" >/dev/null 2>&1
+    head -c 100 "$out/$t/valid.ckpt" >"$out/$t/truncated.ckpt"
+done
+# The library's calls: one seed a call (the first byte picks it), the rest zeros.
+python3 - "$out/api" <<'PY'
+import sys
+for c in range(5):
+    open(f"{sys.argv[1]}/call{c}.bin", "wb").write(bytes([c]) + bytes(400))
+PY
 
 # Issue 19's defects, each a regression input of its reader.
 r=$out/fuzzy_csv

@@ -21,7 +21,7 @@ done
 shift $((OPTIND - 1))
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(mtx fuzzy_csv maxsub_text maxsub_bin fasta scenarios_csv
-    advect_wind advect_init advect_checkpoint cg_checkpoint deck)
+    advect_wind advect_init advect_checkpoint cg_checkpoint fuzzy_checkpoint scenarios_checkpoint deck api)
 work=${FUZZ_WORK:-fuzz-work}
 mkdir -p "$work/crashes"
 seeds=$(mktemp -d)

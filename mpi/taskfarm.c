@@ -54,16 +54,18 @@ static int run_master(MPI_Comm comm, int size, int64_t ntasks, size_t result_siz
      * to send) a message, and one MPI_Iprobe need not see it (MPI promises
      * only that repeated probes eventually do), so an idle worker is waited
      * for, not left idle while the master takes chunk after chunk. */
-    int active = size - 1, busy = 0, failed = 0;
+    int active = size - 1, busy = 0, failed = 0, stopped = 0;
     char *buf = NULL;
     size_t cap = 0;
     mu_progress prog;
     if (cfg->progress) mu_progress_begin(&prog, cfg->progress, "tasks", (double)ntasks);
-    while (active > 0 || (next < ntasks && !failed)) {
+    while (active > 0 || (next < ntasks && !failed && !stopped)) {
+        if (!stopped && cfg->stop && cfg->stop(ctx)) stopped = 1;
+        if (stopped && active == 0) break;
         int flag = 0;
         MPI_Status st;
         if (active > 0) MPI_Iprobe(MPI_ANY_SOURCE, TAG_WORK, comm, &flag, &st);
-        int own = !flag && next < ntasks && !failed && busy == active &&
+        int own = !flag && next < ntasks && !failed && !stopped && busy == active &&
                   (cfg->master_works || active == 0);
         if (own) {
             int64_t c = cfg->min_chunk < ntasks - next ? cfg->min_chunk : ntasks - next;
@@ -94,7 +96,7 @@ static int run_master(MPI_Comm comm, int size, int64_t ntasks, size_t result_siz
                 placed += hdr[1];
             }
             int64_t job[2] = {next, 0};
-            if (!failed && next < ntasks) {
+            if (!failed && !stopped && next < ntasks) {
                 job[1] = guided_chunk(cfg, ntasks - next, size);
                 next += job[1];
                 busy++;

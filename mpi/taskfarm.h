@@ -17,6 +17,10 @@ typedef struct {
     int64_t max_chunk;    /* largest range (0: no limit) */
     int master_works;     /* 1: rank 0 computes too */
     const char *progress; /* phase name for progress lines, or NULL */
+    /* Rank 0, or NULL: nonzero to hand out no more tasks (a stop signal); the
+     * ranges handed out are finished and the run returns 0 with the tasks
+     * never handed out left as they were in all_results. */
+    int (*stop)(void *ctx);
 } mu_farm_cfg;
 
 typedef struct {

@@ -175,6 +175,12 @@ static void fuzzy_cases(void) {
     opt.mode = "";
     EXPECT_REFUSED(mutirao_fuzzy_cluster(MPI_COMM_WORLD, 8, 2, x, &opt, &res),
                    "mutirao_fuzzy_cluster: option 'mode'");
+    opt.mode = "exact";
+    /* No objects on any rank: said so, not "span at most -1 dimension(s)". */
+    mutirao_fuzzy_result none;
+    int rc0 = mutirao_fuzzy_cluster(MPI_COMM_WORLD, 0, 2, x, &opt, &none);
+    CHECK(rc0 == 1 && !strstr(mutirao_error_message(), "-1 dimension"), "0 objects: rc %d, '%s'",
+          rc0, mutirao_error_message());
 }
 
 static void maxsub_cases(void) {
@@ -197,6 +203,13 @@ static void maxsub_cases(void) {
                    "mutirao_maxsub_1d: res (the result) is NULL");
     EXPECT_REFUSED(mutirao_maxsub_2d(MPI_COMM_WORLD, 2, 2, v, &opt, NULL),
                    "mutirao_maxsub_2d: res (the result) is NULL");
+    /* 2^31 x 2^31 int32: 2^64 bytes, which wrapped to 0 (a malloc(0) then read). */
+    EXPECT_REFUSED(
+        mutirao_maxsub_2d(MPI_COMM_WORLD, (int64_t)1 << 31, (int64_t)1 << 31, v, &opt, &r2),
+        "mutirao_maxsub_2d: a 2147483648 x 2147483648 matrix");
+    EXPECT_REFUSED(
+        mutirao_maxsub_2d(MPI_COMM_WORLD, (int64_t)1 << 40, (int64_t)1 << 30, v, &opt, &r2),
+        "is more than this rank's memory");
     CHECK(mutirao_maxsub_1d(MPI_COMM_WORLD, 4, v, &opt, &r1) == 0 && r1.n == 4 * size &&
               r1.sum >= 7,
           "good maxsub: %s", mutirao_error_message());

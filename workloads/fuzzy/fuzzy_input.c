@@ -292,6 +292,7 @@ int mu_fz_read(const char *path, const char *header, const char *label_column, m
 }
 
 int mu_fz_check_columns(const char *path, const mu_fz_data *d) {
+    if (d->n < 1) return mu_error("%s: no objects to cluster (%d columns)", path, d->F);
     for (int f = 0; f < d->F; f++) {
         double v = d->x[f];
         int64_t i = 1;
@@ -306,6 +307,7 @@ int mu_fz_check_columns(const char *path, const mu_fz_data *d) {
 
 int mu_fz_check_shape(const char *path, const mu_fz_data *d) {
     if (d->n > d->F) return 0;
+    if (d->n < 1) return mu_error("%s: no objects to cluster (%d columns)", path, d->F);
     return mu_error("%s: the covariance of the %lld objects is singular: they span at most %lld "
                     "dimension(s), fewer than the %d columns (more objects than columns needed)",
                     path, (long long)d->n, (long long)d->n - 1, d->F);

@@ -32,11 +32,13 @@ static int pick_source(mu_app *app, matrix *m) {
         else if (!(rc = mu_in_binary_count(path, &count))) {
             dims[0] = mu_opt_int(o, "rows");
             dims[1] = mu_opt_int(o, "cols");
-            if (dims[0] < 1 || dims[1] < 1 || dims[0] * dims[1] != count)
+            int64_t need = 0;
+            if (dims[0] < 1 || dims[1] < 1 || __builtin_mul_overflow(dims[0], dims[1], &need) ||
+                need != count)
                 rc = mu_error(
-                    "%s: holds %lld int32 values, but --rows=%lld x --cols=%lld needs %lld", path,
+                    "%s: holds %lld int32 values, but --rows=%lld x --cols=%lld needs %.17g", path,
                     (long long)count, (long long)dims[0], (long long)dims[1],
-                    (long long)(dims[0] * dims[1]));
+                    (double)dims[0] * (double)dims[1]);
         }
     } else {
         m->src = MU_MSS_SRC_ROOT;

@@ -38,6 +38,7 @@ typedef struct mu_sc_ctx {
     double gen_s, agg_s;
     FILE *dump;       /* rank 0 with --node-scenarios: the open file (else NULL) */
     int64_t err_node; /* a lane: the first node that failed there (-1: none; buf.err its message) */
+    const int64_t *todo; /* tree: the farm's task j is the stage's node todo[j] (NULL: node j) */
 } mu_sc_ctx;
 
 /* Work of one tree node (scenarios_run.c's node_work alone): its record into rec. */
@@ -97,13 +98,29 @@ void mu_sc_record_past(const mu_sc_ctx *x, int64_t end, double *zp);
 void mu_sc_node_past(const mu_sc_ctx *x, int64_t v, double *zp);
 /* The tree, stage by stage (collective). */
 int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x);
-/* Checkpoints of the tree after a stage (checkpoint.c). */
+/* Checkpoints of the tree after a stage, with the nodes of the next stage
+ * done so far (checkpoint.c). */
 uint64_t mu_sc_fingerprint(const mu_sc_cfg *c, const mu_sc_hist *h, int64_t hist_end);
+/* The records of a stage's nodes done so far: ndone of them, index[i] (of the
+ * stage's nodes, increasing) with its record at rec + i * stride (the first
+ * mu_sc_ckpt_rec_doubles(nst, K) doubles are kept: no node scenarios). */
+typedef struct {
+    int K;
+    int64_t ndone;
+    int64_t *index;
+    double *rec;
+    size_t stride;
+} mu_sc_partial;
+size_t mu_sc_ckpt_rec_doubles(int nst, int K);
+void mu_sc_partial_free(mu_sc_partial *p);
+/* Rank 0: the tree of stages_done stages and p, the next stage's nodes done (K its groups). */
 int mu_sc_checkpoint_write(const char *path, uint64_t fp, int stages_done, const mu_sc_tree *t,
-                           int nst);
-/* Collective: t (empty) gets the checkpoint's tree, *stages_done its stages. */
-int mu_sc_checkpoint_read(MPI_Comm comm, const char *path, uint64_t fp, int nst, int nstages,
-                          mu_sc_tree *t, int *stages_done);
+                           int nst, const mu_sc_partial *p);
+/* Collective: t and p (empty) get the checkpoint's tree and the next stage's
+ * nodes done, *stages_done its stages; every field checked first (one message
+ * naming the file and the field). */
+int mu_sc_checkpoint_read(MPI_Comm comm, const char *path, uint64_t fp, const mu_sc_cfg *c, int nst,
+                          mu_sc_tree *t, int *stages_done, mu_sc_partial *p);
 /* mu_sc_build_tree's return when a stop signal ended it after a checkpoint. */
 #define MU_SC_STOPPED 3
 /* Host threads (lanes) a GPU rank uses by default on a stage's nodes (flow.c). */

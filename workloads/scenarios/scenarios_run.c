@@ -235,7 +235,15 @@ static int node_work(mu_sc_ctx *x, int64_t v, double *rec, MPI_Comm comm) {
     return mu_sc_node_record(x, &id, rec, comm);
 }
 
-static int node_alone(mu_sc_ctx *x, int64_t v, double *rec) {
+/* Farm task j of the stage (x->todo maps it to a node): its record, or
+ * rec[0] = -1 (not done) once a stop signal is pending, so that a stop comes
+ * within about a node's time (every rank checks before each node). */
+static int node_alone(mu_sc_ctx *x, int64_t j, double *rec) {
+    if (mu_signals_pending()) {
+        rec[0] = -1;
+        return 0;
+    }
+    const int64_t v = x->tree->stage_first[x->stage] + (x->todo ? x->todo[j] : j);
     return node_work(x, v, rec, MPI_COMM_NULL);
 }
 
@@ -243,15 +251,21 @@ static int node_alone(mu_sc_ctx *x, int64_t v, double *rec) {
 static int node_task(int64_t first, int64_t count, void *results, void *vctx) {
     mu_sc_ctx *x = vctx;
     size_t rd = mu_sc_rec_doubles(x, x->c->open[x->stage]);
-    return mu_sc_lanes_run(x, x->tree->stage_first[x->stage] + first, count, results, rd,
-                           node_alone);
+    return mu_sc_lanes_run(x, first, count, results, rd, node_alone);
+}
+
+/* The farm's master hands out no more nodes once rank 0 has a stop signal. */
+static int stage_stop(void *vctx) {
+    (void)vctx;
+    return mu_signals_pending() != 0;
 }
 
 /* A stage with fewer nodes than ranks: all ranks on each node in turn (where
  * it pays: see mu_sc_split_stage). Every rank ends with the whole stage. */
-static int shared_stage(mu_app *app, mu_sc_ctx *x, int64_t nodes, size_t rd, double *all) {
-    for (int64_t j = 0; j < nodes; j++) {
-        int64_t v = x->tree->stage_first[x->stage] + j;
+static int shared_stage(mu_app *app, mu_sc_ctx *x, int64_t ntodo, size_t rd, double *all) {
+    for (int64_t i = 0; i < ntodo; i++) {
+        if (mu_signals_any(app->comm)) return 0; /* the rest stay not done */
+        int64_t j = x->todo ? x->todo[i] : i, v = x->tree->stage_first[x->stage] + j;
         int rc = node_work(x, v, all + j * rd, app->comm);
         /* node_work's errors after the generation are the aggregation's, the
          * same on every rank (same data, same decisions); make them collective. */
@@ -278,15 +292,100 @@ int mu_sc_split_stage(const mu_sc_cfg *c, int use_gpu, int64_t nodes, int nranks
     return c->split == 1 || !use_gpu;
 }
 
+/* The stage's node records, all (nodes x rd on every rank): those restored
+ * from p, then the others through the farm (or shared, node by node); a
+ * record not done (a stop) keeps rec[0] = -1. Collective; 0 or 1. */
+static int stage_records(mu_app *app, mu_sc_ctx *x, int64_t nodes, size_t rd, double *all,
+                         const mu_sc_partial *p, const char *phase) {
+    for (int64_t j = 0; j < nodes; j++) all[j * rd] = -1;
+    int64_t nd = p ? p->ndone : 0, ntodo = nodes - nd;
+    for (int64_t i = 0; i < nd; i++) {
+        double *rec = all + p->index[i] * rd;
+        memset(rec, 0, rd * sizeof *rec);
+        memcpy(rec, p->rec + i * p->stride, p->stride * sizeof *rec);
+    }
+    int64_t *todo = NULL;
+    double *res = all;
+    int rc = 0;
+    if (nd > 0) {
+        todo = malloc((size_t)(ntodo ? ntodo : 1) * sizeof *todo);
+        res = app->rank == 0 ? malloc((size_t)(ntodo ? ntodo : 1) * rd * sizeof *res) : NULL;
+        if (!todo || (app->rank == 0 && !res)) rc = mu_error("out of memory for the stage's nodes");
+        for (int64_t j = 0, i = 0; !rc && j < nodes; j++)
+            if (all[j * rd] < 0) todo[i++] = j;
+        for (int64_t i = 0; !rc && res && i < ntodo; i++) res[i * rd] = -1;
+    }
+    if (mu_error_collective(app->comm, rc)) {
+        free(todo);
+        if (res != all) free(res);
+        return 1;
+    }
+    x->todo = todo;
+    if (mu_sc_split_stage(x->c, x->use_gpu, ntodo, app->size)) {
+        rc = shared_stage(app, x, ntodo, rd, all);
+    } else {
+        mu_farm_cfg fc = mu_sc_stage_farm(x->threads, ntodo, app->size, phase);
+        fc.stop = stage_stop;
+        mu_farm_stats fs = {0, 0};
+        rc = mu_taskfarm_run(app->comm, ntodo, rd * sizeof(double), node_task, x, &fc,
+                             app->rank == 0 ? res : NULL, &fs);
+        if (!rc && todo && app->rank == 0)
+            for (int64_t i = 0; i < ntodo; i++)
+                memcpy(all + todo[i] * rd, res + i * rd, rd * sizeof *all);
+        if (!rc) MPI_Bcast(all, (int)(nodes * (int64_t)rd), MPI_DOUBLE, 0, app->comm);
+    }
+    x->todo = NULL;
+    free(todo);
+    if (res != all) free(res);
+    return rc;
+}
+
+/* Stopped in stage st with some of its nodes not done: the checkpoint of the
+ * stages done and the stage's nodes done (rank 0), collective. */
+static int stop_in_stage(mu_app *app, mu_sc_ctx *x, uint64_t fp, int64_t nodes, size_t rd,
+                         const double *all) {
+    const mu_sc_cfg *c = x->c;
+    int st = x->stage;
+    mu_sc_partial p = {c->open[st], 0, NULL, NULL, rd};
+    int rc = 0;
+    if (app->rank == 0) {
+        p.index = malloc((size_t)(nodes ? nodes : 1) * sizeof *p.index);
+        p.rec = malloc((size_t)(nodes ? nodes : 1) * rd * sizeof *p.rec);
+        if (!p.index || !p.rec) rc = mu_error("out of memory for the checkpoint");
+        for (int64_t j = 0; !rc && j < nodes; j++)
+            if (all[j * rd] > 0) {
+                p.index[p.ndone] = j;
+                memcpy(p.rec + p.ndone * rd, all + j * rd, rd * sizeof *p.rec);
+                p.ndone++;
+            }
+        if (!rc) rc = mu_sc_checkpoint_write(c->checkpoint, fp, st, x->tree, x->md->nst, &p);
+    }
+    int64_t ndone = p.ndone;
+    mu_sc_partial_free(&p);
+    MU_TRY(mu_error_collective(app->comm, rc));
+    MPI_Bcast(&ndone, 1, MPI_INT64_T, 0, app->comm);
+    int sig = mu_signals_pending();
+    mu_info("scenarios: checkpoint in stage %d (%lld of %lld node(s) done) written to %s", st + 1,
+            (long long)ndone, (long long)nodes, c->checkpoint);
+    if (app->rank == 0)
+        mu_warn("scenarios: stopped by %s in stage %d of %d after %lld of %lld node(s): "
+                "checkpoint written to %s; resume with --restart (exit status 3)",
+                sig ? mu_signals_name(sig) : "a signal on another rank", st + 1, c->nstages,
+                (long long)ndone, (long long)nodes, c->checkpoint);
+    return MU_SC_STOPPED;
+}
+
 int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
     const mu_sc_cfg *c = x->c;
     int nst = x->md->nst, st0 = 0;
     mu_sc_tree *t = x->tree;
+    mu_sc_partial part = {0};
     uint64_t fp = mu_sc_fingerprint(c, x->h, x->hist_end);
     if (c->restart) {
-        MU_TRY(mu_sc_checkpoint_read(app->comm, c->checkpoint, fp, nst, c->nstages, t, &st0));
-        mu_info("scenarios: restarting from %s after stage %d (%lld nodes)", c->checkpoint, st0,
-                (long long)t->n);
+        MU_TRY(mu_sc_checkpoint_read(app->comm, c->checkpoint, fp, c, nst, t, &st0, &part));
+        mu_info("scenarios: restarting from %s after stage %d (%lld nodes; %lld node(s) of stage "
+                "%d done)",
+                c->checkpoint, st0, (long long)t->n, (long long)part.ndone, st0 + 1);
     } else {
         MU_TRY(tree_reserve(t, 1, nst));
         t->n = 1;
@@ -298,16 +397,17 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         t->stage_first[0] = 0;
         t->stage_first[1] = 1;
     }
+    int rc = 0;
     for (int st = st0; st < c->nstages; st++) {
         x->stage = st;
         int K = c->open[st];
         int64_t n0 = t->stage_first[st], nodes = t->stage_first[st + 1] - n0;
         size_t rd = mu_sc_rec_doubles(x, K);
         double *all = malloc((size_t)nodes * rd * sizeof *all);
-        int rc = all ? 0 : mu_error("out of memory for stage %d", st + 1);
+        rc = all ? 0 : mu_error("out of memory for stage %d", st + 1);
         if (mu_error_collective(app->comm, rc)) {
             free(all);
-            return 1;
+            break;
         }
         char phase[64], timer[32]; /* a timer a stage, few (the phase table is small) */
         snprintf(phase, sizeof phase, "stage %d", st + 1);
@@ -316,28 +416,19 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         else
             snprintf(timer, sizeof timer, "stages 9-");
         mu_timer_begin(timer);
-        if (mu_sc_split_stage(c, x->use_gpu, nodes, app->size)) {
-            rc = shared_stage(app, x, nodes, rd, all);
-        } else {
-            mu_farm_cfg fc = mu_sc_stage_farm(x->threads, nodes, app->size, phase);
-            mu_farm_stats fs = {0, 0};
-            rc = mu_taskfarm_run(app->comm, nodes, rd * sizeof(double), node_task, x, &fc,
-                                 app->rank == 0 ? all : NULL, &fs);
-        }
+        rc = stage_records(app, x, nodes, rd, all, st == st0 ? &part : NULL, phase);
+        mu_sc_partial_free(&part);
+        int64_t missing = 0;
+        for (int64_t j = 0; !rc && j < nodes; j++) missing += all[j * rd] < 0;
+        if (!rc && missing) rc = stop_in_stage(app, x, fp, nodes, rd, all);
+        /* Children in node order, then group order. */
+        int64_t kids = 0;
+        for (int64_t j = 0; !rc && j < nodes; j++) kids += (int64_t)all[j * rd];
+        if (!rc) rc = mu_error_collective(app->comm, tree_reserve(t, t->n + kids, nst));
         if (rc) {
             free(all);
             mu_timer_end(timer);
-            return 1;
-        }
-        MPI_Bcast(all, (int)(nodes * (int64_t)rd), MPI_DOUBLE, 0, app->comm);
-        /* Children in node order, then group order. */
-        int64_t kids = 0;
-        for (int64_t j = 0; j < nodes; j++) kids += (int64_t)all[j * rd];
-        rc = tree_reserve(t, t->n + kids, nst);
-        if (mu_error_collective(app->comm, rc)) {
-            free(all);
-            mu_timer_end(timer);
-            return 1;
+            return rc == MU_SC_STOPPED ? rc : 1;
         }
         int64_t itsum = 0, itmax = 0, fewer = 0;
         for (int64_t j = 0; j < nodes; j++) {
@@ -375,19 +466,24 @@ int mu_sc_build_tree(mu_app *app, mu_sc_ctx *x) {
         if (done == c->nstages) break;
         int sig = mu_signals_any(app->comm);
         if (sig || (c->checkpoint_every > 0 && done % c->checkpoint_every == 0)) {
-            rc = app->rank == 0 ? mu_sc_checkpoint_write(c->checkpoint, fp, done, t, nst) : 0;
+            const mu_sc_partial none = {c->open[done], 0, NULL, NULL, 0};
+            rc =
+                app->rank == 0 ? mu_sc_checkpoint_write(c->checkpoint, fp, done, t, nst, &none) : 0;
             MU_TRY(mu_error_collective(app->comm, rc));
             mu_info("scenarios: checkpoint after stage %d written to %s", done, c->checkpoint);
         }
         if (sig) {
+            int mine = mu_signals_pending();
             if (app->rank == 0)
                 mu_warn("scenarios: stopped by %s after stage %d of %d: checkpoint written to %s; "
                         "resume with --restart (exit status 3)",
-                        mu_signals_name(mu_signals_pending()), done, c->nstages, c->checkpoint);
+                        mine ? mu_signals_name(mine) : "a signal on another rank", done, c->nstages,
+                        c->checkpoint);
             return MU_SC_STOPPED;
         }
     }
-    return 0;
+    mu_sc_partial_free(&part);
+    return rc;
 }
 
 /* ---- the comb (and the statistics sample) --------------------------------------- */
