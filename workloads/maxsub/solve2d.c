@@ -435,6 +435,8 @@ static int setup(dist *d, mu_maxsub_matrix *m, int empty_allowed, int64_t chunk,
     mu_mss2d_grid_make(app->comm, app->rank, R, C, pr, pc, &d->g);
     d->wmax = (C + pc - 1) / pc;
     log_layout(d, m->rows, m->cols, *transposed, need);
+    if (app->dev.use_gpu && m->src == MU_MSS_SRC_PHILOX)
+        mu_info("2-D blocks generated on the GPU of each rank (no host copy)");
     if (d->g.in && app->dev.use_gpu)
         rc = MU_GPU(mu_gpu_mss2d_open(d->g.nr, d->wmax, &d->gpu) ||
                         mu_gpu_mss2d_reserve(d->gpu, device_slots(&d->g)),
