@@ -175,6 +175,74 @@ int mu_gpu_mss2d_load(mu_gpu_mss2d *ctx, int slot, const int64_t *V, int64_t lo,
     return 1;
 }
 
+int mu_gpu_mss2d_reserve(mu_gpu_mss2d *ctx, int nslots) {
+    (void)ctx;
+    (void)nslots;
+    return 1;
+}
+
+int mu_gpu_mss2d_make_philox(mu_gpu_mss2d *ctx, mu_philox_spec spec, int64_t first, int64_t si,
+                             int64_t sj, int64_t lo, int64_t w, int64_t *tot, int64_t *abs) {
+    (void)ctx;
+    (void)spec;
+    (void)first;
+    (void)si;
+    (void)sj;
+    (void)lo;
+    (void)w;
+    (void)tot;
+    (void)abs;
+    return 1;
+}
+
+int mu_gpu_mss2d_make_values(mu_gpu_mss2d *ctx, const int32_t *seg, int transposed, int64_t lo,
+                             int64_t w, int64_t *tot, int64_t *abs) {
+    (void)ctx;
+    (void)seg;
+    (void)transposed;
+    (void)lo;
+    (void)w;
+    (void)tot;
+    (void)abs;
+    return 1;
+}
+
+int mu_gpu_mss2d_finish(mu_gpu_mss2d *ctx, const int64_t *off, int64_t B) {
+    (void)ctx;
+    (void)off;
+    (void)B;
+    return 1;
+}
+
+int mu_gpu_mss2d_fetch(const mu_gpu_mss2d *ctx, int k, int64_t *V) {
+    (void)ctx;
+    (void)k;
+    (void)V;
+    return 1;
+}
+
+int mu_gpu_mss2d_column(const mu_gpu_mss2d *ctx, int k, int64_t j, int64_t *out) {
+    (void)ctx;
+    (void)k;
+    (void)j;
+    (void)out;
+    return 1;
+}
+
+int mu_gpu_mss2d_upload(mu_gpu_mss2d *ctx, int k, const int64_t *V, int64_t lo, int64_t w) {
+    (void)ctx;
+    (void)k;
+    (void)V;
+    (void)lo;
+    (void)w;
+    return 1;
+}
+
+int mu_gpu_mss2d_upload_wait(mu_gpu_mss2d *ctx) {
+    (void)ctx;
+    return 1;
+}
+
 int mu_gpu_mss2d_block_best(mu_gpu_mss2d *ctx, int sg, int sh, int64_t cols, int diag, int64_t t0,
                             int64_t t1, int empty_allowed, int64_t *best, int64_t *pair_id) {
     (void)ctx;

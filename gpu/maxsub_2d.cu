@@ -478,7 +478,7 @@ struct slot {
 
 struct mu_gpu_mss2d {
     int64_t rows, cols, tside, ntiles; /* the whole-matrix interface: slot 0 */
-    slot s[2];                         /* 0: own block, 1: the ring's visitor */
+    slot s[3];                         /* 0: own block, 1 and 2: the ring's visitors */
     int64_t B;
     int use32, variant; /* variant: VAR_* of the int32 kernel */
     rec *recs;          /* CHUNK_TILES or fewer */
@@ -487,12 +487,19 @@ struct mu_gpu_mss2d {
     size_t res_cap;
     mu_mss2d_sum *sums; /* the summaries of one call */
     size_t sums_cap;
+    cudaStream_t copy; /* the ring's uploads, beside the kernels (non-blocking) */
+    cudaEvent_t copied;
 };
 
 extern "C" void mu_gpu_mss2d_destroy(mu_gpu_mss2d *c) {
     if (!c) return;
     int rc = 0;
-    for (int k = 0; k < 2; k++) {
+    if (c->copy) {
+        MU_CUDA_KEEP(cudaStreamSynchronize(c->copy));
+        MU_CUDA_KEEP(cudaStreamDestroy(c->copy));
+    }
+    if (c->copied) MU_CUDA_KEEP(cudaEventDestroy(c->copied));
+    for (int k = 0; k < 3; k++) {
         if (c->s[k].V64) MU_CUDA_KEEP(cudaFree(c->s[k].V64));
         if (c->s[k].V32) MU_CUDA_KEEP(cudaFree(c->s[k].V32));
     }
@@ -830,19 +837,147 @@ extern "C" int mu_gpu_mss2d_run_tiles(mu_gpu_mss2d *c, int64_t tile_begin, int64
 
 /* ---- the distributed path: blocks of the row-prefix table ---- */
 
+namespace {
+
+constexpr int NSLOTS = 3;
+
+/* Slot k's buffers (cap + 1 columns), once. */
+int slot_alloc(mu_gpu_mss2d *c, int k) {
+    slot &s = c->s[k];
+    if (!s.V64)
+        MU_CUDA(cudaMalloc(&s.V64, (size_t)c->rows * (size_t)(s.cap + 1) * sizeof(long long)));
+    return 0;
+}
+
+/* The int32 copy of slot k where B allows, on stream st. */
+int slot_narrow(mu_gpu_mss2d *c, int k, cudaStream_t st) {
+    slot &s = c->s[k];
+    if (!c->use32) return 0;
+    if (!s.V32) MU_CUDA(cudaMalloc(&s.V32, (size_t)c->rows * (size_t)(s.cap + 1) * sizeof(int)));
+    narrow_to_int32<<<4096, 256, 0, st>>>(s.V64, s.V32, (long long)c->rows * (s.w + 1));
+    MU_LAUNCHED();
+    return 0;
+}
+
+void take_bound(mu_gpu_mss2d *c, int64_t B) {
+    if (B > c->B) c->B = B;
+    c->use32 = c->use32 && allow32(c->B);
+}
+
+int slot_ok(const mu_gpu_mss2d *c, int k) {
+    return k >= 0 && k < NSLOTS && c->s[k].V64 && c->s[k].w >= 1;
+}
+
+/* Value (i, j) of a block made on the device: Philox value first + i si + j sj
+ * (core/philox_value.h, the host generator's definition), or of host values
+ * uploaded in the block's segment order. */
+struct philox_src {
+    mu_philox_spec s;
+    long long first, si, sj;
+    __device__ __forceinline__ long long operator()(long long i, long long j) const {
+        return mu_philox_value(s, first + i * si + j * sj);
+    }
+};
+struct array_src {
+    const int *k;
+    long long si, sj;
+    __device__ __forceinline__ long long operator()(long long i, long long j) const {
+        return k[i * si + j * sj];
+    }
+};
+
+/* One warp per row i < rows: V[i][0] = 0, V[i][j + 1] = V[i][j] + x(i, j)
+ * (row stride w + 1), tot[i] the row's total, rowabs[i] its absolute sum.
+ * Integer sums: the same bits as the host's sequential row pass. */
+template <class Src>
+__global__ void block_prefix(Src x, long long rows, long long w, long long *__restrict__ V,
+                             long long *__restrict__ tot, long long *__restrict__ rowabs) {
+    const int lane = threadIdx.x & 31;
+    const long long nw = (long long)gridDim.x * (blockDim.x / 32);
+    for (long long i = (long long)blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5); i < rows;
+         i += nw) {
+        long long *v = V + i * (w + 1);
+        if (lane == 0) v[0] = 0;
+        long long carry = 0, absacc = 0;
+        for (long long j0 = 0; j0 < w; j0 += 32) {
+            const long long j = j0 + lane;
+            long long y = j < w ? x(i, j) : 0;
+            absacc += y < 0 ? -y : y;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const long long t = __shfl_up_sync(FULL, y, o);
+                if (lane >= o) y += t;
+            }
+            if (j < w) v[j + 1] = carry + y;
+            carry += __shfl_sync(FULL, y, 31);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) absacc += __shfl_down_sync(FULL, absacc, o);
+        if (lane == 0) {
+            tot[i] = carry;
+            rowabs[i] = absacc;
+        }
+    }
+}
+
+/* V[i][*] += off[i] over rows x ld values. */
+__global__ void add_offsets(long long *__restrict__ V, long long rows, long long ld,
+                            const long long *__restrict__ off) {
+    const long long n = rows * ld, stride = (long long)gridDim.x * blockDim.x;
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += stride)
+        V[t] += off[t / ld];
+}
+
+/* Slot 0 built from x: prefix columns lo .. lo + w (local sums), the rows'
+ * totals and absolute sums into host tot, abs. */
+template <class Src>
+int make_block(mu_gpu_mss2d *c, Src x, int64_t lo, int64_t w, int64_t *tot, int64_t *abs) {
+    slot &s = c->s[0];
+    const int64_t rows = c->rows;
+    long long *d = nullptr;
+    int rc = 0;
+    MU_CUDA_GOTO(cudaMalloc(&d, 2 * (size_t)rows * sizeof(long long)));
+    {
+        long long blocks = (rows + 7) / 8; /* 8 warps a block, a warp a row */
+        if (blocks > 65536) blocks = 65536;
+        block_prefix<Src><<<(unsigned)blocks, 256>>>(x, rows, w, s.V64, d, d + rows);
+        MU_LAUNCHED_GOTO();
+    }
+    MU_CUDA_GOTO(cudaMemcpy(tot, d, (size_t)rows * sizeof *tot, cudaMemcpyDeviceToHost));
+    MU_CUDA_GOTO(cudaMemcpy(abs, d + rows, (size_t)rows * sizeof *abs, cudaMemcpyDeviceToHost));
+    s.lo = lo;
+    s.w = w;
+done:
+    if (d) MU_CUDA_KEEP(cudaFree(d));
+    return rc;
+}
+
+int make_args(mu_gpu_mss2d *c, int64_t w, const int64_t *tot, const int64_t *abs, const char *who) {
+    if (!c || !tot || !abs || w < 1 || w > c->s[0].cap)
+        return mu_gpu_fail("%s: a block of %lld columns (at most %lld)", who, (long long)w,
+                           c ? (long long)c->s[0].cap : 0LL);
+    return 0;
+}
+
+} // namespace
+
 extern "C" int mu_gpu_mss2d_open(int64_t rows, int64_t wmax, mu_gpu_mss2d **out) {
     if (!out) return mu_gpu_fail("mu_gpu_mss2d_open: ctx is NULL");
     *out = nullptr;
     mu_gpu_mss2d *c = nullptr;
     if (ctx_new(rows, wmax, &c)) return 1;
     int rc = 0;
-    const size_t nv = (size_t)rows * (size_t)(wmax + 1);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < NSLOTS; k++) {
         c->s[k].cap = wmax;
         c->s[k].w = 0;
-        MU_CUDA_GOTO(cudaMalloc(&c->s[k].V64, nv * sizeof(long long)));
     }
     c->use32 = 1; /* until a block's B says otherwise */
+    if (slot_alloc(c, 0)) {
+        rc = 1;
+        goto done;
+    }
+    MU_CUDA_GOTO(cudaStreamCreateWithFlags(&c->copy, cudaStreamNonBlocking));
+    MU_CUDA_GOTO(cudaEventCreateWithFlags(&c->copied, cudaEventDisableTiming));
 done:
     if (rc) {
         mu_gpu_mss2d_destroy(c);
@@ -852,30 +987,125 @@ done:
     return 0;
 }
 
+extern "C" int mu_gpu_mss2d_reserve(mu_gpu_mss2d *c, int nslots) {
+    if (!c || nslots < 1 || nslots > NSLOTS)
+        return mu_gpu_fail("mu_gpu_mss2d_reserve: %d slots", nslots);
+    for (int k = 0; k < nslots; k++)
+        if (slot_alloc(c, k)) return 1;
+    return 0;
+}
+
 extern "C" int mu_gpu_mss2d_load(mu_gpu_mss2d *c, int k, const int64_t *V, int64_t lo, int64_t w,
                                  int64_t B) {
-    if (!c || !V || k < 0 || k > 1 || w < 1 || w > c->s[k].cap)
+    if (!c || !V || k < 0 || k >= NSLOTS || w < 1 || w > c->s[k].cap)
         return mu_gpu_fail("mu_gpu_mss2d_load: slot %d, a block of %lld columns", k, (long long)w);
+    if (slot_alloc(c, k)) return 1;
     slot &s = c->s[k];
     const size_t nv = (size_t)c->rows * (size_t)(w + 1);
     MU_CUDA(cudaMemcpy(s.V64, V, nv * sizeof(long long), cudaMemcpyHostToDevice));
     s.lo = lo;
     s.w = w;
-    if (B > c->B) c->B = B;
-    c->use32 = c->use32 && allow32(c->B);
-    if (c->use32) {
-        if (!s.V32) MU_CUDA(cudaMalloc(&s.V32, (size_t)c->rows * (size_t)(s.cap + 1) * 4));
-        narrow_to_int32<<<4096, 256>>>(s.V64, s.V32, (long long)nv);
-        MU_LAUNCHED();
+    take_bound(c, B);
+    return slot_narrow(c, k, 0);
+}
+
+extern "C" int mu_gpu_mss2d_make_philox(mu_gpu_mss2d *c, mu_philox_spec spec, int64_t first,
+                                        int64_t si, int64_t sj, int64_t lo, int64_t w, int64_t *tot,
+                                        int64_t *abs) {
+    if (make_args(c, w, tot, abs, "mu_gpu_mss2d_make_philox")) return 1;
+    if (first < 0 || si < 0 || sj < 0)
+        return mu_gpu_fail("mu_gpu_mss2d_make_philox: value %lld + i %lld + j %lld",
+                           (long long)first, (long long)si, (long long)sj);
+    return make_block(c, philox_src{spec, first, si, sj}, lo, w, tot, abs);
+}
+
+extern "C" int mu_gpu_mss2d_make_values(mu_gpu_mss2d *c, const int32_t *seg, int transposed,
+                                        int64_t lo, int64_t w, int64_t *tot, int64_t *abs) {
+    if (make_args(c, w, tot, abs, "mu_gpu_mss2d_make_values")) return 1;
+    if (!seg) return mu_gpu_fail("mu_gpu_mss2d_make_values: no values");
+    const int64_t rows = c->rows;
+    const size_t n = (size_t)rows * (size_t)w;
+    int *dk = nullptr;
+    int rc = 0;
+    MU_CUDA_GOTO(cudaMalloc(&dk, n * sizeof(int)));
+    MU_CUDA_GOTO(cudaMemcpy(dk, seg, n * sizeof(int), cudaMemcpyHostToDevice));
+    /* Segment order: rows of w values, or transposed columns of rows values. */
+    rc = make_block(c, array_src{dk, transposed ? 1 : w, transposed ? rows : 1}, lo, w, tot, abs);
+done:
+    if (dk) MU_CUDA_KEEP(cudaFree(dk));
+    return rc;
+}
+
+extern "C" int mu_gpu_mss2d_finish(mu_gpu_mss2d *c, const int64_t *off, int64_t B) {
+    if (!c || c->s[0].w < 1) return mu_gpu_fail("mu_gpu_mss2d_finish: no block made");
+    slot &s = c->s[0];
+    const long long ld = s.w + 1;
+    long long *doff = nullptr;
+    int rc = 0;
+    if (off) {
+        MU_CUDA_GOTO(cudaMalloc(&doff, (size_t)c->rows * sizeof(long long)));
+        MU_CUDA_GOTO(
+            cudaMemcpy(doff, off, (size_t)c->rows * sizeof(long long), cudaMemcpyHostToDevice));
+        long long blocks = (c->rows * ld + 255) / 256;
+        if (blocks > 132 * 32) blocks = 132 * 32;
+        add_offsets<<<(unsigned)blocks, 256>>>(s.V64, c->rows, ld, doff);
+        MU_LAUNCHED_GOTO();
     }
+    take_bound(c, B);
+    if (slot_narrow(c, 0, 0)) {
+        rc = 1;
+        goto done;
+    }
+    MU_CUDA_GOTO(cudaDeviceSynchronize());
+done:
+    if (doff) MU_CUDA_KEEP(cudaFree(doff));
+    return rc;
+}
+
+extern "C" int mu_gpu_mss2d_fetch(const mu_gpu_mss2d *c, int k, int64_t *V) {
+    if (!c || !V || !slot_ok(c, k)) return mu_gpu_fail("mu_gpu_mss2d_fetch: slot %d", k);
+    const size_t nv = (size_t)c->rows * (size_t)(c->s[k].w + 1);
+    MU_CUDA(cudaMemcpy(V, c->s[k].V64, nv * sizeof(long long), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int mu_gpu_mss2d_column(const mu_gpu_mss2d *c, int k, int64_t j, int64_t *out) {
+    if (!c || !out || !slot_ok(c, k) || j < 0 || j > c->s[k].w)
+        return mu_gpu_fail("mu_gpu_mss2d_column: slot %d, column %lld", k, (long long)j);
+    const slot &s = c->s[k];
+    const size_t pitch = (size_t)(s.w + 1) * sizeof(long long);
+    MU_CUDA(cudaMemcpy2D(out, sizeof *out, s.V64 + j, pitch, sizeof *out, (size_t)c->rows,
+                         cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int mu_gpu_mss2d_upload(mu_gpu_mss2d *c, int k, const int64_t *V, int64_t lo,
+                                   int64_t w) {
+    if (!c || !V || k < 1 || k >= NSLOTS || w < 1 || w > c->s[k].cap)
+        return mu_gpu_fail("mu_gpu_mss2d_upload: slot %d, a block of %lld columns", k,
+                           (long long)w);
+    if (slot_alloc(c, k)) return 1;
+    slot &s = c->s[k];
+    const size_t nv = (size_t)c->rows * (size_t)(w + 1);
+    MU_CUDA(cudaMemcpyAsync(s.V64, V, nv * sizeof(long long), cudaMemcpyHostToDevice, c->copy));
+    s.lo = lo;
+    s.w = w;
+    if (slot_narrow(c, k, c->copy)) return 1;
+    MU_CUDA(cudaEventRecord(c->copied, c->copy));
+    return 0;
+}
+
+extern "C" int mu_gpu_mss2d_upload_wait(mu_gpu_mss2d *c) {
+    if (!c) return mu_gpu_fail("mu_gpu_mss2d_upload_wait: ctx is NULL");
+    MU_CUDA(cudaEventSynchronize(c->copied));
     return 0;
 }
 
 extern "C" int mu_gpu_mss2d_block_best(mu_gpu_mss2d *c, int sg, int sh, int64_t cols, int diag,
                                        int64_t t0, int64_t t1, int empty_allowed, int64_t *best,
                                        int64_t *pair_id) {
-    if (!c || !best || !pair_id || sg < 0 || sg > 1 || sh < 0 || sh > 1)
-        return mu_gpu_fail("mu_gpu_mss2d_block_best: missing argument");
+    if (!c || !best || !pair_id || !slot_ok(c, sg) || !slot_ok(c, sh))
+        return mu_gpu_fail("mu_gpu_mss2d_block_best: slots %d, %d", sg, sh);
     const geom q = geom_of(c, sg, sh, cols, diag != 0);
     if (check_tiles(tile_count(q), t0, t1)) return 1;
     return pair_best(c, q, sg, sh, t0, t1, empty_allowed, best, pair_id);
@@ -883,8 +1113,8 @@ extern "C" int mu_gpu_mss2d_block_best(mu_gpu_mss2d *c, int sg, int sh, int64_t 
 
 extern "C" int mu_gpu_mss2d_block_sums(mu_gpu_mss2d *c, int sg, int sh, int diag, int64_t t0,
                                        int64_t t1, int empty_allowed, mu_mss2d_sum *out) {
-    if (!c || !out || sg < 0 || sg > 1 || sh < 0 || sh > 1)
-        return mu_gpu_fail("mu_gpu_mss2d_block_sums: missing argument");
+    if (!c || !out || !slot_ok(c, sg) || !slot_ok(c, sh))
+        return mu_gpu_fail("mu_gpu_mss2d_block_sums: slots %d, %d", sg, sh);
     const geom q = geom_of(c, sg, sh, 0, diag != 0);
     if (check_tiles(tile_count(q), t0, t1)) return 1;
     const long long n = t1 - t0;

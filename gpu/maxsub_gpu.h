@@ -56,14 +56,43 @@ int mu_gpu_mss2d_strip_sums(const mu_gpu_mss2d *ctx, int64_t g, int64_t h, int64
 /* NULL is accepted. */
 void mu_gpu_mss2d_destroy(mu_gpu_mss2d *ctx);
 
-/* The distributed path: a context with two slots of row-prefix blocks (0: the
- * rank's own, 1: the ring's visitor), each rows x (w + 1) global prefix
- * columns lo .. lo + w (host row-major int64, w <= wmax) and B, the largest
- * absolute row sum of the whole rows (the int32 path is taken where B < 2^30
- * and the answer proves it exact, as above). */
+/* The distributed path: a context with three slots of row-prefix blocks (0:
+ * the rank's own, 1 and 2: the ring's visitors, allocated on first use or by
+ * mu_gpu_mss2d_reserve), each rows x (w + 1) global prefix columns lo .. lo + w
+ * (row-major int64, w <= wmax), and B, the largest absolute row sum of the
+ * whole rows (the int32 path is taken where B < 2^30 and the answer proves it
+ * exact, as above). */
 int mu_gpu_mss2d_open(int64_t rows, int64_t wmax, mu_gpu_mss2d **ctx);
+/* Device memory for slots 0 .. nslots - 1 now (nslots <= 3). */
+int mu_gpu_mss2d_reserve(mu_gpu_mss2d *ctx, int nslots);
+/* Slot `slot` from host prefix columns V (synchronous). */
 int mu_gpu_mss2d_load(mu_gpu_mss2d *ctx, int slot, const int64_t *V, int64_t lo, int64_t w,
                       int64_t B);
+/* The own block (slot 0) made on the device, no host copy: value (i, j) of
+ * its rows x w oriented block is value first + i si + j sj of the Philox
+ * sequence spec (mu_philox_value, as the host's generator), its prefix
+ * columns lo .. lo + w built there as local sums (the band's offsets not yet
+ * added), and each row's total and absolute sum into host tot and abs
+ * (rows values each): the host's mu_mss2d_prefix_rows, bit for bit. */
+int mu_gpu_mss2d_make_philox(mu_gpu_mss2d *ctx, mu_philox_spec spec, int64_t first, int64_t si,
+                             int64_t sj, int64_t lo, int64_t w, int64_t *tot, int64_t *abs);
+/* The same from host values seg in the block's segment order (rows of w
+ * values, or transposed columns of rows values), uploaded once. */
+int mu_gpu_mss2d_make_values(mu_gpu_mss2d *ctx, const int32_t *seg, int transposed, int64_t lo,
+                             int64_t w, int64_t *tot, int64_t *abs);
+/* The made block ready: off[i] (host, rows values; NULL: none) added to row
+ * i's prefix columns, and B taken. */
+int mu_gpu_mss2d_finish(mu_gpu_mss2d *ctx, const int64_t *off, int64_t B);
+/* Slot k's prefix columns into host V (rows x (w + 1)), or its prefix column
+ * j (0 .. w) into out (rows values). */
+int mu_gpu_mss2d_fetch(const mu_gpu_mss2d *ctx, int k, int64_t *V);
+int mu_gpu_mss2d_column(const mu_gpu_mss2d *ctx, int k, int64_t j, int64_t *out);
+/* A visitor block V (host, page-locked for a true overlap) into slot k (1 or
+ * 2) on the context's copy stream, beside the kernels of the other slots;
+ * V must stay untouched and slot k unused until mu_gpu_mss2d_upload_wait. B
+ * is the own block's (one band, one bound). */
+int mu_gpu_mss2d_upload(mu_gpu_mss2d *ctx, int k, const int64_t *V, int64_t lo, int64_t w);
+int mu_gpu_mss2d_upload_wait(mu_gpu_mss2d *ctx);
 /* Over the tiles [t0, t1) of the pairs g in slot sg's block, h in slot sh's
  * (diag: the same block, g <= h; tiles as mu_mss2d_block_tile numbers them):
  * the largest value and the smallest global pair id over cols columns, the

@@ -331,14 +331,22 @@ def maxsub_shape(s, p, P, nodes, device, variant, net):
     # workloads/maxsub/solve2d.c: a pr x pc grid of row-prefix blocks (n^2 / P
     # each); the band's blocks pass around a ring (floor(pc/2) shifts of a
     # block), every rank runs its block pairs' tiles; with pr > 1 each pair's
-    # 32-byte band summary goes through a reduction over the column.
+    # 32-byte band summary goes through a reduction over the column. Shift s
+    # flies while step s runs (non-blocking, a second ring buffer; a GPU
+    # uploads the landed block beside the kernels): a step with a shift costs
+    # max(its pairs, the shift), see s["ring"] and net_time.
     n = p["n"]
     units = n * n * (n + 1) / 2
     pr, pc = maxsub_grid(P, n)
     nr, w = math.ceil(n / pr), math.ceil(n / pc)
     block = 8 * nr * (w + 1)
     s.update(units=units, crit=units / P, fixed=n * n / P)
-    mem = 8.0 * nr * (w + 1) * (2 if pc > 1 else 1) + 4.0 * nr * w
+    # grid2d.c mu_mss2d_grid_bytes: own block + the ring's blocks (two from
+    # two shifts on), the values before them; on a GPU: own + the visitors
+    # (slots 1 and 2) in int64 and int32
+    slots = 1 if pc < 2 else (2 if pc < 4 else 3)
+    mem = (12.0 * nr * (w + 1) * slots if device == "gpu"
+           else 8.0 * nr * (w + 1) * (1 + (0 if pc < 2 else 1 if pc < 4 else 2)))
     if mem > net["gpu_mem"] and device == "gpu":
         s["notes"].append(f"prefix blocks {mem / 1e9:.0f} GB per rank: over one GPU")
     if P == 1:
@@ -349,9 +357,17 @@ def maxsub_shape(s, p, P, nodes, device, variant, net):
     chunk = 2 * H100_SMS if device == "gpu" else 16
     sums = 32.0 * pairs * math.ceil(math.log2(pr)) if pr > 1 else 0.0
     reduces = math.ceil(pairs / (chunk * MSS_TILE * MSS_TILE)) if pr > 1 else 0
-    s.update(path=f"grid {pr}x{pc}", msgs=shifts * math.ceil(nr * (w + 1) / 2**17) + reduces,
+    msgs = 1 if nr * (w + 1) < 2**17 or nr * (w + 1) % 2**17 == 0 else 2  # pieces + remainder
+    # Pair work by step: step 0 its diagonal (w^2/2), the middle steps w^2,
+    # the last (no shift) w^2/2 for even pc (met twice, halved) or w^2.
+    total = shifts + (0.0 if pc % 2 == 0 else 0.5)
+    s.update(path=f"grid {pr}x{pc}", msgs=shifts * msgs + reduces,
              bytes=shifts * block + sums, link="ndr" if nodes > 1 else "shm",
-             reds=6 + reduces, syncs=shifts + reduces + 6)
+             reds=6 + reduces, syncs=shifts + reduces + 6,
+             staged=(shifts + 1) * block if device == "gpu" else 0,
+             ring=dict(steps=shifts, msgs=msgs, bytes=block,
+                       up=block if device == "gpu" else 0,
+                       shares=[0.5 / total] + [1.0 / total] * (shifts - 1)))
     return s
 
 
@@ -437,10 +453,20 @@ def net_time(s, P, device, net, divisible=0.0):
     if P <= 1:
         return 0.0
     lat, bw = link_cost(net, s["link"])
-    p2p = s["msgs"] * lat + s["bytes"] / bw + s["staged"] / net["pcie_bw"]
+    msgs, nbytes, staged, hidden = s["msgs"], s["bytes"], s["staged"], 0.0
+    ring = s.get("ring")
+    if ring:
+        # each shift (its messages, and a GPU's upload) against the pairs of
+        # its step: max(compute, transfer), so only the excess shows
+        one = ring["msgs"] * lat + ring["bytes"] / bw + ring["up"] / net["pcie_bw"]
+        hidden = sum(max(0.0, one - share * divisible) for share in ring["shares"])
+        msgs -= ring["steps"] * ring["msgs"]
+        nbytes -= ring["steps"] * ring["bytes"]
+        staged -= ring["steps"] * ring["up"]
+    p2p = msgs * lat + nbytes / bw + staged / net["pcie_bw"]
     intra = "nvlink" if s["link"] == "nvlink" else "shm"
     red = s["reds"] * allreduce(net, P, s["red_bytes"], device, intra)
-    return max(0.0, p2p - s.get("overlap", 0.0) * divisible) + red
+    return max(0.0, p2p - s.get("overlap", 0.0) * divisible) + hidden + red
 
 
 def model_time(s, s1, T1, f, o, P, device, net):

@@ -83,15 +83,14 @@ int mu_mss2d_load(const mu_app *app, const mu_maxsub_matrix *m, const mu_mss2d_g
                   int transposed, int32_t *seg) {
     if (m->src == MU_MSS_SRC_ROOT) return scatter_blocks(app, m, g, transposed, seg);
     int rc = 0;
-    if (g->in)
+    if (g->in && seg)
         rc = own_segments(app, m, mu_mss2d_segments(g, transposed, g->i0, g->nr, g->lo, g->w), seg);
     return mu_error_collective(app->comm, rc);
 }
 
-void mu_mss2d_prefix_block(const mu_mss2d_grid *g, const int32_t *seg, int transposed, int64_t *V,
-                           int64_t *scratch, int64_t *B) {
-    const int64_t nr = g->nr, w = g->w, ld = w + 1;
-    int64_t *tot = scratch, *off = tot + nr, *abs = off + nr, *absall = abs + nr;
+void mu_mss2d_prefix_rows(const int32_t *seg, int64_t nr, int64_t w, int transposed, int64_t *V,
+                          int64_t *tot, int64_t *abs) {
+    const int64_t ld = w + 1;
     for (int64_t i = 0; i < nr; i++) {
         int64_t *v = V + i * ld, s = 0, a = 0;
         v[0] = 0;
@@ -104,13 +103,26 @@ void mu_mss2d_prefix_block(const mu_mss2d_grid *g, const int32_t *seg, int trans
         tot[i] = s;
         abs[i] = a;
     }
+}
+
+int mu_mss2d_band_scan(const mu_mss2d_grid *g, int64_t *scratch, int64_t *B) {
+    const int64_t nr = g->nr;
+    int64_t *tot = scratch, *off = tot + nr, *abs = off + nr, *absall = abs + nr;
     memset(off, 0, (size_t)nr * sizeof *off);
     MPI_Exscan(tot, off, (int)nr, MPI_INT64_T, MPI_SUM, g->band);
     MPI_Allreduce(abs, absall, (int)nr, MPI_INT64_T, MPI_SUM, g->band);
     *B = 0;
-    for (int64_t i = 0; i < nr; i++) {
-        if (g->c > 0)
-            for (int64_t j = 0; j <= w; j++) V[i * ld + j] += off[i];
+    for (int64_t i = 0; i < nr; i++)
         if (absall[i] > *B) *B = absall[i];
-    }
+    return g->c > 0; /* the first block's offsets are zero (Exscan leaves them undefined) */
+}
+
+void mu_mss2d_prefix_block(const mu_mss2d_grid *g, const int32_t *seg, int transposed, int64_t *V,
+                           int64_t *scratch, int64_t *B) {
+    const int64_t nr = g->nr, w = g->w, ld = w + 1;
+    int64_t *tot = scratch, *off = tot + nr, *abs = off + nr;
+    mu_mss2d_prefix_rows(seg, nr, w, transposed, V, tot, abs);
+    if (mu_mss2d_band_scan(g, scratch, B))
+        for (int64_t i = 0; i < nr; i++)
+            for (int64_t j = 0; j <= w; j++) V[i * ld + j] += off[i];
 }

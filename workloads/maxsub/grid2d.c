@@ -53,12 +53,19 @@ int mu_mss2d_grid_shape(int size, int64_t rows, int64_t cols, int bands, int *pr
                     (long long)cols);
 }
 
-double mu_mss2d_grid_bytes(int64_t rows, int64_t cols, int pr, int pc, int64_t sums_chunk) {
+double mu_mss2d_grid_bytes(int64_t rows, int64_t cols, int pr, int pc, int64_t sums_chunk, int gpu,
+                           int raw) {
     double nr = (double)((rows + pr - 1) / pr), w = (double)((cols + pc - 1) / pc);
-    double own = 8.0 * nr * (w + 1), raw = 4.0 * nr * w, ring = pc > 1 ? own : 0;
+    double block = 8.0 * nr * (w + 1), values = raw ? 4.0 * nr * w : 0;
+    /* The ring receives the next block while a step runs on the current one:
+     * two host blocks from two shifts on (a GPU sends its own from a host
+     * copy, so two from one shift on), one for a single shift. */
+    int nring = pc < 2 ? 0 : (pc >= 4 || gpu) ? 2 : 1;
+    double own = gpu ? 0 : block, ring = nring * block;
     double vectors = 8.0 * 4 * (double)rows + 8.0 * 2 * (w + 1);
     double sums = 2.0 * (double)sums_chunk * MU_MSS_TILE * MU_MSS_TILE * 32.0;
-    return own + (raw > ring ? raw : ring) + vectors + sums;
+    /* The values live only while the prefix columns are built, before the ring's blocks. */
+    return own + (values > ring ? values : ring) + vectors + sums;
 }
 
 void mu_mss2d_grid_make(MPI_Comm comm, int rank, int64_t rows, int64_t cols, int pr, int pc,

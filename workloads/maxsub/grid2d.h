@@ -31,9 +31,12 @@ static inline void mu_mss2d_split(int64_t n, int p, int k, int64_t *start, int64
  * against the bands' summaries), fewer bands on a tie. 0, or 1 with mu_error(). */
 int mu_mss2d_grid_shape(int size, int64_t rows, int64_t cols, int bands, int *pr, int *pc);
 
-/* The bytes a rank of the grid needs at its peak (estimate, all ranks alike;
- * sums_chunk: the tiles of summaries a band reduction carries, 0 when pr == 1). */
-double mu_mss2d_grid_bytes(int64_t rows, int64_t cols, int pr, int pc, int64_t sums_chunk);
+/* The host bytes a rank of the grid needs at its peak (estimate; sums_chunk:
+ * the tiles of summaries a band reduction carries, 0 when pr == 1; gpu: the
+ * rank keeps its own block on its device; raw: its values pass through the
+ * host, which a GPU making Philox values avoids). */
+double mu_mss2d_grid_bytes(int64_t rows, int64_t cols, int pr, int pc, int64_t sums_chunk, int gpu,
+                           int raw);
 
 /* The grid of this rank (collective over comm: splits the communicators). */
 void mu_mss2d_grid_make(MPI_Comm comm, int rank, int64_t rows, int64_t cols, int pr, int pc,

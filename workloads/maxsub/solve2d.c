@@ -12,22 +12,30 @@
 #include "core/log.h"
 #include "core/memory.h"
 #include "core/timer.h"
+#include "gpu/gpu.h"
 #include "gpu/maxsub_gpu.h"
 #include "maxsub/block2d.h"
 #include "maxsub/grid2d.h"
 #include "maxsub/strip2d.h"
 
-enum { RING_PIECE = 1 << 17 }; /* values a Sendrecv_replace moves: its own buffer stays small */
+enum { RING_PIECE = 1 << 17 }; /* int64 values of one ring datatype: MPI counts stay int */
 
 typedef struct {
     const mu_app *app;
     mu_mss2d_grid g;
     int empty;
-    int64_t wmax;    /* widest block: the ring's buffer */
-    int64_t *V;      /* own block, nr x (w + 1) */
-    int64_t *visit;  /* the ring's block, nr x (wmax + 1) (pc > 1) */
-    int64_t vlo, vw; /* the visitor's columns */
-    int64_t B;       /* largest absolute row sum of the band's rows */
+    int64_t wmax;       /* widest block: the ring's buffers */
+    int64_t *V;         /* own block, nr x (w + 1) (CPU ranks: a GPU keeps it on its device) */
+    int64_t *ring[2];   /* the ring's host blocks, nr x (wmax + 1) each (see ring_buffers) */
+    int locked[2];      /* ring[k] is page-locked (GPU ranks) */
+    int64_t *visit;     /* this step's visitor: one of ring[] */
+    int64_t vlo, vw;    /* its columns */
+    int64_t B;          /* largest absolute row sum of the band's rows */
+    MPI_Datatype piece; /* RING_PIECE int64 values */
+    MPI_Request req[4]; /* the shift in flight: the next visitor comes in while a step runs */
+    int nreq, landed, uploaded, ring_rc;
+    int64_t nlo, nw;   /* the incoming block's columns */
+    int64_t min_piece; /* fewest tiles between two polls of the shift */
     mu_gpu_mss2d *gpu;
     int64_t chunk; /* tiles per band reduction (pr > 1) */
     mu_mss2d_sum *sums, *sums_in;
@@ -39,7 +47,13 @@ typedef struct {
 static void free_dist(dist *d) {
     mu_gpu_mss2d_destroy(d->gpu);
     free(d->V);
-    free(d->visit);
+    for (int k = 0; k < 2; k++) {
+        if (d->locked[k])
+            mu_gpu_host_free(d->ring[k], 1);
+        else
+            free(d->ring[k]);
+    }
+    if (d->piece != MPI_DATATYPE_NULL) MPI_Type_free(&d->piece);
     free(d->sums);
     free(d->sums_in);
     if (d->sum_op != MPI_OP_NULL) MPI_Op_free(&d->sum_op);
@@ -66,7 +80,10 @@ static int64_t auto_chunk(const mu_app *app, int64_t chunk) {
 /* Refuses up front what a rank cannot hold: the estimate against the limit. */
 static int check_memory(const mu_app *app, const mu_maxsub_matrix *m, int64_t R, int64_t C, int pr,
                         int pc, int64_t chunk, double *need) {
-    *need = mu_mss2d_grid_bytes(R, C, pr, pc, pr > 1 ? chunk : 0);
+    /* A GPU rank's host holds no block of its own, and no values when it makes them. */
+    const int gpu = app->dev.use_gpu, raw = !(gpu && m->src == MU_MSS_SRC_PHILOX);
+    double mine = mu_mss2d_grid_bytes(R, C, pr, pc, pr > 1 ? chunk : 0, gpu, raw);
+    MPI_Allreduce(&mine, need, 1, MPI_DOUBLE, MPI_MAX, app->comm);
     double limit = m->max_memory > 0 ? m->max_memory : mu_mem_rank_available(app->dev.local_size);
     const char *what = m->max_memory > 0 ? "--max-memory" : "the node's available memory";
     int rc = 0;
@@ -76,7 +93,7 @@ static int check_memory(const mu_app *app, const mu_maxsub_matrix *m, int64_t R,
             int qr, qc;
             p *= 2;
             if (mu_mss2d_grid_shape(p, R, C, 0, &qr, &qc)) break;
-            if (mu_mss2d_grid_bytes(R, C, qr, qc, qr > 1 ? chunk : 0) <= limit) break;
+            if (mu_mss2d_grid_bytes(R, C, qr, qc, qr > 1 ? chunk : 0, gpu, raw) <= limit) break;
         }
         rc = mu_error("maxsub 2-D: a %lld x %lld matrix on %d rank(s) needs about %.1f MiB per "
                       "rank, more than the %.1f MiB a rank may use (%s); run on more ranks "
@@ -87,17 +104,19 @@ static int check_memory(const mu_app *app, const mu_maxsub_matrix *m, int64_t R,
     return mu_error_collective(app->comm, rc);
 }
 
-/* The own block: values loaded, prefix columns built, values dropped. */
+/* The own block: values loaded, prefix columns built, values dropped. A GPU
+ * rank builds it on its device (making Philox values there: no host copy). */
 static int build_block(dist *d, mu_maxsub_matrix *m, int transposed) {
     const mu_mss2d_grid *g = &d->g;
+    const int on_dev = d->gpu != NULL, made = on_dev && m->src == MU_MSS_SRC_PHILOX;
     int32_t *seg = NULL;
     int64_t *scratch = NULL;
     int rc = 0;
     if (g->in) {
-        seg = malloc((size_t)(g->nr * g->w) * sizeof *seg);
-        d->V = malloc((size_t)(g->nr * (g->w + 1)) * sizeof *d->V);
+        if (!made) seg = malloc((size_t)(g->nr * g->w) * sizeof *seg);
+        if (!on_dev) d->V = malloc((size_t)(g->nr * (g->w + 1)) * sizeof *d->V);
         scratch = malloc((size_t)(4 * g->nr) * sizeof *scratch);
-        if (!seg || !d->V || !scratch)
+        if ((!made && !seg) || (!on_dev && !d->V) || !scratch)
             rc = mu_error("out of memory for a %lld x %lld block", (long long)g->nr,
                           (long long)g->w);
     }
@@ -105,36 +124,78 @@ static int build_block(dist *d, mu_maxsub_matrix *m, int transposed) {
     if (!rc) rc = mu_mss2d_load(d->app, m, g, transposed, seg);
     free(m->k); /* scattered or copied: no rank keeps more than its block */
     m->k = NULL;
-    if (!rc && g->in) mu_mss2d_prefix_block(g, seg, transposed, d->V, scratch, &d->B);
+    int64_t *tot = scratch, *off = scratch + g->nr, *abs = scratch + 2 * g->nr;
+    if (!rc && g->in && made) {
+        /* Value (i, j) of the oriented block: segment i (or j transposed), offset j (or i). */
+        mu_mss2d_segs sg = mu_mss2d_segments(g, transposed, g->i0, g->nr, g->lo, g->w);
+        rc = MU_GPU(mu_gpu_mss2d_make_philox(d->gpu, m->spec, sg.first, transposed ? 1 : sg.stride,
+                                             transposed ? sg.stride : 1, g->lo, g->w, tot, abs),
+                    "rank %d: the block made on the GPU", d->app->rank);
+    } else if (!rc && g->in && on_dev) {
+        rc = MU_GPU(mu_gpu_mss2d_make_values(d->gpu, seg, transposed, g->lo, g->w, tot, abs),
+                    "rank %d: the block's prefix on the GPU", d->app->rank);
+    } else if (!rc && g->in) {
+        mu_mss2d_prefix_rows(seg, g->nr, g->w, transposed, d->V, tot, abs);
+    }
     free(seg);
+    rc = mu_error_collective(d->app->comm, rc);
+    if (!rc && g->in) {
+        int add = mu_mss2d_band_scan(g, scratch, &d->B);
+        if (on_dev)
+            rc = MU_GPU(mu_gpu_mss2d_finish(d->gpu, add ? off : NULL, d->B),
+                        "rank %d: the block's band offsets on the GPU", d->app->rank);
+        else if (add)
+            for (int64_t i = 0; i < g->nr; i++)
+                for (int64_t j = 0; j <= g->w; j++) d->V[i * (g->w + 1) + j] += off[i];
+    }
     free(scratch);
-    return rc;
+    return mu_error_collective(d->app->comm, rc);
 }
 
-/* The ring's buffer, the band summaries' buffers and the device. */
+/* Host blocks the ring needs: it receives into ring[(s + 1) % 2] at step s
+ * and sends the step's visitor, which at step 0 is the own block (a GPU rank
+ * fetches it into ring[0]). So ring[1] when pc > 1, ring[0] too when
+ * there are two shifts or more or on a GPU. */
+static int ring_buffers(const mu_mss2d_grid *g, int gpu) {
+    return g->pc < 2 ? 0 : (g->pc >= 4 || gpu) ? 2 : 1;
+}
+
+/* Device slots: the own block, and the visitor with the next one uploading. */
+static int device_slots(const mu_mss2d_grid *g) {
+    return g->pc < 2 ? 1 : g->pc < 4 ? 2 : 3;
+}
+
+/* The ring's buffers, the band summaries' buffers and the own block's copy
+ * the ring sends first from a GPU. */
 static int prepare(dist *d) {
     const mu_mss2d_grid *g = &d->g;
     int rc = 0;
-    if (g->in && g->pc > 1 && !(d->visit = malloc((size_t)(g->nr * (d->wmax + 1)) * 8)))
-        rc = mu_error("out of memory for the ring's block");
+    const size_t bytes = (size_t)(g->nr * (d->wmax + 1)) * sizeof(int64_t);
+    for (int k = 2 - ring_buffers(g, d->gpu != NULL); g->in && k < 2 && !rc; k++) {
+        d->ring[k] = d->gpu ? mu_gpu_host_alloc(bytes, &d->locked[k]) : malloc(bytes);
+        if (!d->ring[k]) rc = mu_error("out of memory for the ring's blocks");
+    }
     size_t nsum = (size_t)d->chunk * MU_MSS_TILE * MU_MSS_TILE;
     if (!rc && g->in && g->pr > 1 &&
         (!(d->sums = malloc(nsum * sizeof *d->sums)) ||
          !(d->sums_in = malloc(nsum * sizeof *d->sums_in))))
         rc = mu_error("out of memory for %zu band summaries", nsum);
-    if (!rc && g->in && d->app->dev.use_gpu)
-        rc = MU_GPU(mu_gpu_mss2d_open(g->nr, d->wmax, &d->gpu) ||
-                        mu_gpu_mss2d_load(d->gpu, 0, d->V, g->lo, g->w, d->B),
-                    "rank %d GPU 2-D setup", d->app->rank);
+    if (!rc && g->in && d->gpu && g->pc > 1)
+        rc = MU_GPU(mu_gpu_mss2d_fetch(d->gpu, 0, d->ring[0]),
+                    "rank %d: the own block for the ring", d->app->rank);
     if (g->pr > 1) {
         MPI_Type_contiguous(4, MPI_INT64_T, &d->sum_type);
         MPI_Type_commit(&d->sum_type);
         MPI_Op_create(combine_op, 0, &d->sum_op);
     }
+    MPI_Type_contiguous(RING_PIECE, MPI_INT64_T, &d->piece);
+    MPI_Type_commit(&d->piece);
+    /* Four waves of a GPU, 32 tiles on CPUs (auto --farm-chunk), between polls. */
+    d->min_piece = 2 * d->chunk;
     return mu_error_collective(d->app->comm, rc);
 }
 
-/* The block pair of ring step s: G <= H; *own_g: the own block is G. */
+/* The block pair of ring step s: G <= H; sg, sh: their device slots. */
 typedef struct {
     mu_mss2d_block G, H;
     int sg, sh, diag;
@@ -145,10 +206,11 @@ static step_pair pair_of_step(const dist *d, int s) {
     const mu_mss2d_grid *g = &d->g;
     mu_mss2d_block own = {d->V, g->lo, g->w}, vis = {d->visit, d->vlo, d->vw};
     int dblk = (g->c + s) % g->pc, own_first = s == 0 || g->c < dblk;
+    int vslot = s > 0 ? 1 + (s - 1) % 2 : 0; /* uploaded during step s - 1 */
     step_pair p = {own_first ? own : vis,
                    own_first ? vis : own,
-                   own_first ? 0 : 1,
-                   own_first ? 1 : 0,
+                   own_first ? 0 : vslot,
+                   own_first ? vslot : 0,
                    s == 0,
                    0,
                    0};
@@ -165,25 +227,94 @@ static step_pair pair_of_step(const dist *d, int s) {
     return p;
 }
 
-/* One band: the best (value, pair id) of the step's tiles. */
-static int step_best(dist *d, const step_pair *p) {
-    int64_t b = 0, id = -1;
-    int64_t rows = d->g.nr, cols = d->g.cols;
-    if (d->gpu) {
-        MU_TRY(MU_GPU(mu_gpu_mss2d_block_best(d->gpu, p->sg, p->sh, cols, p->diag, p->t0, p->t1,
-                                              d->empty, &b, &id),
-                      "GPU 2-D tiles %lld..%lld", (long long)p->t0, (long long)p->t1 - 1));
-    } else {
-        mu_mss2d_block_best(&p->G, &p->H, rows, cols, p->diag, p->t0, p->t1, d->empty, &b, &id);
+/* ---- the ring: shift s moves every rank's step-s visitor to block c - 1
+ * while step s runs; the step's work polls it so that MPI can progress, and a
+ * GPU uploads the landed block on its copy stream beside the step's kernels. */
+
+/* A GPU rank: the landed block into the slot of step s + 1. */
+static void ring_upload(dist *d, int s) {
+    if (!d->gpu || d->uploaded || d->ring_rc) return;
+    d->uploaded = 1;
+    d->ring_rc = MU_GPU(mu_gpu_mss2d_upload(d->gpu, 1 + s % 2, d->ring[(s + 1) % 2], d->nlo, d->nw),
+                        "GPU 2-D block upload");
+}
+
+/* Starts shift s: the step's visitor (at step 0 the own block) to block c - 1,
+ * block c + s + 1 from block c + 1 into the other ring buffer. Counts over
+ * INT_MAX go as RING_PIECE-value pieces and a remainder. */
+static void ring_post(dist *d, int s) {
+    const mu_mss2d_grid *g = &d->g;
+    const int64_t *out = s > 0 ? d->ring[s % 2] : d->gpu ? d->ring[0] : d->V;
+    int64_t *in = d->ring[(s + 1) % 2];
+    const int64_t nout = g->nr * ((s > 0 ? d->vw : g->w) + 1);
+    mu_mss2d_split(g->cols, g->pc, (g->c + s + 1) % g->pc, &d->nlo, &d->nw);
+    const int64_t nin = g->nr * (d->nw + 1);
+    int to = (g->c + g->pc - 1) % g->pc, from = (g->c + 1) % g->pc;
+    d->nreq = 0;
+    d->landed = d->uploaded = 0;
+    if (nin >= RING_PIECE)
+        MPI_Irecv(in, (int)(nin / RING_PIECE), d->piece, from, 2 * s, g->band, &d->req[d->nreq++]);
+    if (nin % RING_PIECE)
+        MPI_Irecv(in + nin / RING_PIECE * RING_PIECE, (int)(nin % RING_PIECE), MPI_INT64_T, from,
+                  2 * s + 1, g->band, &d->req[d->nreq++]);
+    if (nout >= RING_PIECE)
+        MPI_Isend(out, (int)(nout / RING_PIECE), d->piece, to, 2 * s, g->band, &d->req[d->nreq++]);
+    if (nout % RING_PIECE)
+        MPI_Isend(out + nout / RING_PIECE * RING_PIECE, (int)(nout % RING_PIECE), MPI_INT64_T, to,
+                  2 * s + 1, g->band, &d->req[d->nreq++]);
+}
+
+/* Between pieces of a step's work: MPI progresses the shift; once it landed a
+ * GPU starts uploading it. */
+static void ring_poll(dist *d, int s) {
+    if (d->nreq == 0 || d->landed) return;
+    MPI_Status st[4]; /* not MPI_STATUSES_IGNORE: GCC's access checks take it for an array */
+    MPI_Testall(d->nreq, d->req, &d->landed, st);
+    if (d->landed) ring_upload(d, s);
+}
+
+/* The end of step s: shift s complete (on a GPU, uploaded); the visitor of step s + 1. */
+static int ring_land(dist *d, int s) {
+    MPI_Status st[4];
+    if (!d->landed) MPI_Waitall(d->nreq, d->req, st);
+    d->landed = 1;
+    d->nreq = 0;
+    ring_upload(d, s);
+    if (d->gpu && !d->ring_rc)
+        d->ring_rc = MU_GPU(mu_gpu_mss2d_upload_wait(d->gpu), "GPU 2-D block upload");
+    d->visit = d->ring[(s + 1) % 2];
+    d->vlo = d->nlo;
+    d->vw = d->nw;
+    int rc = d->ring_rc;
+    d->ring_rc = 0;
+    return rc;
+}
+
+/* One band: the best (value, pair id) of the step's tiles, in pieces with the
+ * shift polled between them (the order does not matter: mu_mss2d_keep). */
+static int step_best(dist *d, const step_pair *p, int s) {
+    int64_t rows = d->g.nr, cols = d->g.cols, span = p->t1 - p->t0;
+    int64_t piece = d->nreq ? (span + 7) / 8 : span;
+    if (piece < d->min_piece) piece = d->min_piece;
+    for (int64_t q = p->t0; q < p->t1; q += piece) {
+        int64_t e = p->t1 - q < piece ? p->t1 : q + piece, b = 0, id = -1;
+        if (d->gpu) {
+            MU_TRY(MU_GPU(mu_gpu_mss2d_block_best(d->gpu, p->sg, p->sh, cols, p->diag, q, e,
+                                                  d->empty, &b, &id),
+                          "GPU 2-D tiles %lld..%lld", (long long)q, (long long)e - 1));
+        } else {
+            mu_mss2d_block_best(&p->G, &p->H, rows, cols, p->diag, q, e, d->empty, &b, &id);
+        }
+        mu_mss2d_keep(&d->best, &d->pair, b, id);
+        ring_poll(d, s);
     }
-    mu_mss2d_keep(&d->best, &d->pair, b, id);
     return 0;
 }
 
 /* Several bands: the step's tiles chunk by chunk, summaries combined over the
  * column in band order on band 0, which keeps the best. Collective over the
  * column (every rank of a column has the same blocks and tiles). */
-static int step_sums(dist *d, const step_pair *p) {
+static int step_sums(dist *d, const step_pair *p, int s) {
     int rc = 0;
     for (int64_t q = p->t0; q < p->t1; q += d->chunk) {
         int64_t n = p->t1 - q < d->chunk ? p->t1 - q : d->chunk;
@@ -194,6 +325,7 @@ static int step_sums(dist *d, const step_pair *p) {
         else if (!rc)
             mu_mss2d_block_sums(&p->G, &p->H, d->g.nr, p->diag, q, q + n, d->empty, d->sums);
         if (rc) memset(d->sums, 0, (size_t)n * MU_MSS_TILE * MU_MSS_TILE * sizeof *d->sums);
+        ring_poll(d, s);
         MPI_Reduce(d->sums, d->sums_in, (int)(n * MU_MSS_TILE * MU_MSS_TILE), d->sum_type,
                    d->sum_op, 0, d->g.column);
         if (d->g.r == 0)
@@ -203,39 +335,19 @@ static int step_sums(dist *d, const step_pair *p) {
     return rc;
 }
 
-/* The ring's shift: the visitor goes to block c - 1, the one of c + 1 comes in. */
-static int ring_shift(dist *d, int s) {
-    const mu_mss2d_grid *g = &d->g;
-    if (s == 0) {
-        memcpy(d->visit, d->V, (size_t)(g->nr * (g->w + 1)) * sizeof *d->V);
-        d->vlo = g->lo;
-        d->vw = g->w;
-    }
-    const int64_t total = g->nr * (d->wmax + 1);
-    int to = (g->c + g->pc - 1) % g->pc, from = (g->c + 1) % g->pc;
-    for (int64_t a = 0; a < total; a += RING_PIECE) {
-        int n = (int)(total - a < RING_PIECE ? total - a : RING_PIECE);
-        MPI_Sendrecv_replace(d->visit + a, n, MPI_INT64_T, to, s, from, s, g->band,
-                             MPI_STATUS_IGNORE);
-    }
-    mu_mss2d_split(g->cols, g->pc, (g->c + s + 1) % g->pc, &d->vlo, &d->vw);
-    if (d->gpu)
-        return MU_GPU(mu_gpu_mss2d_load(d->gpu, 1, d->visit, d->vlo, d->vw, d->B),
-                      "GPU 2-D block upload");
-    return 0;
-}
-
-/* Every block pair once: ring steps 0 .. floor(pc / 2). */
+/* Every block pair once: ring steps 0 .. floor(pc / 2), the next visitor
+ * travelling during each step but the last. */
 static int run_ring(dist *d) {
     int rc = 0;
     const mu_mss2d_grid *g = &d->g;
     for (int s = 0; g->in && s <= g->pc / 2; s++) {
+        if (s < g->pc / 2) ring_post(d, s);
         step_pair p = pair_of_step(d, s);
         if (g->pr > 1)
-            rc |= step_sums(d, &p);
+            rc |= step_sums(d, &p, s);
         else if (!rc)
-            rc = step_best(d, &p);
-        if (s < g->pc / 2) rc |= ring_shift(d, s);
+            rc = step_best(d, &p, s);
+        if (s < g->pc / 2) rc |= ring_land(d, s);
     }
     return mu_error_collective(d->app->comm, rc);
 }
@@ -250,6 +362,21 @@ static void best_overall(const dist *d, int64_t *best, int64_t *pair) {
     *best = *pair < 0 ? (d->empty ? 0 : MU_MSS_NEG_INF) : top;
 }
 
+/* c[i] += sign V[i][j] over the own block's rows (local prefix column j). */
+static int own_column(const dist *d, int64_t j, int sign, int64_t *c) {
+    const mu_mss2d_grid *q = &d->g;
+    if (!d->gpu) {
+        for (int64_t i = 0; i < q->nr; i++) c[i] += sign * d->V[i * (q->w + 1) + j];
+        return 0;
+    }
+    int64_t *col = malloc((size_t)q->nr * sizeof *col);
+    if (!col) return mu_error("out of memory for %lld prefix sums", (long long)q->nr);
+    int rc = MU_GPU(mu_gpu_mss2d_column(d->gpu, 0, j, col), "GPU prefix column %lld", (long long)j);
+    for (int64_t i = 0; !rc && i < q->nr; i++) c[i] += sign * col[i];
+    free(col);
+    return rc;
+}
+
 /* Strip (g, h)'s row sums V[i][h+1] - V[i][g] summed on rank 0 from the ranks
  * holding those columns, then its rows by the 1-D rule. Collective. */
 static int strip_rows(const dist *d, int64_t g, int64_t h, int64_t *sum, int64_t *r0, int64_t *r1) {
@@ -262,10 +389,13 @@ static int strip_rows(const dist *d, int64_t g, int64_t h, int64_t *sum, int64_t
         free(c);
         return 1;
     }
-    const int64_t ld = q->w + 1;
-    for (int64_t i = 0; q->in && i < q->nr; i++) {
-        if (g >= q->lo && g < q->lo + q->w) c[q->i0 + i] -= d->V[i * ld + g - q->lo];
-        if (h >= q->lo && h < q->lo + q->w) c[q->i0 + i] += d->V[i * ld + h + 1 - q->lo];
+    if (q->in && g >= q->lo && g < q->lo + q->w) rc = own_column(d, g - q->lo, -1, c + q->i0);
+    if (!rc && q->in && h >= q->lo && h < q->lo + q->w)
+        rc = own_column(d, h + 1 - q->lo, 1, c + q->i0);
+    if (mu_error_collective(d->app->comm, rc)) {
+        free(c);
+        free(all);
+        return 1;
     }
     MPI_Reduce(c, all, (int)q->rows, MPI_INT64_T, MPI_SUM, 0, d->app->comm);
     if (d->app->rank == 0) mu_mss2d_best_rows(all, q->rows, d->empty, sum, r0, r1);
@@ -295,6 +425,7 @@ static int setup(dist *d, mu_maxsub_matrix *m, int empty_allowed, int64_t chunk,
     d->pair = -1;
     d->sum_type = MPI_DATATYPE_NULL;
     d->sum_op = MPI_OP_NULL;
+    d->piece = MPI_DATATYPE_NULL;
     d->g.band = d->g.column = MPI_COMM_NULL;
     int rc = mu_mss2d_grid_shape(app->size, R, C, m->bands, &pr, &pc);
     MU_TRY(mu_error_collective(app->comm, rc));
@@ -304,6 +435,13 @@ static int setup(dist *d, mu_maxsub_matrix *m, int empty_allowed, int64_t chunk,
     mu_mss2d_grid_make(app->comm, app->rank, R, C, pr, pc, &d->g);
     d->wmax = (C + pc - 1) / pc;
     log_layout(d, m->rows, m->cols, *transposed, need);
+    if (app->dev.use_gpu && m->src == MU_MSS_SRC_PHILOX)
+        mu_info("2-D blocks generated on the GPU of each rank (no host copy)");
+    if (d->g.in && app->dev.use_gpu)
+        rc = MU_GPU(mu_gpu_mss2d_open(d->g.nr, d->wmax, &d->gpu) ||
+                        mu_gpu_mss2d_reserve(d->gpu, device_slots(&d->g)),
+                    "rank %d GPU 2-D setup", app->rank);
+    MU_TRY(mu_error_collective(app->comm, rc));
     mu_timer_begin("input");
     rc = build_block(d, m, *transposed);
     mu_timer_end("input");
