@@ -100,7 +100,7 @@ PRESETS = {
     "cpu16": {
         "cg": {"strong": dict(nx=160, ny=160, nz=160), "weak": dict(nx=128, ny=128, nz=128)},
         "advect": same(nx=192, ny=192, nz=16, fields=16, steps=10),
-        "maxsub": same(n=1300),
+        "maxsub": same(n=2600),  # n = 1300 took 1.4 s on one rank of the H200 host
         "fuzzy": same(n=6000),
         "scenarios": same(tree="1,30,200", m=2048),
     },
@@ -146,9 +146,10 @@ PHASES = {
 }
 CATEGORIES = ["setup", "compute", "wait", "comm", "transfer", "io", "other"]
 
+MEMORY = ["host_peak_mb_max", "host_peak_mb_mean", "device_peak_mb_max", "device_peak_mb_mean"]
 COLUMNS = (["workload", "study", "nodes", "ranks", "gpus", "device", "size", "steps",
             "wall_s", "step_s", "efficiency"] + [f"phase_{c}_s" for c in CATEGORIES] +
-           ["host_peak_mb_max", "host_peak_mb_mean", "device_peak_mb_max", "device_peak_mb_mean"] +
+           MEMORY +
            ["status", "exit_code", "message", "summary", "command", "phases", "knobs"])
 
 
@@ -459,12 +460,13 @@ def plot(rows, path, unit):
     import matplotlib.pyplot as plt
 
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
-    fig, axes = plt.subplots(len(workloads), 2, figsize=(13, 3.2 * len(workloads)),
+    fig, axes = plt.subplots(len(workloads), 3, figsize=(18, 3.2 * len(workloads)),
                              squeeze=False)
     for i, w in enumerate(workloads):
         rs = [r for r in rows if r["workload"] == w]
         plot_efficiency(axes[i][0], w, rs, unit)
         plot_split(axes[i][1], w, rs)
+        plot_memory(axes[i][2], w, rs, unit)
     handles, labels = axes[0][1].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=len(CATEGORIES), fontsize=8)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / (3.2 * len(workloads))))
@@ -491,6 +493,32 @@ def plot_efficiency(ax, workload, rs, unit):
     ax.set_xlabel(unit)
     ax.set_ylabel("efficiency")
     ax.set_title(f"{workload}: parallel efficiency (x: failed)", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def plot_memory(ax, workload, rs, unit):
+    """Peak memory of the largest rank against the rank count: a decomposition
+    whose data divides falls as 1/K (strong, the dotted line) or stays flat (weak)."""
+    for study, mark in (("strong", "o-"), ("weak", "s--")):
+        for col, what in (("host_peak_mb_max", "host"), ("device_peak_mb_max", "device")):
+            pts = sorted((r["ranks"], r.get(col) or 0.0) for r in rs
+                         if r["study"] == study and r["status"] == "ok")
+            if pts and any(p[1] > 0 for p in pts):
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], mark, label=f"{study} {what}")
+                if study == "strong":
+                    k1, m1 = pts[0]
+                    ax.plot([p[0] for p in pts], [m1 * k1 / p[0] for p in pts], ":",
+                            color="grey", lw=0.8)
+    ks = sorted({r["ranks"] for r in rs})
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(ks)
+    ax.set_xticklabels([str(k) for k in ks])
+    ax.minorticks_off()
+    ax.set_xlabel(unit)
+    ax.set_ylabel("peak MiB, largest rank")
+    ax.set_title(f"{workload}: memory per rank (dotted: 1-rank / K)", fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
 
@@ -596,7 +624,7 @@ def weak_help():
 
 
 INTS = ("nodes", "ranks", "gpus", "steps")
-FLOATS = ["wall_s", "step_s"] + [f"phase_{c}_s" for c in CATEGORIES]
+FLOATS = ["wall_s", "step_s"] + [f"phase_{c}_s" for c in CATEGORIES] + MEMORY
 
 
 def read_csv(path):
