@@ -44,14 +44,6 @@ static int scale_values(cg_block *b, double scale, const char *what) {
     return 0;
 }
 
-/* A rank that cannot hold the block it is being sent cannot take part in the
- * exchange either: say why and stop the job. */
-static void out_of_memory(mu_app *app, int64_t count) {
-    fprintf(stderr, "mutirao: error (rank %d): out of memory for %lld matrix rows or entries\n",
-            app->rank, (long long)count);
-    MPI_Abort(app->comm, 1);
-}
-
 /* Rank 0's block is the start of the whole matrix: its arrays are kept, cut
  * to the block (no copy of the matrix). */
 static void take_first_rows(cg_block *b, cg_mm *m, int64_t nnz_loc) {
@@ -103,6 +95,11 @@ int cg_load_file(mu_app *app, const char *path, double scale, cg_block *blk) {
     blk->n = head[0];
     blk->nnz = head[1];
     blk->bounds = malloc((size_t)(app->size + 1) * sizeof *blk->bounds);
+    rc = blk->bounds ? 0 : mu_error("out of memory for %d ranks' row bounds", app->size);
+    if (mu_error_collective(app->comm, rc)) {
+        cg_mm_free(&m);
+        return 1;
+    }
     if (app->rank == 0) mu_block_by_weight(m.rowptr, m.n, app->size, blk->bounds);
     MPI_Bcast(blk->bounds, app->size + 1, MPI_INT64_T, 0, app->comm);
     blk->row0 = blk->bounds[app->rank];
@@ -116,9 +113,23 @@ int cg_load_file(mu_app *app, const char *path, double scale, cg_block *blk) {
         }
     MU_TRY(mu_error_collective(app->comm, rc));
 
-    int64_t nnz_loc = 0;
+    /* Every rank learns its entry count and makes room before any block is sent. */
+    int64_t nnz_loc = 0,
+            *counts = app->rank == 0 ? malloc((size_t)app->size * sizeof *counts) : NULL;
+    if (app->rank == 0 && !counts) rc = mu_error("out of memory for %d ranks' counts", app->size);
+    for (int r = 0; counts && r < app->size; r++)
+        counts[r] = m.rowptr[blk->bounds[r + 1]] - m.rowptr[blk->bounds[r]];
+    rc = mu_error_collective(app->comm, rc);
+    if (!rc) MPI_Scatter(counts, 1, MPI_INT64_T, &nnz_loc, 1, MPI_INT64_T, 0, app->comm);
+    free(counts);
+    if (!rc && app->rank != 0) rc = alloc_rows(blk, nnz_loc); /* agreed on before any message */
+    if (!rc) rc = mu_error_collective(app->comm, rc);
+    if (rc) {
+        cg_mm_free(&m);
+        cg_block_free(blk);
+        return rc;
+    }
     if (app->rank == 0) {
-        nnz_loc = m.rowptr[blk->bounds[1]];
         for (int r = 1; r < app->size; r++) {
             int64_t a = blk->bounds[r], b = blk->bounds[r + 1], off = m.rowptr[a];
             int cnt = (int)(m.rowptr[b] - off);
@@ -128,16 +139,10 @@ int cg_load_file(mu_app *app, const char *path, double scale, cg_block *blk) {
         }
         take_first_rows(blk, &m, nnz_loc);
     } else {
-        blk->rowptr = malloc((size_t)(blk->nloc + 1) * sizeof *blk->rowptr);
-        if (!blk->rowptr) out_of_memory(app, blk->nloc);
         MPI_Recv(blk->rowptr, (int)(blk->nloc + 1), MPI_INT64_T, 0, 1, app->comm,
                  MPI_STATUS_IGNORE);
         int64_t off = blk->rowptr[0];
         for (int64_t i = 0; i <= blk->nloc; i++) blk->rowptr[i] -= off;
-        nnz_loc = blk->rowptr[blk->nloc];
-        blk->gcol = malloc((size_t)(nnz_loc ? nnz_loc : 1) * sizeof *blk->gcol);
-        blk->val = malloc((size_t)(nnz_loc ? nnz_loc : 1) * sizeof *blk->val);
-        if (!blk->gcol || !blk->val) out_of_memory(app, nnz_loc);
         MPI_Recv(blk->gcol, (int)nnz_loc, MPI_INT32_T, 0, 2, app->comm, MPI_STATUS_IGNORE);
         MPI_Recv(blk->val, (int)nnz_loc, MPI_DOUBLE, 0, 3, app->comm, MPI_STATUS_IGNORE);
     }
