@@ -112,4 +112,17 @@ WRAP=()
 bad_file "underflow" input tiny.csv:2 "station a, 1950-01: '1e-400' is below the smallest normal double"
 bad_nul "NUL byte" nul.csv 2 9 'year,month,a\n1950,1,5\0,6\n' input
 bad_directory input input
+# A 1e300 inflow of station p001 (issue 48) overflowed the fit's squares, and
+# the fit blamed other stations ("p002, ... are a linear combination"), exit
+# 0: refused at its own station and line.
+python3 - "$SRCDIR/inputs/scenarios/ons_inflows_64.csv" "$WORK/huge.csv" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+row = lines[100].split(",")   # line 101: 1939-04
+assert lines[0].split(",")[2] == "p001" and row[:2] == ["1939", "4"]
+row[2] = "1e300"
+lines[100] = ",".join(row)
+open(sys.argv[2], "w").write("\n".join(lines) + "\n")
+PY
+bad_file "1e300 inflow" input huge.csv:101 "station p001, 1939-04: inflow 1e300 is too large"
 finish
