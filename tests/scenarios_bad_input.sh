@@ -64,6 +64,10 @@ EOF
 bad_file "unknown station" input ok.csv:1 "--stations: no column 'zz' in the header" --stations=a,zz
 bad "bad tree" "--tree=2,30: starts with 1 (the root)" --input="$WORK/ok.csv" --tree=2,30
 bad "bad tree text" "--tree=1,x: expected positive integers" --input="$WORK/ok.csv" --tree=1,x
+# 64 stages wrote past the tree's arrays of stage offsets and openings.
+stages64="1$(printf ',1%.0s' $(seq 64))"
+bad "64 stages" "--tree=$stages64: expected positive integers separated by commas, e.g. \
+1,30,200 (at most 63 stages)" --input="$WORK/ok.csv" --tree="$stages64"
 bad "bad start" "--start=2030-01: the record (1950-01 to 1961-12) must hold" \
     --input="$WORK/ok.csv" --start=2030-01
 bad "bad pmax" "--pmax=13: must be 1..12" --input="$WORK/ok.csv" --pmax=13
