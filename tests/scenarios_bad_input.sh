@@ -68,6 +68,13 @@ bad "bad tree text" "--tree=1,x: expected positive integers" --input="$WORK/ok.c
 stages64="1$(printf ',1%.0s' $(seq 64))"
 bad "64 stages" "--tree=$stages64: expected positive integers separated by commas, e.g. \
 1,30,200 (at most 63 stages)" --input="$WORK/ok.csv" --tree="$stages64"
+# Generated sizes (issue 48): the tree's nodes multiplied with overflow checks,
+# and a tree no rank can hold refused before the fit and any output, naming
+# --tree and --m.
+bad "tree over the memory" "--tree=1,1000000,1000000 --m=32 with " --input="$WORK/ok.csv" \
+    --tree=1,1000000,1000000
+bad "tree of over 2^63 nodes" "--tree=1,1000000,1000000,1000000,1000000: over 2^63 nodes" \
+    --input="$WORK/ok.csv" --tree=1,1000000,1000000,1000000,1000000
 bad "bad start" "--start=2030-01: the record (1950-01 to 1961-12) must hold" \
     --input="$WORK/ok.csv" --start=2030-01
 bad "bad pmax" "--pmax=13: must be 1..12" --input="$WORK/ok.csv" --pmax=13
