@@ -27,7 +27,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     double rec[N * (F + 2)];
     int64_t done = 0;
-    mu_fz_ckpt_read(fz_file(data, size), N, F, fp, &done, rec);
+    mu_fz_ckpt_read(fz_file(data, size), N, F, fp, 100, &done, rec);
     mu_error_clear();
     return 0;
 }

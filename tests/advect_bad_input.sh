@@ -85,6 +85,13 @@ check_failure "padded checkpoint" "--restart=$WORK/long.ckpt: 817 bytes, want 81
 check_failure "NaN in a checkpoint" "--restart=$WORK/nan.ckpt: value 100 is not finite" nonzero \
     "$WORK/none" "${M[@]}" "${small[@]}" --checkpoint="$WORK/nan.ckpt" --restart --steps=4
 # A directory as the checkpoint is refused as an output before the restart reads it.
+# Generated grids (issue 48): cells x fields multiplied with overflow checks,
+# and a grid no rank can hold refused before any allocation, naming the sizes.
+check_failure "grid over the memory" "--nx=1048576 --ny=1048576 --nz=3 --fields=1: about " \
+    nonzero "$WORK/none" "${M[@]}" --nx=2^20 --ny=2^20 --nz=3 --steps=1
+check_failure "grid overflowing int64" \
+    "--nx=1048576 --ny=1048576 --nz=1048576 --fields=4096: the grid's size overflows" nonzero \
+    "$WORK/none" "${M[@]}" --nx=2^20 --ny=2^20 --nz=2^20 --fields=4096 --steps=1
 bad "directory as checkpoint" "cannot write '$WORK/': it is a directory" --checkpoint="$WORK/" \
     --restart --steps=4
 finish

@@ -106,6 +106,10 @@ refused_on_2() {
 }
 refused_on_2 "--partitions in exact mode" "--partitions goes with --mode=partitioned" \
     --input="$WORK/ok.csv" --partitions=3
+# Generated sizes (issue 48): objects x features multiplied with overflow
+# checks and refused against memory before any allocation, naming --n.
+bad "generated --n=2^40, over the memory" "--n=1099511627776 x 2 features: " \
+    --gen=blobs --n=2^40
 refused_on_2 "more partitions than objects" "--partitions=3: more partitions than the 2 objects" \
     --input="$WORK/two.csv" --mode=partitioned --partitions=3
 finish

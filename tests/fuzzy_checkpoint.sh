@@ -82,4 +82,32 @@ check_failure "restart on other data" "written for other data or settings" nonze
 check_failure "restart without a checkpoint" "cannot open checkpoint" nonzero "restart3-*" \
     "$MPIEXEC" -n 1 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy --device=cpu "${ARGS[@]}" \
     --checkpoint="$WORK/missing.ckpt" --restart --output-prefix="$WORK/restart3-"
+
+# Records edited behind a valid header (issue 48): one message naming the file
+# and the field, a non-zero exit, no results. The file: a 64-byte header
+# (magic, n, F, done, record, fingerprint, 2 spare), then done records of F + 2
+# doubles (end point, iterations, converged).
+bad_record() { # NAME PATTERN EDIT (python3, on bytearray b; rec(k, i): a field's offset)
+    python3 - "$WORK/periodic.ckpt" "$WORK/$1.ckpt" "$3" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+n, F, done, record = struct.unpack_from("<4q", b, 8)
+assert done > 3 and record == F + 2
+def rec(k, i): return 64 + 8 * (k * record + i)
+exec(sys.argv[3])
+open(sys.argv[2], "wb").write(bytes(b))
+PY
+    check_failure "checkpoint: $1" "$2" nonzero "$WORK/edited-*" "$MPIEXEC" -n 2 "${PREFLAGS[@]}" \
+        "$MUTIRAO" fuzzy --device=cpu "${ARGS[@]}" --checkpoint="$WORK/$1.ckpt" --restart \
+        --output-prefix="$WORK/edited-" || true
+}
+bad_record iterations \
+    "$WORK/iterations.ckpt': field 'iterations' of record 3: 1e+15, not a whole number in 0..10000" \
+    'struct.pack_into("<d", b, rec(3, F), 1e15)'
+bad_record negative_iterations "field 'iterations' of record 0: -2, not a whole number" \
+    'struct.pack_into("<d", b, rec(0, F), -2)'
+bad_record converged "$WORK/converged.ckpt': field 'converged' of record 2: 0.5, not 0 or 1" \
+    'struct.pack_into("<d", b, rec(2, F + 1), 0.5)'
+bad_record end_point "field 'end point' of record 1, coordinate 2: nan, not a finite number" \
+    'struct.pack_into("<d", b, rec(1, 1), float("nan"))'
 finish

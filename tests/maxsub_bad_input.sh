@@ -62,4 +62,10 @@ bad_device "job deck" config /dev/null
 bad "output directory missing" "cannot write" --n=5 --output="$WORK/no/such/dir/out.csv"
 bad "fasta and input together" "exclude each other" --input="$WORK/nonnum.txt" --fasta=x.fa
 bad "unwritable summary" "cannot write" --n=5 --summary="$WORK/no/dir/s.json"
+# Generated sizes (issue 48): a length no rank can hold is refused before any
+# allocation, naming the option; 2-D sizes whose product overflows int64 too.
+bad "generated n = 2^40, over the memory" "--n=1099511627776: " --n=2^40
+bad "2-D sizes overflowing int64" \
+    "--rows x --cols: a 4294967296 x 4294967296 matrix has over 2^60 values" \
+    --dim=2 --rows=2^32 --cols=2^32
 finish

@@ -64,6 +64,17 @@ EOF
 bad_file "unknown station" input ok.csv:1 "--stations: no column 'zz' in the header" --stations=a,zz
 bad "bad tree" "--tree=2,30: starts with 1 (the root)" --input="$WORK/ok.csv" --tree=2,30
 bad "bad tree text" "--tree=1,x: expected positive integers" --input="$WORK/ok.csv" --tree=1,x
+# 64 stages wrote past the tree's arrays of stage offsets and openings.
+stages64="1$(printf ',1%.0s' $(seq 64))"
+bad "64 stages" "--tree=$stages64: expected positive integers separated by commas, e.g. \
+1,30,200 (at most 63 stages)" --input="$WORK/ok.csv" --tree="$stages64"
+# Generated sizes (issue 48): the tree's nodes multiplied with overflow checks,
+# and a tree no rank can hold refused before the fit and any output, naming
+# --tree and --m.
+bad "tree over the memory" "--tree=1,1000000,1000000 --m=32 with " --input="$WORK/ok.csv" \
+    --tree=1,1000000,1000000
+bad "tree of over 2^63 nodes" "--tree=1,1000000,1000000,1000000,1000000: over 2^63 nodes" \
+    --input="$WORK/ok.csv" --tree=1,1000000,1000000,1000000,1000000
 bad "bad start" "--start=2030-01: the record (1950-01 to 1961-12) must hold" \
     --input="$WORK/ok.csv" --start=2030-01
 bad "bad pmax" "--pmax=13: must be 1..12" --input="$WORK/ok.csv" --pmax=13
@@ -112,4 +123,17 @@ WRAP=()
 bad_file "underflow" input tiny.csv:2 "station a, 1950-01: '1e-400' is below the smallest normal double"
 bad_nul "NUL byte" nul.csv 2 9 'year,month,a\n1950,1,5\0,6\n' input
 bad_directory input input
+# A 1e300 inflow of station p001 (issue 48) overflowed the fit's squares, and
+# the fit blamed other stations ("p002, ... are a linear combination"), exit
+# 0: refused at its own station and line.
+python3 - "$SRCDIR/inputs/scenarios/ons_inflows_64.csv" "$WORK/huge.csv" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+row = lines[100].split(",")   # line 101: 1939-04
+assert lines[0].split(",")[2] == "p001" and row[:2] == ["1939", "4"]
+row[2] = "1e300"
+lines[100] = ",".join(row)
+open(sys.argv[2], "w").write("\n".join(lines) + "\n")
+PY
+bad_file "1e300 inflow" input huge.csv:101 "station p001, 1939-04: inflow 1e300 is too large"
 finish

@@ -484,31 +484,35 @@ static void checkpoint_files(void) {
     double x[100], rec[50 * 4], back[50 * 4];
     fill_points(x, n, F, 9);
     for (int i = 0; i < 50 * 4; i++) rec[i] = i * 0.25 - 3;
+    for (int k = 0; k < 50; k++) { /* whole iteration counts up to --max-it, flags 0 or 1 */
+        rec[k * 4 + 2] = k + 1;
+        rec[k * 4 + 3] = k % 2;
+    }
     mu_fm_set set = {x, n, F, 0.5, 1e-12, 100, 0};
     uint64_t fp = mu_fz_fingerprint(x, n, F, &set);
     char path[512];
     snprintf(path, sizeof path, "%s/fz.ckpt", tmpdir);
     CHECK_INT_EQ(mu_fz_ckpt_write(path, n, F, fp, 30, rec), 0);
     int64_t done = -1;
-    CHECK_INT_EQ(mu_fz_ckpt_read(path, n, F, fp, &done, back), 0);
+    CHECK_INT_EQ(mu_fz_ckpt_read(path, n, F, fp, 100, &done, back), 0);
     CHECK_INT_EQ(done, 30);
     CHECK_ARRAY_BITS(back, rec, 30 * 4);
     /* Other settings, other data, another size: refused with a message. */
     mu_fm_set other = set;
     other.eps1 = 1e-11;
     CHECK_TRUE(mu_fz_fingerprint(x, n, F, &other) != fp);
-    CHECK_INT_EQ(mu_fz_ckpt_read(path, n, F, fp ^ 1, &done, back), 1);
+    CHECK_INT_EQ(mu_fz_ckpt_read(path, n, F, fp ^ 1, 100, &done, back), 1);
     CHECK_TRUE(strstr(mu_error_message(), "other data or settings") != NULL);
-    CHECK_INT_EQ(mu_fz_ckpt_read(path, n + 1, F, fp, &done, back), 1);
+    CHECK_INT_EQ(mu_fz_ckpt_read(path, n + 1, F, fp, 100, &done, back), 1);
     CHECK_TRUE(strstr(mu_error_message(), "50 objects of 2 features") != NULL);
     /* A truncated file. */
     FILE *f = fopen(path, "r+b");
     CHECK_TRUE(f != NULL);
     CHECK_INT_EQ(ftruncate(fileno(f), 64 + 8 * 10), 0);
     fclose(f);
-    CHECK_INT_EQ(mu_fz_ckpt_read(path, n, F, fp, &done, back), 1);
+    CHECK_INT_EQ(mu_fz_ckpt_read(path, n, F, fp, 100, &done, back), 1);
     CHECK_TRUE(strstr(mu_error_message(), "truncated") != NULL);
-    CHECK_INT_EQ(mu_fz_ckpt_read("/nonexistent/fz.ckpt", n, F, fp, &done, back), 1);
+    CHECK_INT_EQ(mu_fz_ckpt_read("/nonexistent/fz.ckpt", n, F, fp, 100, &done, back), 1);
     mu_error_clear();
 }
 

@@ -73,6 +73,13 @@ static int read_cfg(const mu_opts *o, adv_cfg *c) {
     int64_t nf = mu_opt_int(o, "fields");
     if (nf < 1 || nf > 4096) return mu_error("--fields=%lld: must be 1..4096", (long long)nf);
     c->nf = (int)nf;
+    /* Multiplied with overflow checks: the cells, and a float of each field and cell. */
+    int64_t cells = 0, values = 0;
+    if (__builtin_mul_overflow(c->n[0] * c->n[1], c->n[2], &cells) ||
+        __builtin_mul_overflow(cells, nf, &values) || values > INT64_MAX / 16)
+        return mu_error("--nx=%lld --ny=%lld --nz=%lld --fields=%lld: the grid's size overflows "
+                        "int64 (at most 2^59 cells x fields)",
+                        (long long)c->n[0], (long long)c->n[1], (long long)c->n[2], (long long)nf);
     c->periodic[0] = c->periodic[1] = mu_opt_is(o, "bc", "periodic");
     c->periodic[2] = mu_opt_is(o, "bc-z", "periodic");
     c->wind = choice(o, "wind", "constant|rotation|swirl|divergent|file");

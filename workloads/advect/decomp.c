@@ -23,6 +23,19 @@ static int fits(const adv_cfg *c, int nf, int blocks, double mem_bytes) {
     return rank_bytes(nf, cells) <= mem_bytes;
 }
 
+/* A grid no decomposition fits is refused up front, before any allocation:
+ * every rank computes the same answer from the smallest rank's memory. */
+static int check_memory(const adv_cfg *c, int P, int pf, double mem_bytes) {
+    int nf = (c->nf + pf - 1) / pf, blocks = P / pf;
+    if (fits(c, nf, blocks, mem_bytes)) return 0;
+    double cells = (double)c->n[0] * (double)c->n[1] * (double)c->n[2] / blocks;
+    return mu_error("--nx=%lld --ny=%lld --nz=%lld --fields=%d: about %.3g GB a rank on %d "
+                    "rank(s), more than the %.3g GB a rank may use here: use more ranks or a "
+                    "smaller grid",
+                    (long long)c->n[0], (long long)c->n[1], (long long)c->n[2], c->nf,
+                    rank_bytes(nf, cells) / 1e9, P, mem_bytes / 1e9);
+}
+
 static int given(const adv_cfg *c, int P, int *pf, int pgrid[2]) {
     int px = c->pgrid[0], py = c->pgrid[1];
     *pf = c->pf;
@@ -50,7 +63,10 @@ int adv_decompose(const adv_cfg *c, MPI_Comm comm, double mem_bytes, int *pf, in
     /* The smallest memory of any rank decides, so that every rank chooses alike. */
     mu_allreduce(&mem_bytes, 1, MPI_DOUBLE, MPI_MIN, comm);
     int automatic = c->pf == 0 && c->pgrid[0] == 0 && c->pgrid[1] == 0;
-    if (!automatic) return mu_error_collective(comm, given(c, P, pf, pgrid));
+    if (!automatic) {
+        MU_TRY(mu_error_collective(comm, given(c, P, pf, pgrid)));
+        return mu_error_collective(comm, check_memory(c, P, *pf, mem_bytes));
+    }
     pgrid[0] = pgrid[1] = 0;
     *pf = 1;
     int too_big = 0;
@@ -69,5 +85,5 @@ int adv_decompose(const adv_cfg *c, MPI_Comm comm, double mem_bytes, int *pf, in
                                   : "no more groups divide the ranks: X-Y blocks in each group";
     mu_info("advect: %d field group(s) of %d-%d field(s), %d rank(s) each (automatic: %s)", *pf,
             c->nf / *pf, (c->nf + *pf - 1) / *pf, b, why);
-    return 0;
+    return mu_error_collective(comm, check_memory(c, P, *pf, mem_bytes));
 }

@@ -4,6 +4,7 @@
  * device ran it, so a restart (on any layout) gives the same final answer. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,30 @@ int mu_fz_ckpt_write(const char *path, int64_t n, int F, uint64_t fp, int64_t do
     return mu_output_commit(&out);
 }
 
-int mu_fz_ckpt_read(const char *path, int64_t n, int F, uint64_t fp, int64_t *done, double *rec) {
+/* Every record's fields, before any is used: the end point finite, the
+ * iteration count a whole number in 0..max_it, the converged flag 0 or 1. */
+static int check_records(const char *path, int64_t done, int F, int64_t max_it, const double *rec) {
+    for (int64_t k = 0; k < done; k++) {
+        const double *r = rec + k * (F + 2);
+        for (int f = 0; f < F; f++)
+            if (!isfinite(r[f]))
+                return mu_error("checkpoint '%s': field 'end point' of record %lld, coordinate %d: "
+                                "%g, not a finite number",
+                                path, (long long)k, f + 1, r[f]);
+        double it = r[F], conv = r[F + 1];
+        if (!(it >= 0 && it <= (double)max_it && it == floor(it)))
+            return mu_error("checkpoint '%s': field 'iterations' of record %lld: %g, not a whole "
+                            "number in 0..%lld (--max-it)",
+                            path, (long long)k, it, (long long)max_it);
+        if (conv != 0 && conv != 1)
+            return mu_error("checkpoint '%s': field 'converged' of record %lld: %g, not 0 or 1",
+                            path, (long long)k, conv);
+    }
+    return 0;
+}
+
+int mu_fz_ckpt_read(const char *path, int64_t n, int F, uint64_t fp, int64_t max_it, int64_t *done,
+                    double *rec) {
     FILE *f = mu_infile_open(path, "checkpoint", NULL);
     if (!f) return 1;
     header h;
@@ -84,6 +108,7 @@ int mu_fz_ckpt_read(const char *path, int64_t n, int F, uint64_t fp, int64_t *do
     size_t count = (size_t)(h.done * (F + 2));
     if (fread(rec, sizeof *rec, count, f) != count)
         MU_TRY_GOTO(mu_error("checkpoint '%s' is truncated", path));
+    MU_TRY_GOTO(check_records(path, h.done, F, max_it, rec));
     *done = h.done;
 done:
     fclose(f);

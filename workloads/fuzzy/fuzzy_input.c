@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/free.h"
 #include "core/infile.h"
+#include "core/memory.h"
 #include "core/philox.h"
 
 typedef struct {
@@ -357,6 +358,25 @@ static int parse_centers(const char *text, double **out, int *k, int *F) {
     return 0;
 }
 
+/* Generated sizes, before any allocation: n objects of F features (doubles)
+ * and a label each, multiplied with overflow checks and refused up front
+ * against the memory this process may take (rank 0 generates them all). */
+static int gen_fits(int64_t n, int F) {
+    int64_t cells = 0, bytes = 0;
+    if (__builtin_mul_overflow(n, (int64_t)F, &cells) ||
+        __builtin_mul_overflow(cells, (int64_t)sizeof(double), &bytes) ||
+        __builtin_add_overflow(bytes, n * (int64_t)sizeof(int32_t), &bytes) ||
+        (uint64_t)bytes > SIZE_MAX)
+        return mu_error("--n=%lld x %d features: the generated data's size overflows", (long long)n,
+                        F);
+    double have = mu_mem_rank_available(1);
+    if ((double)bytes > have)
+        return mu_error("--n=%lld x %d features: %.3g GB of generated data, more than the %.3g GB "
+                        "this process may use here: give a smaller --n",
+                        (long long)n, F, (double)bytes / 1e9, have / 1e9);
+    return 0;
+}
+
 int mu_fz_gen_blobs(int64_t n, uint64_t seed, const char *centers, double sigma, mu_fz_data *d) {
     memset(d, 0, sizeof *d);
     double *c = NULL;
@@ -365,6 +385,7 @@ int mu_fz_gen_blobs(int64_t n, uint64_t seed, const char *centers, double sigma,
     MU_TRY_GOTO(parse_centers(centers, &c, &k, &F));
     if (n < 2) MU_TRY_GOTO(mu_error("--n=%lld: need at least 2 objects", (long long)n));
     if (!(sigma > 0)) MU_TRY_GOTO(mu_error("--sigma must be positive"));
+    MU_TRY_GOTO(gen_fits(n, F));
     d->n = n;
     d->F = F;
     d->x = malloc((size_t)(n * F) * sizeof *d->x);
@@ -427,6 +448,7 @@ int mu_fz_gen_schools(int64_t n, uint64_t seed, mu_fz_data *d) {
                                          "Twin Cities"};
     memset(d, 0, sizeof *d);
     if (n < 2) return mu_error("--n=%lld: need at least 2 objects", (long long)n);
+    MU_TRY(gen_fits(n, 2));
     d->n = n;
     d->F = 2;
     d->x = malloc((size_t)(n * 2) * sizeof *d->x);

@@ -70,7 +70,10 @@ int mu_fz_run(mu_app *app, const mu_fz_cfg *cfg);
 uint64_t mu_fz_fingerprint(const double *z, int64_t n, int F, const mu_fm_set *set);
 int mu_fz_ckpt_write(const char *path, int64_t n, int F, uint64_t fp, int64_t done,
                      const double *rec);
-int mu_fz_ckpt_read(const char *path, int64_t n, int F, uint64_t fp, int64_t *done, double *rec);
+/* The records are checked before use (finite end points, iteration counts
+ * 0..max_it, converged 0 or 1). */
+int mu_fz_ckpt_read(const char *path, int64_t n, int F, uint64_t fp, int64_t max_it, int64_t *done,
+                    double *rec);
 
 /* Exact FM with the data passed around a ring of ranks (ring.c): this rank
  * holds rows [row0, row0 + rows) of the n (whole summation blocks), runs the

@@ -56,7 +56,8 @@ int fz_fm_exact(mu_app *app, const mu_fz_cfg *c, fz_state *s, fm_ctx *ctx, doubl
     if (app->rank == 0) fp = mu_fz_fingerprint(s->z, n, F, &ctx->set);
     if (ctx->fast) fp ^= 0x6661737466617374ULL; /* a fast run's checkpoint is not a bitwise one's */
     if (c->restart) {
-        if (app->rank == 0) rc = mu_fz_ckpt_read(c->checkpoint, n, F, fp, &done, rec);
+        if (app->rank == 0)
+            rc = mu_fz_ckpt_read(c->checkpoint, n, F, fp, ctx->set.max_it, &done, rec);
         if (mu_error_collective(app->comm, rc)) {
             free(rec);
             return 1;

@@ -7,6 +7,7 @@
 #include "maxsub/maxsub.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/memory.h"
 #include "core/summary.h"
 #include "core/timer.h"
 #include "gpu/maxsub_gpu.h"
@@ -24,8 +25,14 @@ static int load_shard(mu_app *app, int32_t **shard, int64_t *n, int64_t *lo, int
     if (!path) {
         *n = mu_opt_int(o, "n");
         mu_block_range(*n, app->size, app->rank, lo, hi);
-        *shard = malloc((size_t)(*hi - *lo + 1) * sizeof **shard);
-        if (!*shard)
+        /* Refused up front against the memory a rank may use: its shard of int32 values. */
+        double need = 4.0 * (double)(*hi - *lo + 1),
+               have = mu_mem_rank_available(app->dev.local_size);
+        if (need > have)
+            rc = mu_error("--n=%lld: %.3g GB of values a rank on %d rank(s), more than the %.3g "
+                          "GB a rank may use here: use more ranks or a smaller --n",
+                          (long long)*n, need / 1e9, app->size, have / 1e9);
+        else if (!(*shard = malloc((size_t)(*hi - *lo + 1) * sizeof **shard)))
             rc = mu_error("out of memory for %lld values", (long long)(*hi - *lo));
         else
             mu_maxsub_generate(app, *lo, *hi, *shard);

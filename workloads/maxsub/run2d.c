@@ -47,6 +47,12 @@ static int pick_source(mu_app *app, matrix *m) {
     if (!rc && !path && (dims[0] < 1 || dims[1] < 1))
         rc = mu_error("2-D sizes must be at least 1 (rows=%lld, cols=%lld)", (long long)dims[0],
                       (long long)dims[1]);
+    int64_t cells = 0;
+    if (!rc && !path && (__builtin_mul_overflow(dims[0], dims[1], &cells) || cells > INT64_MAX / 8))
+        rc = mu_error("%s: a %lld x %lld matrix has over 2^60 values (its byte count would "
+                      "overflow int64)",
+                      mu_opt_set(o, "rows") || mu_opt_set(o, "cols") ? "--rows x --cols" : "--n",
+                      (long long)dims[0], (long long)dims[1]);
     if (!rc && (m->bands < 0 || m->max_memory < 0))
         rc = mu_error("--bands and --max-memory must be >= 0");
     MU_TRY(mu_error_collective(app->comm, rc));

@@ -243,6 +243,34 @@ static int write_comb(const char *path, const mu_sc_hist *h, const double *out, 
     return mu_output_commit(&o);
 }
 
+/* The tree's sizes multiplied with overflow checks, and a tree no rank can
+ * hold refused up front, before the fit and any output: every rank holds the
+ * tree (a parent, stage, iterations, two probabilities, and the inflows and
+ * sample means of every station, a node), one stage's node records (as
+ * mu_sc_rec_doubles counts them), and a lane's M scenarios of every station a
+ * host thread. Local status. */
+static int tree_fits(const mu_app *app, const mu_sc_cfg *c, int64_t nst, int threads) {
+    int64_t nodes = 1, total = 1;
+    double records = 0;
+    for (int st = 0; st < c->nstages; st++) {
+        double rd = 2.0 + (double)nst + (double)c->open[st] * (1.0 + (double)nst) +
+                    (c->node_scenarios ? (double)c->m * (double)nst : 0);
+        if ((double)nodes * rd * 8 > records) records = (double)nodes * rd * 8;
+        if (__builtin_mul_overflow(nodes, (int64_t)c->open[st], &nodes) ||
+            __builtin_add_overflow(total, nodes, &total))
+            return mu_error("--tree=%s: over 2^63 nodes", c->tree_text);
+    }
+    double need = (double)total * (32.0 + 16.0 * (double)nst) + records +
+                  (double)threads * c->m * (double)nst * 8;
+    double have = mu_mem_rank_available(app->dev.local_size);
+    if (need > have)
+        return mu_error("--tree=%s --m=%d with %lld station(s): %lld nodes, about %.3g GB a rank, "
+                        "more than the %.3g GB a rank may use here: a smaller --tree or --m",
+                        c->tree_text, c->m, (long long)nst, (long long)total, need / 1e9,
+                        have / 1e9);
+    return 0;
+}
+
 /* The tree, and with --node-scenarios rank 0's file of the nodes' scenarios
  * (written stage by stage, kept only when the tree is complete). */
 static int build_tree(mu_app *app, mu_sc_ctx *x) {
@@ -519,6 +547,8 @@ int mu_sc_run(mu_app *app, const mu_sc_cfg *c) {
     if (rows < STATS_BATCH) rows = STATS_BATCH;
     int rc = mu_error_collective(app->comm, load(app, c, &h));
     if (!rc) lanes_setup(app, c, &h, &x);
+    if (!rc && !c->comb && !c->openings)
+        rc = mu_error_collective(app->comm, tree_fits(app, c, h.nst, x.threads));
     if (!rc) rc = fit(app, c, &h, &md, &x, rows);
     if (rc) {
         free_scratch(&x);

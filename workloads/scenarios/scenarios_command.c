@@ -18,9 +18,10 @@ static int parse_tree(const char *text, mu_sc_cfg *c) {
     while (*p) {
         char *end;
         long v = strtol(p, &end, 10);
-        if (end == p || v < 1 || v > 1000000 || n == 66)
+        /* At most 63 stages: the tree's stage_first[65] holds nstages + 2 offsets. */
+        if (end == p || v < 1 || v > 1000000 || n == 64)
             return mu_error("--tree=%s: expected positive integers separated by commas, e.g. "
-                            "1,30,200 (at most 65 stages)",
+                            "1,30,200 (at most 63 stages)",
                             text);
         vals[n++] = (int)v;
         p = end;

@@ -170,6 +170,11 @@ static int grow_rows(sc_reader *r) {
     return nq && nl ? 0 : mu_error("out of memory reading '%s'", r->path);
 }
 
+/* The largest inflow accepted: the fit's sums of squares and products of
+ * larger values overflow, and their infinities would be blamed on other
+ * stations (a "linear combination" of them). */
+#define SC_INFLOW_MAX 1e150
+
 /* The selected stations' inflows of month y-m (the fields in r->fld). */
 static int read_values(sc_reader *r, long y, long m) {
     for (int k = 0; k < r->nsel; k++) {
@@ -186,6 +191,10 @@ static int read_values(sc_reader *r, long y, long m) {
         if (x < 0)
             return mu_error("%s:%d: station %s, %ld-%02ld: negative inflow %s (natural inflows "
                             "are >= 0; incremental series are not supported)",
+                            r->path, r->lineno, name, y, m, v);
+        if (x > SC_INFLOW_MAX)
+            return mu_error("%s:%d: station %s, %ld-%02ld: inflow %s is too large (at most 1e150: "
+                            "the fit's squares of larger values overflow)",
                             r->path, r->lineno, name, y, m, v);
         r->q[r->rows * r->nsel + k] = x;
     }
@@ -344,9 +353,9 @@ int mu_sc_check_record(const mu_sc_hist *h, int min_years, const char *who) {
     for (int64_t r = 0; r < (int64_t)h->nyears * 12; r++)
         for (int s = 0; s < h->nst; s++) {
             double x = h->q[r * h->nst + s];
-            if (!isfinite(x) || x < 0)
-                return mu_error("%s: station %s, %lld-%02d: inflow %g (natural inflows are finite "
-                                "and >= 0)",
+            if (!isfinite(x) || x < 0 || x > SC_INFLOW_MAX)
+                return mu_error("%s: station %s, %lld-%02d: inflow %g (natural inflows are finite, "
+                                ">= 0 and at most 1e150)",
                                 who, h->names[s], (long long)(h->first_year + r / 12),
                                 (int)(r % 12) + 1, x);
         }
