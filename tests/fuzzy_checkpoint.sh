@@ -68,6 +68,25 @@ signal_case() {
 signal_case USR1 2 1
 signal_case TERM 1 3
 
+# A signal that reaches rank 1 only (rank 0 frozen at its first checkpoint):
+# every rank stops at the same round, and rank 0 says the signal came to
+# another rank (not "signal 0").
+rm -f "$WORK/fz.ckpt"
+env "${STOP_AT[@]}" MU_STOP_AT="$WORK/fz.ckpt" "$MPIEXEC" -n 2 "${PREFLAGS[@]}" "$MUTIRAO" fuzzy \
+    --device=cpu "${ARGS[@]}" --checkpoint="$WORK/fz.ckpt" --checkpoint-every=60 \
+    --output-prefix="$WORK/other-" >/dev/null 2>"$WORK/other.err" &
+pid=$!
+if signal_at_stop $pid USR1 others; then
+    reap $pid
+    expect_eq "SIGUSR1 to rank 1 only: exit status" "$RC" 3
+    grep -q "stopped by a signal on another rank after 120 of 2000 starts" "$WORK/other.err" ||
+        fail "SIGUSR1 to rank 1 only: rank 0 does not say the signal came to another rank"
+    ! grep -q "signal 0" "$WORK/other.err" || fail "SIGUSR1 to rank 1 only: 'signal 0' in the log"
+else
+    abandon $pid "SIGUSR1 to rank 1 only: the run ended before its first checkpoint stopped it" \
+        "$WORK/other.err"
+fi
+
 # Periodic checkpoints only: the same answer.
 run_np 3 fuzzy --device=cpu "${ARGS[@]}" --checkpoint="$WORK/periodic.ckpt" \
     --checkpoint-every=500 --output-prefix="$WORK/periodic-" --summary="$WORK/periodic.json" \

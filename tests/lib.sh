@@ -228,12 +228,13 @@ if [ "${MUTIRAO_SANITIZE:-OFF}" = ON ]; then
     STOP_AT+=(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
 fi
 
-# signal_at_stop PID SIG: waits (up to 120 s) until a rank of the launch PID
-# has stopped itself (STOP_AT), then sends SIG to every rank and continues
-# the stopped ones. The run is frozen with work left when the signal is sent,
-# so it cannot end first. Returns 1 when the launch ended without stopping.
+# signal_at_stop PID SIG [others]: waits (up to 120 s) until a rank of the
+# launch PID has stopped itself (STOP_AT), then sends SIG to every rank (with
+# "others": only to the ranks that did not stop) and continues the stopped
+# ones. The run is frozen with work left when the signal is sent, so it
+# cannot end first. Returns 1 when the launch ended without stopping.
 signal_at_stop() {
-    local pid=$1 sig=$2 t=0 ranks stopped p
+    local pid=$1 sig=$2 only=${3:-} t=0 ranks stopped p
     while :; do
         ranks=$(ranks_of "$pid")
         stopped=$(for p in $ranks; do
@@ -244,6 +245,9 @@ signal_at_stop() {
         sleep 0.05
         t=$((t + 1))
     done
+    if [ "$only" = others ]; then
+        ranks=$(for p in $ranks; do [[ " $(echo $stopped) " == *" $p "* ]] || echo "$p"; done)
+    fi
     # shellcheck disable=SC2086
     kill -"$sig" $ranks
     # shellcheck disable=SC2086
