@@ -220,8 +220,8 @@ static void deck_refusals(void) {
 }
 
 static void output_is_atomic(void) {
-    char dir[] = "/tmp/mutirao_out_XXXXXX";
-    CHECK_TRUE(mkdtemp(dir) != NULL);
+    char dir[200];
+    CHECK_INT_EQ(mu_test_dir_make(dir, sizeof dir, "mutirao_out"), 0);
     char path[256];
     snprintf(path, sizeof path, "%s/result.csv", dir);
     mu_output out;
@@ -248,8 +248,8 @@ static void output_is_atomic(void) {
 /* A symlink is followed (the link stays), an input or another output as the
  * output is refused, a directory is refused (issue 48). */
 static void output_targets(void) {
-    char dir[] = "/tmp/mutirao_out_XXXXXX";
-    CHECK_TRUE(mkdtemp(dir) != NULL);
+    char dir[200];
+    CHECK_INT_EQ(mu_test_dir_make(dir, sizeof dir, "mutirao_out"), 0);
     char real[300], link[300], in[300], in2[300], sub[300];
     snprintf(real, sizeof real, "%s/real.csv", dir);
     snprintf(link, sizeof link, "%s/link.csv", dir);
